@@ -1,0 +1,5 @@
+"""Allow ``python -m cbai_cli``."""
+
+from cbai_cli.cli import main
+
+main()

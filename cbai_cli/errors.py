@@ -1,0 +1,21 @@
+"""The one exception hierarchy for mistakes a user can make.
+
+The CLI turns every :class:`CbaiError` into a one-line message on stderr and exit
+code 2. Anything else is a bug and stays a traceback.
+"""
+
+
+class CbaiError(Exception):
+    """A problem caused by user input: a file, an option or an impossible request."""
+
+
+class InstanceError(CbaiError):
+    """An instance file is missing, unreadable or fails validation."""
+
+
+class OptionError(CbaiError):
+    """A command-line option or configuration value makes no sense."""
+
+
+class UnknownNameError(OptionError):
+    """A name (algorithm, family, regime) is not registered."""
