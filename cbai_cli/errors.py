@@ -19,3 +19,12 @@ class OptionError(CbaiError):
 
 class UnknownNameError(OptionError):
     """A name (algorithm, family, regime) is not registered."""
+
+
+def unknown_name_message(what: str, name: str, valid) -> str:
+    """"unknown WHAT 'name'; did you mean 'x'? (valid: a, b, c)"."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(valid), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown {what} {name!r}{hint} (valid: {', '.join(valid)})"

@@ -1,0 +1,1 @@
+"""CBAI algorithms, one per module, looked up by name in :mod:`.registry`."""

@@ -1,0 +1,63 @@
+"""The elimination state shared by every CBAI algorithm (paper Algorithms 1 and 2,
+lines 14–18; specs/cbai.md §4).
+
+After each update with lower/upper confidence bounds l(x), u(x):
+
+- F ← F ∪ {x : u(x) ≤ τ}            (certainly feasible; only grows)
+- r̄ ← max_{x∈F} θᵀx                 (−∞ while F is empty)
+- U ← U \\ {l(x) > τ} \\ {u(x) ≤ τ} \\ {θᵀx < r̄}   (starts as X; only shrinks)
+
+The run stops when U is empty and returns argmax_{x∈F} θᵀx, or "no feasible arm"
+when F is empty.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class EliminationState:
+    """Uncertain set U, feasible set F and the best certainly-feasible reward r̄.
+
+    Args:
+        rewards: (K,) known rewards θᵀx.
+        threshold: τ.
+    """
+
+    def __init__(self, rewards: np.ndarray, threshold: float) -> None:
+        self.rewards = np.asarray(rewards, dtype=float)
+        self.threshold = float(threshold)
+        self.uncertain = np.ones(self.rewards.shape[0], dtype=bool)
+        self.feasible = np.zeros(self.rewards.shape[0], dtype=bool)
+        self.best_feasible_reward = -np.inf
+        self.last_upper = np.full(self.rewards.shape[0], np.inf)
+
+    @property
+    def done(self) -> bool:
+        return not self.uncertain.any()
+
+    def update(self, lower: np.ndarray, upper: np.ndarray) -> None:
+        """Apply one set of confidence bounds (K,) and (K,) to F, r̄ and U."""
+        newly_feasible = upper <= self.threshold
+        self.feasible |= newly_feasible
+        if self.feasible.any():
+            self.best_feasible_reward = float(self.rewards[self.feasible].max())
+        self.uncertain &= ~(lower > self.threshold)
+        self.uncertain &= ~newly_feasible
+        self.uncertain &= ~(self.rewards < self.best_feasible_reward)
+        self.last_upper = np.asarray(upper, dtype=float)
+
+    def recommendation(self) -> int | None:
+        """argmax_{x∈F} θᵀx (first index among ties), or None when F is empty."""
+        if not self.feasible.any():
+            return None
+        candidates = np.flatnonzero(self.feasible)
+        return int(candidates[np.argmax(self.rewards[candidates])])
+
+    def anytime_recommendation(self) -> int | None:
+        """The answer when a budget runs out first (specs/cbai.md §4): the best arm of F,
+        else the arm with the lowest current upper bound."""
+        best = self.recommendation()
+        if best is not None:
+            return best
+        return int(np.argmin(self.last_upper))

@@ -1,0 +1,29 @@
+"""Round-based elimination with a fixed allocation (paper Appendix B, Algorithm 3)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from cbai_cli.algorithms.base import RoundBased, doubling_round_length
+from cbai_cli.design import round_design
+
+
+class FixedDesign(RoundBased):
+    """Algorithm 3: the same design λ every round, rounds of length
+    N_t = ⌈R²·2^t log(K/δ_t)⌉ (v = 2 as in the authors' code; R = 1 in the paper),
+    static intervals and the shared stopping rule.
+
+    The round lengths double rather than follow Appendix B's proof (which sizes the
+    last round by the design value), so the earliest rounds are short and cheap; the
+    factor R² keeps the schedule the paper's one for the instance rescaled to unit
+    noise. Subclasses set ``self.weights`` (K,).
+    """
+
+    weights: np.ndarray
+
+    def round_counts(self, t: int) -> np.ndarray:
+        scale = self.config.confidence.subgaussian ** 2
+        length = max(1, math.ceil(scale * doubling_round_length(t, self.problem.n_arms, self.delta_round(t))))
+        return round_design(self.weights, length)

@@ -1,0 +1,223 @@
+"""How hard an instance is: H_CLB and the bounds built on it (paper §3.1, Theorem 2).
+
+- X≥(x*) = {x : θᵀx ≥ θᵀx*}; g(x) = φᵀx − τ.
+- H_CLB = min_λ max_{x∈X≥(x*)} ‖x‖²_{A_λ⁻¹}/g(x)² (Definition 2): rescaling each x by
+  1/|g(x)| makes it an optimal-design problem with targets {x/|g(x)|}, solved by
+  :func:`cbai_cli.design.optimal_design` to a certified relative gap.
+- Theorem 1 (unit Gaussian noise): E[τ] ≥ 2 log(1/(2.4δ))·H_CLB; with noise σ the
+  bound scales by σ².
+- H̄_CLB: the same min-max over all of X. C⁺_min = min_x |g(x)|.
+- Proposition 1: H_CLB ≤ H̄_CLB ≤ d/(C⁺_min)², with d the rank of the arms (the
+  dimension of the span on which φ is identified; equal to d for spanning arms).
+- Theorem 2 (ACOL): N ≤ 8 log(K t̄²/δ²)(1+ε) t̄ H̄_CLB + t̄, t̄ = ⌈−log₂ C⁺_min⌉.
+
+Choices where the paper is silent: with no feasible arm, every arm must be shown
+infeasible, so X≥ is taken to be all of X (H_CLB = H̄_CLB); an arm with g(x) = 0 makes
+the corresponding bounds infinite, because no finite number of queries decides it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from cbai_cli.errors import OptionError
+from cbai_cli.instance import Instance
+from cbai_cli.noise import GaussianNoise
+
+SOLVERS = ("auto", "fw", "cvxpy")
+
+
+@dataclass(frozen=True)
+class DesignSummary:
+    """A solved min-max design: its value, certificate and weights (K,)."""
+
+    value: float
+    gap: float
+    weights: np.ndarray
+    solver: str
+
+    def top(self, count: int | None = None) -> list[dict]:
+        """Support points by decreasing weight as ``{arm, weight}``."""
+        order = np.argsort(-self.weights, kind="stable")
+        order = order[self.weights[order] > 0]
+        if count is not None:
+            order = order[:count]
+        return [{"arm": int(i), "weight": float(self.weights[i])} for i in order]
+
+
+INFINITE = DesignSummary(math.inf, 0.0, np.zeros(0), "none")
+
+
+@dataclass(frozen=True)
+class BoundReport:
+    """Everything ``cbai bound`` reports about one instance."""
+
+    name: str
+    n_arms: int
+    dim: int
+    rank: int
+    best_arm: int | None
+    best_reward: float | None
+    n_at_least: int
+    n_feasible: int
+    h_clb: DesignSummary
+    h_clb_bar: DesignSummary
+    c_min: float
+    prop1_bound: float
+    lower_bound: float
+    noise_variance: float | None
+    acol_upper_bound: float
+    delta: float
+    epsilon: float
+    duplicate_groups: list[list[int]]
+    boundary_arms: list[int]
+    notes: tuple[str, ...]
+
+    @property
+    def lower_bound_noise(self) -> float | None:
+        """Theorem 1 scaled by σ² for Gaussian noise (None for binary feedback)."""
+        return None if self.noise_variance is None else self.lower_bound * self.noise_variance
+
+    @property
+    def gap(self) -> float:
+        """The larger relative duality gap of the two design solves."""
+        return max(self.h_clb.gap, self.h_clb_bar.gap)
+
+    def to_json(self) -> dict:
+        return {
+            "instance": self.name,
+            "n_arms": self.n_arms,
+            "dim": self.dim,
+            "rank": self.rank,
+            "best_arm": self.best_arm,
+            "best_reward": self.best_reward,
+            "n_at_least": self.n_at_least,
+            "n_feasible": self.n_feasible,
+            "h_clb": _number(self.h_clb.value),
+            "h_clb_bar": _number(self.h_clb_bar.value),
+            "c_min": self.c_min,
+            "prop1_bound": _number(self.prop1_bound),
+            "lower_bound": _number(self.lower_bound),
+            "lower_bound_noise": _number(self.lower_bound_noise),
+            "acol_upper_bound": _number(self.acol_upper_bound),
+            "design": self.h_clb.top(),
+            "gap": self.gap,
+            "solver": self.h_clb.solver,
+            "delta": self.delta,
+            "duplicates": self.duplicate_groups,
+            "boundary_arms": self.boundary_arms,
+            "notes": list(self.notes),
+        }
+
+
+def _number(value: float | None):
+    """JSON has no infinity: infinite bounds are written as null (the notes say why)."""
+    if value is None or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _solve(arms: np.ndarray, targets: np.ndarray, solver: str, tolerance: float) -> DesignSummary:
+    from cbai_cli.design import optimal_design, optimal_design_cvxpy
+
+    if solver == "cvxpy":
+        design = optimal_design_cvxpy(arms, targets)
+    else:
+        design = optimal_design(arms, targets, tol=tolerance)
+        if solver == "auto" and design.gap > tolerance and arms.shape[0] * max(targets.shape[0], 1) <= 40_000:
+            design = optimal_design_cvxpy(arms, targets)
+    return DesignSummary(float(design.value), float(design.gap), np.asarray(design.weights), design.solver)
+
+
+def at_least_set(instance: Instance) -> np.ndarray:
+    """(K,) bool: X≥(x*) = {x : θᵀx ≥ θᵀx*}, or all arms when none is feasible."""
+    if instance.best_reward is None:
+        return np.ones(instance.n_arms, dtype=bool)
+    return instance.rewards >= instance.best_reward
+
+
+def h_clb_design(instance: Instance, arms_mask: np.ndarray, solver: str = "auto", tolerance: float = 1e-6) -> DesignSummary:
+    """min_λ max_{x ∈ mask} ‖x‖²_{A_λ⁻¹}/g(x)² over the learner's arms; infinite when a
+    masked arm lies on the boundary."""
+    arms = instance.problem.arms
+    gaps = instance.gaps[arms_mask]
+    if np.any(np.abs(gaps) <= 0):
+        return INFINITE
+    targets = arms[arms_mask] / np.abs(gaps)[:, None]
+    return _solve(arms, targets, solver, tolerance)
+
+
+def oracle_design(instance: Instance) -> np.ndarray:
+    """(K,) weights of the H_CLB design, the Oracle's allocation (Appendix B.1)."""
+    summary = h_clb_design(instance, at_least_set(instance), tolerance=1e-6)
+    if not math.isfinite(summary.value):
+        raise OptionError("the oracle has no finite design: an arm of X≥(x*) lies exactly on the constraint boundary")
+    return summary.weights
+
+
+def compute_bounds(instance: Instance, delta: float = 0.05, solver: str = "auto", tolerance: float = 1e-6,
+                   epsilon: float = 0.01) -> BoundReport:
+    """All the quantities of ``cbai bound`` for ``instance`` at confidence δ."""
+    if not 0 < delta < 1:
+        raise OptionError(f"--delta must lie in (0, 1), got {delta}")
+    if solver not in SOLVERS:
+        raise OptionError(f"--solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
+    arms = instance.problem.arms
+    gaps = instance.gaps
+    notes: list[str] = []
+    rank = int(np.linalg.matrix_rank(arms))
+    if rank < arms.shape[1]:
+        notes.append(f"the arms span a {rank}-dimensional subspace of R^{arms.shape[1]}; "
+                     "φ is identified only there, and the bounds are computed on that span")
+    at_least = at_least_set(instance)
+    if instance.best_arm is None:
+        notes.append("no arm is feasible: the answer is 'no feasible arm', and every arm must be shown "
+                     "infeasible, so X≥ is all of X")
+    boundary = instance.boundary_arms.tolist()
+    if boundary:
+        notes.append(f"arm(s) {', '.join(map(str, boundary[:10]))} lie exactly on the constraint boundary "
+                     "(g(x) = 0): no finite number of queries decides them, so the bounds that involve them are infinite")
+    duplicates = instance.duplicate_groups
+    if duplicates:
+        notes.append(f"{sum(len(group) for group in duplicates)} arms are copies in {len(duplicates)} group(s); "
+                     "naming any copy of the best arm is a correct answer")
+    h_clb = h_clb_design(instance, at_least, solver, tolerance)
+    everything = np.ones(instance.n_arms, dtype=bool)
+    h_clb_bar = h_clb if at_least.all() else h_clb_design(instance, everything, solver, tolerance)
+    c_min = float(np.min(np.abs(gaps)))
+    prop1 = rank / c_min**2 if c_min > 0 else math.inf
+    log_term = math.log(1.0 / (2.4 * delta))
+    if log_term <= 0:
+        notes.append("for δ ≥ 1/2.4 Theorem 1 gives no positive lower bound")
+    lower = 2.0 * log_term * h_clb.value if log_term > 0 else 0.0
+    if c_min > 0:
+        t_bar = max(1, math.ceil(-math.log2(c_min)))
+        acol = 8 * math.log(instance.n_arms * t_bar**2 / delta**2) * (1 + epsilon) * t_bar * h_clb_bar.value + t_bar
+    else:
+        acol = math.inf
+    variance = instance.noise.variance if isinstance(instance.noise, GaussianNoise) else None
+    return BoundReport(
+        name=instance.name,
+        n_arms=instance.n_arms,
+        dim=arms.shape[1],
+        rank=rank,
+        best_arm=instance.best_arm,
+        best_reward=instance.best_reward,
+        n_at_least=int(at_least.sum()),
+        n_feasible=int(instance.feasible.sum()),
+        h_clb=h_clb,
+        h_clb_bar=h_clb_bar,
+        c_min=c_min,
+        prop1_bound=prop1,
+        lower_bound=lower,
+        noise_variance=variance,
+        acol_upper_bound=acol,
+        delta=delta,
+        epsilon=epsilon,
+        duplicate_groups=duplicates,
+        boundary_arms=boundary,
+        notes=tuple(notes),
+    )

@@ -1,0 +1,204 @@
+"""The ``cbai`` command line: parse options, call the library, render.
+
+Heavy modules (numpy-based library code, cvxpy, matplotlib) are imported inside the
+commands, so ``cbai --help`` starts fast. Every :class:`~cbai_cli.errors.CbaiError`
+and every usage error ends as one line on stderr with exit code 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from cbai_cli import __version__
+from cbai_cli.algorithms.registry import ALGORITHMS, ALIASES
+from cbai_cli.errors import CbaiError
+
+EXIT_BAD_INPUT = 2
+
+
+class CbaiGroup(TyperGroup):
+    """Turns user errors and usage errors into one line on stderr and exit code 2."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except CbaiError as error:
+            click.echo(f"cbai: error: {error}", err=True)
+            raise click.exceptions.Exit(EXIT_BAD_INPUT) from None
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            code = super().main(args, prog_name or "cbai", complete_var, standalone_mode=False, **extra)
+        except click.UsageError as error:
+            message = error.format_message().replace("\n", " ")
+            command = f"cbai {error.ctx.info_name}: " if error.ctx is not None and error.ctx.parent is not None else "cbai: "
+            click.echo(f"{command}error: {message}", err=True)
+            code = EXIT_BAD_INPUT
+        except click.exceptions.Abort:
+            click.echo("cbai: interrupted", err=True)
+            code = 130
+        except click.ClickException as error:
+            click.echo(f"cbai: error: {error.format_message()}", err=True)
+            code = error.exit_code
+        code = code if isinstance(code, int) else 0
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+app = typer.Typer(
+    cls=CbaiGroup,
+    help="Constrained linear best-arm identification: bound an instance's difficulty and solve it "
+    "with ACOL or any baseline of Lindner et al. (ICML 2022).",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+_ALGORITHM_HELP = "Algorithm: " + ", ".join(ALGORITHMS) + ". The authors' method strings (" + ", ".join(
+    list(ALIASES)[:3]) + ", …) are accepted too; see `cbai algorithms`."
+_REGIME_HELP = (
+    "Confidence regime: static (round-based; default for acol, oracle, g-allocation, uniform), "
+    "theory (Prop. 3, default for adaptive), det (determinant form), tuned (radius √β)."
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"cbai {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """Constrained linear best-arm identification from the shell."""
+
+
+@app.command()
+def generate(
+    family: str = typer.Argument(..., help="Instance family: irrelevant-dims, unit-sphere, regret-1d, random (see below)."),
+    output: str = typer.Option("-", "-o", "--output", help="Output file (.yaml, .yml, .npz); '-' writes YAML to stdout."),
+    d: Optional[int] = typer.Option(None, "--d", help="Dimension (irrelevant-dims, unit-sphere, random)."),
+    eps: Optional[float] = typer.Option(None, "--eps", help="Distance ε of the relevant arms from the boundary (irrelevant-dims)."),
+    n: Optional[int] = typer.Option(None, "--n", help="Number of arms (unit-sphere, random)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (unit-sphere, random)."),
+    sigma: Optional[float] = typer.Option(None, "--sigma", help="Gaussian noise σ (default 0.05)."),
+    noise: str = typer.Option("gaussian", "--noise", help="Noise model: gaussian or binary."),
+) -> None:
+    """Write one of the paper's instances (or a random one) to a file."""
+    from cbai_cli.generators import family as find_family, make_noise
+    from cbai_cli.instance import save
+
+    chosen = find_family(family)
+    given = {name: value for name, value in (("d", d), ("eps", eps), ("n", n), ("seed", seed)) if value is not None}
+    for name in given:
+        chosen.parameter(name)
+    instance = chosen.generate(make_noise(noise, sigma, chosen.default_sigma), **given)
+    save(instance, output)
+    if output != "-":
+        typer.echo(f"wrote {instance.name} ({instance.n_arms} arms, d = {instance.dim}) to {output}", err=True)
+
+
+@app.command()
+def bound(
+    path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
+    delta: float = typer.Option(0.05, "--delta", help="Confidence δ of the lower and upper bounds."),
+    solver: str = typer.Option("auto", "--solver", help="Design solver: auto, fw (certified first-order), cvxpy (exact)."),
+    epsilon: float = typer.Option(0.01, "--epsilon", help="Rounding ε in the Theorem 2 bound."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
+) -> None:
+    """How many constraint queries any method needs: H_CLB, Theorem 1, Proposition 1, Theorem 2."""
+    from cbai_cli.bounds import compute_bounds
+    from cbai_cli.instance import load
+    from cbai_cli.render import bound_table, console, print_json, print_notes
+
+    report = compute_bounds(load(path), delta=delta, solver=solver, epsilon=epsilon)
+    if as_json:
+        print_json(report.to_json())
+        return
+    out = console()
+    out.print(bound_table(report))
+    print_notes(out, report.notes)
+
+
+@app.command()
+def solve(
+    path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
+    algo: str = typer.Option(..., "--algo", "-a", help=_ALGORITHM_HELP),
+    regime: Optional[str] = typer.Option(None, "--regime", help=_REGIME_HELP),
+    delta: float = typer.Option(0.05, "--delta", help="Target error probability δ ∈ (0, 1)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the first run."),
+    runs: int = typer.Option(1, "--runs", help="Run seeds seed, seed+1, …, seed+runs−1."),
+    beta: Optional[float] = typer.Option(None, "--beta", help="Tuned regime: radius √β (the paper's β is 0.25)."),
+    subgaussian: Optional[float] = typer.Option(None, "--subgaussian", help="Sub-Gaussian scale R (default: σ, or 1 for binary; the paper used 1)."),
+    ridge: Optional[float] = typer.Option(None, "--lambda", help="Ridge λ of the adaptive design matrix (default 0.1)."),
+    norm_bound: Optional[float] = typer.Option(None, "--S", help="Bound S ≥ ‖φ‖ (default: the instance's, else 1)."),
+    epsilon: Optional[float] = typer.Option(None, "--epsilon", help="Rounding ε of round-based algorithms (default 0.01)."),
+    budget: Optional[int] = typer.Option(None, "--budget", help="Stop after this many queries and give the anytime answer."),
+    trace: Optional[Path] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
+) -> None:
+    """Run an algorithm on an instance's simulated feedback and score its answer."""
+    from cbai_cli.errors import OptionError
+    from cbai_cli.instance import load
+    from cbai_cli.solving import solve_instance, write_trace
+
+    if runs < 1:
+        raise OptionError(f"--runs must be ≥ 1, got {runs}")
+    if trace is not None:
+        if runs != 1:
+            raise OptionError("--trace records one run; use it without --runs")
+        if trace.suffix.lower() not in (".csv", ".jsonl"):
+            raise OptionError(f"--trace must end in .csv or .jsonl, got {trace.name!r}")
+    from cbai_cli.simulate import RunSpec
+
+    instance = load(path)
+    request = RunSpec(algorithm=algo, regime=regime, delta=delta, beta=beta, subgaussian=subgaussian, ridge=ridge,
+                      norm_bound=norm_bound, rounding_epsilon=epsilon, budget=budget)
+    outcome = solve_instance(instance, request, seeds=range(seed, seed + runs), trace=trace is not None)
+    if trace is not None:
+        write_trace(trace, outcome.trace_rows)
+    if as_json:
+        from cbai_cli.render import print_json
+
+        print_json(outcome.to_json())
+    else:
+        from cbai_cli.render import console, print_notes, solve_table
+
+        out = console()
+        out.print(solve_table(outcome.prepared, outcome.results, instance.name))
+        out.print(outcome.bound_line())
+        print_notes(out, outcome.notes)
+    if any(result.stopped == "budget" for result in outcome.results):
+        raise typer.Exit(1)
+
+
+@app.command("algorithms")
+def list_algorithms() -> None:
+    """List the registered algorithms, their style and the regimes they accept."""
+    from cbai_cli.render import console
+    from rich.table import Table
+
+    table = Table(title="CBAI algorithms", header_style="bold")
+    for column in ("name", "style", "regimes (default first)", "description"):
+        table.add_column(column)
+    for spec in ALGORITHMS.values():
+        table.add_row(spec.name, spec.style, ", ".join(spec.regimes), spec.summary)
+    console().print(table)
+    aliases = ", ".join(f"{name} → {alias.target} ({alias.regime})" for name, alias in ALIASES.items())
+    console().print(f"Aliases from the authors' code: {aliases}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+

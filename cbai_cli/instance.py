@@ -1,0 +1,400 @@
+"""CBAI instances: the file format, validation and the learner's view.
+
+A CBAI problem (paper Definition 1) is a finite arm set X ⊂ R^d, a known reward
+(θ, or one known value per arm), a hidden constraint parameter φ and a threshold τ;
+arm x is feasible iff φᵀx ≤ τ. The file holds all of it, including the hidden truth φ
+that the simulator uses to answer queries and to score answers. :class:`Instance`
+mirrors the file exactly (so YAML ↔ NPZ round trips are exact); :meth:`Instance.problem`
+is what an algorithm may see and :meth:`Instance.truth` what only the environment and
+the scoring may see.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cbai_cli.errors import InstanceError
+from cbai_cli.fileio import read_mapping, write_mapping
+from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
+
+SCHEMA_VERSION = 1
+KIND = "cbai"
+_FIELDS = (
+    "schema_version",
+    "kind",
+    "name",
+    "arms",
+    "reward",
+    "reward_values",
+    "constraint",
+    "threshold",
+    "threshold_known",
+    "noise",
+    "constraint_norm_bound",
+    "meta",
+)
+# Values within this distance of the threshold count as "on the boundary" (g(x) = 0).
+BOUNDARY_TOLERANCE = 1e-12
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a learner knows: arms, their rewards, the threshold, the noise model.
+
+    Attributes:
+        arms: (K, d) arm features, with the constant feature appended when the
+            threshold is unknown (specs/cbai.md §1).
+        rewards: (K,) known reward of every arm.
+        threshold: τ of the learner's problem (0 when the threshold was folded in).
+        noise: the observation noise model (its parameters are public).
+        constraint_norm_bound: S ≥ ‖φ‖ if the instance states one.
+    """
+
+    arms: np.ndarray
+    rewards: np.ndarray
+    threshold: float
+    noise: NoiseModel
+    constraint_norm_bound: float | None = None
+
+    @property
+    def n_arms(self) -> int:
+        return self.arms.shape[0]
+
+    @property
+    def dim(self) -> int:
+        return self.arms.shape[1]
+
+
+@dataclass(frozen=True)
+class Truth:
+    """The hidden constraint: φ in the learner's coordinates, and the noise."""
+
+    constraint: np.ndarray
+    threshold: float
+    noise: NoiseModel
+
+    def means(self, arms: np.ndarray) -> np.ndarray:
+        """φᵀx for every row of ``arms`` (K, d): the mean observation of each arm."""
+        return arms @ self.constraint
+
+    def gaps(self, arms: np.ndarray) -> np.ndarray:
+        """g(x) = φᵀx − τ for every arm; feasible iff g(x) ≤ 0."""
+        return self.means(arms) - self.threshold
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    """One CBAI instance file (``kind: cbai``), validated.
+
+    Attributes:
+        name: a label.
+        arms: (K, d) arm features as written in the file.
+        constraint: (d,) φ, the hidden truth.
+        reward: (d,) θ, or None when ``reward_values`` is given instead.
+        reward_values: (K,) one known reward per arm, or None when θ is given.
+        threshold: τ.
+        threshold_known: False folds τ into a constant feature for the learner.
+        noise: Gaussian(σ) or binary feedback.
+        constraint_norm_bound: optional S ≥ ‖φ‖ (in the learner's coordinates).
+        meta: free mapping (generator, parameters, seed).
+    """
+
+    name: str
+    arms: np.ndarray
+    constraint: np.ndarray
+    reward: np.ndarray | None = None
+    reward_values: np.ndarray | None = None
+    threshold: float = 0.0
+    threshold_known: bool = True
+    noise: NoiseModel = field(default_factory=lambda: GaussianNoise(0.05))
+    constraint_norm_bound: float | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("arms", "constraint", "reward", "reward_values"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, np.ndarray) and value.dtype == float and not value.flags.writeable):
+                object.__setattr__(self, name, _array(value, name, 2 if name == "arms" else 1))
+        object.__setattr__(self, "threshold", float(self.threshold))
+        _validate(self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Instance):
+            return NotImplemented
+        return self.to_mapping() == other.to_mapping()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def n_arms(self) -> int:
+        return self.arms.shape[0]
+
+    @property
+    def dim(self) -> int:
+        return self.arms.shape[1]
+
+    @cached_property
+    def problem(self) -> Problem:
+        """The learner's view (specs/cbai.md §1): with an unknown threshold, append a
+        constant 1 to every arm, −τ to φ, 0 to θ, and use τ = 0."""
+        rewards = self.rewards
+        if self.threshold_known:
+            arms, threshold = self.arms, self.threshold
+        else:
+            arms = np.hstack([self.arms, np.ones((self.n_arms, 1))])
+            threshold = 0.0
+        arms.setflags(write=False)
+        return Problem(arms, rewards, threshold, self.noise, self.constraint_norm_bound)
+
+    @cached_property
+    def truth(self) -> Truth:
+        """φ and τ in the learner's coordinates (see :attr:`problem`)."""
+        if self.threshold_known:
+            return Truth(self.constraint, self.threshold, self.noise)
+        return Truth(np.append(self.constraint, -self.threshold), 0.0, self.noise)
+
+    @cached_property
+    def rewards(self) -> np.ndarray:
+        """(K,) known reward of every arm: θᵀx, or the stated per-arm values."""
+        values = self.arms @ self.reward if self.reward is not None else np.array(self.reward_values, dtype=float)
+        values.setflags(write=False)
+        return values
+
+    @cached_property
+    def gaps(self) -> np.ndarray:
+        """(K,) g(x) = φᵀx − τ."""
+        return self.arms @ self.constraint - self.threshold
+
+    @cached_property
+    def feasible(self) -> np.ndarray:
+        """(K,) bool: φᵀx ≤ τ."""
+        return self.gaps <= 0
+
+    @cached_property
+    def best_reward(self) -> float | None:
+        """The best feasible reward, or None when no arm is feasible."""
+        if not self.feasible.any():
+            return None
+        return float(self.rewards[self.feasible].max())
+
+    @cached_property
+    def best_arm(self) -> int | None:
+        """Index of the first constrained-optimal arm x*, or None when no arm is feasible."""
+        if self.best_reward is None:
+            return None
+        candidates = np.flatnonzero(self.feasible & (self.rewards == self.best_reward))
+        return int(candidates[0])
+
+    def is_correct(self, recommended: int | None) -> bool:
+        """Whether an answer is right (specs/cbai.md §1): a feasible arm with the best
+        feasible reward (any copy or tie), or "no feasible arm" when there is none."""
+        if recommended is None:
+            return self.best_reward is None
+        return bool(self.feasible[recommended] and self.rewards[recommended] == self.best_reward)
+
+    def violates(self, recommended: int | None) -> bool:
+        """Whether the recommended arm breaks the constraint."""
+        return recommended is not None and not bool(self.feasible[recommended])
+
+    @cached_property
+    def duplicate_groups(self) -> list[list[int]]:
+        """Groups (of size ≥ 2) of arms that are identical in features and reward."""
+        keyed = np.hstack([self.arms, self.rewards[:, None]])
+        _, inverse, counts = np.unique(keyed, axis=0, return_inverse=True, return_counts=True)
+        inverse = inverse.ravel()
+        return [np.flatnonzero(inverse == group).tolist() for group in np.flatnonzero(counts > 1)]
+
+    @cached_property
+    def boundary_arms(self) -> np.ndarray:
+        """Indices of arms with g(x) = 0: no finite number of queries decides them."""
+        return np.flatnonzero(np.abs(self.gaps) <= BOUNDARY_TOLERANCE)
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The file's fields, in order, as plain Python values."""
+        mapping: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
+            "kind": KIND,
+            "name": self.name,
+            "arms": self.arms.tolist(),
+        }
+        if self.reward is not None:
+            mapping["reward"] = self.reward.tolist()
+        else:
+            mapping["reward_values"] = np.asarray(self.reward_values).tolist()
+        mapping["constraint"] = self.constraint.tolist()
+        mapping["threshold"] = float(self.threshold)
+        mapping["threshold_known"] = bool(self.threshold_known)
+        mapping["noise"] = self.noise.to_mapping()
+        if self.constraint_norm_bound is not None:
+            mapping["constraint_norm_bound"] = float(self.constraint_norm_bound)
+        mapping["meta"] = _plain(dict(self.meta))
+        return mapping
+
+    @cached_property
+    def content_hash(self) -> str:
+        """A short SHA-256 of the canonical content (name excluded), for records."""
+        mapping = self.to_mapping()
+        mapping.pop("name")
+        mapping.pop("meta")
+        text = json.dumps(mapping, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _plain(value: Any) -> Any:
+    """Numpy scalars and arrays inside ``meta`` as plain Python values."""
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _array(value: Any, field_name: str, ndim: int) -> np.ndarray:
+    shape_name = {1: "a list of numbers", 2: "a K×d array of numbers (a list of equal-length rows)"}[ndim]
+    try:
+        array = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InstanceError(f"{field_name}: must be {shape_name}") from None
+    if array.ndim != ndim:
+        raise InstanceError(f"{field_name}: must be {shape_name}, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise InstanceError(f"{field_name}: contains NaN or infinite values")
+    array.setflags(write=False)
+    return array
+
+
+def _number(value: Any, field_name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InstanceError(f"{field_name}: must be a number, got {value!r}")
+    if not math.isfinite(float(value)):
+        raise InstanceError(f"{field_name}: must be finite, got {value!r}")
+    return float(value)
+
+
+def parse_noise(value: Any) -> NoiseModel:
+    """``{kind: gaussian, sigma: s}`` or ``{kind: binary}``."""
+    if not isinstance(value, Mapping) or "kind" not in value:
+        raise InstanceError(f"noise: must be a mapping like {{kind: gaussian, sigma: 0.05}} or {{kind: binary}}")
+    kind = value["kind"]
+    if kind == "gaussian":
+        extra = set(value) - {"kind", "sigma"}
+        if extra:
+            raise InstanceError(f"noise: unknown key(s) {', '.join(sorted(map(str, extra)))} for gaussian noise")
+        if "sigma" not in value:
+            raise InstanceError(f"noise.sigma: required for gaussian noise")
+        sigma = _number(value["sigma"], "noise.sigma")
+        if sigma <= 0:
+            raise InstanceError(f"noise.sigma: must be > 0, got {sigma:g}")
+        return GaussianNoise(sigma)
+    if kind == "binary":
+        extra = set(value) - {"kind"}
+        if extra:
+            raise InstanceError(f"noise: binary noise takes no parameters, got {', '.join(sorted(map(str, extra)))}")
+        return BinaryNoise()
+    raise InstanceError(f"noise.kind: must be 'gaussian' or 'binary', got {kind!r}")
+
+
+def _validate(instance: Instance) -> None:
+    """Shapes agree, numbers are finite, K ≥ 1, binary means lie in [−1, 1]."""
+    arms, constraint = instance.arms, instance.constraint
+    if arms.ndim != 2 or arms.shape[0] < 1 or arms.shape[1] < 1:
+        raise InstanceError(f"arms: need at least one arm of dimension ≥ 1, got shape {arms.shape}")
+    k, d = arms.shape
+    if constraint.shape != (d,):
+        raise InstanceError(f"constraint: length {constraint.shape[0] if constraint.ndim == 1 else constraint.shape} does not match the arms' dimension d = {d}")
+    if (instance.reward is None) == (instance.reward_values is None):
+        raise InstanceError(f"give exactly one of reward (θ, length d) and reward_values (length K)")
+    if instance.reward is not None and instance.reward.shape != (d,):
+        raise InstanceError(f"reward: length {instance.reward.shape[0]} does not match the arms' dimension d = {d}")
+    if instance.reward_values is not None and np.shape(instance.reward_values) != (k,):
+        raise InstanceError(f"reward_values: length {np.shape(instance.reward_values)[0]} does not match the number of arms K = {k}")
+    if not math.isfinite(instance.threshold):
+        raise InstanceError(f"threshold: must be finite")
+    bound = instance.constraint_norm_bound
+    if bound is not None and not (math.isfinite(bound) and bound > 0):
+        raise InstanceError(f"constraint_norm_bound: must be a finite number > 0, got {bound!r}")
+    if isinstance(instance.noise, BinaryNoise):
+        means = instance.truth.means(instance.problem.arms)
+        worst = int(np.argmax(np.abs(means)))
+        if abs(means[worst]) > 1 + 1e-12:
+            raise InstanceError(
+                f"noise: binary feedback needs every constraint value φᵀx in [−1, 1]; "
+                f"arm {worst} has {means[worst]:.6g} (rescale the arms, see specs/cbai.md §6)"
+            )
+    try:
+        json.dumps(_plain(dict(instance.meta)))
+    except (TypeError, ValueError):
+        raise InstanceError(f"meta: must hold only plain values (numbers, strings, lists, mappings)") from None
+
+
+def from_mapping(mapping: Mapping[str, Any], source: str = "<instance>") -> Instance:
+    """Build a validated :class:`Instance` from a file's mapping of fields.
+
+    Every problem is reported as one line ``SOURCE: FIELD: RULE``.
+    """
+    try:
+        return _from_mapping(mapping, source)
+    except InstanceError as error:
+        raise InstanceError(f"{source}: {error}") from None
+
+
+def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
+    unknown = [key for key in mapping if key not in _FIELDS]
+    if unknown:
+        raise InstanceError(f"unknown field(s) {', '.join(map(str, unknown))}; valid fields: {', '.join(_FIELDS)}")
+    version = mapping.get("schema_version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        raise InstanceError(f"schema_version: {version!r} is not supported (this cbai reads version {SCHEMA_VERSION})")
+    kind = mapping.get("kind", KIND)
+    if kind != KIND:
+        raise InstanceError(f"kind: expected {KIND!r} here, got {kind!r}")
+    for required in ("arms", "constraint", "noise"):
+        if required not in mapping:
+            raise InstanceError(f"{required}: required field is missing")
+    name = mapping.get("name", Path(source).stem if source not in ("-", "<stdin>") else "instance")
+    if not isinstance(name, str):
+        raise InstanceError("name: must be a string")
+    threshold_known = mapping.get("threshold_known", True)
+    if not isinstance(threshold_known, (bool, np.bool_)):
+        raise InstanceError("threshold_known: must be true or false")
+    meta = mapping.get("meta", {}) or {}
+    if not isinstance(meta, Mapping):
+        raise InstanceError("meta: must be a mapping")
+    bound = mapping.get("constraint_norm_bound")
+    reward, reward_values = mapping.get("reward"), mapping.get("reward_values")
+    return Instance(
+        name=name,
+        arms=_array(mapping["arms"], "arms", 2),
+        constraint=_array(mapping["constraint"], "constraint", 1),
+        reward=None if reward is None else _array(reward, "reward", 1),
+        reward_values=None if reward_values is None else _array(reward_values, "reward_values", 1),
+        threshold=_number(mapping.get("threshold", 0.0), "threshold"),
+        threshold_known=bool(threshold_known),
+        noise=parse_noise(mapping["noise"]),
+        constraint_norm_bound=None if bound is None else _number(bound, "constraint_norm_bound"),
+        meta=dict(meta),
+    )
+
+
+def load(path: str | Path) -> Instance:
+    """Read and validate a CBAI instance from YAML, NPZ or ``-`` (YAML on stdin)."""
+    source = "<stdin>" if str(path) == "-" else str(path)
+    return from_mapping(read_mapping(path))
+
+
+def save(instance: Instance, path: str | Path) -> None:
+    """Write an instance as YAML or NPZ by extension (``-``: YAML on stdout), atomically."""
+    write_mapping(instance.to_mapping(), path)

@@ -1,0 +1,100 @@
+"""Rich tables and JSON documents for the CLI. No computation happens here."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from cbai_cli.bounds import BoundReport
+from cbai_cli.simulate import PreparedRun, RunResult
+
+
+def console() -> Console:
+    return Console(highlight=False, soft_wrap=False)
+
+
+def fmt(value: float | None, digits: int = 6) -> str:
+    """A number for a table: ∞ for infinity, — for missing."""
+    if value is None:
+        return "—"
+    if isinstance(value, float) and math.isinf(value):
+        return "∞"
+    if isinstance(value, (int, np.integer)) or (isinstance(value, float) and value.is_integer() and abs(value) < 1e15):
+        return f"{int(value):,}"
+    return f"{value:.{digits}g}"
+
+
+def arm_label(arm: int | None) -> str:
+    return "no feasible arm" if arm is None else str(arm)
+
+
+def print_json(document: dict) -> None:
+    """One JSON document on stdout (infinities are already None)."""
+    sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
+
+
+def bound_table(report: BoundReport, top: int = 5) -> Table:
+    table = Table(title=f"Bounds for {report.name}", show_header=True, header_style="bold")
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    table.add_column("meaning")
+    best = arm_label(report.best_arm)
+    rows = [
+        ("K, d", f"{report.n_arms}, {report.dim}" + (f" (rank {report.rank})" if report.rank < report.dim else ""), "arms, dimension"),
+        ("x*", best, "constrained-optimal arm" + (f", reward {fmt(report.best_reward)}" if report.best_arm is not None else "")),
+        ("|X≥(x*)|", fmt(report.n_at_least), "arms at least as rewarding as x*"),
+        ("feasible arms", fmt(report.n_feasible), "arms with φᵀx ≤ τ"),
+        ("H_CLB", fmt(report.h_clb.value), f"Definition 2 (relative gap {report.h_clb.gap:.1e}, {report.h_clb.solver})"),
+        ("lower bound", fmt(report.lower_bound), f"Theorem 1: 2 log(1/(2.4δ))·H_CLB, unit noise, δ = {report.delta:g}"),
+    ]
+    if report.lower_bound_noise is not None:
+        rows.append(("lower bound (σ²)", fmt(report.lower_bound_noise), f"Theorem 1 scaled by the noise variance σ² = {report.noise_variance:g}"))
+    rows += [
+        ("H̄_CLB", fmt(report.h_clb_bar.value), "the same min-max over all arms"),
+        ("C⁺_min", fmt(report.c_min), "min |φᵀx − τ|: distance of the closest arm to the boundary"),
+        ("Prop. 1 bound", fmt(report.prop1_bound), "d/(C⁺_min)²: worst case over instances like this one"),
+        ("ACOL bound", fmt(report.acol_upper_bound), f"Theorem 2 upper bound on ACOL's queries (ε = {report.epsilon:g})"),
+    ]
+    for row in rows:
+        table.add_row(*row)
+    support = report.h_clb.top(top)
+    if support:
+        table.add_row("design", ", ".join(f"arm {item['arm']}: {item['weight']:.3f}" for item in support),
+                      f"top weights of the H_CLB design ({len(report.h_clb.top())} support points)")
+    return table
+
+
+def print_notes(out: Console, notes: Sequence[str]) -> None:
+    for note in notes:
+        out.print(f"[yellow]note:[/yellow] {note}")
+
+
+def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
+    q25, median, q75 = np.percentile(np.asarray(values, dtype=float), [25, 50, 75])
+    return float(q25), float(median), float(q75)
+
+
+def solve_table(prepared: PreparedRun, results: Sequence[RunResult], name: str) -> Table:
+    table = Table(title=f"{prepared.algorithm} ({prepared.regime}) on {name}", header_style="bold")
+    for column, justify in (("seed", "right"), ("algorithm", "left"), ("regime", "left"), ("queries", "right"),
+                            ("recommended", "right"), ("correct", "center"), ("violates", "center"),
+                            ("stopped", "left"), ("wall s", "right")):
+        table.add_column(column, justify=justify)
+    for result in results:
+        table.add_row(str(result.seed), prepared.algorithm, prepared.regime, fmt(result.iterations),
+                      arm_label(result.recommended), "yes" if result.correct else "[red]no[/red]",
+                      "[red]yes[/red]" if result.violation else "no", result.stopped, f"{result.wall_s:.3f}")
+    if len(results) > 1:
+        q25, median, q75 = quartiles([r.iterations for r in results])
+        fraction = np.mean([r.correct for r in results])
+        table.add_section()
+        table.add_row("all", "", "", f"{fmt(median)} [{fmt(q25)}, {fmt(q75)}]", "",
+                      f"{fraction:.0%}", f"{np.mean([r.violation for r in results]):.0%}", "",
+                      f"{np.median([r.wall_s for r in results]):.3f}")
+    return table

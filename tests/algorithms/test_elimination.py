@@ -1,0 +1,40 @@
+"""The elimination state (specs/cbai.md §4), by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cbai_cli.algorithms.elimination import EliminationState
+
+
+def test_update_moves_arms_to_feasible_and_prunes_by_reward():
+    state = EliminationState(np.array([1.0, 2.0, 3.0, 0.5]), threshold=0.0)
+    state.update(lower=np.array([-2.0, -1.0, -1.0, 0.5]), upper=np.array([-0.5, 0.5, 1.0, 1.0]))
+    assert state.feasible.tolist() == [True, False, False, False]
+    assert state.uncertain.tolist() == [False, True, True, False]
+    assert state.best_feasible_reward == 1.0
+    state.update(lower=np.array([-2.0, -1.0, 0.1, 0.5]), upper=np.array([-0.5, -0.1, 1.0, 1.0]))
+    assert state.uncertain.tolist() == [False, False, False, False]
+    assert state.done
+    assert state.recommendation() == 1
+
+
+def test_uncertain_set_only_shrinks_and_feasible_only_grows():
+    state = EliminationState(np.zeros(3), 0.0)
+    state.update(np.array([1.0, -1.0, -1.0]), np.array([2.0, -0.5, 1.0]))
+    state.update(np.array([-5.0, -5.0, -5.0]), np.array([5.0, 5.0, 5.0]))
+    assert state.uncertain.tolist() == [False, False, True]
+    assert state.feasible.tolist() == [False, True, False]
+
+
+def test_anytime_answer_without_feasible_arms_is_lowest_upper_bound():
+    state = EliminationState(np.array([1.0, 2.0]), 0.0)
+    state.update(np.array([-1.0, -1.0]), np.array([0.7, 0.3]))
+    assert state.recommendation() is None
+    assert state.anytime_recommendation() == 1
+
+
+def test_ties_in_reward_keep_the_first_index():
+    state = EliminationState(np.array([1.0, 1.0]), 0.0)
+    state.update(np.array([-1.0, -1.0]), np.array([-0.5, -0.5]))
+    assert state.recommendation() == 0

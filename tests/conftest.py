@@ -1,0 +1,29 @@
+"""Shared fixtures: small instances with known answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cbai_cli.generators import family
+from cbai_cli.instance import Instance
+from cbai_cli.noise import GaussianNoise
+
+
+@pytest.fixture
+def irrelevant_dims() -> Instance:
+    """d = 10, ε = 0.05: H_CLB = 400, C⁺_min = 0.05, x* = arm 9."""
+    return family("irrelevant-dims").generate(d=10, eps=0.05)
+
+
+@pytest.fixture
+def small_instance() -> Instance:
+    """Three arms in R², best feasible arm 1, gaps well away from 0."""
+    return Instance(
+        name="small",
+        arms=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+        reward=np.array([0.0, 1.0]),
+        constraint=np.array([1.0, 0.5]),
+        threshold=0.75,
+        noise=GaussianNoise(0.05),
+    )

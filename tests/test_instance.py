@@ -1,0 +1,171 @@
+"""Instance files: fields, validation, YAML/NPZ round trips, the learner's view."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from cbai_cli.errors import InstanceError
+from cbai_cli.instance import Instance, from_mapping, load, save
+from cbai_cli.noise import BinaryNoise, GaussianNoise
+
+
+def base_mapping(**changes):
+    mapping = {
+        "schema_version": 1,
+        "kind": "cbai",
+        "name": "t",
+        "arms": [[1.0, 0.0], [0.0, 1.0]],
+        "reward": [1.0, 2.0],
+        "constraint": [0.5, 1.5],
+        "threshold": 1.0,
+        "noise": {"kind": "gaussian", "sigma": 0.1},
+    }
+    mapping.update(changes)
+    return mapping
+
+
+def test_yaml_round_trip_is_exact(tmp_path, irrelevant_dims):
+    path = tmp_path / "inst.yaml"
+    save(irrelevant_dims, path)
+    assert load(path) == irrelevant_dims
+    assert load(path).arms.tobytes() == irrelevant_dims.arms.tobytes()
+
+
+def test_npz_round_trip_is_exact(tmp_path, irrelevant_dims):
+    path = tmp_path / "inst.npz"
+    save(irrelevant_dims, path)
+    assert load(path) == irrelevant_dims
+
+
+def test_yaml_to_npz_to_yaml_keeps_text(tmp_path, irrelevant_dims):
+    save(irrelevant_dims, tmp_path / "a.yaml")
+    save(load(tmp_path / "a.yaml"), tmp_path / "b.npz")
+    save(load(tmp_path / "b.npz"), tmp_path / "c.yaml")
+    assert (tmp_path / "a.yaml").read_text() == (tmp_path / "c.yaml").read_text()
+
+
+@settings(max_examples=30, deadline=None)
+@given(arms=hnp.arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(1, 4)),
+                       elements=st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False)))
+def test_round_trip_of_arbitrary_floats(tmp_path_factory, arms):
+    folder = tmp_path_factory.mktemp("rt")
+    instance = Instance(name="h", arms=arms, constraint=np.ones(arms.shape[1]), reward_values=np.arange(arms.shape[0], dtype=float),
+                        threshold=0.3, noise=GaussianNoise(0.2), meta={"seed": 3})
+    for suffix in ("yaml", "npz"):
+        save(instance, folder / f"i.{suffix}")
+        assert load(folder / f"i.{suffix}") == instance
+
+
+def test_reward_values_replace_theta():
+    instance = from_mapping(base_mapping(reward=None, reward_values=[3.0, -1.0]))
+    assert instance.rewards.tolist() == [3.0, -1.0]
+
+
+def test_unknown_threshold_is_folded_into_a_constant_feature():
+    instance = from_mapping(base_mapping(threshold_known=False))
+    problem, truth = instance.problem, instance.truth
+    assert problem.arms.tolist() == [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]
+    assert problem.threshold == 0.0
+    assert truth.constraint.tolist() == [0.5, 1.5, -1.0]
+    np.testing.assert_allclose(truth.gaps(problem.arms), instance.gaps)
+
+
+def test_best_arm_and_correctness_with_duplicates():
+    instance = from_mapping(base_mapping(arms=[[1.0, 0.0], [0.0, 0.5], [1.0, 0.0]], reward=[1.0, 0.0]))
+    assert instance.best_arm == 0
+    assert instance.is_correct(2)
+    assert not instance.is_correct(1)
+    assert instance.duplicate_groups == [[0, 2]]
+
+
+def test_no_feasible_arm_makes_none_the_right_answer():
+    instance = from_mapping(base_mapping(threshold=-5.0))
+    assert instance.best_arm is None
+    assert instance.is_correct(None)
+    assert not instance.is_correct(0)
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"arms": [[1.0, 0.0], [0.0]]}, "arms: must be a K×d array"),
+        ({"arms": []}, "arms"),
+        ({"constraint": [1.0]}, "constraint: length 1 does not match"),
+        ({"reward": [1.0, 2.0, 3.0]}, "reward: length 3"),
+        ({"reward_values": [1.0, 2.0]}, "exactly one of reward"),
+        ({"arms": [[1.0, float("nan")], [0.0, 1.0]]}, "NaN"),
+        ({"threshold": float("inf")}, "threshold: must be finite"),
+        ({"noise": {"kind": "gaussian", "sigma": -1}}, "noise.sigma: must be > 0"),
+        ({"noise": {"kind": "gaussian"}}, "noise.sigma: required"),
+        ({"noise": {"kind": "poisson"}}, "noise.kind"),
+        ({"noise": {"kind": "binary"}}, "binary feedback needs every constraint value"),
+        ({"colour": "red"}, "unknown field(s) colour"),
+        ({"schema_version": 7}, "schema_version: 7 is not supported"),
+        ({"kind": "safe-bai"}, "kind"),
+        ({"threshold_known": "maybe"}, "threshold_known"),
+        ({"constraint_norm_bound": 0}, "constraint_norm_bound"),
+    ],
+)
+def test_validation_names_the_field(changes, message):
+    with pytest.raises(InstanceError, match=None) as error:
+        from_mapping(base_mapping(**changes), "file.yaml")
+    assert message in str(error.value)
+    assert str(error.value).startswith("file.yaml: ")
+    assert "\n" not in str(error.value)
+
+
+def test_binary_noise_accepts_values_inside_minus_one_one():
+    instance = from_mapping(base_mapping(constraint=[0.5, -0.9], noise={"kind": "binary"}))
+    assert isinstance(instance.noise, BinaryNoise)
+
+
+@pytest.mark.parametrize("content, message", [
+    ("arms: [1, 2\n", "not valid YAML"),
+    ("- 1\n- 2\n", "expected a mapping"),
+])
+def test_malformed_yaml_is_one_line(tmp_path, content, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(content)
+    with pytest.raises(InstanceError) as error:
+        load(path)
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_missing_file_and_bad_extension(tmp_path):
+    with pytest.raises(InstanceError, match="no such file"):
+        load(tmp_path / "nope.yaml")
+    with pytest.raises(InstanceError, match="unknown file type"):
+        load(tmp_path / "inst.txt")
+
+
+def test_corrupt_npz_is_reported(tmp_path):
+    path = tmp_path / "bad.npz"
+    path.write_bytes(b"not a zip")
+    with pytest.raises(InstanceError, match="not a readable NPZ"):
+        load(path)
+
+
+def test_stdin_and_stdout_are_yaml(monkeypatch, capsys, irrelevant_dims):
+    save(irrelevant_dims, "-")
+    text = capsys.readouterr().out
+    assert yaml.safe_load(text)["kind"] == "cbai"
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert load("-") == irrelevant_dims
+
+
+def test_write_is_atomic_and_leaves_no_temporary_files(tmp_path, irrelevant_dims):
+    save(irrelevant_dims, tmp_path / "x.yaml")
+    save(irrelevant_dims, tmp_path / "x.yaml")
+    assert [p.name for p in tmp_path.iterdir()] == ["x.yaml"]
+
+
+def test_writing_into_missing_folder_fails_cleanly(tmp_path, irrelevant_dims):
+    with pytest.raises(InstanceError, match="does not exist"):
+        save(irrelevant_dims, tmp_path / "no" / "x.yaml")
