@@ -11,9 +11,13 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-import click
 import typer
 from typer.core import TyperGroup
+
+try:  # Typer ≥ 0.20 vendors Click as typer._click; older releases use Click itself.
+    from typer import _click as click
+except ImportError:  # pragma: no cover
+    import click
 
 from cbai_cli import __version__
 from cbai_cli.algorithms.registry import ALGORITHMS, ALIASES
@@ -30,20 +34,23 @@ class CbaiGroup(TyperGroup):
             return super().invoke(ctx)
         except CbaiError as error:
             click.echo(f"cbai: error: {error}", err=True)
-            raise click.exceptions.Exit(EXIT_BAD_INPUT) from None
+            raise typer.Exit(EXIT_BAD_INPUT) from None
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         try:
             code = super().main(args, prog_name or "cbai", complete_var, standalone_mode=False, **extra)
-        except click.UsageError as error:
+        except click.exceptions.NoArgsIsHelpError as error:
+            click.echo(error.format_message())
+            code = 0
+        except click.exceptions.UsageError as error:
             message = error.format_message().replace("\n", " ")
             command = f"cbai {error.ctx.info_name}: " if error.ctx is not None and error.ctx.parent is not None else "cbai: "
             click.echo(f"{command}error: {message}", err=True)
             code = EXIT_BAD_INPUT
-        except click.exceptions.Abort:
+        except (typer.Abort, KeyboardInterrupt):
             click.echo("cbai: interrupted", err=True)
             code = 130
-        except click.ClickException as error:
+        except click.exceptions.ClickException as error:
             click.echo(f"cbai: error: {error.format_message()}", err=True)
             code = error.exit_code
         code = code if isinstance(code, int) else 0

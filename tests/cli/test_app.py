@@ -1,0 +1,50 @@
+"""The ``cbai`` entry point: help, version, start-up cost."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from cbai_cli import __version__
+
+
+def test_help_lists_every_subcommand(cli):
+    result = cli("--help")
+    assert result.exit_code == 0
+    for command in ("generate", "bound", "solve", "algorithms"):
+        assert command in result.stdout
+
+
+def test_version(cli):
+    assert cli("--version").stdout.strip() == f"cbai {__version__}"
+
+
+def test_solve_help_lists_algorithms_from_the_registry(cli):
+    from cbai_cli.algorithms.registry import ALGORITHMS
+
+    text = " ".join(cli("solve", "--help").stdout.split())
+    for name in ALGORITHMS:
+        assert name in text
+
+
+def test_help_does_not_import_cvxpy():
+    code = ("import sys; from cbai_cli.cli import app; from typer.testing import CliRunner; "
+            "r = CliRunner(); r.invoke(app, ['--help']); r.invoke(app, ['solve', '--help']); "
+            "print('cvxpy' in sys.modules)")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.strip() == "False"
+
+
+def test_unknown_command_is_one_line(cli):
+    result = cli("sovle")
+    assert result.exit_code == 2 and "did you mean" in result.stderr.lower() and result.stderr.count("\n") == 1
+
+
+def test_algorithms_lists_the_registry(cli):
+    result = cli("algorithms")
+    assert result.exit_code == 0 and "maxrew-f" in result.stdout and "adaptive_tuned" in result.stdout
+
+
+def test_python_dash_m_works():
+    process = subprocess.run([sys.executable, "-m", "cbai_cli", "--version"], capture_output=True, text=True)
+    assert process.returncode == 0 and __version__ in process.stdout

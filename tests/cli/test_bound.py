@@ -1,0 +1,65 @@
+"""``cbai bound`` end to end."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+JSON_KEYS = {"h_clb", "h_clb_bar", "c_min", "prop1_bound", "lower_bound", "acol_upper_bound", "best_arm",
+             "n_feasible", "design", "gap", "delta"}
+
+
+def test_bound_json_has_the_stable_keys_and_the_closed_form(cli, tmp_path):
+    path = tmp_path / "irr.yaml"
+    cli("generate", "irrelevant-dims", "--d", "10", "--eps", "0.05", "-o", path)
+    result = cli("bound", path, "--json")
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert JSON_KEYS <= set(document)
+    assert document["h_clb"] == pytest.approx(400, rel=1e-5)
+    assert document["c_min"] == pytest.approx(0.05)
+    assert document["prop1_bound"] == pytest.approx(4000)
+    assert document["lower_bound"] == pytest.approx(1696, abs=1)
+    assert document["best_arm"] == 9
+    assert document["design"][0]["arm"] == 10
+    assert document["gap"] <= 1e-6
+
+
+def test_bound_table_mentions_every_quantity(cli, instance_file):
+    result = cli("bound", instance_file)
+    assert result.exit_code == 0
+    for label in ("H_CLB", "lower bound", "H̄_CLB", "C⁺_min", "Prop. 1", "ACOL bound", "design"):
+        assert label in result.stdout
+
+
+def test_bound_reads_stdin(cli, instance_file):
+    result = cli("bound", "-", "--json", input=instance_file.read_text())
+    assert result.exit_code == 0 and json.loads(result.stdout)["best_arm"] == 3
+
+
+def test_bound_on_boundary_arm_is_infinite_and_says_why(cli, tmp_path):
+    path = tmp_path / "edge.yaml"
+    path.write_text("kind: cbai\narms: [[1.0], [2.0]]\nreward: [1.0]\nconstraint: [1.0]\nthreshold: 2.0\n"
+                    "noise: {kind: gaussian, sigma: 0.1}\n")
+    result = cli("bound", path, "--json")
+    document = json.loads(result.stdout)
+    assert document["h_clb"] is None and document["prop1_bound"] is None
+    assert any("boundary" in note for note in document["notes"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["bound", "missing.yaml"], "no such file"),
+    (["bound", "{file}", "--delta", "1.5"], "--delta"),
+    (["bound", "{file}", "--solver", "magic"], "--solver"),
+])
+def test_bound_bad_input(cli, instance_file, args, message):
+    result = cli(*[a.format(file=instance_file) for a in args])
+    assert result.exit_code == 2
+    assert message in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_bound_through_a_subprocess(cbai_process, instance_file):
+    process = cbai_process("bound", instance_file, "--json")
+    assert process.returncode == 0, process.stderr
+    assert JSON_KEYS <= set(json.loads(process.stdout))

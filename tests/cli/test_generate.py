@@ -1,0 +1,63 @@
+"""``cbai generate`` end to end."""
+
+from __future__ import annotations
+
+import yaml
+
+from cbai_cli.instance import load
+
+
+def test_generate_writes_a_loadable_file(cli, tmp_path):
+    path = tmp_path / "sphere.npz"
+    result = cli("generate", "unit-sphere", "--d", "5", "--n", "8", "--seed", "2", "-o", path)
+    assert result.exit_code == 0, result.output
+    instance = load(path)
+    assert (instance.n_arms, instance.dim) == (8, 5)
+    assert instance.meta["params"] == {"d": 5, "n": 8, "seed": 2}
+
+
+def test_generate_to_stdout_is_yaml(cli):
+    result = cli("generate", "regret-1d")
+    assert result.exit_code == 0
+    assert yaml.safe_load(result.stdout)["name"] == "regret-1d"
+
+
+def test_generate_is_deterministic(cli):
+    first = cli("generate", "random", "--seed", "4").stdout
+    assert first == cli("generate", "random", "--seed", "4").stdout
+
+
+def test_generate_options(cli):
+    result = cli("generate", "regret-1d", "--noise", "binary")
+    assert yaml.safe_load(result.stdout)["noise"] == {"kind": "binary"}
+    result = cli("generate", "regret-1d", "--sigma", "0.2")
+    assert yaml.safe_load(result.stdout)["noise"] == {"kind": "gaussian", "sigma": 0.2}
+
+
+def test_unknown_family_is_one_line_with_suggestion(cli):
+    result = cli("generate", "irrelevant-dim")
+    assert result.exit_code == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "did you mean 'irrelevant-dims'" in result.stderr
+
+
+def test_option_the_family_lacks_is_rejected(cli):
+    result = cli("generate", "regret-1d", "--d", "3")
+    assert result.exit_code == 2 and "has no parameter 'd'" in result.stderr
+
+
+def test_negative_sigma_is_rejected(cli):
+    result = cli("generate", "regret-1d", "--sigma", "-0.1")
+    assert result.exit_code == 2 and "--sigma" in result.stderr
+
+
+def test_binary_noise_outside_range_is_rejected(cli):
+    result = cli("generate", "irrelevant-dims", "--noise", "binary")
+    assert result.exit_code == 2 and "[−1, 1]" in result.stderr
+
+
+def test_generate_through_a_subprocess(cbai_process, tmp_path):
+    path = tmp_path / "r.yaml"
+    process = cbai_process("generate", "random", "--d", "3", "--n", "6", "-o", path)
+    assert process.returncode == 0, process.stderr
+    assert load(path).n_arms == 6

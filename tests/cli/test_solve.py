@@ -1,0 +1,109 @@
+"""``cbai solve`` end to end."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+RUN_KEYS = {"seed", "iterations", "recommended", "correct", "violation", "stopped", "wall_s"}
+
+
+def solve_json(cli, *args):
+    result = cli("solve", *args, "--json")
+    assert result.exit_code in (0, 1), result.stderr
+    return json.loads(result.stdout)
+
+
+def test_solve_json_has_the_stable_keys(cli, instance_file):
+    document = solve_json(cli, instance_file, "--algo", "acol")
+    assert {"algorithm", "regime", "delta", "instance", "runs", "h_clb", "lower_bound", "prop1_bound"} <= set(document)
+    assert RUN_KEYS <= set(document["runs"][0])
+    assert document["runs"][0]["correct"] and document["runs"][0]["recommended"] == 3
+
+
+def test_runs_equal_single_runs_with_those_seeds(cli, instance_file):
+    many = solve_json(cli, instance_file, "--algo", "g-acol", "--runs", "3", "--seed", "5")["runs"]
+    for offset, run in enumerate(many):
+        single = solve_json(cli, instance_file, "--algo", "g-acol", "--seed", str(5 + offset))["runs"][0]
+        assert (single["seed"], single["iterations"], single["recommended"]) == (run["seed"], run["iterations"], run["recommended"])
+
+
+def test_table_shows_summary_row_for_several_runs(cli, instance_file):
+    result = cli("solve", instance_file, "--algo", "uniform", "--runs", "3")
+    assert result.exit_code == 0
+    assert "all" in result.stdout and "H_CLB" in result.stdout
+
+
+def test_budget_exhaustion_exits_with_code_one(cli, instance_file):
+    result = cli("solve", instance_file, "--algo", "maxrew-f", "--budget", "200", "--json")
+    assert result.exit_code == 1
+    run = json.loads(result.stdout)["runs"][0]
+    assert run["stopped"] == "budget" and run["iterations"] == 200
+
+
+@pytest.mark.parametrize("suffix", ["csv", "jsonl"])
+def test_trace_has_one_line_per_query(cli, instance_file, tmp_path, suffix):
+    trace = tmp_path / f"trace.{suffix}"
+    document = solve_json(cli, instance_file, "--algo", "acol", "--trace", trace)
+    lines = trace.read_text().splitlines()
+    if suffix == "csv":
+        rows = list(csv.DictReader(lines))
+    else:
+        rows = [json.loads(line) for line in lines]
+    assert len(rows) == document["runs"][0]["iterations"]
+    assert {"step", "arm", "observation", "uncertain", "feasible", "recommendation"} <= set(rows[0])
+    assert int(rows[-1]["uncertain"]) == 0
+
+
+def test_trace_does_not_change_the_result(cli, instance_file, tmp_path):
+    plain = solve_json(cli, instance_file, "--algo", "g-acol-uniform", "--seed", "3")["runs"][0]
+    traced = solve_json(cli, instance_file, "--algo", "g-acol-uniform", "--seed", "3", "--trace", tmp_path / "t.csv")["runs"][0]
+    assert plain["iterations"] == traced["iterations"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--algo", "acl"], "did you mean 'acol'"),
+    (["--algo", "acol", "--regime", "tuned", "--beta", "0.25"], "cannot use regime"),
+    (["--algo", "g-acol", "--regime", "tuned"], "needs --beta"),
+    (["--algo", "acol", "--delta", "0"], "--delta"),
+    (["--algo", "acol", "--delta", "1"], "--delta"),
+    (["--algo", "acol", "--runs", "0"], "--runs"),
+    (["--algo", "acol", "--lambda", "1"], "--lambda"),
+    (["--algo", "g-acol", "--subgaussian", "-1"], "--subgaussian"),
+    (["--algo", "acol", "--trace", "t.txt"], "--trace"),
+    (["--algo", "acol", "--budget", "0"], "--budget"),
+])
+def test_solve_bad_options(cli, instance_file, args, message):
+    result = cli("solve", instance_file, *args)
+    assert result.exit_code == 2, result.stdout
+    assert message in result.stderr and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("content, message", [
+    ("arms: [[1, 2], [3]]\nconstraint: [1, 1]\nnoise: {kind: binary}\n", "arms"),
+    ("arms: [[1, .nan]]\nreward: [1, 1]\nconstraint: [1, 1]\nnoise: {kind: gaussian, sigma: 1}\n", "NaN"),
+    ("arms: [[1, 1]]\nreward: [1, 1]\nconstraint: [1, 1]\nnoise: {kind: binary}\n", "binary feedback"),
+    ("arms: [[1, 1]]\nreward: [1, 1]\nconstraint: [1, 1]\nnoise: {kind: gaussian, sigma: -2}\n", "sigma"),
+    ("arms: [[1, 1]\n", "not valid YAML"),
+])
+def test_solve_bad_files(cli, tmp_path, content, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(content)
+    result = cli("solve", path, "--algo", "acol")
+    assert result.exit_code == 2
+    assert message in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_missing_file_through_a_subprocess(cbai_process, tmp_path):
+    process = cbai_process("solve", tmp_path / "nope.npz", "--algo", "acol")
+    assert process.returncode == 2
+    assert process.stderr.count("\n") == 1 and "no such file" in process.stderr
+    assert "Traceback" not in process.stderr
+
+
+def test_solve_through_a_subprocess(cbai_process, instance_file):
+    process = cbai_process("solve", instance_file, "--algo", "g-acol", "--regime", "tuned", "--beta", "0.25", "--json")
+    assert process.returncode == 0, process.stderr
+    assert json.loads(process.stdout)["runs"][0]["correct"]
