@@ -72,24 +72,33 @@ def step(states: np.ndarray, actions: np.ndarray, dynamics: Dynamics = DEFAULT_D
     """
     states = np.asarray(states, dtype=float)
     actions = np.asarray(actions, dtype=float)
-    x = states[..., 0]
-    y = states[..., 1]
-    h = states[..., 2]
-    v = states[..., 3]
-    a1 = actions[..., 0]
-    a2 = actions[..., 1]
+    new = _advance(
+        states[..., 0], states[..., 1], states[..., 2], states[..., 3], actions[..., 0], actions[..., 1], dynamics
+    )
+    return np.stack(np.broadcast_arrays(*new), axis=-1)
+
+
+def _advance(
+    x: np.ndarray,
+    y: np.ndarray,
+    h: np.ndarray,
+    v: np.ndarray,
+    a1: np.ndarray,
+    a2: np.ndarray,
+    dynamics: Dynamics,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One step on the state components; the single place the update formula lives."""
     dt = dynamics.dt
-    shape = np.broadcast_shapes(x.shape, a1.shape) + (STATE_DIM,)
-    out = np.empty(shape)
     # All four increments read the pre-step (x, y, h, v): the new heading must not
     # leak into this step's position update. The grouping (v * cos h) * dt follows
-    # the reference implementation so our features match its arms to the last bit
-    # as far as floating point allows.
-    out[..., 0] = x + (v * np.cos(h)) * dt
-    out[..., 1] = y + (v * np.sin(h)) * dt
-    out[..., 2] = h + (v * a1) * dt
-    out[..., 3] = np.clip(v + (a2 - dynamics.friction * v) * dt, -dynamics.speed_limit, dynamics.speed_limit)
-    return out
+    # the reference implementation, so our features match its arms as far as
+    # floating point allows.
+    return (
+        x + (v * np.cos(h)) * dt,
+        y + (v * np.sin(h)) * dt,
+        h + (v * a1) * dt,
+        np.clip(v + (a2 - dynamics.friction * v) * dt, -dynamics.speed_limit, dynamics.speed_limit),
+    )
 
 
 def rollout(
@@ -118,6 +127,15 @@ def rollout(
         raise ValueError(f"start must have shape ({STATE_DIM},) or ({n}, {STATE_DIM}), got {start.shape}")
     trajectory = np.empty((n, horizon + 1, STATE_DIM))
     trajectory[:, 0] = start
+    # Work on contiguous component vectors (n,) rather than strided columns of an
+    # (n, 4) array: about a third faster for the CEM's batches of 50.
+    x, y, h, v = (np.ascontiguousarray(trajectory[:, 0, k]) for k in range(STATE_DIM))
+    a1 = np.ascontiguousarray(actions[:, :, 0].T)  # (T, n)
+    a2 = np.ascontiguousarray(actions[:, :, 1].T)
     for t in range(horizon):
-        trajectory[:, t + 1] = step(trajectory[:, t], actions[:, t], dynamics)
+        x, y, h, v = _advance(x, y, h, v, a1[t], a2[t], dynamics)
+        trajectory[:, t + 1, 0] = x
+        trajectory[:, t + 1, 1] = y
+        trajectory[:, t + 1, 2] = h
+        trajectory[:, t + 1, 3] = v
     return trajectory
