@@ -40,14 +40,15 @@ from cbai_cli.driver.scenarios import (
     THETA_TARGET_VELOCITY,
     Scenario,
     environment,
-    scenario,
 )
+from cbai_cli.driver.scenarios import scenario as get_scenario
 
 __all__ = [
     "PERTURBATION_STD",
     "RESCALE_NUDGE",
     "ArmProblem",
     "ARM_PROBLEMS",
+    "Candidate",
     "PolicySet",
     "DriverBandit",
     "DistinctRows",
@@ -99,6 +100,27 @@ ARM_PROBLEMS = (
     ArmProblem("penalised target location", "changing_lane", "target_location", penalty=0.5),
     ArmProblem("penalised target velocity, blocked", "blocked", "target_velocity", penalty=1.0),
 )
+
+
+@dataclass(frozen=True, eq=False)
+class Candidate:
+    """One candidate policy and the perturbed problem it solves.
+
+    Attributes:
+        actions: ``(20, 2)`` the CEM solution.
+        problem: index into :data:`ARM_PROBLEMS`.
+        theta: ``(8,)`` perturbed reward weights.
+        phi: ``(8,)`` perturbed constraint weights.
+        tau: perturbed threshold.
+        feasible: whether the solution satisfies ``phi^T f <= tau`` (its own constraint).
+    """
+
+    actions: np.ndarray
+    problem: int
+    theta: np.ndarray
+    phi: np.ndarray
+    tau: float
+    feasible: bool
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,7 +239,7 @@ def _check_seed(seed: int) -> int:
 def make_policy(
     stream: np.random.SeedSequence,
     config: CEMConfig = CEMConfig(),
-) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, float, bool]:
+) -> Candidate:
     """Compute one candidate policy from its own random stream.
 
     Draw order (part of the format: changing it changes every policy): the problem
@@ -232,7 +254,7 @@ def make_policy(
         config: CEM parameters.
 
     Returns:
-        ``(actions (20, 2), problem index, theta (8,), phi (8,), tau, feasible)``.
+        The :class:`Candidate`.
     """
     rng = np.random.default_rng(stream)
     index = int(rng.integers(len(ARM_PROBLEMS)))
@@ -245,12 +267,10 @@ def make_policy(
     else:
         problem = Problem(reward=theta - spec.penalty * phi, constraint=phi, threshold=tau, constrained=False)
     result = cross_entropy(environment(spec.traffic), problem, rng, config)
-    return np.array(result.actions), index, theta, phi, tau, result.feasible
+    return Candidate(np.array(result.actions), index, theta, phi, tau, result.feasible)
 
 
-def _make_policies_chunk(
-    streams: list[np.random.SeedSequence], config: CEMConfig
-) -> list[tuple[np.ndarray, int, np.ndarray, np.ndarray, float, bool]]:
+def _make_policies_chunk(streams: list[np.random.SeedSequence], config: CEMConfig) -> list[Candidate]:
     return [make_policy(s, config) for s in streams]
 
 
@@ -316,7 +336,7 @@ def build_policies(
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
     n = int(n)
     streams = policy_streams(seed, n)
-    results: list[tuple[np.ndarray, int, np.ndarray, np.ndarray, float, bool] | None] = [None] * n
+    results: list[Candidate | None] = [None] * n
     done = 0
     if jobs == 1:
         for i, stream in enumerate(streams):
@@ -332,7 +352,8 @@ def build_policies(
         starts = range(0, n, chunk)
         context = multiprocessing.get_context("spawn")
         with _single_threaded_blas_for_children():
-            with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(starts)), mp_context=context) as pool:
+            pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(starts)), mp_context=context)
+            try:
                 futures = {
                     pool.submit(_make_policies_chunk, streams[s : s + chunk], config): s for s in starts
                 }
@@ -343,14 +364,21 @@ def build_policies(
                         done += 1
                         if progress is not None:
                             progress(done, n)
-    actions = np.stack([r[0] for r in results])  # type: ignore[index]
+            except BaseException:
+                # Ctrl-C, a failing worker or a failing callback: drop the queued
+                # chunks instead of computing all of them before re-raising.
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+            pool.shutdown(wait=True)
+    done_results = [r for r in results if r is not None]
+    assert len(done_results) == n
     return PolicySet(
-        actions=_readonly(actions),
-        problem=_readonly(np.array([r[1] for r in results], dtype=np.int64)),  # type: ignore[index]
-        theta=_readonly(np.stack([r[2] for r in results])),  # type: ignore[index]
-        phi=_readonly(np.stack([r[3] for r in results])),  # type: ignore[index]
-        tau=_readonly(np.array([r[4] for r in results], dtype=float)),  # type: ignore[index]
-        feasible=_readonly(np.array([r[5] for r in results], dtype=bool)),  # type: ignore[index]
+        actions=_readonly(np.stack([r.actions for r in done_results])),
+        problem=_readonly(np.array([r.problem for r in done_results], dtype=np.int64)),
+        theta=_readonly(np.stack([r.theta for r in done_results])),
+        phi=_readonly(np.stack([r.phi for r in done_results])),
+        tau=_readonly(np.array([r.tau for r in done_results], dtype=float)),
+        feasible=_readonly(np.array([r.feasible for r in done_results], dtype=bool)),
         seed=int(seed),
     )
 
@@ -369,17 +397,17 @@ def _check_actions(actions: np.ndarray) -> np.ndarray:
     return actions
 
 
-def evaluate_policies(actions: np.ndarray, scenario_: Scenario | str) -> np.ndarray:
+def evaluate_policies(actions: np.ndarray, scenario: Scenario | str) -> np.ndarray:
     """Feature sums of policies in a scenario's environment.
 
     Args:
         actions: ``(n, 20, 2)`` policies with actions in ``[-1, 1]``.
-        scenario_: a :class:`Scenario` or its name.
+        scenario: a :class:`Scenario` or its name.
 
     Returns:
         ``(n, 8)`` raw (unscaled) features, all policies rolled out as one batch.
     """
-    sc = scenario(scenario_) if isinstance(scenario_, str) else scenario_
+    sc = get_scenario(scenario) if isinstance(scenario, str) else scenario
     return policy_features(_check_actions(actions), sc.environment)
 
 
@@ -436,7 +464,7 @@ def rescale_for_binary(arms: np.ndarray, constraint: np.ndarray) -> tuple[np.nda
 
 def build_bandit(
     actions: np.ndarray,
-    scenario_: Scenario | str,
+    scenario: Scenario | str,
     *,
     rescale: bool = True,
     rescale_rewards: bool = False,
@@ -445,7 +473,7 @@ def build_bandit(
 
     Args:
         actions: ``(n, 20, 2)`` candidate policies.
-        scenario_: a :class:`Scenario` or its name.
+        scenario: a :class:`Scenario` or its name.
         rescale: apply :func:`rescale_for_binary` (needed for binary feedback; a
             Gaussian-feedback instance can keep the raw scale).
         rescale_rewards: compute the rewards on the rescaled arms, reproducing the
@@ -457,7 +485,7 @@ def build_bandit(
     Returns:
         A :class:`DriverBandit`.
     """
-    sc = scenario(scenario_) if isinstance(scenario_, str) else scenario_
+    sc = get_scenario(scenario) if isinstance(scenario, str) else scenario
     actions = _check_actions(actions)
     raw = policy_features(actions, sc.environment)
     folded, constraint = fold_threshold(raw, sc.phi, sc.tau)

@@ -177,3 +177,22 @@ def test_published_policies_hold_twenty_distinct_arms():
         bandit = build_bandit(published, name)
         assert count_distinct(bandit.arms) == 20
         assert np.all(np.abs(bandit.constraint_values) <= 1)
+
+
+def test_failing_progress_callback_stops_the_workers():
+    def boom(done, n):
+        raise RuntimeError("stop")
+
+    with pytest.raises(RuntimeError, match="stop"):
+        build_policies(40, seed=3, config=FAST, jobs=2, progress=boom)
+
+
+def test_make_policy_returns_candidate():
+    from cbai_cli.driver.arms import Candidate, make_policy
+
+    child = policy_streams(4, 3)[1]
+    a = make_policy(child, FAST)
+    b = make_policy(np.random.SeedSequence(4, spawn_key=(1,)), FAST)
+    assert isinstance(a, Candidate)
+    np.testing.assert_array_equal(a.actions, b.actions)
+    assert a.actions.shape == (20, 2) and a.theta.shape == a.phi.shape == (8,)
