@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cbai_cli.driver.cem import CEMConfig, CEMResult, Problem, cross_entropy
-from cbai_cli.driver.scenarios import SCENARIO_NAMES, scenario
+from cbai_cli.driver.scenarios import SCENARIO_NAMES, Environment, scenario
 
 __all__ = ["DEFAULT_PENALTIES", "PenaltyStudy", "penalty_study"]
 
@@ -75,15 +75,14 @@ class PenaltyStudy:
 
 
 def _best_of_restarts(
-    problem: Problem, env_name: str, seed: int, key: tuple[int, int], n_restarts: int, config: CEMConfig
+    problem: Problem, env: Environment, seed: int, key: tuple[int, int], n_restarts: int, config: CEMConfig
 ) -> CEMResult:
-    sc_env = scenario(env_name).environment
     best: CEMResult | None = None
     for r in range(n_restarts):
         # One stream per (scenario, problem, restart), addressed by spawn key, so a
         # result does not depend on which other scenarios or restarts are run.
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key + (r,)))
-        result = cross_entropy(sc_env, problem, rng, config)
+        result = cross_entropy(env, problem, rng, config)
         if best is None:
             best = result
         elif problem.constrained:
@@ -142,7 +141,7 @@ def penalty_study(
     for s, sc in enumerate(scs):
         index = SCENARIO_NAMES.index(sc.name)
         constrained = _best_of_restarts(
-            Problem(sc.theta, sc.phi, sc.tau, constrained=True), sc.name, int(seed), (index, 0), n_restarts, config
+            Problem(sc.theta, sc.phi, sc.tau, constrained=True), sc.environment, int(seed), (index, 0), n_restarts, config
         )
         con_reward[s] = constrained.features @ sc.theta
         con_constraint[s] = constrained.constraint
@@ -150,7 +149,7 @@ def penalty_study(
         con_actions[s] = constrained.actions
         for l, lam in enumerate(lambdas):
             problem = Problem(sc.theta - lam * sc.phi, sc.phi, sc.tau, constrained=False)
-            result = _best_of_restarts(problem, sc.name, int(seed), (index, 1 + l), n_restarts, config)
+            result = _best_of_restarts(problem, sc.environment, int(seed), (index, 1 + l), n_restarts, config)
             # Report the task reward theta^T f, not the penalised objective.
             pen_reward[s, l] = result.features @ sc.theta
             pen_constraint[s, l] = result.constraint

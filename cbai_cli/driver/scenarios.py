@@ -14,13 +14,14 @@ driver.md, "Dynamics" and "Scenarios"; paper Section 4.3 and Appendix C.
   (blocked, target velocity). All share ``phi = (0, 0, 0.3, 0.05, 0.02, 0.5, 0.3, 0.8)``
   and ``tau = 1``. Feasible means ``phi^T f <= tau``.
 
-Every object here is a frozen dataclass whose arrays are read-only, so handing
-the same object to many callers (or caching it) is safe.
+Every object here is a frozen dataclass whose arrays are read-only, so one
+object can be handed to many callers. Nothing is cached at module level: the
+lookup functions build a fresh object (a 20-step roll-out of at most three
+cars), and callers keep and reuse it, e.g. for all iterations of a CEM.
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -207,9 +208,8 @@ def _blocked() -> Traffic:
     return Traffic(name="blocked", start_states=starts, actions=np.zeros((3, HORIZON, 2)))
 
 
-@functools.cache
 def traffic(name: str) -> Traffic:
-    """The traffic setting ``name`` (``changing_lane`` or ``blocked``); cached, immutable."""
+    """The traffic setting ``name`` (``changing_lane`` or ``blocked``), trajectories precomputed."""
     if name == "changing_lane":
         return _changing_lane()
     if name == "blocked":
@@ -217,9 +217,8 @@ def traffic(name: str) -> Traffic:
     raise _unknown("traffic setting", name, TRAFFIC_NAMES)
 
 
-@functools.cache
 def environment(traffic_name: str) -> Environment:
-    """The environment with traffic ``traffic_name`` and its agent start state; cached, immutable."""
+    """The environment with traffic ``traffic_name`` and its agent start state."""
     cars = traffic(traffic_name)
     speed = AGENT_START_SPEED_BLOCKED if traffic_name == "blocked" else AGENT_START_SPEED
     return Environment(traffic=cars, agent_start=[MIDDLE_LANE, AGENT_START_Y, np.pi / 2, speed])
@@ -232,14 +231,13 @@ _SCENARIOS = {
 }
 
 
-@functools.cache
 def scenario(name: str) -> Scenario:
-    """The named scenario of Figure 1 (see :data:`SCENARIO_NAMES`); cached, immutable.
+    """The named scenario of Figure 1 (see :data:`SCENARIO_NAMES`).
 
     Raises:
         UnknownScenarioError: (a ``ValueError``) for an unknown name, listing the valid ones.
     """
-    if name not in _SCENARIOS:
+    if not isinstance(name, str) or name not in _SCENARIOS:
         raise _unknown("scenario", name, SCENARIO_NAMES)
     traffic_name, theta, description = _SCENARIOS[name]
     return Scenario(
