@@ -81,7 +81,9 @@ def main() -> None:
     problem = Problem(base.theta, base.phi, base.tau)
     seeds = iter(range(10**6))
     t_cem = median_time(lambda: cross_entropy(env, problem, np.random.default_rng(next(seeds))), args.repeat)
-    rows.append(("one constrained CEM (50 x 50 = 2500 roll-outs)", fmt(t_cem), "base scenario, defaults"))
+    rows.append(
+        ("one constrained CEM (50 x 50 = 2500 roll-outs)", fmt(t_cem), "base scenario, defaults")
+    )
 
     if args.serial_n:
         start, cpu = time.perf_counter(), cpu_seconds()

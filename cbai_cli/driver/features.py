@@ -130,7 +130,8 @@ def state_features(
         dx2 = np.square(x - car[..., 0])
         dy2 = np.square(y - car[..., 1])
         # Exponent at most b*a = 0.3: no overflow.
-        close = close + np.exp(-params.close_b * (params.close_c1 * dx2 + params.close_c2 * dy2) + params.close_b * params.close_a)
+        weighted = params.close_c1 * dx2 + params.close_c2 * dy2
+        close = close + np.exp(-params.close_b * weighted + params.close_b * params.close_a)
     out[..., 7] = close
     return out
 

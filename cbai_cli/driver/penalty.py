@@ -140,9 +140,8 @@ def penalty_study(
     con_actions = np.empty((S, horizon, 2))
     for s, sc in enumerate(scs):
         index = SCENARIO_NAMES.index(sc.name)
-        constrained = _best_of_restarts(
-            Problem(sc.theta, sc.phi, sc.tau, constrained=True), sc.environment, int(seed), (index, 0), n_restarts, config
-        )
+        problem = Problem(sc.theta, sc.phi, sc.tau, constrained=True)
+        constrained = _best_of_restarts(problem, sc.environment, int(seed), (index, 0), n_restarts, config)
         con_reward[s] = constrained.features @ sc.theta
         con_constraint[s] = constrained.constraint
         con_feasible[s] = constrained.feasible

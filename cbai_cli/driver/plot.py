@@ -208,12 +208,26 @@ def plot_policies(
     for mask, colour, label in ((~feasible, "tab:red", "infeasible"), (feasible, "tab:green", "feasible")):
         if mask.any():
             lines = LineCollection(
-                list(agents[mask][:, :, :2]), colors=colour, linewidths=0.8, alpha=0.35, zorder=5, label=f"{label} ({int(mask.sum())})"
+                list(agents[mask][:, :, :2]),
+                colors=colour,
+                linewidths=0.8,
+                alpha=0.35,
+                zorder=5,
+                label=f"{label} ({int(mask.sum())})",
             )
             ax.add_collection(lines)
     if highlight is not None:
         agent = agents[highlight]
-        ax.plot(agent[:, 0], agent[:, 1], color="tab:orange", linewidth=2.5, marker="o", markersize=3, zorder=7, label=f"arm {highlight}")
+        ax.plot(
+            agent[:, 0],
+            agent[:, 1],
+            color="tab:orange",
+            linewidth=2.5,
+            marker="o",
+            markersize=3,
+            zorder=7,
+            label=f"arm {highlight}",
+        )
         _car_shape(ax, agent[-1], "tab:orange", zorder=8)
     ax.legend(loc="upper right", fontsize="small")
     if title:

@@ -100,7 +100,8 @@ def test_unreachable_constraint_returns_least_violating_policy():
     sc = scenario("base")
     # Feature 5 (|cos h|) is >= 0, so a threshold of -100 cannot be met.
     problem = Problem(sc.theta, np.eye(8)[4], -100.0)
-    result = cross_entropy(sc.environment, problem, np.random.default_rng(1), CEMConfig(n_iterations=3, n_samples=10, n_elite=2))
+    config = CEMConfig(n_iterations=3, n_samples=10, n_elite=2)
+    result = cross_entropy(sc.environment, problem, np.random.default_rng(1), config)
     assert not result.feasible
     assert result.constraint == pytest.approx(float(result.features[4]))
 

@@ -11,7 +11,8 @@ from cbai_cli.driver.scenarios import scenario
 
 def test_small_study_shapes_and_values():
     config = CEMConfig(n_iterations=4, n_samples=12, n_elite=3)
-    study = penalty_study(0, penalties=(0.0, 2.0), scenarios=("base", "different-environment"), n_restarts=2, config=config)
+    names = ("base", "different-environment")
+    study = penalty_study(0, penalties=(0.0, 2.0), scenarios=names, n_restarts=2, config=config)
     assert study.scenarios == ("base", "different-environment")
     assert study.penalised_reward.shape == study.penalised_constraint.shape == (2, 2)
     assert study.penalised_actions.shape == (2, 2, 20, 2)

@@ -24,7 +24,8 @@ def test_plots_are_valid_png_and_leave_no_temporary_files(tmp_path):
 
     one = plot_trajectories(tmp_path / "one.png", trajectories[0], env.traffic.trajectories, title="one")
     many = plot_trajectories(tmp_path / "many.png", trajectories[:3], env.traffic.trajectories, labels=["a", "b", "c"])
-    policies = plot_policies(tmp_path / "policies.png", trajectories, bandit.feasible, env.traffic.trajectories, highlight=2)
+    cars = env.traffic.trajectories
+    policies = plot_policies(tmp_path / "policies.png", trajectories, bandit.feasible, cars, highlight=2)
     study = plot_penalty_study(
         tmp_path / "penalty.png",
         np.array([0.0, 1.0, 2.0]),
