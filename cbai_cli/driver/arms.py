@@ -439,7 +439,10 @@ def rescale_for_binary(arms: np.ndarray, constraint: np.ndarray) -> tuple[np.nda
     feasible arm has ``g = 0``, and ``|g| < 1`` strictly, so the binary model
     ``P(y = +1) = (g + 1)/2`` never becomes deterministic. Dividing by a positive
     number keeps the sign of ``g`` (every arm keeps its feasibility, an arm on the
-    boundary stays there) and keeps the model linear in ``phi'``.
+    boundary stays there) and keeps the model linear in ``phi'``. (Recomputing
+    ``phi'^T x`` from the rescaled arm rounds differently, so an arm whose ``g`` is
+    at the level of rounding error, i.e. on the boundary for all purposes, may
+    come out on the other side of 0.)
 
     (The authors' code instead shifted every coordinate of the divided vector by
     -1e-6 / +1e-6, which moves ``g`` by ``-/+ 1e-6 * sum(phi')`` and could flip an

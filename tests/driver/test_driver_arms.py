@@ -105,8 +105,10 @@ def test_rescaling_keeps_feasibility_and_bounds(features, phi, tau):
     assert np.all(scales > 0)
     np.testing.assert_allclose(scaled * scales[:, None], arms, rtol=1e-12, atol=1e-12)
     assert np.all(np.abs(g_scaled) <= 1.0)
-    np.testing.assert_array_equal(g_scaled <= 0, g <= 0)
-    np.testing.assert_array_equal(g_scaled > 0, g > 0)
+    # Scaling by a positive number keeps the sign of g; only an arm whose g is at
+    # the level of rounding error (undecidable anyway) may be computed either side.
+    clear = np.abs(g) > 1e-9 * (np.abs(arms) @ np.abs(constraint) + 1.0)
+    np.testing.assert_array_equal((g_scaled <= 0)[clear], (g <= 0)[clear])
 
 
 def test_rescaling_extremes_reach_almost_one():
