@@ -1,0 +1,43 @@
+"""The Driver environment of Lindner et al. (ICML 2022), Section 4.3 and Appendix C.
+
+Pure library code, numpy arrays in and out (specs: driver.md):
+
+- :mod:`~cbai_cli.driver.dynamics`: the point-mass car step and batched roll-outs.
+- :mod:`~cbai_cli.driver.road`: lane geometry.
+- :mod:`~cbai_cli.driver.features`: the eight features of Table C.1.
+- :mod:`~cbai_cli.driver.scenarios`: traffic, environments, the three named scenarios.
+- :mod:`~cbai_cli.driver.cem`: the (constrained) cross-entropy method, Algorithm 4.
+- :mod:`~cbai_cli.driver.arms`: candidate policies and the bandit instance.
+- :mod:`~cbai_cli.driver.penalty`: the constraint-versus-penalty study of Figure 4.
+- :mod:`~cbai_cli.driver.plot`: top-down pictures (matplotlib, imported lazily).
+"""
+
+from cbai_cli.driver.arms import (
+    DriverBandit,
+    PolicySet,
+    build_bandit,
+    build_policies,
+    count_distinct,
+    distinct_rows,
+    evaluate_policies,
+)
+from cbai_cli.driver.cem import CEMConfig, CEMResult, Problem, cross_entropy
+from cbai_cli.driver.scenarios import SCENARIO_NAMES, Scenario, UnknownScenarioError, scenario
+
+__all__ = [
+    "SCENARIO_NAMES",
+    "CEMConfig",
+    "CEMResult",
+    "DriverBandit",
+    "PolicySet",
+    "Problem",
+    "Scenario",
+    "UnknownScenarioError",
+    "build_bandit",
+    "build_policies",
+    "count_distinct",
+    "cross_entropy",
+    "distinct_rows",
+    "evaluate_policies",
+    "scenario",
+]
