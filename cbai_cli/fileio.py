@@ -25,6 +25,8 @@ from cbai_cli.errors import InstanceError
 YAML_SUFFIXES = (".yaml", ".yml")
 NPZ_SUFFIX = ".npz"
 _JSON_PREFIX = "__json__"
+# Top-level fields holding a mapping of named arrays; NPZ stores them as "FIELD/NAME".
+ARRAY_GROUPS = ("data",)
 
 
 def encoding_of(path: str | Path) -> str:
@@ -79,7 +81,10 @@ def _read_npz(path: Path) -> dict[str, Any]:
         raise InstanceError(f"{path}: not a readable NPZ file: {error}") from None
     mapping: dict[str, Any] = {}
     for key, value in raw.items():
-        if key.startswith(_JSON_PREFIX):
+        group, _, member = key.partition("/")
+        if member and group in ARRAY_GROUPS:
+            mapping.setdefault(group, {})[member] = value
+        elif key.startswith(_JSON_PREFIX):
             try:
                 mapping[key[len(_JSON_PREFIX):]] = json.loads(str(value))
             except json.JSONDecodeError:
@@ -94,7 +99,10 @@ def _read_npz(path: Path) -> dict[str, Any]:
 def _npz_arrays(mapping: dict[str, Any]) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {}
     for key, value in mapping.items():
-        if isinstance(value, (dict, type(None))):
+        if key in ARRAY_GROUPS and isinstance(value, dict):
+            for member, array in value.items():
+                arrays[f"{key}/{member}"] = np.asarray(array)
+        elif isinstance(value, (dict, type(None))):
             arrays[_JSON_PREFIX + key] = np.array(json.dumps(value, sort_keys=True))
         elif isinstance(value, str):
             arrays[key] = np.array(value)
@@ -135,6 +143,8 @@ def write_atomic(path: str | Path, write) -> None:
             write(stream)
             stream.flush()
             os.fsync(stream.fileno())
+        # mkstemp creates the file 0600; give it the permissions a plain open() would.
+        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
     except PermissionError as error:
         Path(temporary).unlink(missing_ok=True)
@@ -142,6 +152,12 @@ def write_atomic(path: str | Path, write) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_mapping(mapping: dict[str, Any], path: str | Path) -> None:

@@ -41,6 +41,7 @@ _FIELDS = (
     "noise",
     "constraint_norm_bound",
     "meta",
+    "data",
 )
 # Values within this distance of the threshold count as "on the boundary" (g(x) = 0).
 BOUNDARY_TOLERANCE = 1e-12
@@ -106,6 +107,8 @@ class Instance:
         noise: Gaussian(σ) or binary feedback.
         constraint_norm_bound: optional S ≥ ‖φ‖ (in the learner's coordinates).
         meta: free mapping (generator, parameters, seed).
+        data: named arrays that travel with the instance but play no part in the
+            problem (e.g. a driver instance's action sequences and raw features).
     """
 
     name: str
@@ -118,6 +121,7 @@ class Instance:
     noise: NoiseModel = field(default_factory=lambda: GaussianNoise(0.05))
     constraint_norm_bound: float | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in ("arms", "constraint", "reward", "reward_values"):
@@ -237,14 +241,16 @@ class Instance:
         if self.constraint_norm_bound is not None:
             mapping["constraint_norm_bound"] = float(self.constraint_norm_bound)
         mapping["meta"] = _plain(dict(self.meta))
+        if self.data:
+            mapping["data"] = {name: np.asarray(array).tolist() for name, array in self.data.items()}
         return mapping
 
     @cached_property
     def content_hash(self) -> str:
         """A short SHA-256 of the canonical content (name excluded), for records."""
         mapping = self.to_mapping()
-        mapping.pop("name")
-        mapping.pop("meta")
+        for key in ("name", "meta", "data"):
+            mapping.pop(key, None)
         text = json.dumps(mapping, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -373,6 +379,13 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
     meta = mapping.get("meta", {}) or {}
     if not isinstance(meta, Mapping):
         raise InstanceError("meta: must be a mapping")
+    data = mapping.get("data", {}) or {}
+    if not isinstance(data, Mapping):
+        raise InstanceError("data: must be a mapping of names to arrays")
+    try:
+        data = {str(name): np.array(array, dtype=float) for name, array in data.items()}
+    except (TypeError, ValueError):
+        raise InstanceError("data: every entry must be an array of numbers") from None
     bound = mapping.get("constraint_norm_bound")
     reward, reward_values = mapping.get("reward"), mapping.get("reward_values")
     return Instance(
@@ -386,6 +399,7 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
         noise=parse_noise(mapping["noise"]),
         constraint_norm_bound=None if bound is None else _number(bound, "constraint_norm_bound"),
         meta=dict(meta),
+        data=data,
     )
 
 

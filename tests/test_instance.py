@@ -169,3 +169,14 @@ def test_write_is_atomic_and_leaves_no_temporary_files(tmp_path, irrelevant_dims
 def test_writing_into_missing_folder_fails_cleanly(tmp_path, irrelevant_dims):
     with pytest.raises(InstanceError, match="does not exist"):
         save(irrelevant_dims, tmp_path / "no" / "x.yaml")
+
+
+def test_data_arrays_travel_with_the_instance(tmp_path):
+    actions = np.arange(24, dtype=float).reshape(2, 6, 2) / 7
+    instance = from_mapping(base_mapping(data={"actions": actions.tolist()}))
+    for suffix in ("yaml", "npz"):
+        save(instance, tmp_path / f"d.{suffix}")
+        loaded = load(tmp_path / f"d.{suffix}")
+        assert loaded == instance
+        np.testing.assert_array_equal(loaded.data["actions"], actions)
+    assert instance.content_hash == from_mapping(base_mapping()).content_hash
