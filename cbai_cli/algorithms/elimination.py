@@ -39,13 +39,11 @@ class EliminationState:
     def update(self, lower: np.ndarray, upper: np.ndarray) -> None:
         """Apply one set of confidence bounds (K,) and (K,) to F, r̄ and U."""
         newly_feasible = upper <= self.threshold
-        self.feasible |= newly_feasible
-        if self.feasible.any():
-            self.best_feasible_reward = float(self.rewards[self.feasible].max())
-        self.uncertain &= ~(lower > self.threshold)
-        self.uncertain &= ~newly_feasible
-        self.uncertain &= ~(self.rewards < self.best_feasible_reward)
-        self.last_upper = np.asarray(upper, dtype=float)
+        if newly_feasible.any():
+            self.feasible |= newly_feasible
+            self.best_feasible_reward = max(self.best_feasible_reward, float(self.rewards[newly_feasible].max()))
+        self.uncertain &= ~(newly_feasible | (lower > self.threshold) | (self.rewards < self.best_feasible_reward))
+        self.last_upper = upper
 
     def recommendation(self) -> int | None:
         """argmax_{x∈F} θᵀx (first index among ties), or None when F is empty."""
