@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .confidence import RidgeState, l1_polytope_halfspaces, l1_polytope_vertices, radius_horizon, weighted_norms
+from .confidence import RidgeState, inverse_sqrt, l1_polytope_halfspaces, l1_polytope_vertices, radius_horizon, weighted_norms
 from .exploration import (
     ExplorationSet,
     build_exploration_set,
@@ -54,9 +54,35 @@ from .polytopes import (
 )
 from .problems import BallSet, BoxSet, FiniteSet, SafeRegretSetting
 
-__all__ = ["SafeLUCBConfig", "SafeLUCB"]
+__all__ = ["SafeLUCBConfig", "SafeLUCB", "estimated_safe_mask"]
 
 _EXPLORATION_BATCH = 1024  # phase-1 actions are drawn in batches (fewer Python-level calls)
+
+
+def estimated_safe_mask(
+    X: np.ndarray,
+    B: np.ndarray,
+    c: float,
+    mu_hat: np.ndarray,
+    A: np.ndarray,
+    beta: float,
+    kind: str = "polytope",
+) -> np.ndarray:
+    """Membership of the rows of ``X: (m, d)`` in the estimated safe set (§2.3 step 4, §2.5).
+
+    ``kind="ellipsoid"``: ``xᵀBμ̂ + β ‖Bᵀx‖_{A⁻¹} ≤ c`` (safe for every μ with ``‖μ − μ̂‖_A ≤ β``).
+    ``kind="polytope"``: ``xᵀBv_i ≤ c`` at the 2d vertices ``v_i`` of the L1 outer polytope
+    (§1.4), i.e. ``xᵀBμ̂ + sqrt(d) β ‖A^{-1/2} Bᵀx‖_∞ ≤ c`` — a subset of the ellipsoidal set.
+    Returns a boolean ``(m,)`` array. ``A: (d, d)`` is the design matrix.
+    """
+    X = np.atleast_2d(np.asarray(X, dtype=float))
+    XB = X @ B  # rows (Bᵀx)ᵀ
+    if kind == "ellipsoid":
+        return XB @ mu_hat + beta * weighted_norms(XB, np.linalg.inv(A)) <= c
+    if kind == "polytope":
+        V = l1_polytope_vertices(mu_hat, inverse_sqrt(A), beta)
+        return np.all(XB @ V.T <= c, axis=1)
+    raise ValueError(f"kind must be 'polytope' or 'ellipsoid', got {kind!r}")
 
 
 @dataclass(frozen=True)
@@ -151,6 +177,8 @@ class SafeLUCB:
         self.intersection_resets = 0  # times the intersection became empty (confidence event failed)
         self._safe_rows: np.ndarray | None = None  # this round's rows g with gᵀx ≤ c (polytope)
         self._ell: tuple | None = None  # this round's (μ̂, β, A⁻¹) (ellipsoid safe set)
+        #: Vertices ``(m, d)`` of this round's confidence polytope (phase 2, polytope mode).
+        self.confidence_vertices: np.ndarray | None = None
 
     # ----------------------------------------------------------------- public API
     @property
@@ -216,6 +244,7 @@ class SafeLUCB:
         # xᵀBv ≤ c for every vertex v ⇔ rows (B v)ᵀ = vᵀBᵀ (§2.5b step 2).
         safe_rows = V @ s.B.T
         self._safe_rows = safe_rows
+        self.confidence_vertices = V
         D0 = s.action_set
         if isinstance(D0, BoxSet):
             if self.config.vertex_method == "lp":
