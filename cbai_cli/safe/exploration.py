@@ -94,16 +94,14 @@ def sample_exploration(
 def build_exploration_set(
     setting: SafeRegretSetting,
     dw: str = "ball",
-    scaled_finite: bool = False,
     rng: np.random.Generator | None = None,
     mc_samples: int = 100_000,
 ) -> ExplorationSet:
     """Construct D^w for ``setting`` (§2.2; finite sets §2.5a; cut sets §2.5d).
 
     ``rng`` is needed only when λ_− must be estimated by Monte Carlo (``mc_samples`` draws).
-    Finite sets: ``D^w_X`` = arms inside the ball/ellipsoid; with ``scaled_finite`` every arm
-    is shrunk to ``γ_k x_k`` with the largest ``γ_k ≤ 1`` inside the set (this leaves ``X``,
-    so only use it where scaled pulls are allowed). λ_− is then exact for the empirical law.
+    Finite sets: ``D^w_X`` = arms inside the ball/ellipsoid, λ_− exact for the uniform law on
+    them; ``λ_− = 0`` when they do not span R^d (then only an explicit ``T'`` is possible).
     """
     if dw not in ("ball", "ellipsoid"):
         raise ValueError(f"dw must be 'ball' or 'ellipsoid', got {dw!r}")
@@ -127,14 +125,9 @@ def build_exploration_set(
             size = np.linalg.norm(X, axis=1) / radius
         else:
             size = np.linalg.norm(X @ B, axis=1) / radius  # rows xᵀB = (Bᵀx)ᵀ
-        if scaled_finite:
-            nz = size > 0
-            scale = np.minimum(1.0, 1.0 / np.where(nz, size, 1.0))
-            P = (X * scale[:, None])[nz]
-        else:
-            P = X[size <= 1.0 + 1e-12]
+        P = X[size <= 1.0 + 1e-12]
         if P.shape[0] == 0:
-            raise ValueError("no arm of the finite action set lies in D^w; use scaled_exploration=True or a 0 arm")
+            raise ValueError("no arm of the finite action set lies in D^w (add the 0 arm, which is always safe)")
         cov = P.T @ P / P.shape[0]
         lm = float(max(np.linalg.eigvalsh(cov)[0], 0.0))
         P = P.copy()

@@ -13,8 +13,9 @@ code and the default, ``confidence_set="polytope"``) or, for finite arm sets onl
 ellipsoid itself (§2.5a, ``"ellipsoid"``). Per action set:
 
 - box (§2.5b): vertex enumeration of the safe polytope and a bilinear min over vertex pairs
-  (``vertex_method="enumerate"`` vectorised brute force, ``"qhull"``), or one HiGHS LP per
-  confidence vertex (``"lp"``). Optional intersection of all past confidence polytopes
+  (``vertex_method="clip"`` — the square clipped by the safety half-planes, 2-D default;
+  ``"enumerate"`` — vectorised brute force over constraint subsets, default for d ≥ 3;
+  ``"qhull"``), or one HiGHS LP per confidence vertex (``"lp"``). Optional intersection of all past confidence polytopes
   (``intersect=True``, 2-D only, §2.5b step 5, the authors' ``intersectCLB.m``).
 - ball (§2.5c): exact enumeration of corner/tangent candidates in 2-D; cvxpy SOCPs for d ≥ 3.
 - finite (§2.5a): exact enumeration.
@@ -29,12 +30,19 @@ Usage::
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from .confidence import RidgeState, inverse_sqrt, l1_polytope_halfspaces, l1_polytope_vertices, radius_horizon, weighted_norms
+from .confidence import (
+    RidgeState,
+    inverse_sqrt,
+    l1_polytope_halfspaces,
+    l1_polytope_vertices,
+    radius_horizon,
+    sqrt_pair,
+    weighted_norms,
+)
 from .exploration import (
     ExplorationSet,
     build_exploration_set,
@@ -47,6 +55,7 @@ from .polytopes import (
     ball_argmin,
     bilinear_argmin,
     box_halfspaces,
+    box_polygon_vertices,
     clip_polygon_many,
     simplify_polygon_outer,
     enumerate_vertices,
@@ -95,12 +104,14 @@ class SafeLUCBConfig:
     ``dw``: ``"ball"`` (paper) or ``"ellipsoid"`` (authors' code) exploration set (§2.5d).
     ``confidence_set``: ``"polytope"`` (L1 outer polytope, default, §2.7 item 2) or
     ``"ellipsoid"`` (finite action sets only, §2.5a).
-    ``vertex_method``: ``"enumerate"``, ``"qhull"`` or ``"lp"`` for the box (§2.5b step 3–4).
+    ``vertex_method``: for the box (§2.5b steps 3–4): ``"auto"`` (``"clip"`` in 2-D, else
+    ``"enumerate"``), ``"clip"`` (clip the square by the safety half-planes, 2-D only),
+    ``"enumerate"`` (all d-subsets of constraints), ``"qhull"`` or ``"lp"`` (one HiGHS LP per
+    confidence vertex).
     ``intersect``: intersect all past confidence polytopes (box, d = 2; §2.5b step 5).
     ``max_polygon_vertices``: with ``intersect``, once the running polygon has more vertices it
     is outer-simplified to 4 fewer (it stays a superset, so safety is kept; without a cap clipping
     accumulates tiny edges — 66 vertices after 10^5 rounds — and slows every round down).
-    ``scaled_exploration``: finite sets — explore with ``γ_k x_k`` (§2.5a).
     ``refresh_every``: exact refresh period of ``A⁻¹`` and ``log det A``.
     ``mc_samples``: Monte Carlo draws for λ_− when D^w is cut by D_0 (§2.5d).
     """
@@ -109,10 +120,9 @@ class SafeLUCBConfig:
     safety_gap: float | None = None
     dw: str = "ball"
     confidence_set: str = "polytope"
-    vertex_method: str = "enumerate"
+    vertex_method: str = "auto"
     intersect: bool = False
     max_polygon_vertices: int = 12
-    scaled_exploration: bool = False
     refresh_every: int = 1000
     mc_samples: int = 100_000
 
@@ -126,8 +136,10 @@ class SafeLUCBConfig:
             raise ValueError(f"dw must be 'ball' or 'ellipsoid', got {self.dw!r}")
         if self.confidence_set not in ("polytope", "ellipsoid"):
             raise ValueError(f"confidence_set must be 'polytope' or 'ellipsoid', got {self.confidence_set!r}")
-        if self.vertex_method not in ("enumerate", "qhull", "lp"):
-            raise ValueError(f"vertex_method must be 'enumerate', 'qhull' or 'lp', got {self.vertex_method!r}")
+        if self.vertex_method not in ("auto", "clip", "enumerate", "qhull", "lp"):
+            raise ValueError(
+                f"vertex_method must be 'auto', 'clip', 'enumerate', 'qhull' or 'lp', got {self.vertex_method!r}"
+            )
         if self.max_polygon_vertices < 4:
             raise ValueError(f"max_polygon_vertices must be >= 4, got {self.max_polygon_vertices}")
         if self.refresh_every < 1:
@@ -157,13 +169,15 @@ class SafeLUCB:
         D0 = setting.action_set
         if config.confidence_set == "ellipsoid" and not isinstance(D0, FiniteSet):
             raise ValueError("confidence_set='ellipsoid' is implemented for finite action sets only")
+        if config.vertex_method == "clip" and not (isinstance(D0, BoxSet) and D0.d == 2):
+            raise ValueError("vertex_method='clip' needs a 2-D box")
         if config.intersect and not (isinstance(D0, BoxSet) and D0.d == 2 and config.confidence_set == "polytope"):
             raise ValueError("intersect=True needs a 2-D box and confidence_set='polytope'")
         self.setting = setting
         self.config = config
         self._rng = rng
         self.exploration_set: ExplorationSet = build_exploration_set(
-            setting, config.dw, config.scaled_exploration, rng, config.mc_samples
+            setting, config.dw, rng, config.mc_samples
         )
         self.lambda_minus = self.exploration_set.lambda_minus
         self.t_delta = t_delta(setting.L, self.lambda_minus, setting.d, setting.delta)
@@ -173,6 +187,9 @@ class SafeLUCB:
         self._pending: np.ndarray | None = None
         self._batch = np.empty((0, setting.d))
         self._box = box_halfspaces(D0.d, D0.half_width) if isinstance(D0, BoxSet) else None
+        self._vertex_method = config.vertex_method
+        if self._vertex_method == "auto":
+            self._vertex_method = "clip" if D0.d == 2 else "enumerate"
         self._poly: np.ndarray | None = None  # intersected confidence polygon (intersect=True)
         self.intersection_resets = 0  # times the intersection became empty (confidence event failed)
         self._safe_rows: np.ndarray | None = None  # this round's rows g with gᵀx ≤ c (polytope)
@@ -236,23 +253,26 @@ class SafeLUCB:
         beta = self.beta()
         if self.config.confidence_set == "ellipsoid":
             return self._finite_ellipsoid(mu_hat, beta)
-        w, Q = np.linalg.eigh(self.state.A)
-        A_inv_sqrt = (Q / np.sqrt(w)) @ Q.T
+        A_sqrt, A_inv_sqrt = sqrt_pair(self.state.A)
         V = l1_polytope_vertices(mu_hat, A_inv_sqrt, beta)  # (2d, d) confidence vertices
         if self.config.intersect:
-            V = self._intersect(V, mu_hat, (Q * np.sqrt(w)) @ Q.T, beta)
+            V = self._intersect(V, mu_hat, A_sqrt, beta)
         # xᵀBv ≤ c for every vertex v ⇔ rows (B v)ᵀ = vᵀBᵀ (§2.5b step 2).
         safe_rows = V @ s.B.T
         self._safe_rows = safe_rows
         self.confidence_vertices = V
         D0 = s.action_set
         if isinstance(D0, BoxSet):
-            if self.config.vertex_method == "lp":
+            method = self._vertex_method
+            if method == "lp":
                 x, _, _ = lp_argmin(V, safe_rows, np.full(len(V), s.c), bounds=(-D0.half_width, D0.half_width))
                 return x
-            G = np.concatenate([safe_rows, self._box[0]])
-            h = np.concatenate([np.full(len(V), s.c), self._box[1]])
-            U = enumerate_vertices(G, h, self.config.vertex_method)
+            if method == "clip":
+                U = box_polygon_vertices(safe_rows, np.full(len(V), s.c), D0.half_width)
+            else:
+                G = np.concatenate([safe_rows, self._box[0]])
+                h = np.concatenate([np.full(len(V), s.c), self._box[1]])
+                U = enumerate_vertices(G, h, method)
             j, _, _ = bilinear_argmin(U, V)
             return U[j].copy()
         if isinstance(D0, BallSet):
@@ -287,7 +307,7 @@ class SafeLUCB:
             mu_hat, beta, A_inv = self._ell
             sc = P @ mu_hat - beta * weighted_norms(P, A_inv)
         else:
-            sc = np.zeros(P.shape[0])
+            sc = np.min(P @ self.confidence_vertices.T, axis=1)
         return P[int(np.argmin(sc))].copy()
 
     def _intersect(self, V: np.ndarray, mu_hat: np.ndarray, A_sqrt: np.ndarray, beta: float) -> np.ndarray:

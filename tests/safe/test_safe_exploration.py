@@ -80,14 +80,12 @@ def test_ball_action_set_keeps_the_smaller_ball():
     assert ex.radius == 0.5 and ex.lambda_minus == pytest.approx(0.25 / 4)
 
 
-def test_finite_dw_and_scaled_exploration():
+def test_finite_dw():
     arms = np.array([[0.1, 0.0], [0.0, 0.1], [2.0, 0.0], [0.0, -3.0]])
     s = _setting(FiniteSet(arms), np.eye(2), c=0.5)
     ex = build_exploration_set(s, "ball")
     np.testing.assert_allclose(ex.points, arms[:2])
     assert ex.lambda_minus == pytest.approx(0.005)
-    exs = build_exploration_set(s, "ball", scaled_finite=True)
-    np.testing.assert_allclose(np.linalg.norm(exs.points, axis=1), [0.1, 0.1, 0.5, 0.5])
     far = _setting(FiniteSet(arms[2:]), np.eye(2), c=0.5)
     with pytest.raises(ValueError, match="D\\^w"):
         build_exploration_set(far, "ball")

@@ -88,7 +88,7 @@ def _advance(alg, p, rounds, rng):
         alg.tell(x, float(p.mu_star @ x) + p.noise_sd * rng.standard_normal())
 
 
-@pytest.mark.parametrize("method", ["enumerate", "qhull", "lp"])
+@pytest.mark.parametrize("method", ["clip", "enumerate", "qhull", "lp"])
 @pytest.mark.parametrize("which", ["A", "B", "random"])
 def test_box_optimistic_step_against_dense_grid(method, which):
     rng = np.random.default_rng(2)
