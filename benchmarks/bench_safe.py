@@ -1,0 +1,115 @@
+"""Wall time of the safe-bandit algorithms (not run by CI).
+
+Usage (from the repository root)::
+
+    python benchmarks/bench_safe.py              # full sizes: T = 10^5, 5 BAI runs each
+    python benchmarks/bench_safe.py --quick      # T = 2·10^4, 2 BAI runs each
+
+Times, as a Markdown table:
+
+- Safe-LUCB on the 2-D box: full runs of instance A (T' = 10^4) and instance B (T' = 0,
+  with and without the confidence-set intersection), wall and CPU time; and the CPU cost of
+  one phase-2 round for each optimistic-step method (square clipping, vectorised vertex
+  enumeration, qhull, HiGHS LPs). CPU time is reported because wall time on a shared
+  machine depends on the load;
+- LinGapE and Safe-LinGapE (static/dynamic, greedy/ratio) on the default Price-of-Safety
+  instance (d = 3, ω = 0.1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+# Use this checkout's package even when another cbai is installed in the environment.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from cbai_cli.safe.environment import run_safe_bai, run_safe_regret
+from cbai_cli.safe.lingape import LinGapEConfig
+from cbai_cli.safe.problems import instance_a, instance_b, price_of_safety_instance
+from cbai_cli.safe.safe_lingape import SafeLinGapEConfig
+from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
+
+
+def time_regret(problem, config, seed=0):
+    """Wall and CPU seconds of one full :func:`run_safe_regret` call."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    r = run_safe_regret(problem, config, np.random.default_rng(seed), track_x_star=False)
+    return time.perf_counter() - w0, time.process_time() - c0, r
+
+
+def phase2_cpu_per_round(problem, config, rounds, seed=0):
+    """CPU µs per phase-2 round (ask + tell), timing only the phase-2 loop."""
+    alg = SafeLUCB(problem.learner_view(), config, np.random.default_rng(seed))
+    noise = np.random.default_rng(seed + 1).standard_normal(problem.T) * problem.noise_sd
+    t = 0
+    while alg.phase == 1:
+        x = alg.ask()
+        alg.tell(x, float(problem.mu_star @ x + noise[t]))
+        t += 1
+    c0 = time.process_time()
+    for _ in range(rounds):
+        x = alg.ask()
+        alg.tell(x, float(problem.mu_star @ x + noise[t]))
+        t += 1
+    return (time.process_time() - c0) / rounds * 1e6
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    T = 20_000 if args.quick else 100_000
+    runs = 2 if args.quick else 5
+
+    print("## Safe-LUCB, instance A (2-D box), full runs\n")
+    print("| instance | T | T' | vertex method | wall s | CPU s | unsafe |")
+    print("|---|---|---|---|---|---|---|")
+    for name, p, Tp, method, inter in [
+        ("A", instance_a(T=T), 10_000, "auto (clip)", False),
+        ("A", instance_a(T=T), 10_000, "enumerate", False),
+        ("B", instance_b(T=T), 0, "auto (clip)", False),
+        ("B", instance_b(T=T), 0, "auto (clip) + intersect", True),
+    ]:
+        cfg = SafeLUCBConfig(exploration=Tp, dw="ellipsoid", vertex_method=method.split()[0], intersect=inter)
+        wall, cpu, r = time_regret(p, cfg)
+        print(f"| {name} | {p.T} | {Tp} | {method} | {wall:.1f} | {cpu:.1f} | {r.n_unsafe} |")
+    print("\n### CPU µs per phase-2 round (instance A, T' = 10^4)\n")
+    print("| vertex method | rounds timed | CPU µs / round |")
+    print("|---|---|---|")
+    pa = instance_a(T=T)
+    for method, n in [("clip", 5000), ("enumerate", 5000), ("qhull", 2000), ("lp", 300)]:
+        us = phase2_cpu_per_round(pa, SafeLUCBConfig(exploration=10_000, dw="ellipsoid", vertex_method=method), n)
+        print(f"| {method} | {n} | {us:.0f} |")
+    print()
+
+    print("## LinGapE / Safe-LinGapE (Price-of-Safety instance, d = 3, ω = 0.1)\n")
+    print("| algorithm | runs | mean τ | mean wall s | CPU µs / pull |")
+    print("|---|---|---|---|---|")
+    p = price_of_safety_instance()
+    configs = [
+        LinGapEConfig.from_safe_setting(p.learner_view()),
+        LinGapEConfig.from_safe_setting(p.learner_view(), rule="ratio"),
+        SafeLinGapEConfig(),
+        SafeLinGapEConfig(update="dynamic"),
+        SafeLinGapEConfig(rule="ratio"),
+        SafeLinGapEConfig(rule="ratio", update="dynamic"),
+    ]
+    for cfg in configs:
+        taus, walls, cpus = [], [], []
+        for seed in range(runs):
+            w0, c0 = time.perf_counter(), time.process_time()
+            r = run_safe_bai(p, cfg, np.random.default_rng(seed))
+            walls.append(time.perf_counter() - w0)
+            cpus.append(time.process_time() - c0)
+            taus.append(r.stopping_time)
+        print(f"| {r.algorithm} | {runs} | {np.mean(taus):.0f} | {np.mean(walls):.2f} | "
+              f"{np.sum(cpus) / np.sum(taus) * 1e6:.0f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,305 @@
+"""Simulated environments and run loops (spec safe.md §2.6, §3.4, §4.6).
+
+The environments own the truth and the noise; they are the only code that reads ``μ*`` /
+``θ*`` during a run (the truth functions of :mod:`.problems` compute x*, γ_k, k* for the
+reports). Each run loop takes one ``numpy.random.Generator`` and spawns two independent
+children: one for the algorithm's own randomness, one for the environment's noise, so the
+noise sequence does not depend on how many random numbers the algorithm consumed.
+
+- :class:`SafeRegretEnvironment` / :func:`run_safe_regret` — Safe-LUCB, losses, regret.
+- :class:`SafeBaiEnvironment` / :func:`run_safe_bai` — LinGapE (full pulls, safety ignored)
+  or Safe-LinGapE on a :class:`~.problems.SafeBaiProblem`.
+- :func:`run_bai` — LinGapE on a plain :class:`~.problems.LinearBaiProblem`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .lingape import LinGapE, LinGapEConfig
+from .problems import LinearBaiProblem, SafeBaiProblem, SafeRegretProblem, regret_truth, safe_bai_truth
+from .safe_lingape import SafeLinGapE, SafeLinGapEConfig
+from .safe_lucb import SafeLUCB, SafeLUCBConfig
+
+__all__ = [
+    "SafeRegretEnvironment",
+    "SafeBaiEnvironment",
+    "SafeRegretResult",
+    "SafeBaiResult",
+    "BaiResult",
+    "run_safe_regret",
+    "run_safe_bai",
+    "run_bai",
+    "DEFAULT_CHECKPOINTS",
+    "VIOLATION_TOL",
+]
+
+#: Regret checkpoints of §2.6 (T is always added).
+DEFAULT_CHECKPOINTS = (1_000, 10_000, 20_000, 50_000, 100_000)
+
+#: A round is unsafe when the constraint is exceeded by more than this (pure round-off guard).
+VIOLATION_TOL = 1e-12
+
+_NOISE_CHUNK = 4096
+
+
+class _NoiseStream:
+    """Standard normal draws from ``rng`` in chunks (one Python call per 4096 rounds)."""
+
+    def __init__(self, rng: np.random.Generator, width: int):
+        self._rng = rng
+        self._width = width
+        self._buf = np.empty((0, width))
+        self._i = 0
+
+    def next(self) -> np.ndarray:
+        if self._i >= self._buf.shape[0]:
+            self._buf = self._rng.standard_normal((_NOISE_CHUNK, self._width))
+            self._i = 0
+        row = self._buf[self._i]
+        self._i += 1
+        return row
+
+
+class SafeRegretEnvironment:
+    """Safe linear bandit with losses (§2.1): ``play(x)`` returns ``μ*ᵀx + N(0, noise_sd²)``.
+
+    Tracks ``t``, ``n_unsafe`` (rounds with ``xᵀBμ* > c``) and the pseudo-regret
+    ``Σ (μ*ᵀx_t − μ*ᵀx*)`` in ``cumulative_regret``.
+    """
+
+    def __init__(self, problem: SafeRegretProblem, rng: np.random.Generator):
+        self.problem = problem
+        self.truth = regret_truth(problem)
+        self._mu = np.asarray(problem.mu_star)
+        self._Bmu = problem.B @ self._mu
+        self._noise = _NoiseStream(rng, 1)
+        self.t = 0
+        self.n_unsafe = 0
+        self.cumulative_regret = 0.0
+
+    def play(self, x: np.ndarray) -> float:
+        x = np.asarray(x, dtype=float)
+        if not self.problem.action_set.contains(x, tol=1e-9):
+            raise ValueError(f"action {x} is outside D_0")
+        mean = float(self._mu @ x)
+        if float(x @ self._Bmu) > self.problem.c + VIOLATION_TOL:
+            self.n_unsafe += 1
+        self.cumulative_regret += mean - self.truth.loss_star
+        self.t += 1
+        return mean + self.problem.noise_sd * float(self._noise.next()[0])
+
+
+class SafeBaiEnvironment:
+    """Safe BAI with partial pulls (§4.1): ``pull(k, γ)`` returns ``(reward, safety)``.
+
+    ``reward = γ x_kᵀθ* + N(0, σ²)``, ``safety = γ x_kᵀμ* + N(0, σ_safe²)``; a pull is unsafe
+    when ``γ x_kᵀμ* < η₀``. Tracks ``t``, ``n_unsafe`` and ``pulls: (K,)``.
+    """
+
+    def __init__(self, problem: SafeBaiProblem, rng: np.random.Generator):
+        self.problem = problem
+        self._r = problem.arms @ problem.theta_star
+        self._s = problem.arms @ problem.mu_star
+        self._noise = _NoiseStream(rng, 2)
+        self.t = 0
+        self.n_unsafe = 0
+        self.pulls = np.zeros(problem.K, dtype=np.int64)
+
+    def pull(self, k: int, scale: float) -> tuple[float, float]:
+        if not 0.0 <= scale <= 1.0:
+            raise ValueError(f"scale must be in [0, 1], got {scale}")
+        safety_mean = scale * self._s[k]
+        if safety_mean < self.problem.eta0 - VIOLATION_TOL:
+            self.n_unsafe += 1
+        self.pulls[k] += 1
+        self.t += 1
+        z = self._noise.next()
+        return (float(scale * self._r[k] + self.problem.sigma * z[0]),
+                float(safety_mean + self.problem.sigma_safe * z[1]))
+
+
+# --------------------------------------------------------------------------- safe regret
+
+
+@dataclass(frozen=True, eq=False)
+class SafeRegretResult:
+    """Outcome of one Safe-LUCB run (§2.6).
+
+    ``checkpoints: (m,)`` rounds and ``regret_at: (m,)`` cumulative regret there;
+    ``regret_curve: (T,)`` cumulative regret after every round; ``n_unsafe``;
+    ``exploration_rounds`` T'; ``lambda_minus`` λ_−; ``lambda_min_design`` =
+    ``λ_min(Σ_{s≤T'} x_s x_sᵀ)`` (no ridge) against the lemma's ``lambda_min_target = T'λ_−/2``;
+    ``x_star_in_safe_fraction``: fraction of phase-2 rounds with ``x* ∈ D_t^s`` (nan if none);
+    ``x_star``, ``safety_gap``.
+    """
+
+    T: int
+    checkpoints: np.ndarray
+    regret_at: np.ndarray
+    regret_curve: np.ndarray
+    final_regret: float
+    n_unsafe: int
+    exploration_rounds: int
+    lambda_minus: float
+    lambda_min_design: float
+    lambda_min_target: float
+    x_star_in_safe_fraction: float
+    x_star: np.ndarray
+    safety_gap: float
+
+
+def run_safe_regret(
+    problem: SafeRegretProblem,
+    config: SafeLUCBConfig,
+    rng: np.random.Generator,
+    checkpoints=DEFAULT_CHECKPOINTS,
+    track_x_star: bool = True,
+) -> SafeRegretResult:
+    """Run Safe-LUCB for ``problem.T`` rounds. ``config.safety_gap`` is passed as given (for
+    ``exploration="gap"`` the caller supplies Δ, e.g. ``regret_truth(problem).safety_gap``)."""
+    alg_rng, env_rng = rng.spawn(2)
+    env = SafeRegretEnvironment(problem, env_rng)
+    alg = SafeLUCB(problem.learner_view(), config, alg_rng)
+    T, Tp = problem.T, alg.exploration_rounds
+    x_star = env.truth.x_star
+    curve = np.empty(T)
+    lam_design = math.nan
+    inside = 0
+    for t in range(T):
+        if t == Tp:
+            lam_design = float(np.linalg.eigvalsh(alg.state.A - problem.lam * np.eye(problem.d))[0])
+        x = alg.ask()
+        if track_x_star and t >= Tp:
+            inside += alg.in_estimated_safe_set(x_star)
+        alg.tell(x, env.play(x))
+        curve[t] = env.cumulative_regret
+    if Tp >= T:
+        lam_design = float(np.linalg.eigvalsh(alg.state.A - problem.lam * np.eye(problem.d))[0])
+    cps = np.array(sorted({c for c in checkpoints if c <= T} | {T}), dtype=np.int64)
+    return SafeRegretResult(
+        T=T, checkpoints=cps, regret_at=curve[cps - 1].copy(), regret_curve=curve,
+        final_regret=float(curve[-1]), n_unsafe=env.n_unsafe, exploration_rounds=Tp,
+        lambda_minus=alg.lambda_minus, lambda_min_design=lam_design,
+        lambda_min_target=Tp * alg.lambda_minus / 2.0,
+        x_star_in_safe_fraction=(inside / (T - Tp)) if (track_x_star and T > Tp) else math.nan,
+        x_star=x_star, safety_gap=env.truth.safety_gap,
+    )
+
+
+# --------------------------------------------------------------------------- safe BAI
+
+
+@dataclass(frozen=True, eq=False)
+class SafeBaiResult:
+    """Outcome of one safe-BAI run (§4.6).
+
+    ``stopping_time`` counts every pull (T_FE and initial pulls included); ``stopped`` is False
+    when ``max_steps`` ran out (then the anytime recommendation is reported).
+    ``recommended_arm``/``recommended_scale`` (1.0 for plain LinGapE); ``optimal_safe_arm`` k*;
+    ``correct``: ``k̂ = k*``; ``epsilon_correct``: ``γ_{k*}x_{k*}ᵀθ* − γ_k̂ x_k̂ᵀθ* ≤ ε`` (arm
+    ε-optimal at its true safe scale); ``reward_gap``: ``γ_{k*}x_{k*}ᵀθ* − γ̂ x_k̂ᵀθ*`` at the returned
+    scale; ``n_unsafe``; ``pulls: (K,)``; ``gamma_bar_fe``/``gamma_bar_stop: (K,)`` (None for
+    LinGapE); ``true_gamma: (K,)``.
+    """
+
+    algorithm: str
+    stopping_time: int
+    stopped: bool
+    recommended_arm: int
+    recommended_scale: float
+    optimal_safe_arm: int
+    correct: bool
+    epsilon_correct: bool
+    reward_gap: float
+    n_unsafe: int
+    pulls: np.ndarray
+    gamma_bar_fe: np.ndarray | None
+    gamma_bar_stop: np.ndarray | None
+    true_gamma: np.ndarray
+
+
+def run_safe_bai(
+    problem: SafeBaiProblem,
+    config: LinGapEConfig | SafeLinGapEConfig,
+    rng: np.random.Generator,
+    max_steps: int = 1_000_000,
+) -> SafeBaiResult:
+    """Drive LinGapE (``LinGapEConfig``: every pull at full scale 1, safety ignored) or
+    Safe-LinGapE (``SafeLinGapEConfig``) on ``problem`` until it stops or ``max_steps`` pulls."""
+    alg_rng, env_rng = rng.spawn(2)
+    env = SafeBaiEnvironment(problem, env_rng)
+    truth = safe_bai_truth(problem)
+    if isinstance(config, LinGapEConfig):
+        alg = LinGapE(problem.arms, config, alg_rng)
+        while not alg.done and alg.t < max_steps:
+            k = alg.ask()
+            r, _ = env.pull(k, 1.0)
+            alg.tell(k, r)
+        k_hat = alg.recommendation if alg.done else alg.empirical_best()
+        scale, name = 1.0, f"LinGapE-{config.rule}"
+        g_fe = g_stop = None
+    elif isinstance(config, SafeLinGapEConfig):
+        alg = SafeLinGapE(problem.learner_view(), config, alg_rng)
+        while not alg.done and alg.t < max_steps:
+            k, g = alg.ask()
+            r, s = env.pull(k, g)
+            alg.tell(k, g, r, s)
+        if alg.done:
+            k_hat, scale = alg.recommendation
+        elif alg.gamma_bar is not None:
+            k_hat, scale = alg.empirical_best()
+        else:  # stopped during FE: nothing safe beyond γ_FE is known
+            k_hat, scale = 0, float(problem.gamma_FE)
+        name = f"Safe-LinGapE-{config.rule}-{config.update}"
+        g_fe = None if alg.gamma_bar_fe is None else alg.gamma_bar_fe.copy()
+        g_stop = None if alg.gamma_bar is None else alg.gamma_bar.copy()
+    else:
+        raise TypeError(f"config must be LinGapEConfig or SafeLinGapEConfig, got {type(config).__name__}")
+    best = truth.safe_rewards[truth.optimal_safe_arm]
+    gap_true_scale = best - truth.safe_rewards[k_hat]
+    return SafeBaiResult(
+        algorithm=name, stopping_time=int(env.t), stopped=bool(alg.done),
+        recommended_arm=int(k_hat), recommended_scale=float(scale),
+        optimal_safe_arm=truth.optimal_safe_arm, correct=bool(k_hat == truth.optimal_safe_arm),
+        # 1e-12: the PoS gap a_1 vs a_4 equals ε exactly, up to round-off (§7.2 C5).
+        epsilon_correct=bool(gap_true_scale <= problem.epsilon + 1e-12),
+        reward_gap=float(best - scale * truth.rewards[k_hat]),
+        n_unsafe=env.n_unsafe, pulls=env.pulls.copy(), gamma_bar_fe=g_fe, gamma_bar_stop=g_stop,
+        true_gamma=truth.gamma.copy(),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class BaiResult:
+    """Outcome of one LinGapE run on a :class:`LinearBaiProblem` (§3.4)."""
+
+    stopping_time: int
+    stopped: bool
+    recommended_arm: int
+    best_arm: int
+    correct: bool
+    epsilon_correct: bool
+    pulls: np.ndarray
+
+
+def run_bai(
+    problem: LinearBaiProblem, config: LinGapEConfig, rng: np.random.Generator, max_steps: int = 1_000_000
+) -> BaiResult:
+    """Drive LinGapE on a plain linear BAI problem with Gaussian noise ``σ``."""
+    alg_rng, env_rng = rng.spawn(2)
+    noise = _NoiseStream(env_rng, 1)
+    means = problem.arms @ problem.theta_star
+    alg = LinGapE(problem.arms, config, alg_rng)
+    while not alg.done and alg.t < max_steps:
+        k = alg.ask()
+        alg.tell(k, float(means[k] + problem.sigma * noise.next()[0]))
+    k_hat = alg.recommendation if alg.done else alg.empirical_best()
+    return BaiResult(
+        stopping_time=int(alg.t), stopped=bool(alg.done), recommended_arm=int(k_hat),
+        best_arm=problem.best_arm, correct=bool(k_hat == problem.best_arm),
+        epsilon_correct=bool(problem.gaps[k_hat] <= problem.epsilon + 1e-12), pulls=alg.pulls.copy(),
+    )

@@ -1,0 +1,219 @@
+"""Safe-LUCB's pure-exploration phase: the safe set D^w, λ_−, and the lengths t_δ, T_Δ, T_0
+(spec safe.md §2.2, §2.4, §2.5a, §2.5d).
+
+``D^w`` is safe for *every* admissible parameter ``‖μ‖ ≤ S``, so phase 1 is safe with
+probability one. Two shapes are offered (§2.5d):
+
+- ``"ball"`` (paper): ``{x ∈ D_0 : ‖x‖ ≤ c / (‖B‖ S)}`` since ``xᵀBμ ≤ ‖x‖ ‖B‖ ‖μ‖``.
+- ``"ellipsoid"`` (authors' code): ``{x : ‖Bᵀx‖ ≤ c / S}`` since ``xᵀBμ = (Bᵀx)ᵀμ ≤ ‖Bᵀx‖ S``.
+  (The code writes ``‖Bx‖`` with its transposed-B convention; identical for symmetric B.)
+  Unlike the code we keep only samples inside ``D_0`` (rejection), which changes nothing when
+  the ellipsoid lies inside ``D_0`` — true for both Appendix F instances.
+
+For a uniform law on a centred ball of radius ``r`` the covariance is ``r²/(d+2) I``, so
+``λ_− = c² / ((d+2) S² ‖B‖²)`` for the ball; the ellipsoid gives the *same* λ_− because
+``λ_min(B⁻ᵀB⁻¹) = 1/σ_max(B)²``. When the set is cut by ``D_0`` λ_− is estimated by Monte Carlo.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .confidence import radius_horizon
+from .problems import BallSet, BoxSet, FiniteSet, SafeRegretSetting
+
+__all__ = [
+    "ExplorationSet",
+    "build_exploration_set",
+    "sample_exploration",
+    "uniform_ball",
+    "t_delta",
+    "beta_T",
+    "t_gap",
+    "t_zero",
+    "exploration_length",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class ExplorationSet:
+    """The safe exploration set D^w of §2.2.
+
+    ``kind``: ``"ball"``, ``"ellipsoid"`` or ``"finite"``.
+    ``radius``: ``r_w = c/(‖B‖S)`` for the ball, ``c/S`` for the ellipsoid.
+    ``transform: (d, d)``: the ellipsoid is ``{radius · transform @ u : ‖u‖ ≤ 1}`` (``B⁻ᵀ``).
+    ``points: (n, d)``: the finite exploration arms (``kind == "finite"``).
+    ``lambda_minus``: ``λ_min(E[xxᵀ])`` under the uniform law on the set.
+    ``lambda_minus_exact``: False when λ_− is a Monte Carlo estimate (set cut by ``D_0``).
+    ``rejection``: samples outside ``D_0`` must be rejected.
+    """
+
+    kind: str
+    radius: float
+    lambda_minus: float
+    lambda_minus_exact: bool
+    rejection: bool
+    transform: np.ndarray | None = None
+    points: np.ndarray | None = None
+
+
+def uniform_ball(rng: np.random.Generator, size: int, d: int, r: float) -> np.ndarray:
+    """``size`` i.i.d. uniform points of the ball of radius ``r`` in R^d (§2.3 step 1). ``(size, d)``."""
+    g = rng.standard_normal((size, d))
+    g /= np.linalg.norm(g, axis=1, keepdims=True)
+    u = rng.random(size) ** (1.0 / d)
+    return r * u[:, None] * g
+
+
+def _raw_sample(ex: ExplorationSet, rng: np.random.Generator, size: int, d: int) -> np.ndarray:
+    if ex.kind == "finite":
+        return ex.points[rng.integers(ex.points.shape[0], size=size)]
+    U = uniform_ball(rng, size, d, ex.radius)
+    if ex.kind == "ellipsoid":
+        U = U @ ex.transform.T
+    return U
+
+
+def sample_exploration(
+    ex: ExplorationSet, action_set, rng: np.random.Generator, size: int
+) -> np.ndarray:
+    """``size`` i.i.d. draws from ``Unif(D^w)`` (rejecting points outside ``D_0`` when needed). ``(size, d)``."""
+    d = action_set.d
+    if not ex.rejection:
+        return _raw_sample(ex, rng, size, d)
+    out = np.empty((0, d))
+    while out.shape[0] < size:
+        X = _raw_sample(ex, rng, max(size, 64), d)
+        out = np.concatenate([out, X[action_set.contains(X)]])
+    return out[:size]
+
+
+def build_exploration_set(
+    setting: SafeRegretSetting,
+    dw: str = "ball",
+    rng: np.random.Generator | None = None,
+    mc_samples: int = 100_000,
+) -> ExplorationSet:
+    """Construct D^w for ``setting`` (§2.2; finite sets §2.5a; cut sets §2.5d).
+
+    ``rng`` is needed only when λ_− must be estimated by Monte Carlo (``mc_samples`` draws).
+    Finite sets: ``D^w_X`` = arms inside the ball/ellipsoid, λ_− exact for the uniform law on
+    them; ``λ_− = 0`` when they do not span R^d (then only an explicit ``T'`` is possible).
+    """
+    if dw not in ("ball", "ellipsoid"):
+        raise ValueError(f"dw must be 'ball' or 'ellipsoid', got {dw!r}")
+    d, B, c, S = setting.d, setting.B, setting.c, setting.S
+    D0 = setting.action_set
+    B_norm = setting.B_norm
+    if dw == "ball":
+        if B_norm == 0:
+            raise ValueError("B = 0: every action is safe; D^w would be unbounded")
+        radius, transform = c / (B_norm * S), None
+    else:
+        try:
+            transform = np.linalg.inv(B.T)  # x = (c/S) B⁻ᵀ u  ⇒  ‖Bᵀx‖ = (c/S)‖u‖
+        except np.linalg.LinAlgError:
+            raise ValueError("dw='ellipsoid' needs an invertible B") from None
+        radius = c / S
+
+    if isinstance(D0, FiniteSet):
+        X = D0.arms
+        if dw == "ball":
+            size = np.linalg.norm(X, axis=1) / radius
+        else:
+            size = np.linalg.norm(X @ B, axis=1) / radius  # rows xᵀB = (Bᵀx)ᵀ
+        P = X[size <= 1.0 + 1e-12]
+        if P.shape[0] == 0:
+            raise ValueError("no arm of the finite action set lies in D^w (add the 0 arm, which is always safe)")
+        cov = P.T @ P / P.shape[0]
+        lm = float(max(np.linalg.eigvalsh(cov)[0], 0.0))
+        P = P.copy()
+        P.setflags(write=False)
+        return ExplorationSet("finite", radius, lm, True, False, transform, P)
+
+    # Continuous D_0: does the set fit inside D_0?
+    if dw == "ball":
+        if isinstance(D0, BoxSet):
+            inside = radius <= D0.half_width
+        else:
+            inside = radius <= D0.radius
+        exact_lm = radius**2 / (d + 2)
+    else:
+        if isinstance(D0, BoxSet):
+            inside = radius * np.max(np.linalg.norm(transform, axis=1)) <= D0.half_width
+        else:
+            inside = radius * np.linalg.norm(transform, 2) <= D0.radius
+        exact_lm = radius**2 / (d + 2) * float(np.linalg.eigvalsh(transform @ transform.T)[0])
+    if isinstance(D0, BallSet) and dw == "ball" and not inside:
+        # The ball D^w cut by a larger-or-equal ball D_0 is just the smaller ball: still exact.
+        radius = D0.radius
+        return ExplorationSet("ball", radius, radius**2 / (d + 2), True, False, None, None)
+    if inside:
+        return ExplorationSet(dw, radius, float(exact_lm), True, False, transform, None)
+    if rng is None:
+        raise ValueError("D^w leaves D_0: λ_− needs a Monte Carlo estimate, pass rng")
+    ex = ExplorationSet(dw, radius, math.nan, False, True, transform, None)
+    Xmc = sample_exploration(ex, D0, rng, mc_samples)
+    lm = float(np.linalg.eigvalsh(Xmc.T @ Xmc / mc_samples)[0])
+    return ExplorationSet(dw, radius, lm, False, True, transform, None)
+
+
+def t_delta(L: float, lambda_minus: float, d: int, delta: float) -> float:
+    """``t_δ = (8 L² / λ_−) log(d/δ)`` (§2.4, [RECON] matrix Chernoff); ``∞`` if ``λ_− = 0``."""
+    if lambda_minus <= 0:
+        return math.inf
+    return 8.0 * L * L / lambda_minus * math.log(d / delta)
+
+
+def beta_T(setting: SafeRegretSetting) -> float:
+    """``β_T``: the horizon radius used at the last round ``t = T``, i.e. with ``n = T − 1``
+    samples (§2.3 step 3 uses ``t − 1``; this reproduces §7.2 C1's 6.798489)."""
+    s = setting
+    return radius_horizon(s.T - 1, s.d, s.lam, s.R, s.S, s.L, s.delta)
+
+
+def t_gap(setting: SafeRegretSetting, lambda_minus: float, safety_gap: float) -> float:
+    """``T_Δ = max{t_δ, 8 L² ‖B‖² β_T² / (λ_− Δ²)}`` (§2.4, Lemma 2 [RECON]); needs ``Δ > 0``."""
+    if not safety_gap > 0:
+        raise ValueError(f"safety_gap must be > 0 for T_Δ, got {safety_gap}")
+    s = setting
+    td = t_delta(s.L, lambda_minus, s.d, s.delta)
+    if lambda_minus <= 0:
+        return math.inf
+    b = beta_T(s)
+    return max(td, 8.0 * s.L**2 * s.B_norm**2 * b * b / (lambda_minus * safety_gap**2))
+
+
+def t_zero(setting: SafeRegretSetting, lambda_minus: float) -> float:
+    """``T_0 = max{t_δ, (sqrt(2d) ‖B‖ L β_T T / (2 c sqrt(λ_−)))^{2/3}}`` (§2.4, Theorem 3;
+    the expression of the authors' ``CLBwithD_0.m`` [CODE])."""
+    s = setting
+    td = t_delta(s.L, lambda_minus, s.d, s.delta)
+    if lambda_minus <= 0:
+        return math.inf
+    b = beta_T(s)
+    return max(td, (math.sqrt(2 * s.d) * s.B_norm * s.L * b * s.T / (2 * s.c * math.sqrt(lambda_minus))) ** (2.0 / 3.0))
+
+
+def exploration_length(
+    setting: SafeRegretSetting, mode, lambda_minus: float, safety_gap: float | None = None
+) -> int:
+    """``T'`` for ``mode`` ∈ {``"gap"`` (⌈T_Δ⌉), ``"t23"`` (⌈T_0⌉), an explicit int ≥ 0}, capped at ``T``."""
+    if isinstance(mode, (int, np.integer)) and not isinstance(mode, bool):
+        if mode < 0:
+            raise ValueError(f"exploration must be >= 0, got {mode}")
+        return int(min(mode, setting.T))
+    if mode == "gap":
+        if safety_gap is None:
+            raise ValueError("exploration='gap' needs safety_gap (Δ is assumed known, Theorem 2)")
+        val = t_gap(setting, lambda_minus, safety_gap)
+    elif mode == "t23":
+        val = t_zero(setting, lambda_minus)
+    else:
+        raise ValueError(f"exploration must be 'gap', 't23' or an int, got {mode!r}")
+    if not math.isfinite(val):
+        raise ValueError("λ_− = 0 (D^w does not span R^d): the exploration length is infinite")
+    return int(min(math.ceil(val), setting.T))

@@ -1,0 +1,256 @@
+"""LinGapE (Xu, Honda, Sugiyama, AISTATS 2018) as an ask/tell state machine (spec safe.md §3).
+
+Fixed-confidence (ε, δ) best-arm identification over a finite arm set ``arms: (K, d)``.
+
+0. Pull every arm once (§3.3 step 0).
+1. Select-direction: ``i_t = argmax x_iᵀθ̂`` and ``j_t = argmax_j (x_j − x_i)ᵀθ̂ + C_t ‖x_j − x_i‖_{A⁻¹}``;
+   ``B(t)`` is that maximum.
+2. Stop when ``B(t) ≤ ε`` and recommend ``i_t``.
+3. Pull by the greedy rule (G) or the ratio rule (R) on ``y = x_i − x_j``.
+
+The building blocks (:func:`select_direction`, :func:`greedy_arm`, :func:`l1_ratio`,
+:func:`ratio_arm`) are shared with Safe-LinGapE, which runs them on scaled arms.
+
+Confidence width ``C_t`` (§3.2), option ``width``:
+
+- ``"det_k2"`` (default): ``R sqrt(2 log(K² det(A)^{1/2} λ^{-d/2} / δ)) + λ^{1/2} S`` — the
+  authors' ratio-rule code; the K² is a union bound over arm pairs ([PROPOSAL] default).
+- ``"det"``: the same without K² (Abbasi-Yadkori's theorem as restated by Price of Safety).
+- ``"horizon_k2"``: ``R sqrt(d log(K² (1 + t L²) / (λ δ))) + λ^{1/2} S`` — the authors' greedy script.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .confidence import RidgeState, radius_determinant, radius_lingape_script, weighted_norms
+from .problems import LinearBaiProblem, SafeBaiSetting
+
+__all__ = [
+    "LinGapEConfig",
+    "LinGapE",
+    "confidence_width",
+    "select_direction",
+    "greedy_arm",
+    "l1_ratio",
+    "ratio_arm",
+]
+
+_WIDTHS = ("det_k2", "det", "horizon_k2")
+
+
+@dataclass(frozen=True)
+class LinGapEConfig:
+    """Options of LinGapE (§3.2–3.3).
+
+    ``epsilon`` ≥ 0, ``delta`` ∈ (0, 1); ``R`` sub-Gaussian scale (code: σ = 1); ``S ≥ ‖θ*‖``
+    (code: 2); ``lam`` ridge (code: 1); ``L`` bound on ‖x‖ for ``"horizon_k2"`` (default: max
+    arm norm); ``rule`` ``"greedy"`` | ``"ratio"``; ``width`` see module docstring; ``ties``
+    ``"first"`` (lowest index, ``LinGapE.py``) | ``"random"`` (uniform among exact-within-1e-12
+    maximisers, ``LinUgapE.py``'s helper) for the greedy rule.
+    """
+
+    epsilon: float = 0.0
+    delta: float = 0.05
+    R: float = 1.0
+    S: float = 1.0
+    lam: float = 1.0
+    L: float | None = None
+    rule: str = "greedy"
+    width: str = "det_k2"
+    ties: str = "first"
+    refresh_every: int = 1000
+
+    def __post_init__(self):
+        if not self.epsilon >= 0:
+            raise ValueError(f"epsilon must be >= 0, got {self.epsilon}")
+        if not 0 < self.delta < 1:
+            raise ValueError(f"delta must be in (0, 1), got {self.delta}")
+        if not self.R >= 0:
+            raise ValueError(f"R must be >= 0, got {self.R}")
+        if not self.S > 0:
+            raise ValueError(f"S must be > 0, got {self.S}")
+        if not self.lam > 0:
+            raise ValueError(f"lam must be > 0, got {self.lam}")
+        if self.L is not None and not self.L > 0:
+            raise ValueError(f"L must be > 0, got {self.L}")
+        if self.rule not in ("greedy", "ratio"):
+            raise ValueError(f"rule must be 'greedy' or 'ratio', got {self.rule!r}")
+        if self.width not in _WIDTHS:
+            raise ValueError(f"width must be one of {_WIDTHS}, got {self.width!r}")
+        if self.ties not in ("first", "random"):
+            raise ValueError(f"ties must be 'first' or 'random', got {self.ties!r}")
+        if self.refresh_every < 1:
+            raise ValueError(f"refresh_every must be >= 1, got {self.refresh_every}")
+
+    @classmethod
+    def from_problem(cls, problem: LinearBaiProblem, **overrides) -> "LinGapEConfig":
+        """Known constants of a :class:`LinearBaiProblem` (ε, δ, σ as R, S, λ)."""
+        kw = dict(epsilon=problem.epsilon, delta=problem.delta, R=problem.sigma, S=problem.S, lam=problem.lam)
+        kw.update(overrides)
+        return cls(**kw)
+
+    @classmethod
+    def from_safe_setting(cls, setting: SafeBaiSetting, **overrides) -> "LinGapEConfig":
+        """Plain LinGapE on a safe instance (ignores safety): ε, δ_r, σ, S_θ, λ."""
+        kw = dict(epsilon=setting.epsilon, delta=setting.delta_r, R=setting.sigma, S=setting.S_theta, lam=setting.lam)
+        kw.update(overrides)
+        return cls(**kw)
+
+
+def confidence_width(
+    width: str, state: RidgeState, K: int, R: float, S: float, delta: float, L: float = 1.0
+) -> float:
+    """``C_t`` of §3.2 for the current design ``state`` (``"det_k2"``, ``"det"`` or ``"horizon_k2"``)."""
+    if width == "det_k2":
+        return radius_determinant(state.logdet, state.d, state.lam, R, S, delta, union=K * K)
+    if width == "det":
+        return radius_determinant(state.logdet, state.d, state.lam, R, S, delta)
+    if width == "horizon_k2":
+        return radius_lingape_script(state.n, state.d, state.lam, R, S, L, delta, K)
+    raise ValueError(f"width must be one of {_WIDTHS}, got {width!r}")
+
+
+def select_direction(
+    arms: np.ndarray, theta_hat: np.ndarray, A_inv: np.ndarray, C: float
+) -> tuple[int, int, float]:
+    """Select-direction of §3.3 step 1 on ``arms: (K, d)``; returns ``(i_t, j_t, B(t))``.
+
+    ``j = i_t`` is a candidate with score 0, so ``B(t) ≥ 0``. Ties: lowest index.
+    """
+    means = arms @ theta_hat
+    i = int(np.argmax(means))
+    diff = arms - arms[i]
+    ucb = (means - means[i]) + C * weighted_norms(diff, A_inv)
+    j = int(np.argmax(ucb))
+    return i, j, float(ucb[j])
+
+
+def greedy_arm(
+    candidates: np.ndarray,
+    A_inv: np.ndarray,
+    y: np.ndarray,
+    ties: str = "first",
+    rng: np.random.Generator | None = None,
+) -> int:
+    """Greedy rule (G): ``argmin_a yᵀ(A + x_a x_aᵀ)⁻¹y = argmax_a (x_aᵀA⁻¹y)² / (1 + x_aᵀA⁻¹x_a)``
+    (Sherman–Morrison), over ``candidates: (K, d)``. ``ties="random"`` needs ``rng``."""
+    Ay = A_inv @ y
+    gain = (candidates @ Ay) ** 2 / (1.0 + weighted_norms(candidates, A_inv) ** 2)
+    if ties == "first":
+        return int(np.argmax(gain))
+    top = np.flatnonzero(gain >= gain.max() - 1e-12 * max(abs(gain.max()), 1e-300))
+    return int(top[rng.integers(top.size)]) if top.size > 1 else int(top[0])
+
+
+def l1_ratio(arms: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``w*(y) = argmin Σ_a |w_a|  s.t.  Σ_a w_a x_a = y`` (§3.3 step 3 (R)), an LP solved with HiGHS.
+
+    Variables ``(w, u)``; minimise ``Σ u`` with ``−u ≤ w ≤ u``. Returns ``w*: (K,)``;
+    ``p* = |w*| / Σ|w*|`` and ``ρ(y) = (Σ|w*|)²``.
+    """
+    from scipy.optimize import linprog
+
+    arms = np.asarray(arms, dtype=float)
+    K, d = arms.shape
+    eye = np.eye(K)
+    c = np.concatenate([np.zeros(K), np.ones(K)])
+    A_ub = np.block([[eye, -eye], [-eye, -eye]])
+    A_eq = np.concatenate([arms.T, np.zeros((d, K))], axis=1)
+    res = linprog(
+        c, A_ub=A_ub, b_ub=np.zeros(2 * K), A_eq=A_eq, b_eq=np.asarray(y, dtype=float),
+        bounds=[(None, None)] * K + [(0, None)] * K, method="highs",
+    )
+    if res.status != 0:
+        raise RuntimeError(f"L1 ratio LP failed: {res.message}")
+    return np.asarray(res.x[:K], dtype=float)
+
+
+def ratio_arm(counts: np.ndarray, p: np.ndarray, tol: float = 1e-12) -> int:
+    """Ratio rule (R): ``argmin_{a : p_a > 0} counts_a / p_a`` (ties: lowest index)."""
+    support = p > tol
+    ratio = np.where(support, counts / np.where(support, p, 1.0), np.inf)
+    return int(np.argmin(ratio))
+
+
+class LinGapE:
+    """LinGapE ask/tell state machine over arm indices (§3.3).
+
+    ``ask() -> int``; ``tell(k, reward)``; ``done``; ``recommendation`` (``i_t`` at stopping,
+    else ``None``); ``t`` = number of pulls so far (the initial K included); ``pulls: (K,)``.
+    """
+
+    def __init__(self, arms: np.ndarray, config: LinGapEConfig = LinGapEConfig(), rng: np.random.Generator | None = None):
+        arms = np.array(arms, dtype=float)
+        if arms.ndim != 2 or arms.shape[0] < 2:
+            raise ValueError(f"arms: expected (K >= 2, d) array, got shape {arms.shape}")
+        if np.linalg.matrix_rank(arms) < arms.shape[1]:
+            raise ValueError("arms: must span R^d")
+        if rng is None:
+            raise ValueError("rng: a numpy.random.Generator is required")
+        arms.setflags(write=False)
+        self.arms = arms
+        self.config = config
+        self._rng = rng
+        self.K, self.d = arms.shape
+        self._L = config.L if config.L is not None else float(np.max(np.linalg.norm(arms, axis=1)))
+        self.state = RidgeState(self.d, config.lam, 1, config.refresh_every)
+        self.pulls = np.zeros(self.K, dtype=np.int64)
+        self.t = 0
+        self.done = False
+        self.recommendation: int | None = None
+        self.B_value = math.inf
+        self._next: int | None = 0  # initial pulls: arms 0..K−1 in order
+        self._ratio_cache: dict[tuple[int, int], np.ndarray] = {}
+
+    def width(self) -> float:
+        """Current ``C_t`` (§3.2)."""
+        c = self.config
+        return confidence_width(c.width, self.state, self.K, c.R, c.S, c.delta, self._L)
+
+    def ask(self) -> int:
+        """Index of the arm to pull next."""
+        if self.done:
+            raise RuntimeError("LinGapE has stopped; read .recommendation")
+        return int(self._next)
+
+    def tell(self, k: int, reward: float) -> None:
+        """Record the reward of one pull of arm ``k``; stop or decide the next arm."""
+        if self.done:
+            raise RuntimeError("LinGapE has stopped")
+        k = int(k)
+        self.state.update(self.arms[k], float(reward))
+        self.pulls[k] += 1
+        self.t += 1
+        if self.t < self.K:  # still in the initial round-robin
+            self._next = self.t
+            return
+        self._decide()
+
+    def empirical_best(self) -> int:
+        """``argmax_k x_kᵀθ̂`` (the anytime recommendation)."""
+        return int(np.argmax(self.arms @ self.state.estimate()))
+
+    def _decide(self) -> None:
+        theta_hat = self.state.estimate()
+        A_inv = self.state.A_inv
+        i, j, B = select_direction(self.arms, theta_hat, A_inv, self.width())
+        self.B_value = B
+        if B <= self.config.epsilon:
+            self.done = True
+            self.recommendation = i
+            self._next = None
+            return
+        y = self.arms[i] - self.arms[j]
+        if self.config.rule == "greedy":
+            self._next = greedy_arm(self.arms, A_inv, y, self.config.ties, self._rng)
+        else:
+            p = self._ratio_cache.get((i, j))
+            if p is None:
+                w = l1_ratio(self.arms, y)
+                p = np.abs(w) / np.abs(w).sum()
+                self._ratio_cache[(i, j)] = p
+            self._next = ratio_arm(self.pulls, p)

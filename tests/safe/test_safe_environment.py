@@ -1,0 +1,80 @@
+"""Environments and run loops: noise from the run's Generator, violation counting, results."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from cbai_cli.safe.environment import (
+    SafeBaiEnvironment,
+    SafeRegretEnvironment,
+    run_safe_bai,
+    run_safe_regret,
+)
+from cbai_cli.safe.problems import instance_a, instance_b, price_of_safety_instance
+from cbai_cli.safe.safe_lingape import SafeLinGapEConfig
+from cbai_cli.safe.safe_lucb import SafeLUCBConfig
+
+
+def test_regret_environment_counts_violations_and_regret():
+    p = instance_b()
+    env = SafeRegretEnvironment(p, np.random.default_rng(0))
+    x_star = env.truth.x_star
+    env.play(x_star)
+    assert env.n_unsafe == 0 and env.cumulative_regret == pytest.approx(0.0, abs=1e-12)
+    env.play(np.array([-1.0, -1.0]))  # (−1,−1)ᵀBμ* = 0.904 − 0.087 > 0.7: unsafe, and better than x*
+    assert env.n_unsafe == 1 and env.cumulative_regret < 0
+    env.play(np.zeros(2))
+    assert env.cumulative_regret == pytest.approx(p.mu_star @ np.array([-1.0, -1.0]) - 2 * env.truth.loss_star)
+    with pytest.raises(ValueError, match="outside"):
+        env.play(np.array([2.0, 0.0]))
+
+
+def test_regret_noise_comes_from_the_generator():
+    p = instance_a()
+    a = SafeRegretEnvironment(p, np.random.default_rng(5))
+    b = SafeRegretEnvironment(p, np.random.default_rng(5))
+    x = np.array([0.1, -0.2])
+    la = [a.play(x) for _ in range(5000)]
+    lb = [b.play(x) for _ in range(5000)]
+    assert la == lb
+    assert np.std(np.array(la) - p.mu_star @ x) == pytest.approx(p.noise_sd, rel=0.05)
+
+
+def test_bai_environment_signals_and_violations():
+    p = dataclasses.replace(price_of_safety_instance(), sigma=0.0, sigma_safe=0.0)
+    env = SafeBaiEnvironment(p, np.random.default_rng(0))
+    assert env.pull(1, 0.5) == (0.0, -0.5)  # exactly at η₀: safe
+    assert env.n_unsafe == 0
+    assert env.pull(1, 0.6) == (0.0, pytest.approx(-0.6))
+    assert env.n_unsafe == 1
+    r, s = env.pull(3, 1.0)
+    assert r == pytest.approx(2 * np.cos(0.1)) and s == pytest.approx(-np.sin(0.1))
+    assert env.pulls.tolist() == [0, 2, 0, 1]
+    with pytest.raises(ValueError, match="scale"):
+        env.pull(0, 1.5)
+
+
+def test_run_safe_regret_result_fields():
+    p = instance_a(T=3000)
+    r = run_safe_regret(p, SafeLUCBConfig(exploration=1000), np.random.default_rng(0))
+    assert r.checkpoints.tolist() == [1000, 3000]
+    assert r.regret_at.tolist() == [r.regret_curve[999], r.regret_curve[2999]]
+    assert r.final_regret == r.regret_curve[-1]
+    assert r.exploration_rounds == 1000 and r.lambda_minus == pytest.approx(0.0381875, abs=1e-7)
+    assert r.lambda_min_target == pytest.approx(1000 * r.lambda_minus / 2)
+    assert 0 <= r.x_star_in_safe_fraction <= 1
+    r2 = run_safe_regret(p, SafeLUCBConfig(exploration=10**6), np.random.default_rng(0))  # all exploration
+    assert r2.exploration_rounds == 3000 and np.isnan(r2.x_star_in_safe_fraction)
+    assert r2.lambda_min_design > 0
+
+
+def test_run_safe_bai_is_reproducible():
+    p = price_of_safety_instance()
+    a = run_safe_bai(p, SafeLinGapEConfig(), np.random.default_rng(11))
+    b = run_safe_bai(p, SafeLinGapEConfig(), np.random.default_rng(11))
+    assert a.stopping_time == b.stopping_time and np.array_equal(a.pulls, b.pulls)
+    c = run_safe_bai(p, SafeLinGapEConfig(), np.random.default_rng(11), max_steps=900)
+    assert not c.stopped and c.stopping_time == 900
+    with pytest.raises(TypeError):
+        run_safe_bai(p, object(), np.random.default_rng(0))

@@ -1,0 +1,142 @@
+"""Safe-LinGapE (§4): γ̄, forced exploration, safety over seeds, dynamic updates, outputs."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from cbai_cli.safe.confidence import RidgeState
+from cbai_cli.safe.environment import SafeBaiEnvironment, run_safe_bai
+from cbai_cli.safe.lingape import LinGapEConfig
+from cbai_cli.safe.problems import price_of_safety_instance, safe_bai_truth
+from cbai_cli.safe.safe_lingape import (
+    SafeLinGapE,
+    SafeLinGapEConfig,
+    conservative_scales,
+    reward_radius,
+    safety_radius,
+)
+
+
+def test_conservative_scales_hand_made():
+    arms = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 2.0], [3.0, 0.0]])
+    mu_hat = np.array([0.1, -0.4])
+    A_inv = np.diag([1.0, 0.25])  # ‖x‖_{A⁻¹} = 1, 0.5, 1, 3
+    beta_s, eta0 = 0.2, -0.5
+    # l_k = x_kᵀμ̂ − β‖x_k‖: 0.1 − 0.2 = −0.1;  −0.4 − 0.1 = −0.5;  −0.8 − 0.2 = −1.0;  0.3 − 0.6 = −0.3
+    # γ̄ = min(1, 0.5 / [−l]_+):                 1;              1;              0.5;              1
+    np.testing.assert_allclose(conservative_scales(arms, mu_hat, A_inv, beta_s, eta0), [1.0, 1.0, 0.5, 1.0])
+    # A positive lower bound gives γ̄ = 1 (the arm is safe at full scale).
+    assert conservative_scales(np.array([[1.0, 0.0]]), np.array([2.0, 0.0]), np.eye(2), 0.1, -0.5)[0] == 1.0
+    # Very uncertain: l = −10 → γ̄ = 0.05.
+    assert conservative_scales(np.array([[1.0, 0.0]]), np.zeros(2), np.eye(2), 10.0, -0.5)[0] == pytest.approx(0.05)
+
+
+def test_radii_formulas():
+    s = price_of_safety_instance().learner_view()
+    st = RidgeState(3, 1.0)
+    st.update(np.array([0.2, 0.0, 0.0]), 0.0)
+    ld = math.log(1.04)
+    assert safety_radius(st, s) == pytest.approx(0.1 * math.sqrt(2 * math.log(math.exp(ld / 2) / 0.001)) + 1.0)
+    assert reward_radius(st, s) == pytest.approx(math.sqrt(2 * math.log(math.exp(ld / 2) / 0.001)) + 2.0)
+    assert reward_radius(st, s, "det_k2") == pytest.approx(math.sqrt(2 * math.log(16 * math.exp(ld / 2) / 0.001)) + 2.0)
+
+
+def test_forced_exploration_then_initial_pulls():
+    p = price_of_safety_instance()
+    alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(), np.random.default_rng(0))
+    env = SafeBaiEnvironment(p, np.random.default_rng(1))
+    seen = np.zeros(p.K, dtype=int)
+    for _ in range(p.T_FE):
+        assert alg.phase == "fe" and alg.gamma_bar is None
+        k, g = alg.ask()
+        assert g == p.gamma_FE
+        seen[k] += 1
+        alg.tell(k, g, *env.pull(k, g))
+    assert np.all(seen > 150)  # i.i.d. uniform arms: 200 expected per arm
+    assert alg.phase == "bai" and alg.gamma_bar_fe is not None
+    for k_expected in range(p.K):  # LinGapE's initial round-robin on the scaled arms
+        k, g = alg.ask()
+        assert k == k_expected and g == alg.gamma_bar[k]
+        alg.tell(k, g, *env.pull(k, g))
+    assert alg.t == p.T_FE + p.K
+
+
+@pytest.mark.parametrize("update", ["static", "dynamic"])
+def test_zero_unsafe_pulls_and_conservative_scales_over_20_seeds(update):
+    p = price_of_safety_instance()
+    tr = safe_bai_truth(p)
+    for seed in range(20):
+        r = run_safe_bai(p, SafeLinGapEConfig(update=update), np.random.default_rng(seed))
+        assert r.n_unsafe == 0
+        assert r.stopped and r.correct and r.epsilon_correct
+        # γ̄ ≤ γ on the confidence event (which the seeds realise), and the output is safe.
+        assert np.all(r.gamma_bar_fe <= tr.gamma + 1e-12)
+        assert np.all(r.gamma_bar_stop <= tr.gamma + 1e-12)
+        assert r.recommended_scale == r.gamma_bar_stop[r.recommended_arm]
+        assert r.stopping_time == r.pulls.sum() >= p.T_FE + p.K
+        if update == "dynamic":
+            assert np.all(r.gamma_bar_stop >= r.gamma_bar_fe)
+
+
+def test_ratio_rule_is_safe_and_correct():
+    p = price_of_safety_instance()
+    for seed in range(3):
+        r = run_safe_bai(p, SafeLinGapEConfig(rule="ratio"), np.random.default_rng(seed))
+        assert r.n_unsafe == 0 and r.correct
+
+
+def test_plain_lingape_pulls_unsafely_on_the_soare_safe_instance():
+    """LinGapE ignores safety: it pulls e_2 at full scale (safety −1 < η₀ = −0.5) most of the time."""
+    p = price_of_safety_instance()
+    for seed in range(5):
+        r = run_safe_bai(p, LinGapEConfig.from_safe_setting(p.learner_view()), np.random.default_rng(seed))
+        assert r.correct
+        assert r.n_unsafe == r.pulls[1] > 0.5 * r.stopping_time
+
+
+def test_dynamic_scales_are_monotone_during_a_run():
+    p = price_of_safety_instance()
+    alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(update="dynamic"), np.random.default_rng(3))
+    env = SafeBaiEnvironment(p, np.random.default_rng(4))
+    prev = None
+    while not alg.done:
+        k, g = alg.ask()
+        alg.tell(k, g, *env.pull(k, g))
+        if alg.gamma_bar is not None:
+            if prev is not None:
+                assert np.all(alg.gamma_bar >= prev)
+            prev = alg.gamma_bar.copy()
+    assert prev[1] > alg.gamma_bar_fe[1]  # the risky arm's scale grew
+    assert env.n_unsafe == 0
+
+
+def test_weighted_counts():
+    p = price_of_safety_instance()
+    alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(rule="ratio"), np.random.default_rng(0))
+    env = SafeBaiEnvironment(p, np.random.default_rng(1))
+    for _ in range(p.T_FE):
+        k, g = alg.ask()
+        alg.tell(k, g, *env.pull(k, g))
+    N = alg.weighted_counts()
+    # During FE every pull has scale 0.2: N_k = n_k · 0.04 / γ̄_k².
+    np.testing.assert_allclose(N, alg.pulls * 0.04 / alg.gamma_bar**2)
+    lin = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(rule="ratio", count_weight="linear"), np.random.default_rng(0))
+    env = SafeBaiEnvironment(p, np.random.default_rng(1))
+    for _ in range(p.T_FE):
+        k, g = lin.ask()
+        lin.tell(k, g, *env.pull(k, g))
+    np.testing.assert_allclose(lin.weighted_counts(), lin.pulls * 0.2 / lin.gamma_bar)
+
+
+def test_zero_forced_exploration_and_validation():
+    p = dataclasses.replace(price_of_safety_instance(), T_FE=0)
+    alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(), np.random.default_rng(0))
+    assert alg.phase == "bai"
+    # Without data γ̄_k = |η₀| / (β^s ‖x_k‖/√λ): all arms get the same, conservative scale.
+    assert np.allclose(alg.gamma_bar, alg.gamma_bar[0]) and alg.gamma_bar[0] < 0.5
+    with pytest.raises(ValueError, match="update"):
+        SafeLinGapEConfig(update="sometimes")
+    with pytest.raises(ValueError, match="rng"):
+        SafeLinGapE(p.learner_view(), SafeLinGapEConfig())
