@@ -52,9 +52,10 @@ class SolveOutcome:
         reference = self.reference_lower_bound
         ratio = f"{median / reference:,.1f}×" if reference and np.isfinite(reference) else "—"
         noise = "" if self.bounds.lower_bound_noise is None else f", at the noise level σ² = {self.bounds.noise_variance:g}: {fmt(self.bounds.lower_bound_noise)}"
+        which = "unit-noise" if self.bounds.lower_bound_noise is None else "σ²-scaled"
         return (f"H_CLB = {fmt(self.bounds.h_clb.value)}; lower bound (Thm 1, unit noise, δ = {self.bounds.delta:g}) = "
                 f"{fmt(self.bounds.lower_bound)}{noise}; Prop. 1 bound = {fmt(self.bounds.prop1_bound)}; "
-                f"median queries / lower bound = {ratio}")
+                f"median queries / {which} lower bound = {ratio}")
 
     def to_json(self) -> dict:
         from cbai_cli.bounds import _number
