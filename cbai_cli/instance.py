@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -122,6 +122,8 @@ class Instance:
     constraint_norm_bound: float | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     data: Mapping[str, np.ndarray] = field(default_factory=dict)
+    # The file's ``kind`` (cbai_cli.kinds dispatches on it); not a field of the dataclass.
+    kind: ClassVar[str] = KIND
 
     def __post_init__(self) -> None:
         for name in ("arms", "constraint", "reward", "reward_values"):
@@ -406,7 +408,7 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
 def load(path: str | Path) -> Instance:
     """Read and validate a CBAI instance from YAML, NPZ or ``-`` (YAML on stdin)."""
     source = "<stdin>" if str(path) == "-" else str(path)
-    return from_mapping(read_mapping(path))
+    return from_mapping(read_mapping(path), source)
 
 
 def save(instance: Instance, path: str | Path) -> None:
