@@ -360,15 +360,16 @@ def from_mapping(mapping: Mapping[str, Any], source: str = "<instance>") -> Inst
 
 
 def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
+    # The kind first: a file of another kind has other fields, and saying so is the useful message.
+    kind = mapping.get("kind", KIND)
+    if kind != KIND:
+        raise InstanceError(f"kind: expected {KIND!r} here, got {kind!r} (cbai_cli.kinds.load reads every kind)")
     unknown = [key for key in mapping if key not in _FIELDS]
     if unknown:
         raise InstanceError(f"unknown field(s) {', '.join(map(str, unknown))}; valid fields: {', '.join(_FIELDS)}")
     version = mapping.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise InstanceError(f"schema_version: {version!r} is not supported (this cbai reads version {SCHEMA_VERSION})")
-    kind = mapping.get("kind", KIND)
-    if kind != KIND:
-        raise InstanceError(f"kind: expected {KIND!r} here, got {kind!r}")
     for required in ("arms", "constraint", "noise"):
         if required not in mapping:
             raise InstanceError(f"{required}: required field is missing")

@@ -361,6 +361,16 @@ class SafeSolveOutcome:
         return document
 
 
+def run_record(instance: SafeRegretInstance | SafeBaiInstance, request: SafeRunSpec, seed: int,
+               key: tuple[int, ...] = ()) -> dict:
+    """One run as a flat record (see :meth:`RegretRun.record`), for executors of many runs.
+
+    Preparing is cheap except for Safe-LUCB's probe; callers with many seeds of one
+    (instance, request) should call :func:`prepare` once and :func:`run_once` per seed.
+    """
+    return run_once(prepare(request, instance), seed, key).record()
+
+
 def solve_instance(instance: SafeRegretInstance | SafeBaiInstance, request: SafeRunSpec,
                    seeds: Iterable[int], key: tuple[int, ...] = ()) -> SafeSolveOutcome:
     """Run ``request`` once per seed; each seed gives the same result as a single run."""
