@@ -127,7 +127,12 @@ def generate(
     if chosen.takes_noise:
         instance = chosen.generate(make_noise(noise, sigma, chosen.default_sigma), **given)
     else:
-        instance = chosen.generate(None if noise is None and sigma is None else make_noise(noise, sigma, 1.0), **given)
+        if noise is not None or sigma is not None:
+            from cbai_cli.errors import OptionError
+
+            raise OptionError(f"--noise and --sigma do not apply to {chosen.name}: the noise is part of its "
+                              f"{chosen.kind} instance (specs/safe.md)")
+        instance = chosen.generate(**given)
     save(instance, output)
     if output != "-":
         summary = getattr(instance, "summary", None) or f"{instance.n_arms} arms, d = {instance.dim}"

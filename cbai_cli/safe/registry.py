@@ -31,11 +31,11 @@ OPTIONS: dict[str, SafeOption] = {
         SafeOption("--exploration", "gap | t23 | N", "gap if Δ > 0, else t23",
                    "Safe-LUCB's pure-exploration length T': ⌈T_Δ⌉ from the known safety gap, ⌈T_0⌉ "
                    "(the T^{2/3} rule) or N rounds (specs/safe.md §2.4)"),
-        SafeOption("--T", "N ≥ 1", "the file's T", "horizon of the safe-regret run (the T' rules use it)"),
+        SafeOption("--T", "N ≥ 1", "the file's T", "Horizon T of a safe-regret run (the T' rules use it)"),
         SafeOption("--rule", "greedy | ratio", "greedy", "LinGapE's arm selection rule (specs/safe.md §3.3)"),
         SafeOption("--updates", "static | dynamic", "static",
                    "Safe-LinGapE's safe scales γ̄: from forced exploration only, or refreshed every pull (§4.5)"),
-        SafeOption("--budget", "N ≥ 1", "1,000,000", "stop a BAI run after N pulls with its anytime answer (exit 1)"),
+        SafeOption("--budget", "N ≥ 1", "1,000,000", "Stop a BAI run after N pulls with its anytime answer (exit 1)"),
     )
 }
 

@@ -26,7 +26,10 @@ def _vector(values: Sequence[float], digits: int = 4) -> str:
 
 
 def regret_table(outcome: SafeSolveOutcome) -> Table:
-    """One row per seed: T', λ_min of the exploration design, regret at 10³, 10⁴, …, T, unsafe actions."""
+    """One row per seed: T', λ_min of the exploration design, regret at 10³, 10⁴, …, T, unsafe actions.
+
+    With several runs a last row ``all`` gives the median regret and wall time and the total of unsafe actions.
+    """
     results: Sequence[RegretRun] = outcome.results
     instance = outcome.instance
     options = outcome.prepared.options
@@ -48,7 +51,7 @@ def regret_table(outcome: SafeSolveOutcome) -> Table:
     if len(results) > 1:
         table.add_section()
         medians = [float(np.median([run.checkpoints[i][1] for run in results])) for i in range(len(points))]
-        table.add_row("median", "", "", *(f"{m:,.0f}" for m in medians),
+        table.add_row("all", "", "", *(f"{m:,.0f}" for m in medians),
                       f"{sum(run.violations for run in results):,}", f"{np.median([r.wall_s for r in results]):.2f}")
     return table
 
@@ -65,7 +68,11 @@ def regret_summary(outcome: SafeSolveOutcome) -> str:
 
 
 def bai_table(outcome: SafeSolveOutcome) -> Table:
-    """One row per seed: stopping time, answer (arm @ scale), correctness, unsafe pulls."""
+    """One row per seed: stopping time, answer (arm @ scale), correctness, unsafe pulls.
+
+    With several runs a last row ``all`` gives the median τ and wall time, the fraction of
+    correct answers and the total of unsafe pulls (and their share of all pulls).
+    """
     results: Sequence[BaiRun] = outcome.results
     options = ", ".join(f"{key} {value}" for key, value in outcome.prepared.options.items() if key != "budget")
     instance = outcome.instance
@@ -82,7 +89,7 @@ def bai_table(outcome: SafeSolveOutcome) -> Table:
         median = float(np.median([run.iterations for run in results]))
         table.add_section()
         unsafe = sum(r.violations for r in results)
-        table.add_row("median", f"{median:,.0f}", "", "", f"{np.mean([r.correct for r in results]):.0%}",
+        table.add_row("all", f"{median:,.0f}", "", "", f"{np.mean([r.correct for r in results]):.0%}",
                       f"{unsafe:,} ({unsafe / sum(r.iterations for r in results):.1%})",
                       f"{np.median([r.wall_s for r in results]):.2f}")
     return table
