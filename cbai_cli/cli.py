@@ -71,9 +71,15 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-_ALGORITHM_HELP = "Algorithm: " + ", ".join(ALGORITHMS) + " (cbai files); " + "; ".join(
-    f"{spec.name} ({spec.kind} files)" for spec in SAFE_ALGORITHMS.values()) + ". The authors' method strings (" + ", ".join(
-    list(ALIASES)[:3]) + ", …) are accepted too; see `cbai algorithms`."
+_ALGORITHM_HELP = (
+    "Algorithm: " + ", ".join(ALGORITHMS) + " (cbai files); "
+    + "; ".join(f"{spec.name} ({spec.kind} files)" for spec in SAFE_ALGORITHMS.values())
+    + ". The authors' method strings (" + ", ".join(list(ALIASES)[:3]) + ", …) are accepted too; see `cbai algorithms`."
+)
+_REGIME_HELP = (
+    "Confidence regime: static (round-based; default for acol, oracle, g-allocation, uniform), "
+    "theory (Prop. 3, default for adaptive), det (determinant form), tuned (radius √β)."
+)
 
 
 def _safe_help(flag: str) -> str:
@@ -81,10 +87,6 @@ def _safe_help(flag: str) -> str:
     option = SAFE_OPTIONS[flag]
     users = ", ".join(name for name, spec in SAFE_ALGORITHMS.items() if flag in spec.options)
     return f"{option.help}: {option.values} (default {option.default}; {users})."
-_REGIME_HELP = (
-    "Confidence regime: static (round-based; default for acol, oracle, g-allocation, uniform), "
-    "theory (Prop. 3, default for adaptive), det (determinant form), tuned (radius √β)."
-)
 
 
 def _version(value: bool) -> None:
@@ -157,7 +159,8 @@ def bound(
 
         for flag, value in (("--delta", delta), ("--solver", solver), ("--epsilon", epsilon)):
             if value is not None:
-                raise OptionError(f"{flag} does not apply to {instance.kind} instances (their constants are fields of the file)")
+                raise OptionError(f"{flag} does not apply to {instance.kind} instances "
+                                  "(their constants are fields of the file)")
         _bound_safe(instance, as_json)
         return
     from cbai_cli.bounds import compute_bounds
