@@ -22,6 +22,7 @@ except ImportError:  # pragma: no cover
 from cbai_cli import __version__
 from cbai_cli.algorithms.registry import ALGORITHMS, ALIASES
 from cbai_cli.errors import CbaiError
+from cbai_cli.safe.registry import OPTIONS as SAFE_OPTIONS, SAFE_ALGORITHMS
 
 EXIT_BAD_INPUT = 2
 
@@ -61,20 +62,31 @@ class CbaiGroup(TyperGroup):
 
 app = typer.Typer(
     cls=CbaiGroup,
-    help="Constrained linear best-arm identification: bound an instance's difficulty and solve it "
-    "with ACOL or any baseline of Lindner et al. (ICML 2022).",
+    help="Constrained linear best-arm identification and safe linear bandits: bound an instance's "
+    "difficulty and solve it with ACOL or any baseline of Lindner et al. (ICML 2022), or with "
+    "Safe-LUCB, LinGapE and Safe-LinGapE.",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
 
-_ALGORITHM_HELP = "Algorithm: " + ", ".join(ALGORITHMS) + ". The authors' method strings (" + ", ".join(
-    list(ALIASES)[:3]) + ", …) are accepted too; see `cbai algorithms`."
+_ALGORITHM_HELP = (
+    "Algorithm: " + ", ".join(ALGORITHMS) + " (cbai files); "
+    + "; ".join(f"{spec.name} ({spec.kind} files)" for spec in SAFE_ALGORITHMS.values())
+    + ". The authors' method strings (" + ", ".join(list(ALIASES)[:3]) + ", …) are accepted too; see `cbai algorithms`."
+)
 _REGIME_HELP = (
     "Confidence regime: static (round-based; default for acol, oracle, g-allocation, uniform), "
     "theory (Prop. 3, default for adaptive), det (determinant form), tuned (radius √β)."
 )
+
+
+def _safe_help(flag: str) -> str:
+    """Help of a safe-only option, from the registry (values, default, who uses it)."""
+    option = SAFE_OPTIONS[flag]
+    users = ", ".join(name for name, spec in SAFE_ALGORITHMS.items() if flag in spec.options)
+    return f"{option.help}: {option.values} (default {option.default}; {users})."
 
 
 def _version(value: bool) -> None:
@@ -92,43 +104,70 @@ def _root(
 
 @app.command()
 def generate(
-    family: str = typer.Argument(..., help="Instance family: irrelevant-dims, unit-sphere, regret-1d, random (see below)."),
+    family: str = typer.Argument(..., help="Instance family: irrelevant-dims, unit-sphere, regret-1d, random (cbai); "
+                                 "amani-a, amani-b (safe-regret); soare-safe (safe-bai)."),
     output: str = typer.Option("-", "-o", "--output", help="Output file (.yaml, .yml, .npz); '-' writes YAML to stdout."),
-    d: Optional[int] = typer.Option(None, "--d", help="Dimension (irrelevant-dims, unit-sphere, random)."),
+    d: Optional[int] = typer.Option(None, "--d", help="Dimension (irrelevant-dims, unit-sphere, random, soare-safe)."),
     eps: Optional[float] = typer.Option(None, "--eps", help="Distance ε of the relevant arms from the boundary (irrelevant-dims)."),
     n: Optional[int] = typer.Option(None, "--n", help="Number of arms (unit-sphere, random)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (unit-sphere, random)."),
-    sigma: Optional[float] = typer.Option(None, "--sigma", help="Gaussian noise σ (default 0.05)."),
-    noise: str = typer.Option("gaussian", "--noise", help="Noise model: gaussian or binary."),
+    horizon: Optional[int] = typer.Option(None, "--T", help="Horizon T (amani-a, amani-b; default 100000)."),
+    omega: Optional[float] = typer.Option(None, "--omega", help="Angle ω of the extra arm (soare-safe; default 0.1)."),
+    eta0: Optional[float] = typer.Option(None, "--eta0", help="Safety threshold η₀ < 0 (soare-safe; default −0.5)."),
+    sigma: Optional[float] = typer.Option(None, "--sigma", help="Gaussian noise σ (cbai families; default 0.05)."),
+    noise: Optional[str] = typer.Option(None, "--noise", help="Noise model: gaussian (default) or binary (cbai families)."),
 ) -> None:
-    """Write one of the paper's instances (or a random one) to a file."""
+    """Write one of the papers' instances (or a random one) to a file."""
     from cbai_cli.generators import family as find_family, make_noise
-    from cbai_cli.instance import save
+    from cbai_cli.kinds import save
 
     chosen = find_family(family)
-    given = {name: value for name, value in (("d", d), ("eps", eps), ("n", n), ("seed", seed)) if value is not None}
+    given = {name: value for name, value in (("d", d), ("eps", eps), ("n", n), ("seed", seed), ("T", horizon),
+                                             ("omega", omega), ("eta0", eta0)) if value is not None}
     for name in given:
         chosen.parameter(name)
-    instance = chosen.generate(make_noise(noise, sigma, chosen.default_sigma), **given)
+    if chosen.takes_noise:
+        instance = chosen.generate(make_noise(noise, sigma, chosen.default_sigma), **given)
+    else:
+        if noise is not None or sigma is not None:
+            from cbai_cli.errors import OptionError
+
+            raise OptionError(f"--noise and --sigma do not apply to {chosen.name}: the noise is part of its "
+                              f"{chosen.kind} instance (specs/safe.md)")
+        instance = chosen.generate(**given)
     save(instance, output)
     if output != "-":
-        typer.echo(f"wrote {instance.name} ({instance.n_arms} arms, d = {instance.dim}) to {output}", err=True)
+        summary = getattr(instance, "summary", None) or f"{instance.n_arms} arms, d = {instance.dim}"
+        typer.echo(f"wrote {instance.name} ({summary}) to {output}", err=True)
 
 
 @app.command()
 def bound(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
-    delta: float = typer.Option(0.05, "--delta", help="Confidence δ of the lower and upper bounds."),
-    solver: str = typer.Option("auto", "--solver", help="Design solver: auto, fw (certified first-order), cvxpy (exact)."),
-    epsilon: float = typer.Option(0.01, "--epsilon", help="Rounding ε in the Theorem 2 bound."),
+    delta: Optional[float] = typer.Option(None, "--delta", help="Confidence δ of the lower and upper bounds (cbai files; default 0.05)."),
+    solver: Optional[str] = typer.Option(None, "--solver", help="Design solver: auto (default), fw (certified first-order), cvxpy (exact); cbai files."),
+    epsilon: Optional[float] = typer.Option(None, "--epsilon", help="Rounding ε in the Theorem 2 bound (cbai files; default 0.01)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
 ) -> None:
-    """How many constraint queries any method needs: H_CLB, Theorem 1, Proposition 1, Theorem 2."""
+    """How hard an instance is. cbai: H_CLB, Theorem 1, Proposition 1, Theorem 2. safe-regret: Δ, λ_−, t_δ,
+    T_Δ, T_0. safe-bai: true safe scales γ_k, the optimal safe arm, LinGapE's complexity."""
+    from cbai_cli.kinds import load
+
+    instance = load(path)
+    if instance.kind != "cbai":
+        from cbai_cli.errors import OptionError
+
+        for flag, value in (("--delta", delta), ("--solver", solver), ("--epsilon", epsilon)):
+            if value is not None:
+                raise OptionError(f"{flag} does not apply to {instance.kind} instances "
+                                  "(their constants are fields of the file)")
+        _bound_safe(instance, as_json)
+        return
     from cbai_cli.bounds import compute_bounds
-    from cbai_cli.instance import load
     from cbai_cli.render import bound_table, console, print_json, print_notes
 
-    report = compute_bounds(load(path), delta=delta, solver=solver, epsilon=epsilon)
+    report = compute_bounds(instance, delta=0.05 if delta is None else delta, solver=solver or "auto",
+                            epsilon=0.01 if epsilon is None else epsilon)
     if as_json:
         print_json(report.to_json())
         return
@@ -137,12 +176,41 @@ def bound(
     print_notes(out, report.notes)
 
 
+def _bound_safe(instance, as_json: bool) -> None:
+    """``cbai bound`` on a safe-regret or safe-bai instance (specs/safe.md §2.4, §3.3, §4.1)."""
+    from cbai_cli.render import console, print_json
+
+    if instance.kind == "safe-regret":
+        from cbai_cli.safe.bounds import safe_regret_bounds
+
+        report = safe_regret_bounds(instance)
+        if as_json:
+            print_json(report.to_json())
+            return
+        from cbai_cli.safe.render import regret_bound_table
+
+        console().print(regret_bound_table(report))
+        return
+    from cbai_cli.safe.bounds import safe_bai_bounds
+
+    report = safe_bai_bounds(instance)
+    if as_json:
+        print_json(report.to_json())
+        return
+    from cbai_cli.safe.render import bai_bound_lines, bai_bound_table
+
+    out = console()
+    out.print(bai_bound_table(report))
+    for line in bai_bound_lines(report):
+        out.print(line)
+
+
 @app.command()
 def solve(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
     algo: str = typer.Option(..., "--algo", "-a", help=_ALGORITHM_HELP),
     regime: Optional[str] = typer.Option(None, "--regime", help=_REGIME_HELP),
-    delta: float = typer.Option(0.05, "--delta", help="Target error probability δ ∈ (0, 1)."),
+    delta: Optional[float] = typer.Option(None, "--delta", help="Target error probability δ ∈ (0, 1) (cbai files; default 0.05)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the first run."),
     runs: int = typer.Option(1, "--runs", help="Run seeds seed, seed+1, …, seed+runs−1."),
     beta: Optional[float] = typer.Option(None, "--beta", help="Tuned regime: radius √β (the paper's β is 0.25)."),
@@ -150,17 +218,38 @@ def solve(
     ridge: Optional[float] = typer.Option(None, "--lambda", help="Ridge λ of the adaptive design matrix (default 0.1)."),
     norm_bound: Optional[float] = typer.Option(None, "--S", help="Bound S ≥ ‖φ‖ (default: the instance's, else 1)."),
     epsilon: Optional[float] = typer.Option(None, "--epsilon", help="Rounding ε of round-based algorithms (default 0.01)."),
-    budget: Optional[int] = typer.Option(None, "--budget", help="Stop after this many queries and give the anytime answer."),
+    budget: Optional[int] = typer.Option(None, "--budget", help="Stop after this many queries (pulls) and give the anytime answer."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),
+    exploration: Optional[str] = typer.Option(None, "--exploration", help=_safe_help("--exploration")),
+    horizon: Optional[int] = typer.Option(None, "--T", help=_safe_help("--T")),
+    rule: Optional[str] = typer.Option(None, "--rule", help=_safe_help("--rule")),
+    updates: Optional[str] = typer.Option(None, "--updates", help=_safe_help("--updates")),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
 ) -> None:
-    """Run an algorithm on an instance's simulated feedback and score its answer."""
+    """Run an algorithm on an instance's simulated feedback and score it."""
     from cbai_cli.errors import OptionError
-    from cbai_cli.instance import load
-    from cbai_cli.solving import solve_instance, write_trace
+    from cbai_cli.kinds import load
+    from cbai_cli.safe.registry import algorithm_for_kind, owners
 
     if runs < 1:
         raise OptionError(f"--runs must be ≥ 1, got {runs}")
+    instance = load(path)
+    safe_spec = algorithm_for_kind(algo, instance.kind)
+    if safe_spec is not None:
+        cbai_only = (("--regime", regime), ("--delta", delta), ("--beta", beta), ("--subgaussian", subgaussian),
+                     ("--lambda", ridge), ("--S", norm_bound), ("--epsilon", epsilon), ("--trace", trace))
+        safe_spec.check_options([flag for flag, value in cbai_only if value is not None])
+        from cbai_cli.safe.solving import SafeRunSpec
+
+        request = SafeRunSpec(algorithm=algo, exploration=exploration, rule=rule, updates=updates, horizon=horizon,
+                              budget=budget)
+        _solve_safe(instance, request, range(seed, seed + runs), as_json)
+        return
+    for flag, value in (("--exploration", exploration), ("--T", horizon), ("--rule", rule), ("--updates", updates)):
+        if value is not None:
+            raise OptionError(f"{flag} does not apply to {algo} (it is an option of {', '.join(owners(flag))})")
+    from cbai_cli.solving import solve_instance, write_trace
+
     if trace is not None:
         if runs != 1:
             raise OptionError("--trace records one run; use it without --runs")
@@ -168,9 +257,9 @@ def solve(
             raise OptionError(f"--trace must end in .csv or .jsonl, got {trace.name!r}")
     from cbai_cli.simulate import RunSpec
 
-    instance = load(path)
-    request = RunSpec(algorithm=algo, regime=regime, delta=delta, beta=beta, subgaussian=subgaussian, ridge=ridge,
-                      norm_bound=norm_bound, rounding_epsilon=epsilon, budget=budget)
+    request = RunSpec(algorithm=algo, regime=regime, delta=0.05 if delta is None else delta, beta=beta,
+                      subgaussian=subgaussian, ridge=ridge, norm_bound=norm_bound, rounding_epsilon=epsilon,
+                      budget=budget)
     outcome = solve_instance(instance, request, seeds=range(seed, seed + runs), trace=trace is not None)
     if trace is not None:
         write_trace(trace, outcome.trace_rows)
@@ -189,9 +278,40 @@ def solve(
         raise typer.Exit(1)
 
 
+def _solve_safe(instance, request, seeds: range, as_json: bool) -> None:
+    """``cbai solve`` on a safe-regret or safe-bai instance; exit code 1 if a BAI run hit its pull cap."""
+    from cbai_cli.render import console, print_json, print_notes
+    from cbai_cli.safe import render
+    from cbai_cli.safe.solving import solve_instance
+
+    outcome = solve_instance(instance, request, seeds)
+    if as_json:
+        print_json(outcome.to_json())
+    else:
+        out = console()
+        notes = list(outcome.prepared.notes)
+        if instance.kind == "safe-regret":
+            out.print(render.regret_table(outcome))
+            out.print(render.regret_summary(outcome))
+        else:
+            out.print(render.bai_table(outcome))
+            summary = render.bai_summary(outcome)
+            if summary:
+                out.print(summary)
+            gammas = render.gamma_table(outcome)
+            if gammas is not None:
+                out.print(gammas)
+            notes += [note for note in (render.lingape_note(outcome),) if note]
+        if outcome.hit_budget:
+            notes.append("some run reached its pull cap (--budget) before stopping: its answer is the anytime one")
+        print_notes(out, notes)
+    if outcome.hit_budget:
+        raise typer.Exit(1)
+
+
 @app.command("algorithms")
 def list_algorithms() -> None:
-    """List the registered algorithms, their style and the regimes they accept."""
+    """List the registered algorithms: CBAI ones with their style and regimes, safe ones with their options."""
     from cbai_cli.render import console
     from rich.table import Table
 
@@ -203,6 +323,13 @@ def list_algorithms() -> None:
     console().print(table)
     aliases = ", ".join(f"{name} → {alias.target} ({alias.regime})" for name, alias in ALIASES.items())
     console().print(f"Aliases from the authors' code: {aliases}")
+    safe = Table(title="Safe-bandit algorithms", header_style="bold")
+    for column in ("name", "instance kind", "options (default)", "description"):
+        safe.add_column(column)
+    for spec in SAFE_ALGORITHMS.values():
+        options = ", ".join(f"{flag} {SAFE_OPTIONS[flag].values} ({SAFE_OPTIONS[flag].default})" for flag in spec.options)
+        safe.add_row(spec.name, spec.kind, options, spec.summary)
+    console().print(safe)
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""The paper's synthetic instances and random ones, by family name (specs/cbai.md §7).
+"""The papers' synthetic instances and random ones, by family name (specs/cbai.md §7,
+specs/safe.md §2.8 and §4.7).
 
 Each family declares its parameters, so the CLI (``cbai generate FAMILY --d 10``) and
 generator specs (``irrelevant-dims:d=10,eps=0.05``) are parsed from one description.
@@ -7,6 +8,7 @@ Seeded families draw from ``numpy.random.default_rng(SeedSequence(seed))`` only.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,14 +35,22 @@ class Family:
     """A named instance generator.
 
     ``seeded`` families draw a new instance for every seed (the unit sphere of
-    Figure 2); the others are deterministic.
+    Figure 2); the others are deterministic. ``build`` returns ``(arms, θ, φ, τ)`` for
+    ``kind == "cbai"``; for the other kinds it takes ``name`` and ``meta`` as well and
+    returns the whole instance (:mod:`cbai_cli.safe.files`).
     """
 
     name: str
     summary: str
     parameters: tuple[Parameter, ...]
-    build: Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray, float]]
+    build: Callable[..., Any]
     default_sigma: float = 0.05
+    kind: str = "cbai"
+
+    @property
+    def takes_noise(self) -> bool:
+        """CBAI families take a noise model; the safe kinds carry theirs in the instance."""
+        return self.kind == "cbai"
 
     @property
     def seeded(self) -> bool:
@@ -53,7 +63,7 @@ class Family:
         valid = ", ".join(p.name for p in self.parameters) or "none"
         raise OptionError(f"family {self.name!r} has no parameter {name!r} (its parameters: {valid})")
 
-    def generate(self, noise: NoiseModel | None = None, **params: Any) -> Instance:
+    def generate(self, noise: NoiseModel | None = None, **params: Any) -> Any:
         """Build the instance for ``params`` (defaults filled in, types checked)."""
         values = {p.name: p.default for p in self.parameters}
         for key, value in params.items():
@@ -61,9 +71,14 @@ class Family:
             values[key] = coerce(parameter, value, self.name)
         for parameter in self.parameters:
             _check_range(self.name, parameter.name, values[parameter.name])
+        label = "-".join([self.name] + [f"{key}{_short(values[key])}" for key in values])
+        if not self.takes_noise:
+            if noise is not None:
+                raise OptionError(f"{self.name}: the noise is part of the {self.kind} instance "
+                                  f"(specs/safe.md); --noise and --sigma do not apply")
+            return self.build(name=label, meta={"generator": self.name, "params": values}, **values)
         arms, reward, constraint, threshold = self.build(**values)
         noise = noise if noise is not None else GaussianNoise(self.default_sigma)
-        label = "-".join([self.name] + [f"{key}{_short(values[key])}" for key in values])
         return Instance(
             name=label,
             arms=arms,
@@ -92,6 +107,14 @@ def coerce(parameter: Parameter, value: Any, family: str) -> Any:
 
 
 def _check_range(family: str, name: str, value: Any) -> None:
+    if name == "d" and family == "soare-safe" and value < 2:
+        raise OptionError(f"{family}: d must be ≥ 2 (arms e_1..e_d and (cos ω, sin ω, 0, …)), got {value}")
+    if name == "T" and value < 1:
+        raise OptionError(f"{family}: T must be ≥ 1, got {value}")
+    if name == "omega" and not 0 < value < math.pi / 2:
+        raise OptionError(f"{family}: omega must lie in (0, π/2) so that the extra arm is the runner-up, got {value}")
+    if name == "eta0" and not (math.isfinite(value) and value < 0):
+        raise OptionError(f"{family}: eta0 must be < 0 so that the zero action is safe, got {value}")
     if name in ("d", "n") and value < 1:
         raise OptionError(f"{family}: {name} must be ≥ 1, got {value}")
     if name == "n" and family == "unit-sphere" and value < 2:
@@ -165,6 +188,27 @@ register(Family("regret-1d", "paper §4.2: arms 0.1..1.0 in one dimension, τ = 
 register(Family("random", "arms, θ, φ uniform in [−1, 1]^d, τ = 0, at least one feasible arm", (
     Parameter("d", int, 5, "dimension"), Parameter("n", int, 20, "number of arms"),
     Parameter("seed", int, 0, "random seed")), random_instance))
+
+
+def _safe_builder(function: str) -> Callable[..., Any]:
+    """A builder of :mod:`cbai_cli.safe.files`, imported when a safe instance is generated."""
+
+    def build(**values: Any) -> Any:
+        from cbai_cli.safe import files
+
+        return getattr(files, function)(**values)
+
+    build.__name__ = function
+    return build
+
+
+register(Family("amani-a", "Safe-LUCB App. F instance A: box [−1, 1]², safety gap Δ > 0 (specs/safe.md §2.8)", (
+    Parameter("T", int, 100_000, "horizon T"),), _safe_builder("amani_a"), kind="safe-regret"))
+register(Family("amani-b", "Safe-LUCB App. F instance B: box [−1, 1]², Δ = 0, x* on the constraint (§2.8)", (
+    Parameter("T", int, 100_000, "horizon T"),), _safe_builder("amani_b"), kind="safe-regret"))
+register(Family("soare-safe", "Price of Safety §5: Soare et al. arms with a safety parameter limiting e_2 (§4.7)", (
+    Parameter("d", int, 3, "dimension (d + 1 arms)"), Parameter("omega", float, 0.1, "angle ω of the extra arm"),
+    Parameter("eta0", float, -0.5, "safety threshold η₀ < 0")), _safe_builder("soare_safe"), kind="safe-bai"))
 
 
 def family(name: str) -> Family:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -122,6 +122,8 @@ class Instance:
     constraint_norm_bound: float | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     data: Mapping[str, np.ndarray] = field(default_factory=dict)
+    # The file's ``kind`` (cbai_cli.kinds dispatches on it); not a field of the dataclass.
+    kind: ClassVar[str] = KIND
 
     def __post_init__(self) -> None:
         for name in ("arms", "constraint", "reward", "reward_values"):
@@ -358,15 +360,16 @@ def from_mapping(mapping: Mapping[str, Any], source: str = "<instance>") -> Inst
 
 
 def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
+    # The kind first: a file of another kind has other fields, and saying so is the useful message.
+    kind = mapping.get("kind", KIND)
+    if kind != KIND:
+        raise InstanceError(f"kind: expected {KIND!r} here, got {kind!r} (cbai_cli.kinds.load reads every kind)")
     unknown = [key for key in mapping if key not in _FIELDS]
     if unknown:
         raise InstanceError(f"unknown field(s) {', '.join(map(str, unknown))}; valid fields: {', '.join(_FIELDS)}")
     version = mapping.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise InstanceError(f"schema_version: {version!r} is not supported (this cbai reads version {SCHEMA_VERSION})")
-    kind = mapping.get("kind", KIND)
-    if kind != KIND:
-        raise InstanceError(f"kind: expected {KIND!r} here, got {kind!r}")
     for required in ("arms", "constraint", "noise"):
         if required not in mapping:
             raise InstanceError(f"{required}: required field is missing")
@@ -406,7 +409,7 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
 def load(path: str | Path) -> Instance:
     """Read and validate a CBAI instance from YAML, NPZ or ``-`` (YAML on stdin)."""
     source = "<stdin>" if str(path) == "-" else str(path)
-    return from_mapping(read_mapping(path))
+    return from_mapping(read_mapping(path), source)
 
 
 def save(instance: Instance, path: str | Path) -> None:

@@ -32,6 +32,8 @@ __all__ = [
     "BaiResult",
     "run_safe_regret",
     "run_safe_bai",
+    "simulate_safe_regret",
+    "simulate_safe_bai",
     "run_bai",
     "DEFAULT_CHECKPOINTS",
     "VIOLATION_TOL",
@@ -162,6 +164,19 @@ def run_safe_regret(
     """Run Safe-LUCB for ``problem.T`` rounds. ``config.safety_gap`` is passed as given (for
     ``exploration="gap"`` the caller supplies Δ, e.g. ``regret_truth(problem).safety_gap``)."""
     alg_rng, env_rng = rng.spawn(2)
+    return simulate_safe_regret(problem, config, alg_rng, env_rng, checkpoints, track_x_star)
+
+
+def simulate_safe_regret(
+    problem: SafeRegretProblem,
+    config: SafeLUCBConfig,
+    alg_rng: np.random.Generator,
+    env_rng: np.random.Generator,
+    checkpoints=DEFAULT_CHECKPOINTS,
+    track_x_star: bool = True,
+) -> SafeRegretResult:
+    """:func:`run_safe_regret` with the algorithm's and the environment's generators given
+    separately (the CLI derives both from the user's seed, like every other run)."""
     env = SafeRegretEnvironment(problem, env_rng)
     alg = SafeLUCB(problem.learner_view(), config, alg_rng)
     T, Tp = problem.T, alg.exploration_rounds
@@ -231,6 +246,17 @@ def run_safe_bai(
     """Drive LinGapE (``LinGapEConfig``: every pull at full scale 1, safety ignored) or
     Safe-LinGapE (``SafeLinGapEConfig``) on ``problem`` until it stops or ``max_steps`` pulls."""
     alg_rng, env_rng = rng.spawn(2)
+    return simulate_safe_bai(problem, config, alg_rng, env_rng, max_steps)
+
+
+def simulate_safe_bai(
+    problem: SafeBaiProblem,
+    config: LinGapEConfig | SafeLinGapEConfig,
+    alg_rng: np.random.Generator,
+    env_rng: np.random.Generator,
+    max_steps: int = 1_000_000,
+) -> SafeBaiResult:
+    """:func:`run_safe_bai` with the algorithm's and the environment's generators given separately."""
     env = SafeBaiEnvironment(problem, env_rng)
     truth = safe_bai_truth(problem)
     if isinstance(config, LinGapEConfig):

@@ -1,0 +1,508 @@
+"""Instance files of the safe kinds: ``safe-regret`` (specs/safe.md §2) and ``safe-bai`` (§3–4).
+
+Both share the file format of CBAI instances (:mod:`cbai_cli.fileio`: YAML or NPZ,
+``schema_version``, ``kind``, ``name``, ``meta``; unknown keys rejected) and wrap the
+library's problems (:class:`~cbai_cli.safe.problems.SafeRegretProblem`,
+:class:`~cbai_cli.safe.problems.SafeBaiProblem`), which hold the hidden truth as well as
+what the learner knows; algorithms only ever receive ``problem.learner_view()``.
+
+``safe-regret`` fields (§2.1–2.2)::
+
+    action_set: {kind: box, half_width: 1.0} | {kind: ball, radius: 1.0} | {kind: finite, arms: [[..], ..]}
+    mu_star: [..]          # unknown loss parameter μ* (d); the dimension of box and ball
+    B: [[..], ..]          # d×d constraint matrix; action x is safe iff xᵀBμ* ≤ c
+    c: 0.9                 # threshold, > 0 so that the zero action is safe
+    T: 100000              # horizon
+    noise: {kind: gaussian, sigma: 0.01}
+    S: 1.0                 # known bound S ≥ ‖μ*‖
+    L: 1.4142135623730951  # known bound L ≥ max ‖x‖ over the action set
+    R: 1.0                 # sub-Gaussian scale used in the confidence radius
+    lambda: 1.0            # ridge λ
+    delta: 0.01            # confidence δ
+
+``safe-bai`` fields (§4.1–4.2)::
+
+    arms: [[..], ..]       # K×d, spanning R^d
+    theta_star: [..]       # reward parameter θ*
+    mu_star: [..]          # safety parameter μ*; γ·x_k is safe iff γ x_kᵀμ* ≥ η₀
+    eta0: -0.5             # η₀ < 0, so that γ = 0 is safe
+    noise: {kind: gaussian, sigma: 1.0}          # reward noise σ
+    safety_noise: {kind: gaussian, sigma: 0.1}   # safety-signal noise σ_safe
+    epsilon: 0.00999…      # ε of the (ε, δ_r) criterion
+    delta_r: 0.001         # BAI error probability δ_r
+    delta_s: 0.001         # safety confidence δ'_s
+    lambda: 1.0            # ridge λ
+    T_FE: 800              # forced-exploration rounds
+    gamma_FE: 0.2          # forced-exploration scale; must be safe for every arm
+    S_theta: 2.0           # known bound S_θ ≥ ‖θ*‖
+    S_mu: 1.0              # known bound S_μ ≥ ‖μ*‖
+
+Every problem is reported as one line ``SOURCE: FIELD: RULE``; the library's own
+``ValueError`` (shapes against the dimension, S ≥ ‖μ*‖, L ≥ max ‖x‖, spanning arms)
+is wrapped into :class:`~cbai_cli.errors.InstanceError` the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from cbai_cli.errors import InstanceError
+from cbai_cli.safe.problems import (
+    BallSet,
+    BoxSet,
+    FiniteSet,
+    RegretTruth,
+    SafeBaiProblem,
+    SafeBaiTruth,
+    SafeRegretProblem,
+    instance_a,
+    instance_b,
+    price_of_safety_instance,
+    regret_truth,
+    safe_bai_truth,
+)
+
+SCHEMA_VERSION = 1
+REGRET_KIND = "safe-regret"
+BAI_KIND = "safe-bai"
+REGRET_FIELDS = ("schema_version", "kind", "name", "action_set", "mu_star", "B", "c", "T", "noise",
+                 "S", "L", "R", "lambda", "delta", "meta")
+BAI_FIELDS = ("schema_version", "kind", "name", "arms", "theta_star", "mu_star", "eta0", "noise",
+              "safety_noise", "epsilon", "delta_r", "delta_s", "lambda", "T_FE", "gamma_FE", "S_theta",
+              "S_mu", "meta")
+_OPTIONAL = ("schema_version", "kind", "name", "meta")
+_ACTION_SET_KEYS = {"box": "half_width", "ball": "radius", "finite": "arms"}
+# The library names two fields differently from the files; its messages start with them.
+_LIBRARY_NAMES = {"lam": "lambda", "noise_sd": "noise.sigma"}
+
+
+# --------------------------------------------------------------------------- instances
+
+
+@dataclass(frozen=True, eq=False)
+class SafeRegretInstance:
+    """One ``kind: safe-regret`` file (specs/safe.md §2.1): a Safe-LUCB problem and its meta.
+
+    Attributes:
+        problem: the validated library problem (setting and truth μ*).
+        meta: free mapping (generator, parameters).
+    """
+
+    problem: SafeRegretProblem
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    kind: ClassVar[str] = REGRET_KIND
+
+    @property
+    def name(self) -> str:
+        return self.problem.name
+
+    @property
+    def dim(self) -> int:
+        return self.problem.d
+
+    @property
+    def summary(self) -> str:
+        """A few words for messages: the action set and the dimension."""
+        return f"{action_set_label(self.problem.action_set)}, T = {self.problem.T:,}"
+
+    @cached_property
+    def truth(self) -> RegretTruth:
+        """x*, its loss and the safety gap Δ (§2.1–2.2)."""
+        return regret_truth(self.problem)
+
+    def with_horizon(self, horizon: int) -> SafeRegretInstance:
+        """The same instance with another horizon T (validated like a file's T)."""
+        _integer(horizon, "T", 1)
+        return SafeRegretInstance(dataclasses.replace(self.problem, T=int(horizon)), self.meta)
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The file's fields, in order, as plain Python values."""
+        p = self.problem
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": REGRET_KIND,
+            "name": p.name,
+            "action_set": action_set_mapping(p.action_set),
+            "mu_star": p.mu_star.tolist(),
+            "B": p.B.tolist(),
+            "c": float(p.c),
+            "T": int(p.T),
+            "noise": {"kind": "gaussian", "sigma": float(p.noise_sd)},
+            "S": float(p.S),
+            "L": float(p.L),
+            "R": float(p.R),
+            "lambda": float(p.lam),
+            "delta": float(p.delta),
+            "meta": _plain(dict(self.meta)),
+        }
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SafeRegretInstance):
+            return NotImplemented
+        return self.to_mapping() == other.to_mapping()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @cached_property
+    def content_hash(self) -> str:
+        """A short SHA-256 of the canonical content (name and meta excluded), for records."""
+        return _content_hash(self.to_mapping())
+
+
+@dataclass(frozen=True, eq=False)
+class SafeBaiInstance:
+    """One ``kind: safe-bai`` file (specs/safe.md §4.1): a safe BAI problem and its meta."""
+
+    problem: SafeBaiProblem
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    kind: ClassVar[str] = BAI_KIND
+
+    @property
+    def name(self) -> str:
+        return self.problem.name
+
+    @property
+    def dim(self) -> int:
+        return self.problem.d
+
+    @property
+    def n_arms(self) -> int:
+        return self.problem.K
+
+    @property
+    def summary(self) -> str:
+        return f"{self.n_arms} arms, d = {self.dim}"
+
+    @cached_property
+    def truth(self) -> SafeBaiTruth:
+        """Safety values x_kᵀμ*, true safe scales γ_k, safe rewards and k* (§4.1)."""
+        return safe_bai_truth(self.problem)
+
+    def to_mapping(self) -> dict[str, Any]:
+        p = self.problem
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": BAI_KIND,
+            "name": p.name,
+            "arms": p.arms.tolist(),
+            "theta_star": p.theta_star.tolist(),
+            "mu_star": p.mu_star.tolist(),
+            "eta0": float(p.eta0),
+            "noise": {"kind": "gaussian", "sigma": float(p.sigma)},
+            "safety_noise": {"kind": "gaussian", "sigma": float(p.sigma_safe)},
+            "epsilon": float(p.epsilon),
+            "delta_r": float(p.delta_r),
+            "delta_s": float(p.delta_s),
+            "lambda": float(p.lam),
+            "T_FE": int(p.T_FE),
+            "gamma_FE": float(p.gamma_FE),
+            "S_theta": float(p.S_theta),
+            "S_mu": float(p.S_mu),
+            "meta": _plain(dict(self.meta)),
+        }
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SafeBaiInstance):
+            return NotImplemented
+        return self.to_mapping() == other.to_mapping()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @cached_property
+    def content_hash(self) -> str:
+        return _content_hash(self.to_mapping())
+
+
+def action_set_label(action_set) -> str:
+    """``box [−w, w]^d``, ``ball of radius r in R^d`` or ``K arms in R^d``, for tables."""
+    if isinstance(action_set, BoxSet):
+        return f"box [−{action_set.half_width:g}, {action_set.half_width:g}]^{action_set.d}"
+    if isinstance(action_set, BallSet):
+        return f"ball of radius {action_set.radius:g} in R^{action_set.d}"
+    return f"{action_set.arms.shape[0]} arms in R^{action_set.d}"
+
+
+def action_set_mapping(action_set) -> dict[str, Any]:
+    """The file form of an action set: ``{kind: box|ball|finite, half_width|radius|arms}``."""
+    if isinstance(action_set, BoxSet):
+        return {"kind": "box", "half_width": float(action_set.half_width)}
+    if isinstance(action_set, BallSet):
+        return {"kind": "ball", "radius": float(action_set.radius)}
+    return {"kind": "finite", "arms": action_set.arms.tolist()}
+
+
+def _content_hash(mapping: dict[str, Any]) -> str:
+    for key in ("name", "meta"):
+        mapping.pop(key, None)
+    text = json.dumps(mapping, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _plain(value: Any) -> Any:
+    """Numpy scalars and arrays inside ``meta`` as plain Python values."""
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+# --------------------------------------------------------------------------- field parsers
+
+
+def _array(value: Any, field_name: str, ndim: int) -> np.ndarray:
+    what = "a list of numbers" if ndim == 1 else "a matrix of numbers (a list of equal-length rows)"
+    if isinstance(value, (str, bytes, Mapping)) or value is None:
+        raise InstanceError(f"{field_name}: must be {what}")
+    try:
+        array = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InstanceError(f"{field_name}: must be {what}") from None
+    if array.ndim != ndim:
+        raise InstanceError(f"{field_name}: must be {what}, got shape {array.shape}")
+    if array.size == 0:
+        raise InstanceError(f"{field_name}: must not be empty")
+    if not np.all(np.isfinite(array)):
+        raise InstanceError(f"{field_name}: contains NaN or infinite values")
+    return array
+
+
+def _real(value: Any, field_name: str) -> float:
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InstanceError(f"{field_name}: must be a number, got {value!r}")
+    if not math.isfinite(float(value)):
+        raise InstanceError(f"{field_name}: must be finite, got {value!r}")
+    return float(value)
+
+
+def _positive(value: Any, field_name: str) -> float:
+    number = _real(value, field_name)
+    if number <= 0:
+        raise InstanceError(f"{field_name}: must be > 0, got {number:g}")
+    return number
+
+
+def _nonnegative(value: Any, field_name: str) -> float:
+    number = _real(value, field_name)
+    if number < 0:
+        raise InstanceError(f"{field_name}: must be ≥ 0, got {number:g}")
+    return number
+
+
+def _probability(value: Any, field_name: str) -> float:
+    number = _real(value, field_name)
+    if not 0 < number < 1:
+        raise InstanceError(f"{field_name}: must lie in (0, 1), got {number:g}")
+    return number
+
+
+def _integer(value: Any, field_name: str, low: int) -> int:
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    # 1e5 written as a float is still a valid round count; 2.5 is not.
+    if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise InstanceError(f"{field_name}: must be an integer ≥ {low}, got {value!r}")
+    return int(value)
+
+
+def _gaussian_sigma(value: Any, field_name: str) -> float:
+    """``{kind: gaussian, sigma: s}`` with s ≥ 0 (the safe environments draw Gaussian noise only)."""
+    example = f"{field_name}: must be a mapping like {{kind: gaussian, sigma: 0.1}}"
+    if not isinstance(value, Mapping) or "kind" not in value:
+        raise InstanceError(example)
+    if value["kind"] != "gaussian":
+        raise InstanceError(f"{field_name}.kind: the safe kinds support only 'gaussian' noise, got {value['kind']!r}")
+    extra = sorted(map(str, set(value) - {"kind", "sigma"}))
+    if extra:
+        raise InstanceError(f"{field_name}: unknown key(s) {', '.join(extra)} (valid: kind, sigma)")
+    if "sigma" not in value:
+        raise InstanceError(f"{field_name}.sigma: required for gaussian noise")
+    return _nonnegative(value["sigma"], f"{field_name}.sigma")
+
+
+def _action_set(value: Any, d: int):
+    """``{kind: box, half_width}``, ``{kind: ball, radius}`` or ``{kind: finite, arms}`` (§2.5)."""
+    if not isinstance(value, Mapping) or "kind" not in value:
+        raise InstanceError("action_set: must be a mapping like {kind: box, half_width: 1.0}, "
+                            "{kind: ball, radius: 1.0} or {kind: finite, arms: [[...], ...]}")
+    kind = value["kind"]
+    if kind not in _ACTION_SET_KEYS:
+        raise InstanceError(f"action_set.kind: must be 'box', 'ball' or 'finite', got {kind!r}")
+    key = _ACTION_SET_KEYS[kind]
+    extra = sorted(map(str, set(value) - {"kind", key}))
+    if extra:
+        raise InstanceError(f"action_set: unknown key(s) {', '.join(extra)} for a {kind} (valid: kind, {key})")
+    if key not in value:
+        raise InstanceError(f"action_set.{key}: required for a {kind}")
+    if kind == "box":
+        return BoxSet(d, _positive(value[key], "action_set.half_width"))
+    if kind == "ball":
+        return BallSet(d, _positive(value[key], "action_set.radius"))
+    arms = _array(value[key], "action_set.arms", 2)
+    if arms.shape[1] != d:
+        raise InstanceError(f"action_set.arms: rows have length {arms.shape[1]}, but mu_star has length d = {d}")
+    return FiniteSet(arms)
+
+
+def _common(mapping: Mapping[str, Any], source: str, fields: tuple[str, ...], kind: str) -> tuple[str, dict]:
+    """Checks shared by both kinds: known keys, version, kind, required fields, name, meta."""
+    unknown = [str(key) for key in mapping if key not in fields]
+    if unknown:
+        raise InstanceError(f"unknown field(s) {', '.join(unknown)}; valid fields for {kind}: {', '.join(fields)}")
+    version = mapping.get("schema_version", SCHEMA_VERSION)
+    if isinstance(version, np.ndarray) and version.ndim == 0:
+        version = version.item()
+    if version != SCHEMA_VERSION or isinstance(version, bool):
+        raise InstanceError(f"schema_version: {version!r} is not supported (this cbai reads version {SCHEMA_VERSION})")
+    if mapping.get("kind") != kind:
+        raise InstanceError(f"kind: expected {kind!r} here, got {mapping.get('kind')!r}")
+    for required in fields:
+        if required not in _OPTIONAL and required not in mapping:
+            raise InstanceError(f"{required}: required field is missing")
+    name = mapping.get("name", Path(source).stem if source not in ("-", "<stdin>", "<instance>") else kind)
+    if not isinstance(name, str):
+        raise InstanceError("name: must be a string")
+    meta = mapping.get("meta", {}) or {}
+    if not isinstance(meta, Mapping):
+        raise InstanceError("meta: must be a mapping")
+    try:
+        json.dumps(_plain(dict(meta)))
+    except (TypeError, ValueError):
+        raise InstanceError("meta: must hold only plain values (numbers, strings, lists, mappings)") from None
+    return name, dict(meta)
+
+
+def _library_error(error: ValueError) -> InstanceError:
+    """The library's ``ValueError`` as a one-line :class:`InstanceError` with the file's field names."""
+    message = str(error).splitlines()[0]
+    # "S=0.5 is below ‖mu_star‖ = …" → "S: 0.5 is below ‖mu_star‖ = …" (FIELD: RULE, like every message).
+    message = re.sub(r"^(\w+)=(\S+) ", r"\1: \2 ", message)
+    head, _, rest = message.partition(" ")
+    for library, file_name in _LIBRARY_NAMES.items():
+        if head.rstrip(":=") == library:
+            message = file_name + head[len(library):] + " " + rest
+    return InstanceError(message)
+
+
+# --------------------------------------------------------------------------- parsers
+
+
+def safe_regret_from_mapping(mapping: Mapping[str, Any], source: str = "<instance>") -> SafeRegretInstance:
+    """A validated :class:`SafeRegretInstance` from a file's mapping (errors: ``SOURCE: FIELD: RULE``)."""
+    try:
+        return _safe_regret(mapping, source)
+    except InstanceError as error:
+        raise InstanceError(f"{source}: {error}") from None
+
+
+def _safe_regret(mapping: Mapping[str, Any], source: str) -> SafeRegretInstance:
+    name, meta = _common(mapping, source, REGRET_FIELDS, REGRET_KIND)
+    mu_star = _array(mapping["mu_star"], "mu_star", 1)
+    action_set = _action_set(mapping["action_set"], mu_star.shape[0])
+    B = _array(mapping["B"], "B", 2)
+    d = mu_star.shape[0]
+    if B.shape != (d, d):
+        raise InstanceError(f"B: must be {d}×{d} (d = {d} from mu_star), got shape {B.shape}")
+    c = _real(mapping["c"], "c")
+    if c <= 0:
+        raise InstanceError(f"c: must be > 0 so that the zero action is safe (specs/safe.md §2.1), got {c:g}")
+    try:
+        problem = SafeRegretProblem(
+            action_set=action_set, mu_star=mu_star, B=B, c=c, T=_integer(mapping["T"], "T", 1),
+            noise_sd=_gaussian_sigma(mapping["noise"], "noise"), S=_positive(mapping["S"], "S"),
+            L=_positive(mapping["L"], "L"), R=_nonnegative(mapping["R"], "R"),
+            lam=_positive(mapping["lambda"], "lambda"), delta=_probability(mapping["delta"], "delta"), name=name,
+        )
+    except ValueError as error:
+        raise _library_error(error) from None
+    return SafeRegretInstance(problem, meta)
+
+
+def safe_bai_from_mapping(mapping: Mapping[str, Any], source: str = "<instance>") -> SafeBaiInstance:
+    """A validated :class:`SafeBaiInstance` from a file's mapping (errors: ``SOURCE: FIELD: RULE``)."""
+    try:
+        return _safe_bai(mapping, source)
+    except InstanceError as error:
+        raise InstanceError(f"{source}: {error}") from None
+
+
+def _safe_bai(mapping: Mapping[str, Any], source: str) -> SafeBaiInstance:
+    name, meta = _common(mapping, source, BAI_FIELDS, BAI_KIND)
+    arms = _array(mapping["arms"], "arms", 2)
+    k, d = arms.shape
+    vectors = {}
+    for key in ("theta_star", "mu_star"):
+        vectors[key] = _array(mapping[key], key, 1)
+        if vectors[key].shape != (d,):
+            raise InstanceError(f"{key}: length {vectors[key].shape[0]} does not match the arms' dimension d = {d}")
+    eta0 = _real(mapping["eta0"], "eta0")
+    if eta0 >= 0:
+        raise InstanceError(f"eta0: must be < 0 so that the zero action is safe (specs/safe.md §4.1), got {eta0:g}")
+    gamma_fe = _real(mapping["gamma_FE"], "gamma_FE")
+    if not 0 < gamma_fe <= 1:
+        raise InstanceError(f"gamma_FE: must lie in (0, 1], got {gamma_fe:g}")
+    try:
+        problem = SafeBaiProblem(
+            arms=arms, theta_star=vectors["theta_star"], mu_star=vectors["mu_star"], eta0=eta0,
+            sigma=_gaussian_sigma(mapping["noise"], "noise"),
+            sigma_safe=_gaussian_sigma(mapping["safety_noise"], "safety_noise"),
+            epsilon=_nonnegative(mapping["epsilon"], "epsilon"), delta_r=_probability(mapping["delta_r"], "delta_r"),
+            delta_s=_probability(mapping["delta_s"], "delta_s"), lam=_positive(mapping["lambda"], "lambda"),
+            T_FE=_integer(mapping["T_FE"], "T_FE", 0), gamma_FE=gamma_fe,
+            S_theta=_positive(mapping["S_theta"], "S_theta"), S_mu=_positive(mapping["S_mu"], "S_mu"), name=name,
+        )
+    except ValueError as error:
+        raise _library_error(error) from None
+    # Forced exploration plays γ_FE·x_k for every arm on the learner's word that it is safe
+    # (§4.3 step 1); a file that breaks this promise would make Safe-LinGapE unsafe by design.
+    values = problem.gamma_FE * (problem.arms @ problem.mu_star)
+    if problem.T_FE > 0 and np.any(values < problem.eta0):
+        arm = int(np.argmin(values))
+        raise InstanceError(f"gamma_FE: forced exploration at γ_FE = {problem.gamma_FE:g} is unsafe for arm {arm} "
+                            f"(γ_FE·x_kᵀμ* = {values[arm]:.6g} < η₀ = {problem.eta0:g}); it must be safe for every arm")
+    return SafeBaiInstance(problem, meta)
+
+
+# --------------------------------------------------------------------------- paper instances (generate)
+
+
+def amani_a(T: int, name: str = "amani-a", meta: Mapping[str, Any] | None = None) -> SafeRegretInstance:
+    """Appendix F instance A of Safe-LUCB (specs/safe.md §2.8): box [−1, 1]², Δ > 0."""
+    return SafeRegretInstance(dataclasses.replace(instance_a(T), name=name), dict(meta or {}))
+
+
+def amani_b(T: int, name: str = "amani-b", meta: Mapping[str, Any] | None = None) -> SafeRegretInstance:
+    """Appendix F instance B of Safe-LUCB (specs/safe.md §2.8): box [−1, 1]², Δ = 0."""
+    return SafeRegretInstance(dataclasses.replace(instance_b(T), name=name), dict(meta or {}))
+
+
+def soare_safe(d: int, omega: float, eta0: float, name: str = "soare-safe",
+               meta: Mapping[str, Any] | None = None) -> SafeBaiInstance:
+    """The Price-of-Safety instance (specs/safe.md §4.7, defaults §4.2).
+
+    γ_FE is the paper's 0.2 while that is safe for e_2 (x_2ᵀμ* = −1), i.e. for η₀ ≤ −0.2;
+    closer to 0 it is 0.4|η₀|, the choice of benchmarks/repro_pos_figure1.py (docs/safe.md).
+    """
+    # Rounded so that the file shows 0.04, not the 0.04000000000000001 of 0.4 × 0.1.
+    gamma_fe = min(0.2, round(0.4 * abs(eta0), 12))
+    problem = price_of_safety_instance(d=d, omega=omega, eta0=eta0, gamma_FE=gamma_fe)
+    return SafeBaiInstance(dataclasses.replace(problem, name=name), dict(meta or {}))

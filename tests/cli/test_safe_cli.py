@@ -1,0 +1,295 @@
+"""``cbai generate``, ``bound``, ``solve`` and ``algorithms`` on the safe kinds, end to end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cbai_cli.kinds import load
+
+SHIPPED = Path(__file__).resolve().parents[2] / "instances"
+AMANI_A, AMANI_B, SOARE = SHIPPED / "amani-a.yaml", SHIPPED / "amani-b.yaml", SHIPPED / "soare-safe.yaml"
+REGRET_RUN_KEYS = {"seed", "iterations", "regret", "regret_curve", "violations", "exploration_rounds", "stopped",
+                   "wall_s", "lambda_min_design", "lambda_min_target", "lambda_minus"}
+BAI_RUN_KEYS = {"seed", "iterations", "recommended", "scale", "correct", "optimal", "violations", "unsafe_fraction",
+                "stopped", "gamma_bar_fe", "gamma_bar", "pulls", "wall_s"}
+
+
+def one_line_error(result, message: str) -> None:
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    assert message in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def solve_json(cli, *args, code: int = 0) -> dict:
+    result = cli("solve", *args, "--json")
+    assert result.exit_code == code, result.stderr
+    return json.loads(result.stdout)
+
+
+# ---------------------------------------------------------------- generate
+
+
+@pytest.mark.parametrize("family, args, kind, check", [
+    ("amani-a", ["--T", "5000"], "safe-regret", lambda i: i.problem.T == 5000 and i.truth.safety_gap > 3),
+    ("amani-b", [], "safe-regret", lambda i: i.problem.T == 100_000 and i.truth.safety_gap == 0),
+    ("soare-safe", ["--d", "4", "--omega", "0.2", "--eta0", "-0.3"], "safe-bai",
+     lambda i: i.n_arms == 5 and i.problem.eta0 == -0.3 and i.truth.gamma[1] == pytest.approx(0.3)),
+])
+@pytest.mark.parametrize("suffix", ["yaml", "npz"])
+def test_generate_writes_a_loadable_file(cli, tmp_path, family, args, kind, check, suffix):
+    path = tmp_path / f"{family}.{suffix}"
+    result = cli("generate", family, *args, "-o", path)
+    assert result.exit_code == 0, result.stderr
+    assert f"wrote {family}" in result.stderr
+    instance = load(path)
+    assert instance.kind == kind and check(instance)
+
+
+def test_generate_to_stdout_is_yaml_of_the_kind(cli):
+    result = cli("generate", "soare-safe")
+    assert result.exit_code == 0
+    document = yaml.safe_load(result.stdout)
+    assert document["kind"] == "safe-bai" and document["eta0"] == -0.5 and document["T_FE"] == 800
+
+
+@pytest.mark.parametrize("args, message", [
+    (["amani-a", "--sigma", "0.1"], "--noise and --sigma do not apply"),
+    (["amani-b", "--noise", "binary"], "--noise and --sigma do not apply"),
+    (["amani-b", "--d", "3"], "has no parameter 'd'"),
+    (["amani-a", "--T", "0"], "T must be ≥ 1"),
+    (["soare-safe", "--eta0", "0.2"], "eta0 must be < 0"),
+    (["soare-safe", "--d", "1"], "d must be ≥ 2"),
+    (["soare-safe", "--omega", "0"], "omega must lie in (0, π/2)"),
+    (["soare-safe", "--T", "10"], "has no parameter 'T'"),
+    (["amani", "--T", "10"], "did you mean"),
+])
+def test_generate_bad_options(cli, args, message):
+    one_line_error(cli("generate", *args), message)
+
+
+def test_generate_through_a_subprocess(cbai_process, tmp_path):
+    path = tmp_path / "a.npz"
+    process = cbai_process("generate", "amani-a", "--T", "2000", "-o", path)
+    assert process.returncode == 0, process.stderr
+    assert load(path).problem.T == 2000
+
+
+# ---------------------------------------------------------------- bound
+
+
+def test_bound_safe_regret_json_has_the_paper_constants(cli):
+    result = cli("bound", AMANI_A, "--json")
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert {"safety_gap", "lambda_minus", "t_delta", "T_delta", "T_0", "beta_T", "x_star", "B_norm"} <= set(document)
+    assert document["safety_gap"] == pytest.approx(3.166087, abs=5e-7)
+    assert document["lambda_minus"] == pytest.approx(0.0381875, abs=5e-8)
+    assert document["t_delta"] == pytest.approx(2219.9, abs=0.05)
+    assert document["T_delta"] == pytest.approx(10244.3, abs=0.05)
+
+
+def test_bound_safe_regret_table_mentions_every_quantity(cli):
+    result = cli("bound", AMANI_B)
+    assert result.exit_code == 0
+    for label in ("Δ", "λ_−", "t_δ", "T_Δ", "T_0", "β_T", "x*", "Δ = 0"):
+        assert label in result.stdout
+
+
+def test_bound_safe_bai_json_and_table(cli):
+    document = json.loads(cli("bound", SOARE, "--json").stdout)
+    assert document["true_gamma"] == [1.0, 0.5, 1.0, 1.0] and document["optimal_arm"] == 0
+    assert document["lingape_complexity"] > 0 and document["lingape_complexity_safe"] > document["lingape_complexity"]
+    table = cli("bound", SOARE).stdout
+    for label in ("true γ_k", "k*", "LinGapE complexity"):
+        assert label in table
+
+
+@pytest.mark.parametrize("option", [["--delta", "0.1"], ["--solver", "fw"], ["--epsilon", "0.1"]])
+def test_bound_rejects_cbai_options_on_safe_files(cli, option):
+    one_line_error(cli("bound", SOARE, *option), f"{option[0]} does not apply to safe-bai instances")
+
+
+def test_bound_through_a_subprocess(cbai_process):
+    process = cbai_process("bound", AMANI_B, "--json")
+    assert process.returncode == 0, process.stderr
+    assert json.loads(process.stdout)["T_delta"] is None
+
+
+# ---------------------------------------------------------------- solve
+
+
+def test_solve_safe_lucb_json(cli):
+    document = solve_json(cli, AMANI_A, "--algo", "safe-lucb", "--T", "1500", "--exploration", "300")
+    assert document["kind"] == "safe-regret" and document["horizon"] == 1500
+    run = document["runs"][0]
+    assert REGRET_RUN_KEYS <= set(run)
+    assert run["exploration_rounds"] == 300 and run["iterations"] == 1500 and run["violations"] == 0
+    assert run["regret_curve"][-1] == {"t": 1500, "regret": run["regret"]}
+    assert [point["t"] for point in run["regret_curve"]] == [10, 20, 50, 100, 200, 500, 1000, 1500]
+
+
+def test_solve_safe_lucb_table(cli):
+    result = cli("solve", AMANI_B, "--algo", "safe-lucb", "--T", "1200", "--exploration", "t23", "--runs", "2")
+    assert result.exit_code == 0, result.stderr
+    for label in ("R(10³)", "R(T)", "unsafe", "λ_min at T'", "all", "safety gap Δ = 0"):
+        assert label in result.stdout
+
+
+@pytest.mark.parametrize("algo, extra", [("lingape", ["--rule", "ratio"]), ("safe-lingape", ["--updates", "dynamic"])])
+def test_solve_bai_json(cli, algo, extra):
+    document = solve_json(cli, SOARE, "--algo", algo, *extra)
+    run = document["runs"][0]
+    assert BAI_RUN_KEYS <= set(run) and run["stopped"] == "solved"
+    assert run["correct"] and run["recommended"] == 0 and document["true_gamma"] == [1.0, 0.5, 1.0, 1.0]
+    if algo == "lingape":
+        assert run["scale"] == 1.0 and run["violations"] > 0 and run["gamma_bar"] is None
+    else:
+        assert run["violations"] == 0 and run["gamma_bar"][1] <= 0.5
+
+
+def test_solve_bai_table_shows_gamma_estimates(cli):
+    result = cli("solve", SOARE, "--algo", "safe-lingape", "--budget", "1500", "--runs", "2")
+    assert result.exit_code == 1  # both runs reach the cap before stopping
+    for label in ("pulls τ", "arm @ γ", "unsafe pulls", "γ̄ after FE", "true γ_k", "pull cap"):
+        assert label in result.stdout
+
+
+@pytest.mark.parametrize("path, algo, extra", [
+    (AMANI_A, "safe-lucb", ["--T", "800", "--exploration", "100"]),
+    (SOARE, "lingape", []),
+    (SOARE, "safe-lingape", ["--rule", "ratio", "--budget", "1200"]),
+])
+def test_runs_equal_single_runs_with_those_seeds(cli, path, algo, extra):
+    code = 1 if "--budget" in extra else 0
+    many = solve_json(cli, path, "--algo", algo, *extra, "--runs", "3", "--seed", "4", code=code)["runs"]
+    for offset, run in enumerate(many):
+        single = solve_json(cli, path, "--algo", algo, *extra, "--seed", str(4 + offset), code=code)["runs"][0]
+        run.pop("wall_s"), single.pop("wall_s")
+        assert single == run
+
+
+def test_step_cap_exits_with_code_one(cli):
+    document = solve_json(cli, SOARE, "--algo", "lingape", "--budget", "50", code=1)
+    assert document["runs"][0]["stopped"] == "budget" and document["runs"][0]["iterations"] == 50
+
+
+@pytest.mark.parametrize("path, args, message", [
+    (SOARE, ["--algo", "safe-lucb"], "algorithm 'safe-lucb' runs on safe-regret instances, but this is a safe-bai"),
+    (AMANI_A, ["--algo", "lingape"], "runs on safe-bai instances, but this is a safe-regret instance"),
+    (AMANI_A, ["--algo", "acol"], "algorithm 'acol' runs on cbai instances"),
+    (SHIPPED / "regret-1d.yaml", ["--algo", "safe-lingape"], "but this is a cbai instance"),
+    (SOARE, ["--algo", "safe-lingap"], "did you mean 'safe-lingape'"),
+    (SHIPPED / "regret-1d.yaml", ["--algo", "acol", "--rule", "greedy"], "--rule does not apply to acol"),
+    (SHIPPED / "regret-1d.yaml", ["--algo", "g-acol", "--exploration", "10"], "--exploration does not apply to g-acol"),
+    (AMANI_A, ["--algo", "safe-lucb", "--regime", "theory"], "--regime does not apply to safe-lucb"),
+    (AMANI_A, ["--algo", "safe-lucb", "--rule", "greedy"], "--rule does not apply to safe-lucb"),
+    (AMANI_A, ["--algo", "safe-lucb", "--budget", "10"], "--budget does not apply to safe-lucb"),
+    (SOARE, ["--algo", "lingape", "--updates", "dynamic"], "--updates does not apply to lingape"),
+    (SOARE, ["--algo", "lingape", "--T", "10"], "--T does not apply to lingape"),
+    (SOARE, ["--algo", "safe-lingape", "--delta", "0.1"], "--delta does not apply to safe-lingape"),
+    (SOARE, ["--algo", "safe-lingape", "--trace", "t.csv"], "--trace does not apply to safe-lingape"),
+    (SOARE, ["--algo", "safe-lingape", "--rule", "best"], "--rule must be greedy or ratio"),
+    (SOARE, ["--algo", "safe-lingape", "--updates", "often"], "--updates must be static or dynamic"),
+    (SOARE, ["--algo", "lingape", "--budget", "0"], "--budget must be ≥ 1"),
+    (AMANI_A, ["--algo", "safe-lucb", "--exploration", "soon"], "--exploration must be gap, t23 or a number"),
+    (AMANI_A, ["--algo", "safe-lucb", "--exploration", "-1"], "--exploration must be gap, t23 or a number"),
+    (AMANI_B, ["--algo", "safe-lucb", "--exploration", "gap"], "needs a safety gap Δ > 0"),
+    (AMANI_A, ["--algo", "safe-lucb", "--T", "0"], "--T must be ≥ 1"),
+])
+def test_solve_mismatches_and_bad_options(cli, path, args, message):
+    one_line_error(cli("solve", path, *args), message)
+
+
+def _edit(source: Path, old: str, new: str, target: Path) -> Path:
+    text = source.read_text()
+    assert old in text
+    target.write_text(text.replace(old, new))
+    return target
+
+
+@pytest.mark.parametrize("source, old, new, algo, message", [
+    (SOARE, "eta0: -0.5", "eta0: 0.0", "safe-lingape", "eta0: must be < 0"),
+    (SOARE, "eta0: -0.5", "eta0: .nan", "lingape", "eta0: must be finite"),
+    (SOARE, "theta_star: [2.0, 0.0, 0.0]", "theta_star: [2.0, 0.0]", "lingape", "theta_star: length 2"),
+    (SOARE, "mu_star: [0.0, -1.0, 0.0]", "mu_star: [0.0, .nan, 0.0]", "lingape", "mu_star: contains NaN"),
+    (SOARE, "- [0.0, 0.0, 1.0]", "- [0.0, 1.0]", "lingape", "arms: must be a matrix"),
+    (AMANI_A, "kind: box", "kind: sphere", "safe-lucb", "action_set.kind: must be 'box', 'ball' or 'finite'"),
+    (AMANI_A, "- [0.6, 1.8]", "- [0.6, 1.8, 0.0]", "safe-lucb", "B: must be a matrix"),
+    (AMANI_A, "c: 0.9", "c: -0.9", "safe-lucb", "c: must be > 0"),
+    (AMANI_A, "kind: safe-regret", "kind: safe-regrets", "safe-lucb", "kind: unknown instance kind 'safe-regrets'"),
+])
+def test_solve_bad_files_of_the_safe_kinds(cli, tmp_path, source, old, new, algo, message):
+    path = _edit(source, old, new, tmp_path / "bad.yaml")
+    one_line_error(cli("solve", path, "--algo", algo), message)
+
+
+def test_solve_through_a_subprocess(cbai_process):
+    process = cbai_process("solve", SOARE, "--algo", "safe-lingape", "--json")
+    assert process.returncode == 0, process.stderr
+    run = json.loads(process.stdout)["runs"][0]
+    assert run["correct"] and run["violations"] == 0
+
+
+def test_bad_file_through_a_subprocess(cbai_process, tmp_path):
+    path = _edit(AMANI_A, "kind: box", "kind: sphere", tmp_path / "bad.yaml")
+    process = cbai_process("solve", path, "--algo", "safe-lucb")
+    assert process.returncode == 2 and process.stderr.count("\n") == 1 and "action_set.kind" in process.stderr
+
+
+# ---------------------------------------------------------------- safety over seeds
+
+
+@pytest.mark.parametrize("path, algo, extra, code", [
+    (AMANI_A, "safe-lucb", ["--T", "1500", "--exploration", "200"], 0),
+    (AMANI_A, "safe-lucb", ["--T", "1500", "--exploration", "0"], 0),
+    (AMANI_B, "safe-lucb", ["--T", "1500", "--exploration", "0"], 0),
+    (AMANI_B, "safe-lucb", ["--T", "1500"], 0),
+    (SOARE, "safe-lingape", ["--budget", "2500"], 1),
+    (SOARE, "safe-lingape", ["--budget", "2500", "--updates", "dynamic"], 1),
+])
+def test_safe_algorithms_never_act_unsafely_over_20_seeds(cli, path, algo, extra, code):
+    """Every shipped safe instance, short horizons (--T for regret, --budget for BAI)."""
+    runs = solve_json(cli, path, "--algo", algo, *extra, "--runs", "20", code=code)["runs"]
+    assert len(runs) == 20 and all(run["violations"] == 0 for run in runs)
+
+
+def test_plain_lingape_pulls_unsafely_on_soare_safe(cli):
+    runs = solve_json(cli, SOARE, "--algo", "lingape", "--budget", "300", "--runs", "5", code=1)["runs"]
+    assert all(run["violations"] > 0 for run in runs)
+
+
+# ---------------------------------------------------------------- listings and help
+
+
+def test_algorithms_lists_the_safe_registry(cli):
+    from cbai_cli.safe.registry import SAFE_ALGORITHMS
+
+    result = cli("algorithms")
+    assert result.exit_code == 0
+    for spec in SAFE_ALGORITHMS.values():
+        assert spec.name in result.stdout
+    assert "safe-regret" in result.stdout and "safe-bai" in result.stdout
+
+
+def test_solve_help_lists_the_safe_algorithms_and_options(cli):
+    from cbai_cli.safe.registry import OPTIONS, SAFE_ALGORITHMS
+
+    text = " ".join(cli("solve", "--help").stdout.split())
+    for name in SAFE_ALGORITHMS:
+        assert name in text
+    for flag in OPTIONS:
+        assert flag in text
+
+
+def test_help_does_not_import_the_safe_library():
+    code = ("import sys; from cbai_cli.cli import app; from typer.testing import CliRunner; "
+            "r = CliRunner(); [r.invoke(app, a) for a in (['--help'], ['solve', '--help'], ['generate', '--help'])]; "
+            "print(sorted(m for m in sys.modules if m in ('numpy', 'cvxpy', 'scipy') or m.startswith('cbai_cli.safe.')))")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.strip() == "['cbai_cli.safe.registry']"

@@ -1,0 +1,127 @@
+"""Runs on the safe kinds as library calls (cbai_cli/safe/solving.py, cbai_cli/safe/bounds.py)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from cbai_cli.errors import InstanceError, OptionError, UnknownNameError
+from cbai_cli.generators import family
+from cbai_cli.kinds import from_mapping
+from cbai_cli.safe.bounds import lingape_complexity, safe_bai_bounds, safe_regret_bounds
+from cbai_cli.safe.registry import SAFE_ALGORITHMS, algorithm_for_kind, register, SafeAlgorithmSpec
+from cbai_cli.safe.solving import SafeRunSpec, curve_points, prepare, regret_checkpoints, run_once
+
+RECORD_KEYS = {"seed", "algorithm", "kind", "iterations", "regret", "recommended", "scale", "correct", "violations",
+               "stopped", "wall_s"}
+
+
+@pytest.fixture(scope="module")
+def amani_a():
+    return family("amani-a").generate(T=1200)
+
+
+@pytest.fixture(scope="module")
+def soare():
+    return family("soare-safe").generate()
+
+
+def test_checkpoints_are_powers_of_ten_and_the_horizon():
+    assert regret_checkpoints(100_000) == [1_000, 10_000, 100_000]
+    assert regret_checkpoints(25_000) == [1_000, 10_000, 25_000]
+    assert regret_checkpoints(500) == [500]
+    assert curve_points(1200) == [10, 20, 50, 100, 200, 500, 1000, 1200]
+
+
+def test_records_have_the_same_flat_keys_for_both_kinds(amani_a, soare):
+    regret = run_once(prepare(SafeRunSpec("safe-lucb", exploration="100"), amani_a), seed=3)
+    bai = run_once(prepare(SafeRunSpec("lingape", budget=300), soare), seed=3)
+    for run in (regret, bai):
+        record = run.record()
+        assert set(record) == RECORD_KEYS
+        assert all(not isinstance(value, (np.generic, np.ndarray)) for value in record.values())
+    assert regret.record()["regret"] == pytest.approx(regret.curve[-1][1])
+    assert bai.record()["iterations"] == 300 and bai.stopped == "budget"
+
+
+def test_same_seed_and_key_give_the_same_run_and_keys_separate_streams(amani_a):
+    prepared = prepare(SafeRunSpec("safe-lucb", exploration="50"), amani_a)
+    first, again = run_once(prepared, 7), run_once(prepared, 7)
+    assert first.curve == again.curve and first.violations == again.violations
+    assert run_once(prepared, 7, key=(1,)).curve != first.curve
+    assert run_once(prepared, 8).curve != first.curve
+
+
+def test_exploration_modes(amani_a):
+    gap = prepare(SafeRunSpec("safe-lucb"), amani_a)
+    assert gap.options["exploration"] == "gap" and gap.options["exploration_rounds"] == 1200  # T_Δ > T: capped
+    assert prepare(SafeRunSpec("safe-lucb", exploration="0"), amani_a).options["exploration_rounds"] == 0
+    b = family("amani-b").generate(T=1000)
+    assert prepare(SafeRunSpec("safe-lucb"), b).options["exploration"] == "t23"
+    with pytest.raises(OptionError, match="Δ = 0"):
+        prepare(SafeRunSpec("safe-lucb", exploration="gap"), b)
+    longer = prepare(SafeRunSpec("safe-lucb", horizon=100_000), amani_a)
+    assert longer.instance.problem.T == 100_000 and longer.options["exploration_rounds"] == 10_245
+
+
+def test_safe_lucb_needs_an_arm_inside_the_exploration_set():
+    mapping = {
+        "kind": "safe-regret", "action_set": {"kind": "finite", "arms": [[1.0, 0.0], [0.0, 1.0]]},
+        "mu_star": [0.5, 0.1], "B": [[1.0, 0.0], [0.0, 1.0]], "c": 0.2, "T": 10,
+        "noise": {"kind": "gaussian", "sigma": 0.1}, "S": 1.0, "L": 1.0, "R": 0.1, "lambda": 1.0, "delta": 0.05,
+    }
+    with pytest.raises(InstanceError, match="safe-lucb cannot run on this instance: no arm of the finite action set"):
+        prepare(SafeRunSpec("safe-lucb", exploration="5"), from_mapping(mapping))
+
+
+def test_algorithm_kind_checks():
+    assert algorithm_for_kind("lingape", "safe-bai") is SAFE_ALGORITHMS["lingape"]
+    assert algorithm_for_kind("acol", "cbai") is None
+    with pytest.raises(OptionError, match="runs on safe-regret instances, but this is a safe-bai instance"):
+        algorithm_for_kind("safe-lucb", "safe-bai")
+    with pytest.raises(OptionError, match="runs on cbai instances"):
+        algorithm_for_kind("g-acol", "safe-regret")
+    with pytest.raises(UnknownNameError, match="did you mean 'lingape'"):
+        algorithm_for_kind("lingap", "safe-bai")
+
+
+def test_registry_rejects_clashing_names():
+    with pytest.raises(ValueError, match="already registered"):
+        register(SafeAlgorithmSpec("acol", "safe-bai", "clash", ()))
+    with pytest.raises(ValueError, match="unknown option"):
+        register(SafeAlgorithmSpec("new-one", "safe-bai", "bad option", ("--regime",)))
+
+
+def test_regret_bounds_reproduce_the_paper_constants():
+    """specs/safe.md §7.2 C1 and C2 through the bound report."""
+    a = safe_regret_bounds(family("amani-a").generate())
+    assert a.x_star == (-1.0, -1.0) and a.loss_star == pytest.approx(-0.947826, abs=5e-7)
+    assert a.safety_gap == pytest.approx(3.166087, abs=5e-7) and a.B_norm == pytest.approx(2.302776, abs=5e-7)
+    assert a.lambda_minus == pytest.approx(0.0381875, abs=5e-8) and a.beta_T == pytest.approx(6.798489, abs=5e-7)
+    assert a.t_delta == pytest.approx(2219.9, abs=0.05) and a.T_delta == pytest.approx(10244.3, abs=0.05)
+    assert a.T_0 == pytest.approx(54115, abs=0.5)
+    b = safe_regret_bounds(family("amani-b").generate())
+    assert b.safety_gap == 0 and b.T_delta is None and b.B_norm == 2
+    assert b.lambda_minus == pytest.approx(0.030625) and b.t_delta == pytest.approx(2768.1, abs=0.05)
+    assert b.T_0 == pytest.approx(62692, abs=0.5)
+    assert b.to_json()["T_delta"] is None
+
+
+def test_bai_bounds_reproduce_the_price_of_safety_truths(soare):
+    """specs/safe.md §7.2 C5."""
+    report = safe_bai_bounds(soare)
+    assert report.safety_values == pytest.approx((0, -1, 0, -0.099833), abs=5e-7)
+    assert report.true_gamma == (1.0, 0.5, 1.0, 1.0)
+    assert report.safe_rewards == pytest.approx((2, 0, 0, 1.990008), abs=5e-7)
+    assert report.optimal_arm == 0 and report.safe_rewards[0] - report.safe_rewards[3] == pytest.approx(report.epsilon)
+    assert math.isfinite(report.complexity_full) and report.complexity_safe > report.complexity_full
+
+
+def test_lingape_complexity_closed_form():
+    # Two orthogonal arms, θ = e_1, ε = 0: y = e_1 − e_2, w* = (1, −1), p* = (½, ½), ρ = 4;
+    # the denominator is max(0, 0/3, 1/3)² = 1/9, so H = 2 · ½ · 4 · 9 = 36.
+    assert lingape_complexity(np.eye(2), np.array([1.0, 0.0]), 0.0) == pytest.approx(36.0)
+    # Two best arms tied and ε = 0: no finite sample separates them.
+    assert lingape_complexity(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1.0, 1.0]), 0.0) == math.inf
