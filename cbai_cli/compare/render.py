@@ -56,7 +56,8 @@ def group_tables(rows: Sequence[SummaryRow]) -> list[Table]:
         columns = [("algorithm", "left"), ("runs", "right"), ("median", "right"), ("q25–q75", "right"),
                    ("correct", "right"), ("violations", "right")]
         columns += [("budget stops", "right")] if show_budget else []
-        columns += [("wall ms", "right"), ("× lower bound", "right")]
+        show_ratio = any(row.lower_bound is not None for row in members)
+        columns += [("wall ms", "right")] + ([("× lower bound", "right")] if show_ratio else [])
         for column, justify in columns:
             table.add_column(column, justify=justify)
         for row in members:
@@ -70,8 +71,9 @@ def group_tables(rows: Sequence[SummaryRow]) -> list[Table]:
                 str(row.violations) if row.violations == 0 else f"[red]{row.violations}[/red]",
             ]
             cells += [str(row.budget_stops)] if show_budget else []
-            cells += [f"{1000 * row.median_wall_s:.3g}",
-                      "—" if row.ratio_to_lower_bound is None else f"{row.ratio_to_lower_bound:,.1f}"]
+            cells += [f"{1000 * row.median_wall_s:.3g}"]
+            if show_ratio:
+                cells += ["—" if row.ratio_to_lower_bound is None else f"{row.ratio_to_lower_bound:,.1f}"]
             table.add_row(*cells)
         tables.append(table)
     return tables
@@ -155,3 +157,4 @@ def show_comparison(records: Sequence[dict], title: str | None, *, as_json: bool
             out.print(f"[bold]{title}[/bold]")
         for table in group_tables(rows):
             out.print(table)
+            out.print()
