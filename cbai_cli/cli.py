@@ -247,7 +247,7 @@ def compare(
 
     pin_blas_threads_by_default()
     from cbai_cli.compare.render import check_outputs, show_comparison
-    from cbai_cli.compare.study import CompareSettings, plan_comparison, run_comparison
+    from cbai_cli.compare.study import CompareSettings, RecordCounter, plan_comparison, run_comparison
     from cbai_cli.errors import OptionError
 
     check_outputs(as_json, as_csv, plot)
@@ -276,13 +276,13 @@ def compare(
                    f"running the other {len(planned.pending)}", err=True)
     from cbai_cli.compare.render import progress_bar
 
-    stored_now = [0]
+    stored_now = RecordCounter()
     try:
         with progress_bar(len(planned.pending), enabled=not quiet and sys.stderr.isatty()) as progress:
-            result = run_comparison(planned, progress, on_record=lambda record: stored_now.__setitem__(0, stored_now[0] + 1))
+            result = run_comparison(planned, progress, on_record=stored_now)
     except KeyboardInterrupt:
         if out is not None:
-            typer.echo(f"cbai compare: {stored_now[0]} new runs are stored in {out}; run the same command again to resume",
+            typer.echo(f"cbai compare: {stored_now.count} new runs are stored in {out}; run the same command again to resume",
                        err=True)
         raise
     show_comparison(result.records, result.title, as_json=as_json, as_csv=as_csv, plot=plot)

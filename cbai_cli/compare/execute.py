@@ -23,11 +23,12 @@ import math
 import os
 import queue
 import signal
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from cbai_cli.errors import OptionError
@@ -46,10 +47,13 @@ DASK_CONNECT_TIMEOUT = 10
 def pin_blas_threads_by_default() -> None:
     """Ask BLAS for one thread in this process unless the user chose otherwise.
 
-    Takes effect only if numpy has not been loaded yet (the CLI calls it first thing);
-    a run is single-threaded code around small matrix products, so extra BLAS threads
-    only compete with the worker processes.
+    The CLI calls it first thing; once numpy is loaded it would have no effect, so then
+    it changes nothing. A run is single-threaded code around small matrix products:
+    extra BLAS threads only compete with the worker processes, and one thread
+    everywhere keeps ``--jobs 1`` (which runs here) bit-identical to ``--jobs J``.
     """
+    if "numpy" in sys.modules:
+        return
     for variable in BLAS_THREAD_VARIABLES:
         os.environ.setdefault(variable, "1")
 
@@ -311,9 +315,10 @@ class DaskBackend:
         self._client.close()
 
 
-def make_backend(jobs: int | None, scheduler: str | None) -> Backend:
+def make_backend(jobs: int | None, scheduler: str | None, runs: int) -> Backend:
     """Dask when a scheduler address is given, else ``jobs`` local processes (default:
-    the number of cores), or this process alone for ``jobs = 1``."""
+    the number of cores, and never more than ``runs``), or this process alone when
+    that is one."""
     if scheduler is not None:
         if jobs is not None:
             raise OptionError("--jobs does not apply with --scheduler: the cluster's workers run the batches")
@@ -321,6 +326,7 @@ def make_backend(jobs: int | None, scheduler: str | None) -> Backend:
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise OptionError(f"--jobs must be ≥ 1, got {jobs}")
+    jobs = min(jobs, max(runs, 1))
     return InProcessBackend() if jobs == 1 else ProcessPoolBackend(jobs)
 
 
@@ -336,24 +342,34 @@ class _Stream:
     probing: bool = False
 
 
-@dataclass
 class Scheduler:
     """Feeds a backend with adaptively sized batches and turns outcomes into records.
 
-    ``emit(record)`` is called once per finished run, in completion order.
+    Args:
+        plan: the plan the runs belong to (groups, algorithms, instances).
+        backend: where batches run.
+        emit: called with each finished run's record, in completion order.
+        with_bounds: attach Theorem 1's lower bound of the run's instance to records.
+        target_seconds: the work one batch should hold, once costs are measured.
+        max_batch: the most runs in one batch.
+        progress: called with the number of finished runs after each one.
     """
 
-    plan: Any
-    backend: Backend
-    emit: Callable[[dict], None]
-    with_bounds: bool = True
-    target_seconds: float = TARGET_BATCH_SECONDS
-    max_batch: int = MAX_BATCH
-    progress: Callable[[int], None] | None = None
-    _streams: dict = field(default_factory=dict)
-    _bounds: dict = field(default_factory=dict)
-    _parked: dict = field(default_factory=dict)
-    _finished: int = 0
+    def __init__(self, plan, backend: Backend, emit: Callable[[dict], None], *, with_bounds: bool = True,
+                 target_seconds: float = TARGET_BATCH_SECONDS, max_batch: int = MAX_BATCH,
+                 progress: Callable[[int], None] | None = None) -> None:
+        self.plan = plan
+        self.backend = backend
+        self.emit = emit
+        self.with_bounds = with_bounds
+        self.target_seconds = target_seconds
+        self.max_batch = max_batch
+        self.progress = progress
+        self._runs: dict[int, Any] = {}
+        self._streams: dict[tuple, _Stream] = {}
+        self._bounds: dict[tuple[str, float], float | None] = {}
+        self._parked: dict[tuple[str, float], list[RunOutcome]] = {}
+        self._finished = 0
 
     def run(self, runs: Sequence) -> int:
         """Run ``runs`` (planned runs of ``plan``); returns how many finished."""
@@ -382,8 +398,7 @@ class Scheduler:
         return self._finished
 
     def _fill_streams(self, runs: Sequence) -> None:
-        by_index = {run.index: run for run in runs}
-        self._runs = by_index
+        self._runs = {run.index: run for run in runs}
         seen: set[tuple[str, float]] = set()
         for run in runs:
             instance = self.plan.instance(run)

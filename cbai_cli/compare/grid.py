@@ -33,10 +33,14 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cbai_cli.errors import CbaiError, InstanceError, OptionError, UnknownNameError, unknown_name_message
 from cbai_cli.simulate import RunSpec
+
+if TYPE_CHECKING:
+    from cbai_cli.instance import Instance
+    from cbai_cli.noise import NoiseModel
 
 INSTANCE_SUFFIXES = (".yaml", ".yml", ".npz")
 # Option name in specs and study files → (RunSpec field, type).
@@ -95,15 +99,15 @@ class Group:
     swept: tuple[str, Any] | None = None
     family: str | None = None
     params: tuple[tuple[str, Any], ...] = ()
-    noise: Any = None
-    instance: Any = None
+    noise: NoiseModel | None = None
+    instance: Instance | None = None
 
     @property
     def per_seed(self) -> bool:
         """Whether every seed draws its own instance."""
         return self.instance is None
 
-    def instance_for(self, seed: int):
+    def instance_for(self, seed: int) -> Instance:
         """The instance of seed ``seed`` (the fixed one, or a fresh draw with that seed)."""
         if self.instance is not None:
             return self.instance
@@ -162,9 +166,9 @@ class Plan:
 
     grid: Grid
     runs: tuple[PlannedRun, ...]
-    instances: Mapping[tuple[int, int], Any]
+    instances: Mapping[tuple[int, int], Instance]
 
-    def instance(self, run: PlannedRun):
+    def instance(self, run: PlannedRun) -> Instance:
         return self.instances[(run.group, run.seed)]
 
 
@@ -320,8 +324,7 @@ def _folder_groups(text: str, folder: Path, index: int) -> list[Group]:
     files = sorted(child for child in folder.iterdir() if child.is_file() and child.suffix.lower() in INSTANCE_SUFFIXES)
     if not files:
         raise InstanceError(f"{text}: the folder holds no .yaml, .yml or .npz instance files")
-    return [Group(label=str(Path(text) / child.name), source=str(Path(text) / child.name), source_index=index,
-                  instance=_file_group(str(Path(text) / child.name), child, index).instance) for child in files]
+    return [_file_group(str(Path(text) / child.name), child, index) for child in files]
 
 
 def _generator_groups(text: str, index: int) -> list[Group]:
@@ -462,12 +465,12 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
     return index, count
 
 
-def stream_key(instance) -> int:
+def stream_key(instance: Instance) -> int:
     """The SeedSequence spawn key of an instance: its content hash as an integer."""
     return int(instance.content_hash, 16)
 
 
-def run_key(group: Group, instance, seed: int, choice: AlgorithmChoice) -> str:
+def run_key(group: Group, instance: Instance, seed: int, choice: AlgorithmChoice) -> str:
     """A short hash naming one run in a store: the group, the instance's content, the
     seed, the spec and every requested option. Resuming skips runs whose key is stored."""
     identity = [group.label, instance.content_hash, seed, choice.label, asdict(choice.request)]
@@ -479,7 +482,7 @@ def build_plan(grid: Grid, shard: tuple[int, int] | None = None) -> Plan:
     shard: shard i/n holds every n-th (group, seed) cell starting at the i-th, so all
     algorithms of a cell run in the same shard and the shards partition the grid."""
     runs: list[PlannedRun] = []
-    instances: dict[tuple[int, int], Any] = {}
+    instances: dict[tuple[int, int], Instance] = {}
     index = 0
     cell = 0
     for group_index, group in enumerate(grid.groups):

@@ -12,6 +12,7 @@ object interface with the Agg canvas, so no global pyplot state is touched.
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -57,7 +58,8 @@ def plot_comparison(rows: Sequence[SummaryRow], records: Sequence[dict], path: P
     markers = {name: MARKERS[(position // 10 + position) % len(MARKERS)] for position, name in enumerate(names)}
     columns = 1 if len(panels) == 1 else 2
     lines = (len(panels) + columns - 1) // columns
-    figure = Figure(figsize=(5.5 * columns, 3.9 * lines + 0.9), layout="constrained")
+    width = 6.0 * columns
+    figure = Figure(figsize=(width, 4.0 * lines + 0.3 * len(names) / columns + 0.6), layout="constrained")
     axes = figure.subplots(lines, columns, squeeze=False).ravel()
     for axis in axes[len(panels):]:
         axis.set_visible(False)
@@ -65,16 +67,19 @@ def plot_comparison(rows: Sequence[SummaryRow], records: Sequence[dict], path: P
         if source:
             _sweep_panel(axis, source, members, colors, markers)
         else:
-            _strip_panel(axis, members, records, colors, markers)
+            _strip_panel(axis, members, records, colors, markers, legend)
         axis.set_yscale("log")
         axis.set_ylabel("queries (median, IQR)")
         axis.grid(True, which="major", alpha=0.3)
     handles = [Line2D([], [], color=colors[name], marker=markers[name], label=legend[name]) for name in names]
-    figure.legend(handles=handles, loc="outside lower center", ncol=min(4, len(names)), fontsize="small", frameon=False)
+    longest = max((len(legend[name]) for name in names), default=1)
+    # Legend columns that fit the figure's width at about 0.09 inch per character.
+    legend_columns = max(1, min(len(names), int(width / (0.09 * longest + 0.6))))
+    figure.legend(handles=handles, loc="outside lower center", ncol=legend_columns, fontsize="small", frameon=False)
     if title:
-        figure.suptitle(title)
+        figure.suptitle("\n".join(textwrap.wrap(title, int(width * 11))), fontsize="medium")
     buffer = io.BytesIO()
-    figure.savefig(buffer, format=path.suffix.lower().lstrip("."), dpi=150)
+    figure.savefig(buffer, format=path.suffix.lower().lstrip("."), dpi=150, bbox_inches="tight")
     data = buffer.getvalue()
     write_atomic(path, lambda stream: stream.write(data))
 
@@ -94,21 +99,31 @@ def _sweep_panel(axis, source: str, members: Sequence[SummaryRow], colors: dict,
     axis.set_title(_sweep_title(source, parameter), fontsize="medium")
 
 
-def _strip_panel(axis, members: Sequence[SummaryRow], records: Sequence[dict], colors: dict, markers: dict) -> None:
+def _strip_panel(axis, members: Sequence[SummaryRow], records: Sequence[dict], colors: dict, markers: dict,
+                 legend: dict) -> None:
+    """Every run a dot, the median a marker with its interquartile range; one slot per
+    group with the algorithms side by side, or one slot per algorithm for a single group."""
     groups = list(dict.fromkeys(row.group for row in members))
     algorithms = list(dict.fromkeys(row.algorithm for row in members))
-    width = 0.8 / max(len(algorithms), 1)
+    single = len(groups) == 1
+    width = 0.8 if single else 0.8 / max(len(algorithms), 1)
     runs: dict[tuple[str, str], list[float]] = {}
     for record in records:
         runs.setdefault((record["group"], record["spec"]), []).append(record["iterations"])
     for row in members:
-        center = groups.index(row.group) - 0.4 + width * (algorithms.index(row.algorithm) + 0.5)
+        if single:
+            center = float(algorithms.index(row.algorithm))
+        else:
+            center = groups.index(row.group) - 0.4 + width * (algorithms.index(row.algorithm) + 0.5)
         values = sorted(runs.get((row.group, row.algorithm), []))
         # Spread the dots evenly across the slot (no random jitter: the figure is reproducible).
         spread = [center + width * 0.6 * ((position + 0.5) / len(values) - 0.5) for position in range(len(values))]
         axis.scatter(spread, values, s=6, color=colors[row.algorithm], alpha=0.35, linewidths=0)
         axis.errorbar([center], [row.median], yerr=[[row.median - row.q25], [row.q75 - row.median]],
                       color=colors[row.algorithm], marker=markers[row.algorithm], markersize=6, capsize=3)
-    axis.set_xticks(range(len(groups)))
-    axis.set_xticklabels(groups, fontsize="small")
-    axis.set_xlim(-0.5, len(groups) - 0.5)
+    labels = [legend[name] for name in algorithms] if single else groups
+    axis.set_xticks(range(len(labels)))
+    axis.set_xticklabels(labels, fontsize="small", rotation=30 if single else 0, ha="right" if single else "center")
+    axis.set_xlim(-0.5, len(labels) - 0.5)
+    if single:
+        axis.set_title(groups[0], fontsize="medium")

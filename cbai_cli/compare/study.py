@@ -124,13 +124,23 @@ def run_comparison(planned: PlannedComparison, progress: Callable[[int], None] |
 
     try:
         if planned.pending:
-            backend = make_backend(planned.settings.jobs, planned.settings.scheduler)
+            backend = make_backend(planned.settings.jobs, planned.settings.scheduler, len(planned.pending))
             Scheduler(planned.plan, backend, emit, with_bounds=planned.settings.bounds, progress=progress).run(planned.pending)
     finally:
         if planned.store is not None:
             planned.store.close()
     return ComparisonResult(tuple(planned.stored) + tuple(new_records), planned.grid.title, len(new_records),
                             len(planned.stored))
+
+
+class RecordCounter:
+    """Counts records as they are stored (to say how many survived a Ctrl-C)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, record: dict) -> None:
+        self.count += 1
 
 
 def compare(settings: CompareSettings, progress: Callable[[int], None] | None = None) -> ComparisonResult:
