@@ -235,7 +235,7 @@ def compare(
     shard: Optional[str] = typer.Option(None, "--shard", help="Run only shard i of n (i/n, 1 ≤ i ≤ n), e.g. one per job of a Slurm array.", show_default=False),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Run on a Dask cluster at this address (pip install 'cbai[dask]').", show_default=False),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Store records as they finish (.jsonl or .sqlite); re-running skips stored runs.", show_default=False),
-    from_store: Optional[Path] = typer.Option(None, "--from", help="Show a store's tables and plots without running anything.", show_default=False),
+    from_stores: Optional[list[Path]] = typer.Option(None, "--from", help="Show the tables and plots of stores (repeat to merge shards) without running anything; with --out, also copy their records into that store.", show_default=False),
     bounds: bool = typer.Option(True, "--bounds/--no-bounds", help="Compute each instance's lower bound for the ratio column."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
@@ -254,18 +254,20 @@ def compare(
     options = {"delta": delta, "beta": beta, "subgaussian": subgaussian, "lambda": ridge, "S": norm_bound,
                "epsilon": epsilon, "budget": budget}
     given = [name for name, value in (("SOURCES", sources or None), ("--algos", algos or None), ("--config", config),
-                                      ("--out", out), ("--seeds", seeds), ("--first-seed", first_seed), ("--shard", shard),
+                                      ("--seeds", seeds), ("--first-seed", first_seed), ("--shard", shard),
                                       ("--scheduler", scheduler), ("--jobs", jobs)) if value is not None]
     given += [f"--{name}" for name, value in options.items() if value is not None]
-    if from_store is not None:
+    if from_stores:
         if given:
-            raise OptionError(f"--from shows a store as it is; it takes no {', '.join(given)}")
-        from cbai_cli.compare.store import read_store
+            raise OptionError(f"--from shows stores as they are; it takes no {', '.join(given)}")
+        from cbai_cli.compare.study import merge_stores
 
-        contents = read_store(from_store)
-        if contents.skipped_lines and not quiet:
-            typer.echo(f"cbai compare: skipped {contents.skipped_lines} unreadable line(s) of {from_store}", err=True)
-        show_comparison(contents.records, None, as_json=as_json, as_csv=as_csv, plot=plot)
+        merged = merge_stores(from_stores, out)
+        if merged.skipped_lines and not quiet:
+            typer.echo(f"cbai compare: skipped {merged.skipped_lines} unreadable line(s)", err=True)
+        if out is not None and not quiet:
+            typer.echo(f"cbai compare: copied {merged.copied} new records into {out}", err=True)
+        show_comparison(merged.records, None, as_json=as_json, as_csv=as_csv, plot=plot)
         return
     settings = CompareSettings(sources=tuple(sources or ()), algorithms=tuple(algos or ()), seeds=seeds,
                                first_seed=first_seed, config=config, options=options, jobs=jobs, shard=shard,

@@ -9,6 +9,10 @@
   with a busy timeout, so several processes (shards, or a second terminal) can write
   the same store; ``INSERT OR IGNORE`` on the run key makes a duplicate harmless.
 
+Neither locking scheme holds across machines on a network file system (SQLite's WAL
+needs shared memory; NFS appends are not atomic): there, give every shard its own
+store and merge them with ``cbai compare --from A --from B --out ALL``.
+
 Both are append-only, so they are not written through a temporary file: a record once
 stored is never rewritten. Resuming means skipping the runs whose key is stored.
 """

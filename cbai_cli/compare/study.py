@@ -157,3 +157,36 @@ def deduplicate(records: Iterable[dict]) -> list[dict]:
             seen.add(record.get("run_key"))
             unique.append(record)
     return unique
+
+
+@dataclass(frozen=True)
+class MergedStores:
+    """The records of several stores (each run once), how many were copied into the
+    ``--out`` store, and how many cut-short lines were skipped."""
+
+    records: tuple[dict, ...]
+    copied: int = 0
+    skipped_lines: int = 0
+
+
+def merge_stores(paths: Iterable[Path], out: Path | None = None) -> MergedStores:
+    """Read stores (e.g. one per shard) and, with ``out``, append every record whose run
+    key ``out`` lacks; nothing runs. Returns the union, each run key once."""
+    from cbai_cli.compare.store import open_store, read_store
+
+    paths = list(paths)
+    contents = [read_store(path) for path in paths]
+    records = deduplicate(record for content in contents for record in content.records)
+    copied = 0
+    if out is not None:
+        store = open_store(out)
+        try:
+            present = store.keys()
+            for record in records:
+                if record["run_key"] not in present:
+                    store.append(record)
+                    copied += 1
+            records = deduplicate(list(store.records()))
+        finally:
+            store.close()
+    return MergedStores(tuple(records), copied, sum(content.skipped_lines for content in contents))

@@ -71,6 +71,18 @@ def test_from_store_shows_the_same_results_without_running(cli, tmp_path):
     assert shown["summary"] == ran["summary"] and shown["records"] == ran["records"]
 
 
+def test_shard_stores_merge_into_one_store_equal_to_a_whole_run(cli, tmp_path):
+    from cbai_cli.compare.records import stable_part
+
+    whole = compare_json(cli, *GRID)["records"]
+    for index in (1, 2):
+        assert cli("compare", *GRID, "--shard", f"{index}/2", "--out", tmp_path / f"shard{index}.jsonl").exit_code == 0
+    merged = compare_json(cli, "--from", tmp_path / "shard1.jsonl", "--from", tmp_path / "shard2.jsonl",
+                          "--out", tmp_path / "all.sqlite")
+    assert [stable_part(record) for record in merged["records"]] == [stable_part(record) for record in whole]
+    assert len(compare_json(cli, "--from", tmp_path / "all.sqlite")["records"]) == len(whole)
+
+
 def test_rerun_with_the_same_store_says_what_it_skips(cli, tmp_path):
     out = tmp_path / "runs.jsonl"
     cli("compare", *GRID, "--out", out)

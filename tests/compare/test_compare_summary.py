@@ -106,3 +106,18 @@ def test_plot_is_a_valid_image(tmp_path, suffix):
     else:
         data = path.read_bytes()
         assert data.startswith(b"%PDF") and b"%%EOF" in data[-64:]
+
+
+def test_progress_bar_gives_a_callback_when_enabled():
+    from cbai_cli.compare.render import progress_bar
+
+    with progress_bar(3, enabled=True) as progress:
+        progress(3)
+    assert callable(progress)
+
+
+def test_progress_bar_is_absent_when_disabled():
+    from cbai_cli.compare.render import progress_bar
+
+    with progress_bar(3, enabled=False) as progress:
+        assert progress is None
