@@ -176,8 +176,9 @@ def perform(tasks: tuple) -> BatchResult:
     from cbai_cli.compare.grid import stream_key
     from cbai_cli.simulate import prepare, run_once
 
-    started = time.perf_counter()
     versions = runtime_versions()
+    # Timed after the version lookup, which costs the same for any batch size.
+    started = time.perf_counter()
     prepared_runs: dict[tuple[str, str], Any] = {}
     outcomes = []
     for task in tasks:

@@ -68,7 +68,7 @@ def plot_comparison(rows: Sequence[SummaryRow], records: Sequence[dict], path: P
             _sweep_panel(axis, source, members, colors, markers)
         else:
             _strip_panel(axis, members, records, colors, markers, legend)
-        axis.set_yscale("log")
+        axis.set_yscale("log", nonpositive="mask")  # a run with no query has no place on a log axis
         axis.set_ylabel("queries (median, IQR)")
         axis.grid(True, which="major", alpha=0.3)
     handles = [Line2D([], [], color=colors[name], marker=markers[name], label=legend[name]) for name in names]
