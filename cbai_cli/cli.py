@@ -332,6 +332,91 @@ def list_algorithms() -> None:
     console().print(safe)
 
 
+_SOURCES_HELP = (
+    "Instance files, folders (every .yaml/.yml/.npz inside) or generator specs such as "
+    "irrelevant-dims:d=10,eps=0.02|0.05 (one parameter may list values: a sweep) or unit-sphere:d=30,n=30 "
+    "(a fresh instance per seed)."
+)
+_ALGOS_HELP = (
+    "Algorithm specs NAME[:REGIME][:OPTION=VALUE,...], comma-separated or repeated: "
+    "acol, g-acol:tuned:beta=0.25, g-acol:theory, maxrew-f:tuned:beta=0.25,budget=100000. "
+    "Options: beta, subgaussian, lambda, S, epsilon, budget, delta."
+)
+
+
+@app.command()
+def compare(
+    sources: Optional[list[str]] = typer.Argument(None, metavar="[SOURCES]...", help=_SOURCES_HELP, show_default=False),
+    algos: Optional[list[str]] = typer.Option(None, "--algos", "-a", help=_ALGOS_HELP, show_default=False),
+    seeds: Optional[int] = typer.Option(None, "--seeds", help="Seeds per instance group (default 10).", show_default=False),
+    first_seed: Optional[int] = typer.Option(None, "--first-seed", help="First seed (default 0): seeds S, S+1, …", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", help="Study file (YAML) with sources, algorithms, seeds and options; command-line values win.", show_default=False),
+    delta: Optional[float] = typer.Option(None, "--delta", help="Target error probability δ (default 0.05).", show_default=False),
+    beta: Optional[float] = typer.Option(None, "--beta", help="Tuned regime's √β radius, for specs in the tuned regime.", show_default=False),
+    subgaussian: Optional[float] = typer.Option(None, "--subgaussian", help="Sub-Gaussian scale R (default σ; the paper used 1).", show_default=False),
+    ridge: Optional[float] = typer.Option(None, "--lambda", help="Ridge λ of adaptive algorithms (default 0.1).", show_default=False),
+    norm_bound: Optional[float] = typer.Option(None, "--S", help="Bound S ≥ ‖φ‖ for the theory and det regimes.", show_default=False),
+    epsilon: Optional[float] = typer.Option(None, "--epsilon", help="Rounding ε of round-based algorithms (default 0.01).", show_default=False),
+    budget: Optional[int] = typer.Option(None, "--budget", help="Query budget of every run (anytime answer when spent).", show_default=False),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: the number of cores; 1 runs here).", show_default=False),
+    shard: Optional[str] = typer.Option(None, "--shard", help="Run only shard i of n (i/n, 1 ≤ i ≤ n), e.g. one per job of a Slurm array.", show_default=False),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Run on a Dask cluster at this address (pip install 'cbai[dask]').", show_default=False),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Store records as they finish (.jsonl or .sqlite); re-running skips stored runs.", show_default=False),
+    from_stores: Optional[list[Path]] = typer.Option(None, "--from", help="Show the tables and plots of stores (repeat to merge shards) without running anything; with --out, also copy their records into that store.", show_default=False),
+    bounds: bool = typer.Option(True, "--bounds/--no-bounds", help="Compute each instance's lower bound for the ratio column."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
+    as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Write a figure (.png, .pdf or .svg): median queries with IQR against the swept parameter.", show_default=False),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or messages on stderr."),
+) -> None:
+    """Run many algorithms × seeds × instances in parallel, resumably, and summarise them."""
+    from cbai_cli.compare.execute import pin_blas_threads_by_default
+
+    pin_blas_threads_by_default()
+    from cbai_cli.compare.render import check_outputs, show_comparison
+    from cbai_cli.compare.study import CompareSettings, RecordCounter, plan_comparison, run_comparison
+    from cbai_cli.errors import OptionError
+
+    check_outputs(as_json, as_csv, plot)
+    options = {"delta": delta, "beta": beta, "subgaussian": subgaussian, "lambda": ridge, "S": norm_bound,
+               "epsilon": epsilon, "budget": budget}
+    given = [name for name, value in (("SOURCES", sources or None), ("--algos", algos or None), ("--config", config),
+                                      ("--seeds", seeds), ("--first-seed", first_seed), ("--shard", shard),
+                                      ("--scheduler", scheduler), ("--jobs", jobs)) if value is not None]
+    given += [f"--{name}" for name, value in options.items() if value is not None]
+    if from_stores:
+        if given:
+            raise OptionError(f"--from shows stores as they are; it takes no {', '.join(given)}")
+        from cbai_cli.compare.study import merge_stores
+
+        merged = merge_stores(from_stores, out)
+        if merged.skipped_lines and not quiet:
+            typer.echo(f"cbai compare: skipped {merged.skipped_lines} unreadable line(s)", err=True)
+        if out is not None and not quiet:
+            typer.echo(f"cbai compare: copied {merged.copied} new records into {out}", err=True)
+        show_comparison(merged.records, None, as_json=as_json, as_csv=as_csv, plot=plot)
+        return
+    settings = CompareSettings(sources=tuple(sources or ()), algorithms=tuple(algos or ()), seeds=seeds,
+                               first_seed=first_seed, config=config, options=options, jobs=jobs, shard=shard,
+                               scheduler=scheduler, out=out, bounds=bounds)
+    planned = plan_comparison(settings)
+    if planned.stored and not quiet:
+        typer.echo(f"cbai compare: {len(planned.stored)} of {len(planned.plan.runs)} runs already stored in {out}; "
+                   f"running the other {len(planned.pending)}", err=True)
+    from cbai_cli.compare.render import progress_bar
+
+    stored_now = RecordCounter()
+    try:
+        with progress_bar(len(planned.pending), enabled=not quiet and sys.stderr.isatty()) as progress:
+            result = run_comparison(planned, progress, on_record=stored_now)
+    except KeyboardInterrupt:
+        if out is not None:
+            typer.echo(f"cbai compare: {stored_now.count} new runs are stored in {out}; run the same command again to resume",
+                       err=True)
+        raise
+    show_comparison(result.records, result.title, as_json=as_json, as_csv=as_csv, plot=plot)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

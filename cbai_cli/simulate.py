@@ -117,12 +117,14 @@ def _check_positive(name: str, value: float | None) -> None:
         raise OptionError(f"{name} must be a finite number > 0, got {value}")
 
 
-def prepare(request: RunSpec, instance: Instance) -> PreparedRun:
+def prepare(request: RunSpec, instance: Instance, *, solve_oracle: bool = True) -> PreparedRun:
     """Check a request against the algorithm's capabilities and fill in defaults.
 
     Raises :class:`OptionError` for a regime the algorithm cannot use, ``tuned``
     without β, β without ``tuned``, δ outside (0, 1), options that make no sense for
-    the algorithm's style, and non-positive constants.
+    the algorithm's style, and non-positive constants. ``solve_oracle=False`` skips the
+    Oracle's design solve (its only costly step), for checking many requests before
+    any run starts; the result then cannot run the Oracle.
     """
     spec, alias = resolve(request.algorithm)
     if not (0 < request.delta < 1):
@@ -166,7 +168,7 @@ def prepare(request: RunSpec, instance: Instance) -> PreparedRun:
                              rounding_epsilon=request.rounding_epsilon if request.rounding_epsilon is not None else 0.01)
     oracle_design = None
     notes = list(regime_notes(regime, problem.dim))
-    if spec.needs_oracle:
+    if spec.needs_oracle and solve_oracle:
         from cbai_cli.bounds import oracle_design as compute_oracle_design
 
         oracle_design = compute_oracle_design(instance)

@@ -1,0 +1,493 @@
+"""Running a plan: in this process, on a local process pool, or on a Dask cluster.
+
+Work travels in batches (tuples of tasks) so that a thousand 10-millisecond runs are
+not dominated by the cost of shipping each to a worker. Batch sizes adapt: the first
+batch of every (group, algorithm) stream is a single run, which measures the run's
+cost; later batches hold about ``target_seconds`` of work, and never more than a fair
+share of what is left, so the last batches still spread over all workers.
+
+Lower bounds (Theorem 1, for the ratio column) are computed once per distinct
+instance in batches of their own, dispatched before the runs of their group; a run's
+record waits in memory until its instance's bound has arrived.
+
+Results are identical for every backend and number of workers: each run depends only
+on its instance, seed and request (see :mod:`cbai_cli.compare.grid`), and worker
+processes use single-threaded BLAS, so no floating-point reduction depends on the
+thread count. Records are written by this (the parent) process only, as batches finish.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import queue
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from cbai_cli.errors import OptionError
+
+# Environment variables that size the thread pools of the common BLAS builds.
+BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+                         "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+TARGET_BATCH_SECONDS = 0.25
+MAX_BATCH = 512
+# Seconds to wait for a Dask scheduler before giving up.
+DASK_CONNECT_TIMEOUT = 10
+
+
+# ---------------------------------------------------------------- BLAS threads
+
+def pin_blas_threads_by_default() -> None:
+    """Ask BLAS for one thread in this process unless the user chose otherwise.
+
+    The CLI calls it first thing; once numpy is loaded it would have no effect, so then
+    it changes nothing. A run is single-threaded code around small matrix products:
+    extra BLAS threads only compete with the worker processes, and one thread
+    everywhere keeps ``--jobs 1`` (which runs here) bit-identical to ``--jobs J``.
+    """
+    if "numpy" in sys.modules:
+        return
+    for variable in BLAS_THREAD_VARIABLES:
+        os.environ.setdefault(variable, "1")
+
+
+@contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """Set the BLAS thread variables to 1 while worker processes start (they read the
+    environment when numpy loads), then restore this process's environment."""
+    saved = {variable: os.environ.get(variable) for variable in BLAS_THREAD_VARIABLES}
+    os.environ.update({variable: "1" for variable in BLAS_THREAD_VARIABLES})
+    try:
+        yield
+    finally:
+        for variable, value in saved.items():
+            if value is None:
+                os.environ.pop(variable, None)
+            else:
+                os.environ[variable] = value
+
+
+def ignore_interrupts() -> None:
+    """Worker initializer: Ctrl-C goes to the whole process group, but only the parent
+    should handle it (it stops the pool and keeps the store valid)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def default_jobs() -> int:
+    """The number of cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - macOS and Windows
+        return os.cpu_count() or 1
+
+
+# ---------------------------------------------------------------- tasks (run in workers)
+
+@dataclass(frozen=True)
+class RunTask:
+    """One run: the instance (shipped, so remote workers need no files), the request,
+    the spec's label (to share a prepared request within a batch) and the seed."""
+
+    index: int
+    instance: Any
+    request: Any
+    label: str
+    seed: int
+
+
+@dataclass(frozen=True)
+class BoundTask:
+    """Theorem 1's lower bound of one instance at confidence δ."""
+
+    instance: Any
+    delta: float
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What a worker reports about one run: the resolved algorithm and regime, the
+    options in effect (None where an option does not enter the algorithm), the scored
+    result and the versions of the code that ran it."""
+
+    index: int
+    algorithm: str
+    regime: str
+    options: dict
+    result: dict
+    versions: dict
+
+
+@dataclass(frozen=True)
+class BoundOutcome:
+    instance_hash: str
+    delta: float
+    lower_bound: float | None
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """The outcomes of a batch and the seconds the worker spent on it."""
+
+    elapsed: float
+    outcomes: tuple
+
+
+def effective_options(prepared) -> dict:
+    """The options a prepared run actually uses; None for those it ignores (β outside
+    the tuned regime, R in the tuned regime, λ for round-based algorithms, …)."""
+    settings = prepared.config.confidence
+    regime = prepared.regime
+    adaptive = prepared.spec.style == "adaptive"
+    return {
+        "delta": settings.delta,
+        "beta": settings.beta if regime == "tuned" else None,
+        "subgaussian": settings.subgaussian if regime != "tuned" else None,
+        "ridge": settings.ridge if adaptive else None,
+        "norm_bound": settings.norm_bound if regime in ("theory", "det") else None,
+        "rounding_epsilon": prepared.config.rounding_epsilon if not adaptive else None,
+        "budget": prepared.budget,
+    }
+
+
+def reference_lower_bound(instance, delta: float) -> float | None:
+    """Theorem 1 at the instance's noise level (σ²-scaled for Gaussian noise), as
+    ``cbai solve`` reports it; None when infinite (an arm on the boundary)."""
+    from cbai_cli.bounds import compute_bounds
+
+    report = compute_bounds(instance, delta=delta)
+    value = report.lower_bound if report.lower_bound_noise is None else report.lower_bound_noise
+    return float(value) if math.isfinite(value) else None
+
+
+def perform(tasks: tuple) -> BatchResult:
+    """Worker entry point: run a batch of :class:`RunTask` or :class:`BoundTask`.
+
+    A request is prepared once per (instance, spec) within the batch, so the Oracle's
+    design is solved once for all seeds of a fixed instance in the batch.
+    """
+    from cbai_cli.compare.records import runtime_versions
+    from cbai_cli.compare.grid import stream_key
+    from cbai_cli.simulate import prepare, run_once
+
+    versions = runtime_versions()
+    # Timed after the version lookup, which costs the same for any batch size.
+    started = time.perf_counter()
+    prepared_runs: dict[tuple[str, str], Any] = {}
+    outcomes = []
+    for task in tasks:
+        if isinstance(task, BoundTask):
+            outcomes.append(BoundOutcome(task.instance.content_hash, task.delta,
+                                         reference_lower_bound(task.instance, task.delta)))
+            continue
+        cache_key = (task.instance.content_hash, task.label)
+        if cache_key not in prepared_runs:
+            prepared_runs[cache_key] = prepare(task.request, task.instance)
+        prepared = prepared_runs[cache_key]
+        result = run_once(prepared, task.instance, task.seed, key=(stream_key(task.instance),))
+        outcomes.append(RunOutcome(task.index, prepared.algorithm, prepared.regime, effective_options(prepared),
+                                   result.to_dict(), versions))
+    return BatchResult(time.perf_counter() - started, tuple(outcomes))
+
+
+# ---------------------------------------------------------------- backends
+
+class Backend(Protocol):
+    """Where batches run. ``submit`` returns a ticket; ``next_done`` blocks until some
+    batch finishes and returns its ticket and :class:`BatchResult` (or raises the
+    worker's exception); ``close(cancel=True)`` abandons unfinished work at once."""
+
+    workers: int
+
+    def submit(self, tasks: tuple) -> int: ...
+
+    def next_done(self) -> tuple[int, BatchResult]: ...
+
+    def close(self, cancel: bool) -> None: ...
+
+
+class InProcessBackend:
+    """Runs batches one after the other in this process (``--jobs 1``)."""
+
+    def __init__(self) -> None:
+        self.workers = 1
+        self._tickets = itertools.count()
+        self._waiting: deque[tuple[int, tuple]] = deque()
+
+    def submit(self, tasks: tuple) -> int:
+        ticket = next(self._tickets)
+        self._waiting.append((ticket, tasks))
+        return ticket
+
+    def next_done(self) -> tuple[int, BatchResult]:
+        ticket, tasks = self._waiting.popleft()
+        return ticket, perform(tasks)
+
+    def close(self, cancel: bool) -> None:
+        self._waiting.clear()
+
+
+class ProcessPoolBackend:
+    """``jobs`` worker processes, started fresh ("spawn") with single-threaded BLAS and
+    deaf to Ctrl-C; ``close(cancel=True)`` terminates them at once."""
+
+    def __init__(self, jobs: int) -> None:
+        import multiprocessing
+
+        self.workers = jobs
+        self._tickets = itertools.count()
+        self._done: queue.SimpleQueue = queue.SimpleQueue()
+        # "spawn" rather than fork: a fresh interpreter reads the BLAS variables when it
+        # loads numpy, and forking a process that holds BLAS threads is unsafe.
+        context = multiprocessing.get_context("spawn")
+        with single_threaded_blas():
+            self._pool = context.Pool(jobs, initializer=ignore_interrupts)
+
+    def submit(self, tasks: tuple) -> int:
+        ticket = next(self._tickets)
+        self._pool.apply_async(perform, (tasks,),
+                               callback=lambda result: self._done.put((ticket, result, None)),
+                               error_callback=lambda error: self._done.put((ticket, None, error)))
+        return ticket
+
+    def next_done(self) -> tuple[int, BatchResult]:
+        while True:
+            try:
+                # A timeout keeps the wait interruptible by Ctrl-C on every platform.
+                ticket, result, error = self._done.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if error is not None:
+                raise error
+            return ticket, result
+
+    def close(self, cancel: bool) -> None:
+        if cancel:
+            self._pool.terminate()
+        else:
+            self._pool.close()
+        self._pool.join()
+
+
+class DaskBackend:
+    """Batches as tasks of a dask.distributed cluster at ``address`` (``cbai[dask]``).
+
+    Workers need cbai installed; instances travel with the tasks, so they need no
+    files. Dask's nanny already starts workers with single-threaded BLAS.
+    """
+
+    def __init__(self, address: str) -> None:
+        try:
+            from distributed import Client, as_completed
+        except ImportError:
+            raise OptionError("--scheduler needs dask.distributed: pip install 'cbai[dask]'") from None
+        try:
+            self._client = Client(address, timeout=DASK_CONNECT_TIMEOUT)
+        except (OSError, TimeoutError, ValueError) as error:
+            message = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise OptionError(f"--scheduler {address}: cannot connect: {message}") from None
+        self.workers = max(1, sum(self._client.nthreads().values()))
+        self._completed = as_completed()
+        self._tickets = itertools.count()
+        self._futures: dict[str, tuple[int, Any]] = {}
+
+    def submit(self, tasks: tuple) -> int:
+        ticket = next(self._tickets)
+        future = self._client.submit(perform, tasks, pure=False)
+        self._futures[future.key] = (ticket, future)
+        self._completed.add(future)
+        return ticket
+
+    def next_done(self) -> tuple[int, BatchResult]:
+        future = next(self._completed)
+        ticket, _ = self._futures.pop(future.key)
+        return ticket, future.result()
+
+    def close(self, cancel: bool) -> None:
+        if cancel and self._futures:
+            self._client.cancel([future for _, future in self._futures.values()])
+        self._futures.clear()
+        self._client.close()
+
+
+def make_backend(jobs: int | None, scheduler: str | None, runs: int) -> Backend:
+    """Dask when a scheduler address is given, else ``jobs`` local processes (default:
+    the number of cores, and never more than ``runs``), or this process alone when
+    that is one."""
+    if scheduler is not None:
+        if jobs is not None:
+            raise OptionError("--jobs does not apply with --scheduler: the cluster's workers run the batches")
+        return DaskBackend(scheduler)
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise OptionError(f"--jobs must be ≥ 1, got {jobs}")
+    jobs = min(jobs, max(runs, 1))
+    return InProcessBackend() if jobs == 1 else ProcessPoolBackend(jobs)
+
+
+# ---------------------------------------------------------------- scheduling
+
+@dataclass
+class _Stream:
+    """Tasks of similar cost (the bounds of a group, or one algorithm on one group),
+    with the measured seconds per task (None until the first batch returns)."""
+
+    tasks: deque
+    seconds_per_task: float | None = None
+    probing: bool = False
+
+
+class Scheduler:
+    """Feeds a backend with adaptively sized batches and turns outcomes into records.
+
+    Args:
+        plan: the plan the runs belong to (groups, algorithms, instances).
+        backend: where batches run.
+        emit: called with each finished run's record, in completion order.
+        with_bounds: attach Theorem 1's lower bound of the run's instance to records.
+        target_seconds: the work one batch should hold, once costs are measured.
+        max_batch: the most runs in one batch.
+        progress: called with the number of finished runs after each one.
+    """
+
+    def __init__(self, plan, backend: Backend, emit: Callable[[dict], None], *, with_bounds: bool = True,
+                 target_seconds: float = TARGET_BATCH_SECONDS, max_batch: int = MAX_BATCH,
+                 progress: Callable[[int], None] | None = None) -> None:
+        self.plan = plan
+        self.backend = backend
+        self.emit = emit
+        self.with_bounds = with_bounds
+        self.target_seconds = target_seconds
+        self.max_batch = max_batch
+        self.progress = progress
+        self._runs: dict[int, Any] = {}
+        self._streams: dict[tuple, _Stream] = {}
+        self._bounds: dict[tuple[str, float], float | None] = {}
+        self._parked: dict[tuple[str, float], list[RunOutcome]] = {}
+        self._finished = 0
+
+    def run(self, runs: Sequence) -> int:
+        """Run ``runs`` (planned runs of ``plan``); returns how many finished."""
+        self._fill_streams(runs)
+        in_flight: dict[int, tuple] = {}
+        limit = 2 * self.backend.workers
+        cancel = True
+        try:
+            while True:
+                while len(in_flight) < limit:
+                    batch = self._next_batch()
+                    if batch is None:
+                        break
+                    stream_name, tasks = batch
+                    in_flight[self.backend.submit(tasks)] = (stream_name, len(tasks))
+                if not in_flight:
+                    break
+                ticket, result = self.backend.next_done()
+                stream_name, size = in_flight.pop(ticket)
+                self._learn(stream_name, result.elapsed / max(size, 1))
+                for outcome in result.outcomes:
+                    self._take(outcome)
+            cancel = False
+        finally:
+            self.backend.close(cancel=cancel)
+        return self._finished
+
+    def _fill_streams(self, runs: Sequence) -> None:
+        self._runs = {run.index: run for run in runs}
+        seen: set[tuple[str, float]] = set()
+        for run in runs:
+            instance = self.plan.instance(run)
+            choice = self.plan.grid.algorithms[run.algorithm]
+            if self.with_bounds:
+                bound_key = (instance.content_hash, choice.request.delta)
+                if bound_key not in seen:
+                    seen.add(bound_key)
+                    self._stream(("bounds", run.group)).append(BoundTask(instance, choice.request.delta))
+            self._stream(("runs", run.group, run.algorithm)).append(
+                RunTask(run.index, instance, choice.request, choice.label, run.seed))
+
+    def _stream(self, name: tuple) -> deque:
+        if name not in self._streams:
+            self._streams[name] = _Stream(deque())
+        return self._streams[name].tasks
+
+    def _next_batch(self) -> tuple[tuple, tuple] | None:
+        # Streams were created group by group, bounds first, so dict order is priority order.
+        for name, stream in self._streams.items():
+            if not stream.tasks:
+                continue
+            if stream.seconds_per_task is None:
+                if stream.probing:
+                    continue
+                stream.probing = True
+                return name, (stream.tasks.popleft(),)
+            size = max(1, min(self.max_batch, int(self.target_seconds / max(stream.seconds_per_task, 1e-6))))
+            size = min(size, max(1, math.ceil(len(stream.tasks) / self.backend.workers)), len(stream.tasks))
+            return name, tuple(stream.tasks.popleft() for _ in range(size))
+        return None
+
+    def _learn(self, name: tuple, seconds: float) -> None:
+        stream = self._streams[name]
+        stream.probing = False
+        # Average with the previous estimate: one slow batch should not shrink the rest.
+        previous = stream.seconds_per_task
+        stream.seconds_per_task = seconds if previous is None else 0.5 * (previous + seconds)
+
+    def _take(self, outcome) -> None:
+        if isinstance(outcome, BoundOutcome):
+            key = (outcome.instance_hash, outcome.delta)
+            self._bounds[key] = outcome.lower_bound
+            for parked in self._parked.pop(key, []):
+                self._finish(parked, outcome.lower_bound)
+            return
+        run = self._runs[outcome.index]
+        if not self.with_bounds:
+            self._finish(outcome, None)
+            return
+        key = (self.plan.instance(run).content_hash, self.plan.grid.algorithms[run.algorithm].request.delta)
+        if key in self._bounds:
+            self._finish(outcome, self._bounds[key])
+        else:
+            self._parked.setdefault(key, []).append(outcome)
+
+    def _finish(self, outcome: RunOutcome, lower_bound: float | None) -> None:
+        self.emit(make_record(self.plan, self._runs[outcome.index], outcome, lower_bound))
+        self._finished += 1
+        if self.progress is not None:
+            self.progress(self._finished)
+
+
+def make_record(plan, run, outcome: RunOutcome, lower_bound: float | None) -> dict:
+    """The record of one finished run (keys: :data:`~cbai_cli.compare.records.RECORD_KEYS`)."""
+    from cbai_cli.compare.records import RECORD_KEYS
+
+    group = plan.grid.groups[run.group]
+    choice = plan.grid.algorithms[run.algorithm]
+    instance = plan.instance(run)
+    swept_parameter, swept_value = group.swept if group.swept is not None else (None, None)
+    record = {
+        "run_key": run.run_key,
+        "group": group.label,
+        "source": group.source,
+        "swept_parameter": swept_parameter,
+        "swept_value": swept_value,
+        "instance": instance.name,
+        "instance_hash": instance.content_hash,
+        "algorithm": outcome.algorithm,
+        "spec": choice.label,
+        "regime": outcome.regime,
+        **outcome.options,
+        **outcome.result,
+        "seed": run.seed,
+        "lower_bound": lower_bound,
+        "group_index": run.group,
+        "algorithm_index": run.algorithm,
+        **outcome.versions,
+    }
+    return {key: record[key] for key in RECORD_KEYS}

@@ -1,0 +1,192 @@
+"""``cbai compare`` as library calls: plan (validate everything, open the store), then run.
+
+:func:`plan_comparison` raises every user error (bad spec, regime, option, store,
+shard) before any run starts; :func:`run_comparison` runs what is not stored yet and
+returns all records of the grid (or of this shard), stored ones included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cbai_cli.compare.grid import (DEFAULT_SEEDS, SPEC_OPTIONS, Grid, Plan, PlannedRun, SharedOptions, build_grid,
+                                   build_plan, load_study, parse_shard)
+from cbai_cli.errors import OptionError
+
+
+@dataclass(frozen=True)
+class CompareSettings:
+    """Everything a user can give ``cbai compare`` that decides which runs happen.
+
+    ``None`` means "not given": the study file's value, else the default.
+    ``options`` holds the shared options of ``cbai solve`` by their spec names
+    (delta, beta, subgaussian, lambda, S, epsilon, budget).
+    """
+
+    sources: tuple[str, ...] = ()
+    algorithms: tuple[str, ...] = ()
+    seeds: int | None = None
+    first_seed: int | None = None
+    config: Path | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    jobs: int | None = None
+    shard: str | None = None
+    scheduler: str | None = None
+    out: Path | None = None
+    bounds: bool = True
+
+
+@dataclass(frozen=True, eq=False)
+class PlannedComparison:
+    """A validated comparison, ready to run: the plan, the runs still to do, and the
+    records already stored for this plan."""
+
+    settings: CompareSettings
+    grid: Grid
+    plan: Plan
+    pending: tuple[PlannedRun, ...]
+    stored: tuple[dict, ...]
+    store: Any = None
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """All records of the plan (stored and new), with counts of what ran."""
+
+    records: tuple[dict, ...]
+    title: str | None
+    ran: int
+    reused: int
+
+
+def shared_options(options: Mapping[str, Any]) -> SharedOptions:
+    """Spec option names (delta, lambda, S, …) → :class:`SharedOptions`."""
+    fields = {SPEC_OPTIONS[name][0]: value for name, value in options.items() if value is not None}
+    return SharedOptions(**fields)
+
+
+def plan_comparison(settings: CompareSettings) -> PlannedComparison:
+    """Parse and check everything, build the plan and open the store; no run starts."""
+    study = load_study(settings.config) if settings.config is not None else None
+    sources = settings.sources or (study.sources if study else ())
+    algorithms = settings.algorithms or (study.algorithms if study else ())
+    seeds = settings.seeds if settings.seeds is not None else (study.seeds if study and study.seeds else DEFAULT_SEEDS)
+    first_seed = settings.first_seed if settings.first_seed is not None else (study.first_seed if study and study.first_seed is not None else 0)
+    options = dict(study.options) if study else {}
+    options.update({name: value for name, value in settings.options.items() if value is not None})
+    if settings.jobs is not None and settings.jobs < 1:
+        raise OptionError(f"--jobs must be ≥ 1, got {settings.jobs}")
+    if settings.jobs is not None and settings.scheduler is not None:
+        raise OptionError("--jobs does not apply with --scheduler: the cluster's workers run the batches")
+    shard = parse_shard(settings.shard)
+    base = study.base if study and not settings.sources else None
+    grid = build_grid(sources, algorithms, seeds, first_seed, shared_options(options), base=base,
+                      title=study.title if study else None)
+    plan = build_plan(grid, shard)
+    store = None
+    stored: list[dict] = []
+    pending = list(plan.runs)
+    if settings.out is not None:
+        from cbai_cli.compare.store import open_store
+
+        store = open_store(settings.out)
+        wanted = {run.run_key for run in plan.runs}
+        seen: set[str] = set()
+        for record in store.records():
+            key = record.get("run_key")
+            if key in wanted and key not in seen:
+                seen.add(key)
+                stored.append(record)
+        pending = [run for run in plan.runs if run.run_key not in seen]
+    return PlannedComparison(settings, grid, plan, tuple(pending), tuple(stored), store)
+
+
+def run_comparison(planned: PlannedComparison, progress: Callable[[int], None] | None = None,
+                   on_record: Callable[[dict], None] | None = None) -> ComparisonResult:
+    """Run the pending runs, appending each record to the store as it finishes.
+
+    On Ctrl-C or an error the store is closed with every finished record in it, and
+    the exception propagates.
+    """
+    from cbai_cli.compare.execute import Scheduler, make_backend
+
+    new_records: list[dict] = []
+
+    def emit(record: dict) -> None:
+        if planned.store is not None:
+            planned.store.append(record)
+        new_records.append(record)
+        if on_record is not None:
+            on_record(record)
+
+    try:
+        if planned.pending:
+            backend = make_backend(planned.settings.jobs, planned.settings.scheduler, len(planned.pending))
+            Scheduler(planned.plan, backend, emit, with_bounds=planned.settings.bounds, progress=progress).run(planned.pending)
+    finally:
+        if planned.store is not None:
+            planned.store.close()
+    return ComparisonResult(tuple(planned.stored) + tuple(new_records), planned.grid.title, len(new_records),
+                            len(planned.stored))
+
+
+class RecordCounter:
+    """Counts records as they are stored (to say how many survived a Ctrl-C)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, record: dict) -> None:
+        self.count += 1
+
+
+def compare(settings: CompareSettings, progress: Callable[[int], None] | None = None) -> ComparisonResult:
+    """Plan and run in one call (for scripts and tests)."""
+    return run_comparison(plan_comparison(settings), progress)
+
+
+def deduplicate(records: Iterable[dict]) -> list[dict]:
+    """The first record of every run key (two writers may store a run twice)."""
+    seen: set[str] = set()
+    unique = []
+    for record in records:
+        if record.get("run_key") not in seen:
+            seen.add(record.get("run_key"))
+            unique.append(record)
+    return unique
+
+
+@dataclass(frozen=True)
+class MergedStores:
+    """The records of several stores (each run once), how many were copied into the
+    ``--out`` store, and how many cut-short lines were skipped."""
+
+    records: tuple[dict, ...]
+    copied: int = 0
+    skipped_lines: int = 0
+
+
+def merge_stores(paths: Iterable[Path], out: Path | None = None) -> MergedStores:
+    """Read stores (e.g. one per shard) and, with ``out``, append every record whose run
+    key ``out`` lacks; nothing runs. Returns the union, each run key once."""
+    from cbai_cli.compare.store import open_store, read_store
+
+    paths = list(paths)
+    contents = [read_store(path) for path in paths]
+    records = deduplicate(record for content in contents for record in content.records)
+    copied = 0
+    if out is not None:
+        store = open_store(out)
+        try:
+            present = store.keys()
+            for record in records:
+                if record["run_key"] not in present:
+                    store.append(record)
+                    copied += 1
+            records = deduplicate(list(store.records()))
+        finally:
+            store.close()
+    return MergedStores(tuple(records), copied, sum(content.skipped_lines for content in contents))

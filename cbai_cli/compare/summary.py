@@ -1,0 +1,134 @@
+"""Per (instance group, algorithm) summaries of run records: the numbers of the tables,
+of ``--json``'s ``summary`` and of the plots.
+
+Queries are summarised by their median and quartiles (numpy's linear interpolation),
+as in the paper's Figures 2 and 6 (median over seeds, 25th and 75th percentiles). The
+ratio column divides the median queries by Theorem 1's lower bound at the instance's
+noise level; for a group that draws a fresh instance per seed, by the median of its
+instances' lower bounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cbai_cli.compare.records import order_key
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One (instance group, algorithm spec) cell of a comparison."""
+
+    group: str
+    source: str
+    swept_parameter: str | None
+    swept_value: Any
+    instance: str
+    algorithm: str
+    regime: str
+    runs: int
+    median: float
+    q25: float
+    q75: float
+    fraction_correct: float
+    violations: int
+    budget_stops: int
+    median_wall_s: float
+    lower_bound: float | None
+    ratio_to_lower_bound: float | None
+    group_index: int
+    algorithm_index: int
+
+    @property
+    def display_name(self) -> str:
+        """The spec as written, with the regime added when the spec leaves it implicit."""
+        return self.algorithm if self.regime in self.algorithm.split(":") else f"{self.algorithm} ({self.regime})"
+
+    def to_json(self) -> dict:
+        return {
+            "group": self.group,
+            "source": self.source,
+            "swept_parameter": self.swept_parameter,
+            "swept_value": self.swept_value,
+            "instance": self.instance,
+            "algorithm": self.algorithm,
+            "regime": self.regime,
+            "runs": self.runs,
+            "median": self.median,
+            "q25": self.q25,
+            "q75": self.q75,
+            "fraction_correct": self.fraction_correct,
+            "violations": self.violations,
+            "budget_stops": self.budget_stops,
+            "median_wall_s": self.median_wall_s,
+            "lower_bound": self.lower_bound,
+            "ratio_to_lower_bound": self.ratio_to_lower_bound,
+        }
+
+
+def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
+    """(25th percentile, median, 75th percentile)."""
+    q25, median, q75 = np.percentile(np.asarray(values, dtype=float), [25, 50, 75])
+    return float(q25), float(median), float(q75)
+
+
+def sort_records(records: Iterable[Mapping[str, Any]]) -> list[dict]:
+    """Records in canonical order (group, seed, algorithm), whatever order they finished in."""
+    return sorted((dict(record) for record in records), key=order_key)
+
+
+def _instance_label(names: list[str]) -> str:
+    distinct = sorted(set(names))
+    return distinct[0] if len(distinct) == 1 else f"{len(distinct)} instances (one per seed)"
+
+
+def summarize(records: Iterable[Mapping[str, Any]]) -> tuple[SummaryRow, ...]:
+    """One row per (group, algorithm spec), groups and algorithms in grid order."""
+    cells: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for record in sort_records(records):
+        cells.setdefault((record["group"], record["spec"]), []).append(record)
+    group_rank = {}
+    algorithm_rank = {}
+    for (group, spec), runs in cells.items():
+        group_rank[group] = min(group_rank.get(group, (1 << 62, group)), (runs[0].get("group_index", 0), group))
+        algorithm_rank[spec] = min(algorithm_rank.get(spec, (1 << 62, spec)), (runs[0].get("algorithm_index", 0), spec))
+    rows = []
+    for (group, spec), runs in sorted(cells.items(), key=lambda item: (group_rank[item[0][0]], algorithm_rank[item[0][1]])):
+        q25, median, q75 = quartiles([run["iterations"] for run in runs])
+        bounds = [run.get("lower_bound") for run in runs]
+        lower_bound = float(np.median(bounds)) if bounds and all(value is not None for value in bounds) else None
+        first = runs[0]
+        rows.append(SummaryRow(
+            group=group,
+            source=first.get("source", group),
+            swept_parameter=first.get("swept_parameter"),
+            swept_value=first.get("swept_value"),
+            instance=_instance_label([run["instance"] for run in runs]),
+            algorithm=spec,
+            regime=first["regime"],
+            runs=len(runs),
+            median=median,
+            q25=q25,
+            q75=q75,
+            fraction_correct=float(np.mean([bool(run["correct"]) for run in runs])),
+            violations=int(sum(bool(run["violation"]) for run in runs)),
+            budget_stops=int(sum(run["stopped"] == "budget" for run in runs)),
+            median_wall_s=float(np.median([run["wall_s"] for run in runs])),
+            lower_bound=lower_bound,
+            ratio_to_lower_bound=median / lower_bound if lower_bound else None,
+            group_index=group_rank[group][0],
+            algorithm_index=algorithm_rank[spec][0],
+        ))
+    return tuple(rows)
+
+
+def by_group(rows: Sequence[SummaryRow]) -> dict[str, list[SummaryRow]]:
+    """Rows per group label, in order."""
+    groups: dict[str, list[SummaryRow]] = {}
+    for row in rows:
+        groups.setdefault(row.group, []).append(row)
+    return groups

@@ -1,0 +1,187 @@
+"""``cbai compare`` end to end: tables, JSON, CSV, plots, stores, study files, errors, Ctrl-C."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from cbai_cli.compare.records import RECORD_KEYS
+
+GRID = ("irrelevant-dims:d=3,eps=0.2|0.3", "regret-1d", "--algos", "g-acol:tuned:beta=0.25,maxrew-u:tuned:beta=0.25",
+        "--seeds", "3", "--jobs", "1", "--no-bounds")
+
+
+def compare_json(cli, *args) -> dict:
+    result = cli("compare", *args, "--json")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_table_per_group_lists_every_algorithm(cli):
+    result = cli("compare", *GRID)
+    assert result.exit_code == 0, result.stderr
+    for title in ("irrelevant-dims:d=3,eps=0.2", "irrelevant-dims:d=3,eps=0.3", "regret-1d"):
+        assert title in result.stdout
+    assert result.stdout.count("g-acol:tuned:beta=0.25") == 3 and "median" in result.stdout and "100%" in result.stdout
+
+
+def test_table_shows_the_ratio_to_the_lower_bound(cli):
+    result = cli("compare", "regret-1d", "--algos", "g-acol:tuned:beta=0.25", "--seeds", "2", "--jobs", "1")
+    assert result.exit_code == 0, result.stderr
+    assert "× lower bound" in result.stdout and "lower bound (Thm 1" in result.stdout
+
+
+def test_json_has_records_and_summary_with_the_stable_keys(cli):
+    document = compare_json(cli, *GRID)
+    assert len(document["records"]) == 3 * 3 * 2
+    assert {"instance", "algorithm", "regime", "seed", "iterations", "recommended", "correct", "violation", "stopped",
+            "wall_s"} <= set(document["records"][0])
+    assert len(document["summary"]) == 3 * 2
+    assert {"median", "q25", "q75", "fraction_correct"} <= set(document["summary"][0])
+
+
+def test_json_summary_medians_match_the_records(cli):
+    document = compare_json(cli, *GRID)
+    for row in document["summary"]:
+        runs = sorted(record["iterations"] for record in document["records"]
+                      if record["group"] == row["group"] and record["spec"] == row["algorithm"])
+        assert row["median"] == runs[1] and row["fraction_correct"] == 1.0
+
+
+def test_csv_has_the_record_keys_as_header_and_a_row_per_run(cli):
+    result = cli("compare", *GRID, "--csv")
+    assert result.exit_code == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert len(rows) == 18 and tuple(rows[0]) == RECORD_KEYS
+    assert {row["stopped"] for row in rows} == {"solved"}
+
+
+def test_from_store_shows_the_same_results_without_running(cli, tmp_path):
+    out = tmp_path / "runs.sqlite"
+    ran = compare_json(cli, *GRID, "--out", out)
+    shown = compare_json(cli, "--from", out)
+    assert shown["summary"] == ran["summary"] and shown["records"] == ran["records"]
+
+
+def test_shard_stores_merge_into_one_store_equal_to_a_whole_run(cli, tmp_path):
+    from cbai_cli.compare.records import stable_part
+
+    whole = compare_json(cli, *GRID)["records"]
+    for index in (1, 2):
+        assert cli("compare", *GRID, "--shard", f"{index}/2", "--out", tmp_path / f"shard{index}.jsonl").exit_code == 0
+    merged = compare_json(cli, "--from", tmp_path / "shard1.jsonl", "--from", tmp_path / "shard2.jsonl",
+                          "--out", tmp_path / "all.sqlite")
+    assert [stable_part(record) for record in merged["records"]] == [stable_part(record) for record in whole]
+    assert len(compare_json(cli, "--from", tmp_path / "all.sqlite")["records"]) == len(whole)
+
+
+def test_rerun_with_the_same_store_says_what_it_skips(cli, tmp_path):
+    out = tmp_path / "runs.jsonl"
+    cli("compare", *GRID, "--out", out)
+    again = cli("compare", *GRID, "--out", out)
+    assert again.exit_code == 0 and "18 of 18 runs already stored" in again.stderr
+
+
+def test_quiet_writes_nothing_on_stderr(cli, tmp_path):
+    out = tmp_path / "runs.jsonl"
+    cli("compare", *GRID, "--out", out)
+    assert cli("compare", *GRID, "--out", out, "--quiet").stderr == ""
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(cli):
+    result = cli("compare", *GRID)
+    assert result.exit_code == 0 and result.stderr == ""
+
+
+def test_plot_option_writes_a_png(cli, tmp_path):
+    plot = tmp_path / "figure.png"
+    result = cli("compare", *GRID, "--plot", plot)
+    assert result.exit_code == 0, result.stderr
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_study_file_runs_and_command_line_seeds_win(cli, tmp_path):
+    study = tmp_path / "study.yaml"
+    study.write_text("title: small study\nsources: [regret-1d]\nalgorithms: [g-acol:tuned]\nseeds: 5\n"
+                     "options: {beta: 0.25}\n")
+    document = compare_json(cli, "--config", study, "--seeds", "2", "--jobs", "1", "--no-bounds")
+    assert [record["seed"] for record in document["records"]] == [0, 1]
+
+
+def test_budget_stops_are_data_not_failures(cli):
+    result = cli("compare", "regret-1d", "--algos", "maxrew-f:tuned:beta=0.25", "--budget", "20", "--seeds", "2",
+                 "--jobs", "1", "--no-bounds", "--json")
+    assert result.exit_code == 0
+    assert {record["stopped"] for record in json.loads(result.stdout)["records"]} == {"budget"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["regret-1d", "--algos", "acl"], "did you mean 'acol'"),
+    (["irrelevant-dims:d=3,eps", "--algos", "uniform"], "expected OPTION=VALUE"),
+    (["irrelevant-dims:d=3|4,eps=0.1|0.2", "--algos", "uniform"], "only one parameter"),
+    (["regret-1d", "--algos", "acol:tuned:beta=0.25"], "cannot use regime 'tuned'"),
+    (["regret-1d", "--algos", "g-acol:tuned"], "needs --beta"),
+    (["regret-1d", "--algos", "uniform", "--shard", "3/2"], "--shard"),
+    (["regret-1d", "--algos", "uniform", "--plot", "figure.gif"], "--plot"),
+    (["regret-1d", "--algos", "uniform", "--json", "--csv"], "choose one"),
+    (["regret-1d", "--algos", "uniform", "--jobs", "0"], "--jobs"),
+    (["--algos", "uniform"], "no sources"),
+    (["regret-1d"], "no algorithms"),
+])
+def test_bad_request_fails_before_any_run(cli, tmp_path, args, message):
+    out = tmp_path / "runs.jsonl"
+    result = cli("compare", *args, "--out", out)
+    assert result.exit_code == 2, result.stdout
+    assert message in result.stderr and result.stderr.count("\n") == 1
+    assert not out.exists() and result.stdout == ""
+
+
+def test_unwritable_out_fails_before_any_run(cli, tmp_path):
+    result = cli("compare", "regret-1d", "--algos", "uniform", "--out", tmp_path / "missing" / "runs.jsonl")
+    assert result.exit_code == 2 and "does not exist" in result.stderr and result.stderr.count("\n") == 1
+    assert result.stdout == ""
+
+
+def test_unknown_store_type_fails_before_any_run(cli, tmp_path):
+    result = cli("compare", "regret-1d", "--algos", "uniform", "--out", tmp_path / "runs.csv")
+    assert result.exit_code == 2 and "unknown store type" in result.stderr
+
+
+def test_from_takes_no_sources(cli, tmp_path):
+    result = cli("compare", "regret-1d", "--from", tmp_path / "runs.jsonl")
+    assert result.exit_code == 2 and "--from" in result.stderr
+
+
+def test_help_imports_neither_cvxpy_nor_matplotlib():
+    code = ("import sys; from cbai_cli.cli import app; from typer.testing import CliRunner; r = CliRunner(); "
+            "[r.invoke(app, args) for args in (['--help'], ['solve', '--help'], ['compare', '--help'])]; "
+            "print(sorted(m for m in ('cvxpy', 'matplotlib', 'distributed') if m in sys.modules))")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.strip() == "[]"
+
+
+def test_ctrl_c_stops_and_leaves_a_valid_store(tmp_path):
+    from cbai_cli.compare.store import read_store
+
+    out = tmp_path / "runs.jsonl"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cbai_cli", "compare", "regret-1d", "--algos", "maxrew-f:tuned:beta=0.25", "--seeds",
+         "20000", "--jobs", "2", "--no-bounds", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while (not out.exists() or out.stat().st_size == 0) and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    # A terminal sends Ctrl-C to the whole foreground process group, workers included.
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    contents = read_store(out)
+    assert process.returncode == 130 and "run the same command again to resume" in stderr
+    assert contents.skipped_lines == 0 and 0 < len(contents.records) < 20000
