@@ -99,7 +99,7 @@ def show_arms(view: DriverView, arms: Sequence[int], path: str | Path) -> Path:
     chosen = [view.check_arm(int(a)) for a in arms]
     if not chosen:
         raise OptionError("give at least one --arm")
-    title = f"{view.scenario.name}: {view.scenario.description}"
+    title = f"{view.scenario.name}\n{view.scenario.description}"
     return plot_trajectories(
         check_figure_path(path),
         view.trajectories[chosen],
