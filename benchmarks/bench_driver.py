@@ -4,6 +4,11 @@ Not run by CI. Usage (from the repository root)::
 
     python benchmarks/bench_driver.py                # n = 1000 policies with 2 workers
     python benchmarks/bench_driver.py --n 100 --jobs 2 --extrapolate 1000
+    python benchmarks/bench_driver.py --cli-only     # just `cbai driver-arms --n 1000 --jobs 2`
+
+The last row times the whole command in a fresh process (interpreter start,
+imports, n CEM runs, evaluation in the scenario, writing the NPZ), as a user
+would run it.
 
 Prints a Markdown table. Times are wall-clock medians (``time.perf_counter``).
 """
@@ -15,7 +20,9 @@ import os
 import platform
 import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -54,6 +61,34 @@ def fmt(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
+def print_header() -> None:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"Driver benchmark: Python {platform.python_version()}, numpy {np.__version__}, "
+        f"{os.cpu_count()} cores, 1-min load average at the end {load:.1f}"
+    )
+
+
+def time_command(n: int, jobs: int, seed: int) -> tuple[str, str, str]:
+    """Wall time of ``cbai driver-arms --n N --jobs J`` in a fresh process, end to end."""
+    repo = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as folder:
+        output = Path(folder) / "arms.npz"
+        command = [sys.executable, "-m", "cbai_cli", "driver-arms", "--n", str(n), "--seed", str(seed),
+                   "--jobs", str(jobs), "-o", str(output), "--quiet"]
+        # Run this checkout's package, whatever is installed.
+        env = {**os.environ, "PYTHONPATH": str(repo)}
+        start, cpu = time.perf_counter(), cpu_seconds()
+        subprocess.run(command, check=True, cwd=repo, env=env)
+        wall, used = time.perf_counter() - start, cpu_seconds() - cpu
+        size = output.stat().st_size
+    return (
+        f"`cbai driver-arms --n {n} --jobs {jobs}` end to end",
+        fmt(wall),
+        f"fresh process, writes a {size / 1e6:.1f} MB NPZ; CPU {fmt(used)} incl. workers",
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=1000, help="candidate policies to build (default 1000)")
@@ -62,7 +97,17 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=20, help="repetitions of the small timings")
     parser.add_argument("--serial-n", type=int, default=100, help="policies built with jobs = 1 for comparison (0: skip)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-cli", action="store_true", help="skip timing the `cbai driver-arms` command")
+    parser.add_argument("--cli-only", action="store_true", help="only time the `cbai driver-arms` command")
     args = parser.parse_args()
+
+    if args.cli_only:
+        print_header()
+        print()
+        print("| what | time | note |")
+        print("| --- | --- | --- |")
+        print("| " + " | ".join(time_command(args.n, args.jobs, args.seed)) + " |")
+        return
 
     base = scenario("base")
     env = base.environment
@@ -118,11 +163,10 @@ def main() -> None:
     bandit = build_bandit(policies.actions, "base")
     rows.append((f"build_bandit, n = {args.n}", fmt(time.perf_counter() - start), "evaluate + fold + rescale"))
 
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(
-        f"Driver benchmark: Python {platform.python_version()}, numpy {np.__version__}, "
-        f"{os.cpu_count()} cores, 1-min load average at the end {load:.1f}"
-    )
+    if not args.no_cli:
+        rows.append(time_command(args.n, args.jobs, args.seed))
+
+    print_header()
     print()
     print("| what | time | note |")
     print("| --- | --- | --- |")

@@ -417,6 +417,94 @@ def compare(
     show_comparison(result.records, result.title, as_json=as_json, as_csv=as_csv, plot=plot)
 
 
+@app.command("driver-arms")
+def driver_arms(
+    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Instance file to write (.npz recommended, or .yaml); "
+                                          "with --scenario all, one file per scenario named FILE-base.npz, FILE-different-reward.npz, "
+                                          "FILE-different-environment.npz. With --show: the picture (.png, .pdf, .svg)."),
+    n: Optional[int] = typer.Option(None, "--n", help="Number of candidate policies, one CEM each (default 1000, the paper's)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Root seed; policy i uses child i of SeedSequence(seed) (default 0)."),
+    scenario: Optional[str] = typer.Option(None, "--scenario", help="base, different-reward, different-environment, or all (default base)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes for the CEM runs (default 1; any value gives the same policies)."),
+    feedback: Optional[str] = typer.Option(None, "--feedback", help="binary (default: yes/no answers, arms rescaled per arm so φᵀx ∈ [−1, 1]) or gaussian (no rescaling)."),
+    sigma: Optional[float] = typer.Option(None, "--sigma", help="Noise σ of --feedback gaussian (default 0.1)."),
+    rescale_rewards: bool = typer.Option(False, "--rescale-rewards", help="Compute rewards on the rescaled arms, as the authors' code did "
+                                         "(default: θᵀ of the unscaled features)."),
+    policies: Optional[Path] = typer.Option(None, "--policies", help="Evaluate these action sequences (.npy, n × 20 × 2, in [−1, 1]) instead of running the CEM."),
+    show: Optional[Path] = typer.Option(None, "--show", help="Draw policies of this driver instance file instead of building one; needs -o PICTURE."),
+    arm: Optional[list[int]] = typer.Option(None, "--arm", metavar="K", help="With --show: draw this arm's policy (repeat for several)."),
+    highlight: Optional[int] = typer.Option(None, "--highlight", help="With --show: draw all candidates, green if feasible and red if not, this arm on top."),
+    solved: Optional[str] = typer.Option(None, "--solved", help="With --show: highlight the arm recommended in `cbai solve FILE --json` output (a file, or - for stdin)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no summary."),
+) -> None:
+    """Driving policies as CBAI arms (paper §4.3): build a driver instance, or draw its policies.
+
+    Build: run n constrained/penalised CEMs on randomly perturbed problems (or read --policies) and write the
+    scenario's instance: 9-dim arms (f1..f8, 1) with the threshold folded in, binary feedback, per-arm
+    rewards θᵀf. Show: `cbai driver-arms --show FILE.npz --arm 17 -o fig.png`, or
+    `cbai solve FILE.npz --algo g-acol --regime tuned --beta 1 --json > run.json` then
+    `cbai driver-arms --show FILE.npz --solved run.json -o fig.png`.
+    """
+    from cbai_cli.errors import OptionError
+
+    if show is not None:
+        building = {"--n": n, "--seed": seed, "--scenario": scenario, "--jobs": jobs, "--feedback": feedback,
+                    "--sigma": sigma, "--policies": policies, "--rescale-rewards": rescale_rewards or None}
+        given = [name for name, value in building.items() if value is not None]
+        if given:
+            raise OptionError(f"{', '.join(given)} build an instance; they do not apply with --show")
+        if output is None:
+            raise OptionError("--show needs -o PICTURE (.png, .pdf or .svg)")
+        picked = [name for name, value in (("--arm", arm or None), ("--highlight", highlight), ("--solved", solved)) if value is not None]
+        if len(picked) > 1:
+            raise OptionError(f"use one of --arm, --highlight and --solved, not {' and '.join(picked)}")
+        from cbai_cli.driver.show import check_figure_path, driver_view, show_arms, show_candidates, solved_arm
+        from cbai_cli.instance import load
+
+        check_figure_path(output)
+        view = driver_view(load(show), str(show))
+        if arm:
+            written = show_arms(view, arm, output)
+            what = ", ".join(view.label(a) for a in arm)
+        else:
+            chosen = solved_arm(solved) if solved is not None else highlight
+            written = show_candidates(view, output, chosen)
+            what = f"{view.instance.n_arms} candidates, {int(view.feasible.sum())} feasible" + (
+                "" if chosen is None else f"; highlighted {view.label(chosen)}")
+            if solved is not None and chosen is None:
+                what += "; the run answered 'no feasible arm', nothing highlighted"
+        if not quiet:
+            typer.echo(f"drew {view.scenario.name}: {what} to {written}", err=True)
+        return
+    if arm or highlight is not None or solved is not None:
+        raise OptionError("--arm, --highlight and --solved draw pictures: use them with --show FILE")
+    if output is None:
+        raise OptionError("give -o FILE.npz for the instance (or --show FILE to draw one)")
+    if policies is not None and (n is not None or jobs is not None or seed is not None):
+        raise OptionError("--policies replaces the CEM: --n, --seed and --jobs do not apply")
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from cbai_cli.driver.instances import DEFAULT_N_POLICIES, Feedback, build_arm_sets, output_paths, scenario_names, write_arm_sets
+
+    choice = scenario if scenario is not None else "base"
+    settings = Feedback(feedback if feedback is not None else "binary", sigma, rescale_rewards)
+    paths = output_paths(output, scenario_names(choice))  # bad names fail before the CEM runs
+    stderr = Console(stderr=True)
+    bar = Progress(TextColumn("CEM policies"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("eta"), TimeRemainingColumn(), console=stderr, disable=quiet or policies is not None or not stderr.is_terminal)
+    total = n if n is not None else DEFAULT_N_POLICIES
+    with bar:
+        task = bar.add_task("cem", total=total)
+        arm_sets = build_arm_sets(choice, settings, n=total, seed=seed if seed is not None else 0,
+                                  jobs=jobs if jobs is not None else 1, policies_file=policies,
+                                  progress=lambda done, _: bar.update(task, completed=done))
+    write_arm_sets(arm_sets, output)
+    if not quiet:
+        for arm_set in arm_sets:
+            typer.echo(f"{arm_set.summary()}; wrote {paths[arm_set.scenario]}", err=True)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

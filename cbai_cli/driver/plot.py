@@ -162,7 +162,8 @@ def plot_trajectories(
         _car_shape(ax, agent[0], colour, zorder=6, alpha=0.5)
         _car_shape(ax, agent[-1], colour, zorder=6)
     if labels is not None:
-        ax.legend(loc="upper right", fontsize="small")
+        # Below the road, not on it: labels can be long and the road is narrow.
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), fontsize="small")
     if title:
         ax.set_title(title)
     return _save_atomic(fig, path)

@@ -1,0 +1,334 @@
+"""Driver policies as CBAI instance files: the library side of ``cbai driver-arms``.
+
+driver.md, "Arms for the bandit"; cbai.md §6 (binary feedback and the per-arm
+rescaling); paper Section 4.3 and Appendix C.2/C.3.
+
+:func:`driver_instance` turns ``n`` action sequences and a scenario into an
+ordinary :class:`~cbai_cli.instance.Instance`:
+
+- arms: the 9-dimensional ``(f1..f8, 1) / scale`` of every policy, with the
+  threshold folded in (``phi' = (phi, -tau)``, ``tau = 0``,
+  ``threshold_known: true``), so ``cbai bound`` and ``cbai solve`` see exactly
+  the paper's ``f(s) = (f1..f8, 1)`` model;
+- feedback: binary (the default; every arm divided by a positive per-arm scale
+  so that ``phi'^T x`` lies in ``[-1, 1]``), or Gaussian with ``sigma = 0.1`` on
+  the unscaled arms;
+- rewards: per-arm ``reward_values = theta^T f`` on the *unscaled* features (the
+  rescaling is a device of the feedback model and should not change which arms
+  the reward test prunes); ``rescale_rewards`` reproduces the authors' code,
+  which computed rewards on the rescaled arms;
+- ``data``: the action sequences, the raw features and the scales, so every arm
+  can be traced back to a trajectory (``cbai driver-arms --show``);
+- ``meta``: scenario, seed, n, feedback and the counts of distinct policies,
+  distinct arms and feasible arms.
+
+Identical policies (the authors' published 1000-policy set holds only 20) are
+counted and reported: they waste queries and design computations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from cbai_cli.driver.arms import DriverBandit, PolicySet, build_bandit, build_policies, distinct_rows
+from cbai_cli.driver.cem import CEMConfig
+from cbai_cli.driver.dynamics import HORIZON
+from cbai_cli.driver.scenarios import SCENARIO_NAMES, UnknownScenarioError, scenario
+from cbai_cli.errors import InstanceError, OptionError
+from cbai_cli.instance import Instance, save
+from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
+
+__all__ = [
+    "GENERATOR",
+    "ALL_SCENARIOS",
+    "FEEDBACK_KINDS",
+    "DEFAULT_GAUSSIAN_SIGMA",
+    "DEFAULT_N_POLICIES",
+    "Feedback",
+    "DriverArmSet",
+    "scenario_names",
+    "output_paths",
+    "check_policies",
+    "load_policies",
+    "driver_instance",
+    "build_arm_sets",
+    "write_arm_sets",
+]
+
+#: ``meta.generator`` of every driver instance; ``--show`` checks for it.
+GENERATOR = "driver-arms"
+#: ``--scenario all`` writes one file per scenario.
+ALL_SCENARIOS = "all"
+FEEDBACK_KINDS = ("binary", "gaussian")
+#: The paper's Gaussian alternative for the driver (its anytime experiments).
+DEFAULT_GAUSSIAN_SIGMA = 0.1
+#: The paper's arm set has 1000 candidate policies.
+DEFAULT_N_POLICIES = 1000
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """How the simulated person answers, and what that does to the arms.
+
+    Attributes:
+        kind: ``binary`` (y in {-1, +1}, P(y = +1) = (phi'^T x + 1)/2; needs the
+            per-arm rescaling, cbai.md §6) or ``gaussian`` (y = phi'^T x + N(0, sigma^2),
+            no rescaling).
+        sigma: the Gaussian noise level; ``None`` means 0.1. Must stay ``None`` for binary.
+        rescale_rewards: compute rewards on the rescaled arms as the authors' code
+            did (binary only: without rescaling the two are the same).
+    """
+
+    kind: str = "binary"
+    sigma: float | None = None
+    rescale_rewards: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in FEEDBACK_KINDS:
+            raise OptionError(f"--feedback must be one of {', '.join(FEEDBACK_KINDS)}, got {self.kind!r}")
+        if self.kind == "binary" and self.sigma is not None:
+            raise OptionError("--sigma applies to --feedback gaussian only (binary feedback has no noise level)")
+        if self.sigma is not None and not (math.isfinite(self.sigma) and self.sigma > 0):
+            raise OptionError(f"--sigma must be a finite number > 0, got {self.sigma}")
+        if self.kind == "gaussian" and self.rescale_rewards:
+            raise OptionError("--rescale-rewards needs --feedback binary: Gaussian feedback does not rescale the arms")
+
+    @property
+    def rescale(self) -> bool:
+        """Binary feedback needs every constraint value in [-1, 1]; Gaussian keeps the raw scale."""
+        return self.kind == "binary"
+
+    @property
+    def noise(self) -> NoiseModel:
+        if self.kind == "binary":
+            return BinaryNoise()
+        return GaussianNoise(self.sigma if self.sigma is not None else DEFAULT_GAUSSIAN_SIGMA)
+
+
+@dataclass(frozen=True, eq=False)
+class DriverArmSet:
+    """One scenario's instance and what a user should know about it.
+
+    Attributes:
+        instance: the CBAI instance (ready for ``instance.save``).
+        bandit: the underlying arrays (raw features, scales, constraint values).
+        distinct_policies: number of distinct action sequences.
+        distinct_arms: number of distinct arms (rows of ``instance.arms``).
+        feasible_arms: arms with ``phi'^T x <= 0``.
+        best_arm: index of the constrained-optimal arm, ``None`` if none is feasible.
+    """
+
+    instance: Instance
+    bandit: DriverBandit
+    distinct_policies: int
+    distinct_arms: int
+    feasible_arms: int
+    best_arm: int | None
+
+    @property
+    def n(self) -> int:
+        return self.instance.n_arms
+
+    @property
+    def scenario(self) -> str:
+        return self.bandit.scenario
+
+    def summary(self) -> str:
+        """One line: counts, duplicates, the best arm, the feedback."""
+        n = self.n
+        repeats = n - self.distinct_policies
+        duplicates = f" ({repeats} repeated: identical arms waste queries)" if repeats else ""
+        best = "no feasible arm" if self.best_arm is None else f"best feasible arm {self.best_arm}"
+        noise = self.instance.noise
+        feedback = "binary feedback, rescaled arms" if noise.kind == "binary" else f"Gaussian feedback σ = {noise.sigma:g}"
+        return (f"{self.scenario}: {n} policies, {self.distinct_policies} distinct{duplicates}; "
+                f"{self.distinct_arms} distinct arms, {self.feasible_arms} feasible, {best}; {feedback}")
+
+
+def scenario_names(choice: str) -> tuple[str, ...]:
+    """The scenarios of ``--scenario``: one name, or all three for ``all``.
+
+    Raises:
+        UnknownScenarioError: (a CbaiError) for an unknown name, listing the valid ones.
+    """
+    if choice == ALL_SCENARIOS:
+        return SCENARIO_NAMES
+    if choice not in SCENARIO_NAMES:
+        raise UnknownScenarioError(f"unknown scenario {choice!r}; valid names: {', '.join(SCENARIO_NAMES + (ALL_SCENARIOS,))}")
+    return (choice,)
+
+
+def output_paths(output: str | Path, names: Sequence[str]) -> dict[str, Path]:
+    """Where each scenario's file goes: ``output`` itself for one scenario; for several,
+    ``STEM-SCENARIO.SUFFIX`` beside it (``arms.npz`` gives ``arms-base.npz``, ...)."""
+    path = Path(output)
+    if str(output) == "-":
+        raise OptionError("driver-arms writes files: give -o FILE.npz (or .yaml)")
+    if path.suffix.lower() not in (".npz", ".yaml", ".yml"):
+        raise OptionError(f"-o must end in .npz (recommended: the file holds n × 20 × 2 actions) or .yaml, got {path.name!r}")
+    if len(names) == 1:
+        return {names[0]: path}
+    return {name: path.with_name(f"{path.stem}-{name}{path.suffix}") for name in names}
+
+
+def check_policies(actions: object, source: str = "policies") -> np.ndarray:
+    """Validate action sequences: a finite ``(n, 20, 2)`` float array with entries in [-1, 1].
+
+    Raises:
+        InstanceError: one line naming ``source`` and the broken rule.
+    """
+    try:
+        array = np.asarray(actions, dtype=float)
+    except (TypeError, ValueError):
+        raise InstanceError(f"{source}: must be an array of numbers of shape (n, {HORIZON}, 2)") from None
+    if array.ndim != 3 or array.shape[1:] != (HORIZON, 2) or array.shape[0] < 1:
+        raise InstanceError(f"{source}: must have shape (n, {HORIZON}, 2) with n ≥ 1 "
+                            f"(n policies of {HORIZON} steering/acceleration pairs), got {array.shape}")
+    bad = ~np.isfinite(array)
+    if bad.any():
+        policy = int(np.argwhere(bad)[0][0])
+        raise InstanceError(f"{source}: policy {policy} contains NaN or infinite actions")
+    outside = np.abs(array) > 1.0
+    if outside.any():
+        policy = int(np.argwhere(outside)[0][0])
+        raise InstanceError(f"{source}: actions must lie in [-1, 1]; policy {policy} has {array[policy][outside[policy]][0]:g}")
+    return array
+
+
+def load_policies(path: str | Path) -> np.ndarray:
+    """Read ``n × 20 × 2`` action sequences from a ``.npy`` file (no pickles) and validate them."""
+    path = Path(path)
+    if path.suffix.lower() != ".npy":
+        raise InstanceError(f"{path}: --policies reads a .npy array of shape (n, {HORIZON}, 2)")
+    if not path.is_file():
+        raise InstanceError(f"{path}: no such file")
+    try:
+        array = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as error:
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise InstanceError(f"{path}: not a readable .npy array: {first}") from None
+    return check_policies(array, str(path))
+
+
+def driver_instance(
+    actions: np.ndarray,
+    scenario_name: str,
+    feedback: Feedback = Feedback(),
+    *,
+    seed: int | None = None,
+    source: str = "cem",
+    policies: PolicySet | None = None,
+) -> DriverArmSet:
+    """The CBAI instance of one scenario for a set of candidate policies.
+
+    Args:
+        actions: ``(n, 20, 2)`` policies (validated with :func:`check_policies`).
+        scenario_name: ``base``, ``different-reward`` or ``different-environment``.
+        feedback: binary (rescaled) or Gaussian, and the reward convention.
+        seed: the root seed the policies were built with (``None`` for imported ones).
+        source: where the policies came from (``cem`` or a file name), kept in ``meta``.
+        policies: the :class:`PolicySet` they came from, if built here; its
+            provenance (which of the six problems, own-problem feasibility) goes into ``data``.
+
+    Returns:
+        A :class:`DriverArmSet`.
+    """
+    actions = check_policies(actions, source)
+    sc = scenario(scenario_name)
+    bandit = build_bandit(actions, sc, rescale=feedback.rescale, rescale_rewards=feedback.rescale_rewards)
+    n = actions.shape[0]
+    distinct_policies = distinct_rows(actions).n_distinct
+    distinct_arms = distinct_rows(bandit.arms).n_distinct
+    data = {
+        "actions": np.array(actions),
+        "raw_features": np.array(bandit.raw_features),
+        "scales": np.array(bandit.scales),
+    }
+    if policies is not None:
+        data["cem_problem"] = np.asarray(policies.problem, dtype=float)
+        data["cem_feasible"] = np.asarray(policies.feasible, dtype=float)
+    noise = feedback.noise
+    meta = {
+        "generator": GENERATOR,
+        "scenario": sc.name,
+        "description": sc.description,
+        "policies": source,
+        "seed": seed,
+        "n": n,
+        "distinct_policies": distinct_policies,
+        "distinct_arms": distinct_arms,
+        "feasible_arms": int(bandit.feasible.sum()),
+        "feedback": noise.kind,
+        "rescaled": bandit.rescaled,
+        "rescale_rewards": bandit.rescale_rewards,
+        # The scenario's own coordinates, before folding: feasible iff phi^T f <= tau.
+        "theta": sc.theta.tolist(),
+        "phi": sc.phi.tolist(),
+        "tau": sc.tau,
+    }
+    instance = Instance(
+        name=f"driver-{sc.name}",
+        arms=np.array(bandit.arms),
+        constraint=np.array(bandit.constraint),
+        reward_values=np.array(bandit.rewards),
+        threshold=bandit.threshold,
+        threshold_known=True,
+        noise=noise,
+        # S >= ||phi'|| for the theory/det regimes: phi' = (phi, -tau) is fixed by the
+        # scenario, not by the arms, and its norm (1.443) exceeds the default S = 1.
+        constraint_norm_bound=math.ceil(float(np.linalg.norm(bandit.constraint)) * 100) / 100,
+        meta=meta,
+        data=data,
+    )
+    return DriverArmSet(
+        instance=instance,
+        bandit=bandit,
+        distinct_policies=distinct_policies,
+        distinct_arms=distinct_arms,
+        feasible_arms=int(bandit.feasible.sum()),
+        best_arm=instance.best_arm,
+    )
+
+
+def build_arm_sets(
+    scenario_choice: str,
+    feedback: Feedback = Feedback(),
+    *,
+    n: int = DEFAULT_N_POLICIES,
+    seed: int = 0,
+    jobs: int = 1,
+    policies_file: str | Path | None = None,
+    config: CEMConfig = CEMConfig(),
+    progress: Callable[[int, int], None] | None = None,
+) -> list[DriverArmSet]:
+    """Everything ``cbai driver-arms`` computes, without writing: one arm set per scenario.
+
+    The policies are computed once (``n`` CEM runs, ``jobs`` workers, policy ``i``
+    from child ``i`` of ``SeedSequence(seed)``) or read from ``policies_file``,
+    then evaluated in each chosen scenario's environment.
+    """
+    names = scenario_names(scenario_choice)  # fail on a bad name before minutes of CEM
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise OptionError(f"--n must be a positive integer, got {n!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise OptionError(f"--jobs must be a positive integer, got {jobs!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise OptionError(f"--seed must be a non-negative integer, got {seed!r}")
+    if policies_file is not None:
+        actions = load_policies(policies_file)
+        return [driver_instance(actions, name, feedback, source=Path(policies_file).name) for name in names]
+    built = build_policies(n, seed, jobs=jobs, config=config, progress=progress)
+    return [driver_instance(built.actions, name, feedback, seed=seed, policies=built) for name in names]
+
+
+def write_arm_sets(arm_sets: Sequence[DriverArmSet], output: str | Path) -> dict[str, Path]:
+    """Save each arm set (atomically, by extension) under :func:`output_paths`; returns the paths."""
+    paths = output_paths(output, [s.scenario for s in arm_sets])
+    for arm_set in arm_sets:
+        save(arm_set.instance, paths[arm_set.scenario])
+    return paths

@@ -1,0 +1,150 @@
+"""Pictures of a driver instance's policies: ``cbai driver-arms --show``.
+
+The issue's "Pictures" part (paper Figure 1 style): a driver instance file keeps
+its policies' action sequences in ``data.actions`` and its scenario in
+``meta.scenario``, so any arm can be rolled out again in the scenario's
+environment and drawn from above:
+
+- :func:`show_arms`: one or more chosen policies, each with its own colour;
+- :func:`show_candidates`: every candidate policy, green if feasible and red if
+  not, with one arm (e.g. the answer of a ``cbai solve`` run) drawn on top.
+
+:func:`solved_arm` reads that answer from ``cbai solve --json`` output.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from cbai_cli.driver.dynamics import rollout
+from cbai_cli.driver.instances import GENERATOR, check_policies
+from cbai_cli.driver.scenarios import Scenario, scenario
+from cbai_cli.errors import InstanceError, OptionError
+from cbai_cli.instance import Instance
+
+__all__ = ["FIGURE_SUFFIXES", "DriverView", "driver_view", "check_figure_path", "show_arms", "show_candidates",
+           "solved_arm"]
+
+#: Formats matplotlib's Agg canvas writes without extra packages.
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
+
+
+@dataclass(frozen=True, eq=False)
+class DriverView:
+    """What a picture needs from a driver instance file.
+
+    Attributes:
+        instance: the instance as loaded.
+        scenario: its scenario (environment, traffic).
+        trajectories: ``(n, 21, 4)`` every policy rolled out in that environment.
+    """
+
+    instance: Instance
+    scenario: Scenario
+    trajectories: np.ndarray
+
+    @property
+    def feasible(self) -> np.ndarray:
+        return self.instance.feasible
+
+    def check_arm(self, arm: int) -> int:
+        n = self.instance.n_arms
+        if not 0 <= arm < n:
+            raise OptionError(f"arm {arm} does not exist: this instance has arms 0 to {n - 1}")
+        return arm
+
+    def label(self, arm: int) -> str:
+        state = "feasible" if self.feasible[arm] else "infeasible"
+        return f"arm {arm} ({state}, reward {self.instance.rewards[arm]:.3g})"
+
+
+def driver_view(instance: Instance, source: str = "instance") -> DriverView:
+    """Check that ``instance`` came from ``cbai driver-arms`` and roll its policies out again.
+
+    Raises:
+        InstanceError: when the file lacks the scenario or the action sequences.
+    """
+    meta = instance.meta
+    if meta.get("generator") != GENERATOR or "actions" not in instance.data:
+        raise InstanceError(f"{source}: not a driver instance (write one with `cbai driver-arms`); "
+                            "--show needs its meta.scenario and data.actions")
+    actions = check_policies(instance.data["actions"], f"{source}: data.actions")
+    if actions.shape[0] != instance.n_arms:
+        raise InstanceError(f"{source}: data.actions holds {actions.shape[0]} policies for {instance.n_arms} arms")
+    sc = scenario(str(meta.get("scenario")))
+    env = sc.environment
+    return DriverView(instance, sc, rollout(env.agent_start, actions, env.dynamics))
+
+
+def check_figure_path(path: str | Path) -> Path:
+    """The picture's path: its suffix picks the format."""
+    path = Path(path)
+    if path.suffix.lower() not in FIGURE_SUFFIXES:
+        raise OptionError(f"the picture must end in {', '.join(FIGURE_SUFFIXES)}, got {path.name!r}")
+    if not path.parent.is_dir():
+        raise OptionError(f"{path}: folder {path.parent} does not exist")
+    return path
+
+
+def show_arms(view: DriverView, arms: Sequence[int], path: str | Path) -> Path:
+    """Draw the chosen policies in the instance's environment (road, other cars, agent)."""
+    from cbai_cli.driver.plot import plot_trajectories
+
+    chosen = [view.check_arm(int(a)) for a in arms]
+    if not chosen:
+        raise OptionError("give at least one --arm")
+    title = f"{view.scenario.name}\n{view.scenario.description}"
+    return plot_trajectories(
+        check_figure_path(path),
+        view.trajectories[chosen],
+        view.scenario.environment.traffic.trajectories,
+        road=view.scenario.environment.road,
+        labels=[view.label(a) for a in chosen],
+        title=title,
+    )
+
+
+def show_candidates(view: DriverView, path: str | Path, highlight: int | None = None) -> Path:
+    """Draw every candidate policy coloured by feasibility, ``highlight`` on top."""
+    from cbai_cli.driver.plot import plot_policies
+
+    if highlight is not None:
+        view.check_arm(highlight)
+    best = view.instance.best_arm
+    what = "best feasible arm" if highlight is not None and highlight == best else "not the best feasible arm"
+    suffix = "" if highlight is None else f"\narm {highlight}: {what}"
+    return plot_policies(
+        check_figure_path(path),
+        view.trajectories,
+        view.feasible,
+        view.scenario.environment.traffic.trajectories,
+        highlight=highlight,
+        road=view.scenario.environment.road,
+        title=f"{view.scenario.name}: {view.instance.n_arms} candidate policies{suffix}",
+    )
+
+
+def solved_arm(path: str | Path, run: int = 0) -> int | None:
+    """The arm recommended by run ``run`` of ``cbai solve --json`` output (``-``: stdin).
+
+    Returns ``None`` when that run answered "no feasible arm".
+    """
+    source = "<stdin>" if str(path) == "-" else str(path)
+    try:
+        text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InstanceError(f"{source}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    try:
+        document = json.loads(text)
+        recommended = document["runs"][run]["recommended"]
+    except (json.JSONDecodeError, KeyError, IndexError, TypeError):
+        raise InstanceError(f"{source}: not the output of `cbai solve --json` (need runs[{run}].recommended)") from None
+    if recommended is not None and (isinstance(recommended, bool) or not isinstance(recommended, int)):
+        raise InstanceError(f"{source}: runs[{run}].recommended must be an arm index, got {recommended!r}")
+    return recommended

@@ -1,0 +1,186 @@
+"""``cbai driver-arms`` end to end: build, import, draw, and the instance works with bound/solve."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cbai_cli.instance import load
+
+REPO = Path(__file__).resolve().parents[2]
+PUBLISHED = REPO / ".." / "shared" / "data" / "driver_policies_1000.npy"
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def one_error_line(result) -> str:
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("cbai")
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A 6-policy base instance written by the command (6 full CEM runs)."""
+    from typer.testing import CliRunner
+
+    from cbai_cli.cli import app
+
+    path = tmp_path_factory.mktemp("driver") / "arms.npz"
+    result = CliRunner().invoke(app, ["driver-arms", "--n", "6", "--seed", "3", "-o", str(path)])
+    assert result.exit_code == 0, result.stderr
+    return path, result
+
+
+def test_build_writes_an_ordinary_instance_and_a_summary(built):
+    path, result = built
+    instance = load(path)
+    assert instance.n_arms == 6 and instance.dim == 9
+    assert instance.meta["generator"] == "driver-arms" and instance.meta["seed"] == 3
+    assert instance.data["actions"].shape == (6, 20, 2)
+    # no progress bar when stderr is not a terminal; one summary line
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "6 distinct" in lines[0] and "feasible" in lines[0] and str(path) in lines[0]
+    assert result.stdout == ""
+
+
+def test_bound_and_solve_work_unchanged_on_the_output(cli, built):
+    path, _ = built
+    bound = cli("bound", path, "--json")
+    assert bound.exit_code == 0, bound.stderr
+    assert json.loads(bound.stdout)["h_clb"] is not None
+    solved = cli("solve", path, "--algo", "g-acol", "--regime", "tuned", "--beta", "1", "--runs", "2", "--json")
+    assert solved.exit_code == 0, solved.stderr
+    runs = json.loads(solved.stdout)["runs"]
+    assert all(run["stopped"] == "solved" for run in runs)
+
+
+def test_policies_round_trip(cli, built, tmp_path):
+    path, _ = built
+    original = load(path)
+    exported = tmp_path / "policies.npy"
+    np.save(exported, original.data["actions"])
+    again = tmp_path / "again.npz"
+    result = cli("driver-arms", "--policies", exported, "-o", again)
+    assert result.exit_code == 0, result.stderr
+    imported = load(again)
+    np.testing.assert_array_equal(imported.arms, original.arms)
+    np.testing.assert_array_equal(imported.rewards, original.rewards)
+    np.testing.assert_array_equal(imported.data["actions"], original.data["actions"])
+    assert imported.meta["policies"] == "policies.npy" and imported.meta["seed"] is None
+
+
+def test_published_policies_report_20_distinct_arms(cli, tmp_path):
+    if not PUBLISHED.is_file():
+        pytest.skip("shared/data/driver_policies_1000.npy is not available")
+    out = tmp_path / "paper.npz"
+    result = cli("driver-arms", "--policies", PUBLISHED, "-o", out)
+    assert result.exit_code == 0, result.stderr
+    assert "20 distinct (980 repeated" in result.stderr and "20 distinct arms" in result.stderr
+    assert load(out).meta["distinct_arms"] == 20
+
+
+def test_all_scenarios_and_gaussian_feedback(cli, built, tmp_path):
+    path, _ = built
+    policies = tmp_path / "p.npy"
+    np.save(policies, load(path).data["actions"])
+    result = cli("driver-arms", "--policies", policies, "--scenario", "all", "--feedback", "gaussian",
+                 "--sigma", "0.2", "-o", tmp_path / "g.npz")
+    assert result.exit_code == 0, result.stderr
+    for name in ("base", "different-reward", "different-environment"):
+        instance = load(tmp_path / f"g-{name}.npz")
+        assert instance.meta["scenario"] == name and instance.noise.sigma == 0.2
+    assert len(result.stderr.strip().splitlines()) == 3
+
+
+@pytest.mark.parametrize(
+    ("array", "word"),
+    [(np.zeros((5, 20)), "shape"), (np.zeros((5, 2, 20)), "shape"),
+     (np.full((1, 20, 2), np.nan), "NaN"), (np.full((1, 20, 2), -2.0), "[-1, 1]")],
+)
+def test_bad_policy_files_fail_with_one_line(cli, tmp_path, array, word):
+    policies = tmp_path / "bad.npy"
+    np.save(policies, array)
+    line = one_error_line(cli("driver-arms", "--policies", policies, "-o", tmp_path / "x.npz"))
+    assert word in line and "bad.npy" in line
+    assert not (tmp_path / "x.npz").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--scenario", "highway"),
+        ("--feedback", "bernoulli"),
+        ("--sigma", "0.1"),
+        ("--n", "0"),
+        ("--jobs", "0"),
+        ("--feedback", "gaussian", "--rescale-rewards"),
+        ("--arm", "1"),
+    ],
+)
+def test_bad_options_fail_with_one_line_before_any_work(cli, tmp_path, args):
+    one_error_line(cli("driver-arms", *args, "-o", tmp_path / "x.npz"))
+    assert not list(tmp_path.iterdir())
+
+
+def test_unknown_scenario_names_the_valid_ones(cli, tmp_path):
+    line = one_error_line(cli("driver-arms", "--scenario", "highway", "-o", tmp_path / "x.npz"))
+    assert "highway" in line and "different-environment" in line and "all" in line
+
+
+def test_show_draws_arms_and_the_solved_arm(cli, built, tmp_path):
+    path, _ = built
+    arms = tmp_path / "arms.png"
+    result = cli("driver-arms", "--show", path, "--arm", "1", "--arm", "4", "-o", arms)
+    assert result.exit_code == 0, result.stderr
+    assert arms.read_bytes()[:8] == PNG
+    run = tmp_path / "run.json"
+    solved = cli("solve", path, "--algo", "g-acol", "--regime", "tuned", "--beta", "1", "--json")
+    run.write_text(solved.stdout)
+    recommended = json.loads(solved.stdout)["runs"][0]["recommended"]
+    picture = tmp_path / "solved.png"
+    result = cli("driver-arms", "--show", path, "--solved", run, "-o", picture)
+    assert result.exit_code == 0, result.stderr
+    assert picture.read_bytes()[:8] == PNG
+    assert f"highlighted arm {recommended}" in result.stderr
+    piped = cli("driver-arms", "--show", path, "--solved", "-", "-o", tmp_path / "piped.png", input=solved.stdout)
+    assert piped.exit_code == 0, piped.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--arm", "99", "-o", "x.png"),
+        ("--arm", "0", "-o", "x.jpg"),
+        ("--arm", "0"),
+        ("--arm", "0", "--highlight", "1", "-o", "x.png"),
+        ("--n", "5", "-o", "x.png"),
+    ],
+)
+def test_show_rejects_bad_requests_with_one_line(cli, built, tmp_path, args):
+    path, _ = built
+    args = tuple(str(tmp_path / a) if a.startswith("x.") else a for a in args)
+    one_error_line(cli("driver-arms", "--show", path, *args))
+
+
+def test_show_needs_a_driver_instance(cli, instance_file, tmp_path):
+    line = one_error_line(cli("driver-arms", "--show", instance_file, "--highlight", "0", "-o", tmp_path / "x.png"))
+    assert "not a driver instance" in line
+
+
+def test_real_process(cbai_process, tmp_path):
+    env_ok = cbai_process("driver-arms", "--n", "3", "--seed", "1", "-o", tmp_path / "p.npz")
+    assert env_ok.returncode == 0, env_ok.stderr
+    assert "3 policies, 3 distinct" in env_ok.stderr and load(tmp_path / "p.npz").n_arms == 3
+    bad = cbai_process("driver-arms", "--scenario", "highway", "-o", tmp_path / "q.npz")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in bad.stderr
+    picture = cbai_process("driver-arms", "--show", tmp_path / "p.npz", "--highlight", "0", "-o", tmp_path / "p.png")
+    assert picture.returncode == 0, picture.stderr
+    assert (tmp_path / "p.png").read_bytes()[:8] == PNG
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
