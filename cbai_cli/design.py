@@ -115,6 +115,11 @@ _NEWTON_TOL = 1e-9
 #: Barrier duality gap (relative) below which further centring is pointless in
 #: double precision.
 _BARRIER_FLOOR = 1e-13
+#: Columns (arms) and rows (targets) added per round: max(_ADD_MIN, _ADD_PER_DIM * r).
+_ADD_MIN = 8
+_ADD_PER_DIM = 1.0
+#: After adding columns/rows the barrier parameter steps back by this factor.
+_KAPPA_RESTART = 20.0
 
 
 class DesignSolverError(RuntimeError):
@@ -326,7 +331,8 @@ def _center(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, kappa: float):
         sig = 1.0 / (1.0 - v)
         G2 = G * G
         grad = kappa - sig @ G2 - 1.0 / w
-        H = G2.T @ ((sig * sig)[:, None] * G2)
+        Gs = sig[:, None] * G2
+        H = Gs.T @ Gs  # sum_y sig_y^2 grad v_y grad v_y^T (A^T A form: numpy uses syrk)
         N = Yh.T @ (sig[:, None] * Yh)
         # sum_y sig_y * Hessian(v_y) = 2 P o (G^T diag(sig) G), P = X A^-1 X^T
         H += 2.0 * (Xh @ Xh.T) * (Xh @ N @ Xh.T)
@@ -463,7 +469,7 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
     v0 = _restricted_values(X[S], Ys, w)
     beta = math.sqrt(float(v0.max()))
     Y = Ys / beta
-    n_add = max(8, r)
+    n_add = max(_ADD_MIN, int(round(_ADD_PER_DIM * r)))
     T = np.argsort(-v0, kind="stable")[: min(m, n_add)]
     # Start strictly inside: max v_T = 0.5 (v_y(w) = v0_y / (beta^2 * 2)).
     w = w * 2.0
@@ -512,7 +518,7 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
             vmax = float(_restricted_values(X[S], Y[T], w).max())
             if vmax > 0.5:
                 w = w * (vmax / 0.5)
-            kappa /= _KAPPA_FACTOR
+            kappa /= _KAPPA_RESTART
         else:
             kappa *= _KAPPA_FACTOR
 
