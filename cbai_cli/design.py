@@ -182,24 +182,32 @@ def _as_targets(targets, d: int) -> np.ndarray:
     return Y
 
 
-def _span_basis(X: np.ndarray) -> np.ndarray:
-    """Orthonormal basis (d x r) of the row space of X, r by numpy's rank rule."""
+def _span_basis(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Orthonormal basis Q (d x r) of the row space of X and the singular values.
+
+    r counts singular values above s_max * max(K, d) * eps (numpy's matrix_rank rule).
+    """
     _, s, vt = np.linalg.svd(X, full_matrices=False)
     if s.size == 0 or s[0] == 0.0:
-        return np.zeros((X.shape[1], 0))
+        return np.zeros((X.shape[1], 0)), np.zeros(0)
     tol = s[0] * max(X.shape) * np.finfo(float).eps
     r = int(np.count_nonzero(s > tol))
-    return vt[:r].T
+    return vt[:r].T, s[:r]
 
 
 def _project(arms, targets) -> tuple[np.ndarray, np.ndarray]:
-    """Arms and targets in span coordinates: (K x r, m x r).
+    """Arms and targets in whitened span coordinates: (K x r, m x r).
+
+    Coordinates are z -> S^-1 Q^T z with X = U S Q^T the thin SVD, so the arms
+    become U (isotropic: X_w^T X_w = I).  The problem is invariant under any
+    invertible linear map applied to arms and targets alike (y^T A^-1 y does
+    not change), and whitening keeps A_lambda well conditioned for both solvers.
 
     Raises ValueError when a target has a non-negligible component outside span(X).
     """
     X = _as_arms(arms)
     Y = _as_targets(targets, X.shape[1])
-    Q = _span_basis(X)
+    Q, sv = _span_basis(X)
     Xs, Ys = X @ Q, Y @ Q
     if Y.shape[0]:
         resid = np.linalg.norm(Y - Ys @ Q.T, axis=1)
@@ -211,7 +219,7 @@ def _project(arms, targets) -> tuple[np.ndarray, np.ndarray]:
                 f"target {j} is not in the span of the arms "
                 f"(relative residual {resid[j] / norms[j]:.2e})"
             )
-    return Xs, Ys
+    return Xs / sv, Ys / sv
 
 
 def _factor(XS: np.ndarray, w: np.ndarray) -> np.ndarray | None:
@@ -413,11 +421,14 @@ def _trivial(K: int, m: int, solver: str) -> Design:
 def _finish(Xs, Ys, lam, lower, iterations, solver, scale=1.0) -> Design:
     """Package weights (K,) with value/lower/gap in original units."""
     value = float(_values_full(Xs, lam, Ys).max())
-    lower = float(lower) * scale
-    if not np.isfinite(value):
-        lower = min(lower, value)
-    lower = min(max(lower, 0.0), value)
-    gap = 0.0 if value == 0.0 else (value - lower) / value
+    # lower <= value* <= value in exact arithmetic; clip round-off.
+    lower = min(max(float(lower) * scale, 0.0), value)
+    if value == 0.0:
+        gap = 0.0
+    elif not np.isfinite(value):
+        gap = 1.0  # the limit of (value - lower) / value; such weights are useless
+    else:
+        gap = (value - lower) / value
     lam = lam.copy()
     lam.flags.writeable = False
     return Design(weights=lam, value=value, lower=lower, gap=float(gap), iterations=iterations, solver=solver)
@@ -450,6 +461,8 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
         raise ValueError(f"unknown design solver {solver!r}; use 'fw' or 'cvxpy'")
     if not (tol > 0):
         raise ValueError("tol must be positive")
+    if isinstance(max_iter, bool) or int(max_iter) != max_iter or max_iter < 1:
+        raise ValueError("max_iter must be a positive integer")
     Xs, Ys = _project(arms, targets)
     K, r = Xs.shape
     m = Ys.shape[0]
