@@ -223,6 +223,26 @@ def test_medium_instance_and_sparsity():
     assert D.support.size <= 200
 
 
+def test_ill_conditioned_arms():
+    """Arms whose directions differ in scale by 1e7: still Kiefer--Wolfowitz, both solvers."""
+    rng = np.random.default_rng(13)
+    X = rng.standard_normal((40, 5)) @ np.diag([1.0, 1.0, 1.0, 1e-4, 1e-7])
+    for f in (optimal_design, optimal_design_cvxpy):
+        D = f(X, X)
+        assert D.value == pytest.approx(5.0, rel=1e-5)
+        assert D.lower <= 5.0 * (1 + 1e-9)
+
+
+def test_invariance_under_linear_maps():
+    """y^T A^-1 y is unchanged when arms and targets are mapped by the same invertible B."""
+    X, Y = _random_instance(17)
+    d = X.shape[1]
+    B = np.random.default_rng(1).standard_normal((d, d)) + 3 * np.eye(d)
+    D1 = optimal_design(X, Y)
+    D2 = optimal_design(X @ B.T, Y @ B.T)
+    assert D2.value == pytest.approx(D1.value, rel=2 * TOL)
+
+
 def test_scale_invariance():
     """Scaling arms by a and targets by b scales the value by b^2 / a^2."""
     X, Y = _random_instance(21)
@@ -300,6 +320,8 @@ def test_bad_inputs():
         optimal_design(np.array([[np.nan, 1.0]]), np.ones((1, 2)))
     with pytest.raises(ValueError):
         optimal_design(np.eye(2), np.eye(2), tol=0)
+    with pytest.raises(ValueError):
+        optimal_design(np.eye(2), np.eye(2), max_iter=0)
 
 
 def test_design_is_frozen():
