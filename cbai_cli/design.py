@@ -82,10 +82,10 @@ A (error ~ sqrt(cond A) eps instead of cond(A) eps), and coordinates are whitene
 (see :func:`_project`); both are needed for the certificate to close at 1e-6.
 
 Performance (benchmarks/bench_design.py, Gaussian arms, tol 1e-6, one BLAS
-thread): K = 1000, d = 30, m = 1000 in about 0.5-0.8 s; K = 10^4, d = 10 in
-about 0.1 s; d = 100 takes 5-100 s.  Degenerate instances (arms on a sphere, where
-every arm is active in the G-optimal design) need working sets of about r(r+1)/2
-and are several times slower (K = 1000, d = 30: about 3-6 s).  Multi-threaded
+thread, shared 2-core machine): K = 1000, d = 30, m = 1000 in about 0.5 s;
+K = 10^4, d = 10 in under 0.1 s; d = 100 takes 3-60 s.  Degenerate instances
+(arms on a sphere, where every arm is active in the G-optimal design) need working
+sets of about r(r+1)/2 and are slower (K = 1000, d = 30: about 2-4 s).  Multi-threaded
 OpenBLAS on a busy machine slows the small dense products here by up to two
 orders of magnitude (the same K = 1000, d = 30 case took 120 s with default
 threading under load), so processes that solve many designs should pin BLAS to
