@@ -9,7 +9,7 @@ Seeded families draw from ``numpy.random.default_rng(SeedSequence(seed))`` only.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 

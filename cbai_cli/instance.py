@@ -242,7 +242,7 @@ class Instance:
         mapping["noise"] = self.noise.to_mapping()
         if self.constraint_norm_bound is not None:
             mapping["constraint_norm_bound"] = float(self.constraint_norm_bound)
-        mapping["meta"] = _plain(dict(self.meta))
+        mapping["meta"] = plain(dict(self.meta))
         if self.data:
             mapping["data"] = {name: np.asarray(array).tolist() for name, array in self.data.items()}
         return mapping
@@ -250,19 +250,23 @@ class Instance:
     @cached_property
     def content_hash(self) -> str:
         """A short SHA-256 of the canonical content (name excluded), for records."""
-        mapping = self.to_mapping()
-        for key in ("name", "meta", "data"):
-            mapping.pop(key, None)
-        text = json.dumps(mapping, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        return content_hash_of(self.to_mapping())
 
 
-def _plain(value: Any) -> Any:
+def content_hash_of(mapping: dict[str, Any]) -> str:
+    """A short SHA-256 of a file mapping's canonical content, without name, meta and data
+    (which do not change the problem). Used by every instance kind."""
+    content = {key: value for key, value in mapping.items() if key not in ("name", "meta", "data")}
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def plain(value: Any) -> Any:
     """Numpy scalars and arrays inside ``meta`` as plain Python values."""
     if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
+        return {str(key): plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
+        return [plain(item) for item in value]
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, np.generic):
@@ -295,14 +299,14 @@ def _number(value: Any, field_name: str) -> float:
 def parse_noise(value: Any) -> NoiseModel:
     """``{kind: gaussian, sigma: s}`` or ``{kind: binary}``."""
     if not isinstance(value, Mapping) or "kind" not in value:
-        raise InstanceError(f"noise: must be a mapping like {{kind: gaussian, sigma: 0.05}} or {{kind: binary}}")
+        raise InstanceError("noise: must be a mapping like {kind: gaussian, sigma: 0.05} or {kind: binary}")
     kind = value["kind"]
     if kind == "gaussian":
         extra = set(value) - {"kind", "sigma"}
         if extra:
             raise InstanceError(f"noise: unknown key(s) {', '.join(sorted(map(str, extra)))} for gaussian noise")
         if "sigma" not in value:
-            raise InstanceError(f"noise.sigma: required for gaussian noise")
+            raise InstanceError("noise.sigma: required for gaussian noise")
         sigma = _number(value["sigma"], "noise.sigma")
         if sigma <= 0:
             raise InstanceError(f"noise.sigma: must be > 0, got {sigma:g}")
@@ -324,13 +328,13 @@ def _validate(instance: Instance) -> None:
     if constraint.shape != (d,):
         raise InstanceError(f"constraint: length {constraint.shape[0] if constraint.ndim == 1 else constraint.shape} does not match the arms' dimension d = {d}")
     if (instance.reward is None) == (instance.reward_values is None):
-        raise InstanceError(f"give exactly one of reward (θ, length d) and reward_values (length K)")
+        raise InstanceError("give exactly one of reward (θ, length d) and reward_values (length K)")
     if instance.reward is not None and instance.reward.shape != (d,):
         raise InstanceError(f"reward: length {instance.reward.shape[0]} does not match the arms' dimension d = {d}")
     if instance.reward_values is not None and np.shape(instance.reward_values) != (k,):
         raise InstanceError(f"reward_values: length {np.shape(instance.reward_values)[0]} does not match the number of arms K = {k}")
     if not math.isfinite(instance.threshold):
-        raise InstanceError(f"threshold: must be finite")
+        raise InstanceError("threshold: must be finite")
     bound = instance.constraint_norm_bound
     if bound is not None and not (math.isfinite(bound) and bound > 0):
         raise InstanceError(f"constraint_norm_bound: must be a finite number > 0, got {bound!r}")
@@ -343,9 +347,9 @@ def _validate(instance: Instance) -> None:
                 f"arm {worst} has {means[worst]:.6g} (rescale the arms, see specs/cbai.md §6)"
             )
     try:
-        json.dumps(_plain(dict(instance.meta)))
+        json.dumps(plain(dict(instance.meta)))
     except (TypeError, ValueError):
-        raise InstanceError(f"meta: must hold only plain values (numbers, strings, lists, mappings)") from None
+        raise InstanceError("meta: must hold only plain values (numbers, strings, lists, mappings)") from None
 
 
 def from_mapping(mapping: Mapping[str, Any], source: str = "<instance>") -> Instance:

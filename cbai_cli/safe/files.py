@@ -45,7 +45,6 @@ is wrapped into :class:`~cbai_cli.errors.InstanceError` the same way.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 import re
@@ -58,6 +57,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cbai_cli.errors import InstanceError
+from cbai_cli.instance import content_hash_of, plain
 from cbai_cli.safe.problems import (
     BallSet,
     BoxSet,
@@ -144,7 +144,7 @@ class SafeRegretInstance:
             "R": float(p.R),
             "lambda": float(p.lam),
             "delta": float(p.delta),
-            "meta": _plain(dict(self.meta)),
+            "meta": plain(dict(self.meta)),
         }
 
     def __eq__(self, other: object) -> bool:
@@ -157,7 +157,7 @@ class SafeRegretInstance:
     @cached_property
     def content_hash(self) -> str:
         """A short SHA-256 of the canonical content (name and meta excluded), for records."""
-        return _content_hash(self.to_mapping())
+        return content_hash_of(self.to_mapping())
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,7 +209,7 @@ class SafeBaiInstance:
             "gamma_FE": float(p.gamma_FE),
             "S_theta": float(p.S_theta),
             "S_mu": float(p.S_mu),
-            "meta": _plain(dict(self.meta)),
+            "meta": plain(dict(self.meta)),
         }
 
     def __eq__(self, other: object) -> bool:
@@ -221,7 +221,7 @@ class SafeBaiInstance:
 
     @cached_property
     def content_hash(self) -> str:
-        return _content_hash(self.to_mapping())
+        return content_hash_of(self.to_mapping())
 
 
 def action_set_label(action_set) -> str:
@@ -240,26 +240,6 @@ def action_set_mapping(action_set) -> dict[str, Any]:
     if isinstance(action_set, BallSet):
         return {"kind": "ball", "radius": float(action_set.radius)}
     return {"kind": "finite", "arms": action_set.arms.tolist()}
-
-
-def _content_hash(mapping: dict[str, Any]) -> str:
-    for key in ("name", "meta"):
-        mapping.pop(key, None)
-    text = json.dumps(mapping, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def _plain(value: Any) -> Any:
-    """Numpy scalars and arrays inside ``meta`` as plain Python values."""
-    if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 # --------------------------------------------------------------------------- field parsers
@@ -385,7 +365,7 @@ def _common(mapping: Mapping[str, Any], source: str, fields: tuple[str, ...], ki
     if not isinstance(meta, Mapping):
         raise InstanceError("meta: must be a mapping")
     try:
-        json.dumps(_plain(dict(meta)))
+        json.dumps(plain(dict(meta)))
     except (TypeError, ValueError):
         raise InstanceError("meta: must hold only plain values (numbers, strings, lists, mappings)") from None
     return name, dict(meta)
