@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from rich.console import Console
+from rich import box
 from rich.table import Table
 
 from cbai_cli.bounds import BoundReport
@@ -81,9 +82,11 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
 
 
 def solve_table(prepared: PreparedRun, results: Sequence[RunResult], name: str) -> Table:
-    table = Table(title=f"{prepared.algorithm} ({prepared.regime}) on {name}", header_style="bold")
+    # A light box and short headers so that the table fits an 80-column terminal.
+    table = Table(title=f"{prepared.algorithm} ({prepared.regime}) on {name}", header_style="bold", box=box.SIMPLE_HEAD,
+                  padding=(0, 1), collapse_padding=True, pad_edge=False)
     for column, justify in (("seed", "right"), ("algorithm", "left"), ("regime", "left"), ("queries", "right"),
-                            ("recommended", "right"), ("correct", "center"), ("violates", "center"),
+                            ("arm", "right"), ("correct", "center"), ("violates", "center"),
                             ("stopped", "left"), ("wall s", "right")):
         table.add_column(column, justify=justify)
     for result in results:
@@ -94,7 +97,8 @@ def solve_table(prepared: PreparedRun, results: Sequence[RunResult], name: str) 
         q25, median, q75 = quartiles([r.iterations for r in results])
         fraction = np.mean([r.correct for r in results])
         table.add_section()
-        table.add_row("all", "", "", f"{fmt(median)} [{fmt(q25)}, {fmt(q75)}]", "",
+        table.caption = f"{len(results)} runs: median queries {fmt(median)}, quartiles {fmt(q25)} and {fmt(q75)}"
+        table.add_row("all", "", "", fmt(median), "",
                       f"{fraction:.0%}", f"{np.mean([r.violation for r in results]):.0%}", "",
                       f"{np.median([r.wall_s for r in results]):.3f}")
     return table
