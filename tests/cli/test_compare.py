@@ -160,14 +160,6 @@ def test_from_takes_no_sources(cli, tmp_path):
     assert result.exit_code == 2 and "--from" in result.stderr
 
 
-def test_help_imports_neither_cvxpy_nor_matplotlib():
-    code = ("import sys; from cbai_cli.cli import app; from typer.testing import CliRunner; r = CliRunner(); "
-            "[r.invoke(app, args) for args in (['--help'], ['solve', '--help'], ['compare', '--help'])]; "
-            "print(sorted(m for m in ('cvxpy', 'matplotlib', 'distributed') if m in sys.modules))")
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert output.strip() == "[]"
-
-
 def test_ctrl_c_stops_and_leaves_a_valid_store(tmp_path):
     from cbai_cli.compare.store import read_store
 
