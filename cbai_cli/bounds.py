@@ -96,13 +96,13 @@ class BoundReport:
             "best_reward": self.best_reward,
             "n_at_least": self.n_at_least,
             "n_feasible": self.n_feasible,
-            "h_clb": _number(self.h_clb.value),
-            "h_clb_bar": _number(self.h_clb_bar.value),
+            "h_clb": json_number(self.h_clb.value),
+            "h_clb_bar": json_number(self.h_clb_bar.value),
             "c_min": self.c_min,
-            "prop1_bound": _number(self.prop1_bound),
-            "lower_bound": _number(self.lower_bound),
-            "lower_bound_noise": _number(self.lower_bound_noise),
-            "acol_upper_bound": _number(self.acol_upper_bound),
+            "prop1_bound": json_number(self.prop1_bound),
+            "lower_bound": json_number(self.lower_bound),
+            "lower_bound_noise": json_number(self.lower_bound_noise),
+            "acol_upper_bound": json_number(self.acol_upper_bound),
             "design": self.h_clb.top(),
             "gap": self.gap,
             "solver": self.h_clb.solver,
@@ -113,8 +113,9 @@ class BoundReport:
         }
 
 
-def _number(value: float | None):
-    """JSON has no infinity: infinite bounds are written as null (the notes say why)."""
+def json_number(value: float | None) -> float | None:
+    """JSON has no NaN or infinity: such values are written as null (the notes say why).
+    Every ``--json`` document uses this."""
     if value is None or not math.isfinite(value):
         return None
     return float(value)

@@ -58,7 +58,7 @@ class SolveOutcome:
                 f"median queries / {which} lower bound = {ratio}")
 
     def to_json(self) -> dict:
-        from cbai_cli.bounds import _number
+        from cbai_cli.bounds import json_number
 
         return {
             "algorithm": self.prepared.algorithm,
@@ -66,10 +66,10 @@ class SolveOutcome:
             "delta": self.prepared.config.confidence.delta,
             "instance": self.instance.name,
             "runs": [result.to_dict() for result in self.results],
-            "h_clb": _number(self.bounds.h_clb.value),
-            "lower_bound": _number(self.bounds.lower_bound),
-            "lower_bound_noise": _number(self.bounds.lower_bound_noise),
-            "prop1_bound": _number(self.bounds.prop1_bound),
+            "h_clb": json_number(self.bounds.h_clb.value),
+            "lower_bound": json_number(self.bounds.lower_bound),
+            "lower_bound_noise": json_number(self.bounds.lower_bound_noise),
+            "prop1_bound": json_number(self.bounds.prop1_bound),
             "notes": self.notes,
         }
 

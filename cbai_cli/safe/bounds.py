@@ -17,16 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from cbai_cli.safe.files import SafeBaiInstance, SafeRegretInstance, action_set_label
+from cbai_cli.bounds import json_number
 
 # λ_− of a D^w cut by the action set is a Monte Carlo estimate; a fixed seed makes
 # `cbai bound` print the same number every time.
 MONTE_CARLO_SEED = 0
 
-
-def _number(value: float | None) -> float | None:
-    if value is None or not math.isfinite(value):
-        return None
-    return float(value)
 
 
 @dataclass(frozen=True)
@@ -65,12 +61,12 @@ class SafeRegretBounds:
             "safety_gap": self.safety_gap,
             "B_norm": self.B_norm,
             "exploration_radius": self.exploration_radius,
-            "lambda_minus": _number(self.lambda_minus),
+            "lambda_minus": json_number(self.lambda_minus),
             "lambda_minus_exact": self.lambda_minus_exact,
-            "t_delta": _number(self.t_delta),
+            "t_delta": json_number(self.t_delta),
             "beta_T": self.beta_T,
-            "T_delta": _number(self.T_delta),
-            "T_0": _number(self.T_0),
+            "T_delta": json_number(self.T_delta),
+            "T_0": json_number(self.T_0),
         }
 
 
@@ -166,8 +162,8 @@ class SafeBaiBounds:
             "optimal_arm": self.optimal_arm,
             "unconstrained_best_arm": self.unconstrained_best_arm,
             "gamma_FE": self.gamma_FE,
-            "lingape_complexity": _number(self.complexity_full),
-            "lingape_complexity_safe": _number(self.complexity_safe),
+            "lingape_complexity": json_number(self.complexity_full),
+            "lingape_complexity_safe": json_number(self.complexity_safe),
         }
 
 

@@ -28,6 +28,7 @@ from cbai_cli.errors import InstanceError, OptionError
 from cbai_cli.safe.files import SafeBaiInstance, SafeRegretInstance
 from cbai_cli.safe.registry import SafeAlgorithmSpec, algorithm_for_kind
 from cbai_cli.simulate import run_streams
+from cbai_cli.bounds import json_number
 
 RULES = ("greedy", "ratio")
 UPDATES = ("static", "dynamic")
@@ -162,12 +163,6 @@ def prepare(request: SafeRunSpec, instance: SafeRegretInstance | SafeBaiInstance
 # --------------------------------------------------------------------------- results
 
 
-def _number(value: float | None) -> float | None:
-    """JSON has no NaN or infinity: write them as null."""
-    if value is None or not math.isfinite(value):
-        return None
-    return float(value)
-
 
 def _vector(values: np.ndarray | None) -> list[float] | None:
     return None if values is None else [float(v) for v in values]
@@ -216,9 +211,9 @@ class RegretRun:
             "regret_curve": [{"t": t, "regret": r} for t, r in self.curve],
             "exploration_rounds": self.exploration_rounds,
             "lambda_minus": self.lambda_minus,
-            "lambda_min_design": _number(self.lambda_min_design),
+            "lambda_min_design": json_number(self.lambda_min_design),
             "lambda_min_target": self.lambda_min_target,
-            "x_star_in_safe": _number(self.x_star_in_safe),
+            "x_star_in_safe": json_number(self.x_star_in_safe),
         }
 
 
