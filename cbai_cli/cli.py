@@ -232,6 +232,9 @@ def solve(
     horizon: Optional[int] = typer.Option(None, "--T", help=_safe_help("--T")),
     rule: Optional[str] = typer.Option(None, "--rule", help=_safe_help("--rule")),
     updates: Optional[str] = typer.Option(None, "--updates", help=_safe_help("--updates")),
+    dw: Optional[str] = typer.Option(None, "--dw", help=_safe_help("--dw")),
+    confidence_set: Optional[str] = typer.Option(None, "--confidence-set", help=_safe_help("--confidence-set")),
+    intersect: Optional[bool] = typer.Option(None, "--intersect", help=_safe_help("--intersect"), show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
 ) -> None:
     """Run an algorithm on an instance's simulated feedback and score it."""
@@ -250,10 +253,12 @@ def solve(
         from cbai_cli.safe.solving import SafeRunSpec
 
         request = SafeRunSpec(algorithm=algo, exploration=exploration, rule=rule, updates=updates, horizon=horizon,
-                              budget=budget)
+                              budget=budget, dw=dw, confidence_set=confidence_set, intersect=intersect)
         _solve_safe(instance, request, range(seed, seed + runs), as_json)
         return
-    for flag, value in (("--exploration", exploration), ("--T", horizon), ("--rule", rule), ("--updates", updates)):
+    safe_only = (("--exploration", exploration), ("--T", horizon), ("--rule", rule), ("--updates", updates),
+                 ("--dw", dw), ("--confidence-set", confidence_set), ("--intersect", intersect))
+    for flag, value in safe_only:
         if value is not None:
             raise OptionError(f"{flag} does not apply to {algo} (it is an option of {', '.join(owners(flag))})")
     from cbai_cli.solving import solve_instance, write_trace
@@ -348,7 +353,9 @@ _SOURCES_HELP = (
 _ALGOS_HELP = (
     "Algorithm specs NAME[:REGIME][:OPTION=VALUE,...], comma-separated or repeated: "
     "acol, g-acol:tuned:beta=0.25, g-acol:theory, maxrew-f:tuned:beta=0.25,budget=100000. "
-    "Options: beta, subgaussian, lambda, S, epsilon, budget, delta."
+    "Options: beta, subgaussian, lambda, S, epsilon, budget, delta. Safe algorithms (on safe-regret and "
+    "safe-bai instances) take no regime and their solve options without dashes: "
+    "safe-lucb:exploration=0, safe-lingape:updates=dynamic,rule=ratio."
 )
 
 
@@ -408,6 +415,10 @@ def compare(
                                first_seed=first_seed, config=config, options=options, jobs=jobs, shard=shard,
                                scheduler=scheduler, out=out, bounds=bounds)
     planned = plan_comparison(settings)
+    idle = planned.grid.idle_groups()
+    if idle and not quiet:
+        typer.echo(f"cbai compare: no algorithm given runs on {', '.join(sorted({group.kind for group in idle}))} "
+                   f"instances; skipping {', '.join(group.label for group in idle)}", err=True)
     if planned.stored and not quiet:
         typer.echo(f"cbai compare: {len(planned.stored)} of {len(planned.plan.runs)} runs already stored in {out}; "
                    f"running the other {len(planned.pending)}", err=True)

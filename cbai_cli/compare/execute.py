@@ -118,7 +118,7 @@ class RunOutcome:
 
     index: int
     algorithm: str
-    regime: str
+    regime: str | None
     options: dict
     result: dict
     versions: dict
@@ -139,23 +139,6 @@ class BatchResult:
     outcomes: tuple
 
 
-def effective_options(prepared) -> dict:
-    """The options a prepared run actually uses; None for those it ignores (β outside
-    the tuned regime, R in the tuned regime, λ for round-based algorithms, …)."""
-    settings = prepared.config.confidence
-    regime = prepared.regime
-    adaptive = prepared.spec.style == "adaptive"
-    return {
-        "delta": settings.delta,
-        "beta": settings.beta if regime == "tuned" else None,
-        "subgaussian": settings.subgaussian if regime != "tuned" else None,
-        "ridge": settings.ridge if adaptive else None,
-        "norm_bound": settings.norm_bound if regime in ("theory", "det") else None,
-        "rounding_epsilon": prepared.config.rounding_epsilon if not adaptive else None,
-        "budget": prepared.budget,
-    }
-
-
 def reference_lower_bound(instance, delta: float) -> float | None:
     """Theorem 1 at the instance's noise level (σ²-scaled for Gaussian noise), as
     ``cbai solve`` reports it; None when infinite (an arm on the boundary)."""
@@ -172,9 +155,9 @@ def perform(tasks: tuple) -> BatchResult:
     A request is prepared once per (instance, spec) within the batch, so the Oracle's
     design is solved once for all seeds of a fixed instance in the batch.
     """
-    from cbai_cli.compare.records import runtime_versions
     from cbai_cli.compare.grid import stream_key
-    from cbai_cli.simulate import prepare, run_once
+    from cbai_cli.compare.records import runtime_versions
+    from cbai_cli.compare.requests import prepare_request, run_prepared
 
     versions = runtime_versions()
     # Timed after the version lookup, which costs the same for any batch size.
@@ -188,11 +171,9 @@ def perform(tasks: tuple) -> BatchResult:
             continue
         cache_key = (task.instance.content_hash, task.label)
         if cache_key not in prepared_runs:
-            prepared_runs[cache_key] = prepare(task.request, task.instance)
-        prepared = prepared_runs[cache_key]
-        result = run_once(prepared, task.instance, task.seed, key=(stream_key(task.instance),))
-        outcomes.append(RunOutcome(task.index, prepared.algorithm, prepared.regime, effective_options(prepared),
-                                   result.to_dict(), versions))
+            prepared_runs[cache_key] = prepare_request(task.request, task.instance)
+        parts = run_prepared(prepared_runs[cache_key], task.instance, task.seed, (stream_key(task.instance),))
+        outcomes.append(RunOutcome(task.index, parts.algorithm, parts.regime, parts.options, parts.result, versions))
     return BatchResult(time.perf_counter() - started, tuple(outcomes))
 
 
@@ -404,7 +385,7 @@ class Scheduler:
         for run in runs:
             instance = self.plan.instance(run)
             choice = self.plan.grid.algorithms[run.algorithm]
-            if self.with_bounds:
+            if self.with_bounds and instance.kind == "cbai":
                 bound_key = (instance.content_hash, choice.request.delta)
                 if bound_key not in seen:
                     seen.add(bound_key)
@@ -447,10 +428,11 @@ class Scheduler:
                 self._finish(parked, outcome.lower_bound)
             return
         run = self._runs[outcome.index]
-        if not self.with_bounds:
+        instance = self.plan.instance(run)
+        if not self.with_bounds or instance.kind != "cbai":  # Theorem 1 is a CBAI bound
             self._finish(outcome, None)
             return
-        key = (self.plan.instance(run).content_hash, self.plan.grid.algorithms[run.algorithm].request.delta)
+        key = (instance.content_hash, self.plan.grid.algorithms[run.algorithm].request.delta)
         if key in self._bounds:
             self._finish(outcome, self._bounds[key])
         else:
@@ -490,4 +472,4 @@ def make_record(plan, run, outcome: RunOutcome, lower_bound: float | None) -> di
         "algorithm_index": run.algorithm,
         **outcome.versions,
     }
-    return {key: record[key] for key in RECORD_KEYS}
+    return {key: record.get(key) for key in RECORD_KEYS}

@@ -73,10 +73,13 @@ class SharedOptions:
 
 @dataclass(frozen=True)
 class AlgorithmChoice:
-    """One algorithm spec, parsed: its label (the spec as written) and the request it means."""
+    """One algorithm spec, parsed: its label (the spec as written), the request it means
+    (a :class:`RunSpec`, or a :class:`~cbai_cli.safe.solving.SafeRunSpec` for a safe
+    algorithm) and the instance kind it runs on."""
 
     label: str
-    request: RunSpec
+    request: Any
+    kind: str = "cbai"
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,6 +109,15 @@ class Group:
     def per_seed(self) -> bool:
         """Whether every seed draws its own instance."""
         return self.instance is None
+
+    @property
+    def kind(self) -> str:
+        """The instance kind of the group (cbai, safe-regret or safe-bai)."""
+        if self.instance is not None:
+            return self.instance.kind
+        from cbai_cli.generators import family
+
+        return family(self.family).kind
 
     def instance_for(self, seed: int) -> Instance:
         """The instance of seed ``seed`` (the fixed one, or a fresh draw with that seed)."""
@@ -142,6 +154,11 @@ class Grid:
     algorithms: tuple[AlgorithmChoice, ...]
     seeds: tuple[int, ...]
     title: str | None = None
+
+    def idle_groups(self) -> list[Group]:
+        """Groups that no algorithm of the grid can run on (another instance kind)."""
+        kinds = {choice.kind for choice in self.algorithms}
+        return [group for group in self.groups if group.kind not in kinds]
 
 
 @dataclass(frozen=True)
@@ -231,11 +248,20 @@ def parse_algorithm(text: str, shared: SharedOptions) -> AlgorithmChoice:
     """``NAME[:REGIME][:OPTION=VALUE,...]`` merged with the shared options."""
     from cbai_cli.algorithms.registry import resolve
 
+    from cbai_cli.safe.registry import SAFE_ALGORITHMS
+
     parts = [part.strip() for part in text.split(":")]
     name, rest = parts[0], parts[1:]
     if not name:
         raise OptionError(f"algorithm spec {text!r}: missing the algorithm name")
-    spec, alias = resolve(name)
+    if name in SAFE_ALGORITHMS:
+        return _parse_safe_algorithm(text, parts, shared)
+    try:
+        spec, alias = resolve(name)
+    except UnknownNameError:
+        from cbai_cli.algorithms.registry import ALGORITHMS, ALIASES
+
+        raise UnknownNameError(unknown_name_message("algorithm", name, {**ALGORITHMS, **ALIASES, **SAFE_ALGORITHMS})) from None
     regime: str | None = None
     written: dict[str, Any] = {}
     if len(rest) > 2:
@@ -271,6 +297,48 @@ def parse_algorithm(text: str, shared: SharedOptions) -> AlgorithmChoice:
             fields[field_name] = getattr(shared, field_name)
     label = ":".join(parts)
     return AlgorithmChoice(label=label, request=RunSpec(algorithm=name, regime=regime, **fields))
+
+
+def _parse_safe_algorithm(text: str, parts: list[str], shared: SharedOptions) -> AlgorithmChoice:
+    """``NAME[:OPTION=VALUE,...]`` of a safe algorithm: no regime (the confidence levels
+    are fields of the instance file); options as ``cbai solve`` flags without dashes
+    (``safe-lucb:exploration=0``, ``safe-lingape:updates=dynamic,rule=ratio``). Of the
+    shared options only ``budget`` applies, to the BAI algorithms."""
+    from cbai_cli.safe.registry import OPTIONS, SAFE_ALGORITHMS, option_by_spec_name
+    from cbai_cli.safe.solving import SafeRunSpec
+
+    name, rest = parts[0], parts[1:]
+    spec = SAFE_ALGORITHMS[name]
+    accepted = ", ".join(OPTIONS[flag].spec_name for flag in spec.options)
+    where = f"algorithm spec {text!r}"
+    if len(rest) > 1 or (rest and "=" not in rest[0]):
+        raise OptionError(f"{where}: {name} has no confidence regime; write {name}[:OPTION=VALUE,...] "
+                          f"(its options: {accepted})")
+    fields: dict[str, Any] = {}
+    for key, value in (_parse_options(text, rest[0], "algorithm spec").items() if rest else ()):
+        option = option_by_spec_name(key)
+        if option is None or option.flag not in spec.options:
+            raise OptionError(f"{where}: {name} has no option {key!r} (its options: {accepted})")
+        fields[option.field] = _coerce_safe_option(option, value, where)
+    if "budget" not in fields and shared.budget is not None and "--budget" in spec.options:
+        fields["budget"] = shared.budget
+    return AlgorithmChoice(label=":".join(parts), request=SafeRunSpec(algorithm=name, **fields), kind=spec.kind)
+
+
+def _coerce_safe_option(option, value: str, where: str) -> Any:
+    """A safe option's value from a spec: an integer, a switch (true/false) or text; the
+    allowed texts are checked by the algorithm's ``prepare``, with ``cbai solve``'s message."""
+    if option.type is int:
+        try:
+            return int(value)
+        except ValueError:
+            raise OptionError(f"{where}: {option.spec_name} must be an integer, got {value!r}") from None
+    if option.type is bool:
+        switch = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}.get(value.lower())
+        if switch is None:
+            raise OptionError(f"{where}: {option.spec_name} must be true or false, got {value!r}")
+        return switch
+    return value
 
 
 def parse_algorithms(texts: Iterable[str], shared: SharedOptions) -> tuple[AlgorithmChoice, ...]:
@@ -313,7 +381,7 @@ def parse_source(text: str, index: int, base: Path | None = None) -> list[Group]
 
 
 def _file_group(label: str, path: Path, index: int) -> Group:
-    from cbai_cli.instance import load
+    from cbai_cli.kinds import load
 
     if path.suffix.lower() not in INSTANCE_SUFFIXES:
         raise InstanceError(f"{label}: unknown file type {path.suffix or '(none)'!r}; use .yaml, .yml or .npz")
@@ -368,7 +436,14 @@ def _generator_groups(text: str, index: int) -> list[Group]:
         label_tokens = {key: (values[position] if key == swept else values[0]) for key, values in tokens.items()}
         label = name + (":" + ",".join(f"{key}={token}" for key, token in label_tokens.items()) if label_tokens else "")
         try:
-            noise = make_noise(chosen_values.pop("noise", None), chosen_values.pop("sigma", None), chosen.default_sigma)
+            noise_kind, sigma = chosen_values.pop("noise", None), chosen_values.pop("sigma", None)
+            if chosen.takes_noise:
+                noise = make_noise(noise_kind, sigma, chosen.default_sigma)
+            elif noise_kind is not None or sigma is not None:
+                raise OptionError(f"the noise of a {chosen.kind} instance is part of the instance; "
+                                  "noise= and sigma= do not apply")
+            else:
+                noise = None
             params = tuple(chosen_values.items())
             fixed = None
             if not chosen.seeded or "seed" in chosen_values:
@@ -480,7 +555,9 @@ def run_key(group: Group, instance: Instance, seed: int, choice: AlgorithmChoice
 def build_plan(grid: Grid, shard: tuple[int, int] | None = None) -> Plan:
     """The runs of the grid in canonical order (group, seed, algorithm), or those of one
     shard: shard i/n holds every n-th (group, seed) cell starting at the i-th, so all
-    algorithms of a cell run in the same shard and the shards partition the grid."""
+    algorithms of a cell run in the same shard and the shards partition the grid. An
+    algorithm runs on the groups of its instance kind only (CBAI algorithms on cbai
+    instances, Safe-LUCB on safe-regret, LinGapE and Safe-LinGapE on safe-bai)."""
     runs: list[PlannedRun] = []
     instances: dict[tuple[int, int], Instance] = {}
     index = 0
@@ -495,21 +572,34 @@ def build_plan(grid: Grid, shard: tuple[int, int] | None = None) -> Plan:
             instance = group.instance_for(seed)
             instances[(group_index, seed)] = instance
             for algorithm_index, choice in enumerate(grid.algorithms):
-                runs.append(PlannedRun(index, group_index, seed, algorithm_index, run_key(group, instance, seed, choice)))
+                if choice.kind == group.kind:
+                    runs.append(PlannedRun(index, group_index, seed, algorithm_index,
+                                           run_key(group, instance, seed, choice)))
                 index += 1
     return Plan(grid, tuple(runs), instances)
 
 
 def validate(grid: Grid) -> None:
-    """Check every (group, algorithm) pair as ``cbai solve`` would, before any run: an
-    unknown regime, tuned without β, an option the algorithm cannot use…"""
-    from cbai_cli.simulate import prepare
+    """Check every (group, algorithm) pair of one kind as ``cbai solve`` would, before any
+    run: an unknown regime, tuned without β, an option the algorithm cannot use…; and
+    that every algorithm has some group of its kind to run on."""
+    from cbai_cli.compare.requests import prepare_request
 
+    kinds = {group.kind for group in grid.groups}
+    for choice in grid.algorithms:
+        if choice.kind not in kinds:
+            from cbai_cli.safe.registry import names_for
+
+            raise OptionError(f"algorithm spec {choice.label!r} runs on {choice.kind} instances, and no source is one "
+                              f"(sources: {', '.join(sorted(kinds))} instances; their algorithms: "
+                              f"{', '.join(name for kind in sorted(kinds) for name in names_for(kind))})")
     for group in grid.groups:
         instance = group.instance_for(grid.seeds[0])
         for choice in grid.algorithms:
+            if choice.kind != group.kind:
+                continue
             try:
-                prepare(choice.request, instance, solve_oracle=False)
+                prepare_request(choice.request, instance, solve_oracle=False)
             except OptionError as error:
                 raise OptionError(f"algorithm spec {choice.label!r}: {error}") from None
 

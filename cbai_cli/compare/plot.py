@@ -1,9 +1,13 @@
 """Figures of a comparison, in the layout of the paper's Figure 2 (Lindner et al., 2022).
 
-- One panel per swept source: median queries (log scale) against the swept parameter,
-  one line per algorithm, with the interquartile range as a band (as in Figure 6).
-- One more panel for the groups that sweep nothing: a strip chart per group, every
-  run a dot, the median a bar-like tick with its interquartile range (Figure 3 style).
+- One panel per swept source: the group's measure (queries, pulls or regret; log scale)
+  against the swept parameter, one line per algorithm, with the interquartile range as
+  a band (as in Figure 6).
+- One panel per unswept safe-regret group: the cumulative regret R_t against t, median
+  over seeds with the interquartile band, one line per algorithm (the layout of
+  Safe-LUCB's Appendix F figures).
+- One more panel per measure for the other groups that sweep nothing: a strip chart per
+  group, every run a dot, the median a marker with its interquartile range (Figure 3 style).
 
 matplotlib is imported inside the functions (it costs a second) and used through its
 object interface with the Agg canvas, so no global pyplot state is touched.
@@ -14,26 +18,42 @@ from __future__ import annotations
 import io
 import textwrap
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from cbai_cli.compare.summary import SummaryRow
+import numpy as np
+
+from cbai_cli.compare.summary import METRICS, SummaryRow
 
 MARKERS = "osD^v<>phX*"
 
 
-def _panels(rows: Sequence[SummaryRow]) -> list[tuple[str, list[SummaryRow]]]:
-    """(title, rows) per panel: each swept source, then all unswept groups together."""
+@dataclass(frozen=True)
+class Panel:
+    """One axis of the figure: ``style`` is sweep, curve or strip; ``title`` the swept
+    source or the group; ``rows`` the summary rows drawn in it."""
+
+    style: str
+    title: str
+    rows: list[SummaryRow]
+
+
+def _panels(rows: Sequence[SummaryRow]) -> list[Panel]:
+    """Each swept source, then each unswept safe-regret group, then the other unswept
+    groups with one panel per measure."""
     swept: dict[str, list[SummaryRow]] = {}
-    unswept: list[SummaryRow] = []
+    curves: dict[str, list[SummaryRow]] = {}
+    strips: dict[str, list[SummaryRow]] = {}
     for row in rows:
-        if row.swept_parameter is None:
-            unswept.append(row)
-        else:
+        if row.swept_parameter is not None:
             swept.setdefault(row.source, []).append(row)
-    panels = [(source, members) for source, members in swept.items()]
-    if unswept:
-        panels.append(("", unswept))
-    return panels
+        elif row.kind == "safe-regret":
+            curves.setdefault(row.group, []).append(row)
+        else:
+            strips.setdefault(row.metric, []).append(row)
+    return ([Panel("sweep", source, members) for source, members in swept.items()]
+            + [Panel("curve", group, members) for group, members in curves.items()]
+            + [Panel("strip", "", members) for members in strips.values()])
 
 
 def _sweep_title(source: str, parameter: str) -> str:
@@ -63,13 +83,18 @@ def plot_comparison(rows: Sequence[SummaryRow], records: Sequence[dict], path: P
     axes = figure.subplots(lines, columns, squeeze=False).ravel()
     for axis in axes[len(panels):]:
         axis.set_visible(False)
-    for axis, (source, members) in zip(axes, panels):
-        if source:
-            _sweep_panel(axis, source, members, colors, markers)
+    for axis, panel in zip(axes, panels):
+        metric = panel.rows[0].metric
+        if panel.style == "curve":
+            _curve_panel(axis, panel.title, panel.rows, records, colors, markers)
+            axis.set_ylabel("cumulative regret R_t (median, IQR)")
         else:
-            _strip_panel(axis, members, records, colors, markers, legend)
-        axis.set_yscale("log", nonpositive="mask")  # a run with no query has no place on a log axis
-        axis.set_ylabel("queries (median, IQR)")
+            if panel.style == "sweep":
+                _sweep_panel(axis, panel.title, panel.rows, colors, markers)
+            else:
+                _strip_panel(axis, panel.rows, records, colors, markers, legend)
+            axis.set_yscale("log", nonpositive="mask")  # a run with no query has no place on a log axis
+            axis.set_ylabel(f"{metric} (median, IQR)")
         axis.grid(True, which="major", alpha=0.3)
     handles = [Line2D([], [], color=colors[name], marker=markers[name], label=legend[name]) for name in names]
     longest = max((len(legend[name]) for name in names), default=1)
@@ -109,7 +134,8 @@ def _strip_panel(axis, members: Sequence[SummaryRow], records: Sequence[dict], c
     width = 0.8 if single else 0.8 / max(len(algorithms), 1)
     runs: dict[tuple[str, str], list[float]] = {}
     for record in records:
-        runs.setdefault((record["group"], record["spec"]), []).append(record["iterations"])
+        measure = METRICS[record.get("kind") or "cbai"][1]
+        runs.setdefault((record["group"], record["spec"]), []).append(record[measure])
     for row in members:
         if single:
             center = float(algorithms.index(row.algorithm))
@@ -127,3 +153,22 @@ def _strip_panel(axis, members: Sequence[SummaryRow], records: Sequence[dict], c
     axis.set_xlim(-0.5, len(labels) - 0.5)
     if single:
         axis.set_title(groups[0], fontsize="medium")
+
+
+def _curve_panel(axis, group: str, members: Sequence[SummaryRow], records: Sequence[dict], colors: dict,
+                 markers: dict) -> None:
+    """R_t against t for one safe-regret group: per algorithm the median over its runs at
+    every point of the recorded curve, with the interquartile band."""
+    for row in members:
+        curves = [record["regret_curve"] for record in records
+                  if record["group"] == group and record["spec"] == row.algorithm and record.get("regret_curve")]
+        if not curves:
+            continue
+        points = np.asarray(curves[0], dtype=float)[:, 0]
+        values = np.asarray([[regret for _, regret in curve] for curve in curves], dtype=float)  # (runs, points)
+        q25, median, q75 = np.percentile(values, [25, 50, 75], axis=0)
+        axis.plot(points, median, color=colors[row.algorithm], marker=markers[row.algorithm], markersize=3,
+                  markevery=max(1, len(points) // 8))
+        axis.fill_between(points, q25, q75, color=colors[row.algorithm], alpha=0.15, linewidth=0)
+    axis.set_xlabel("t")
+    axis.set_title(group, fontsize="medium")

@@ -2,6 +2,21 @@
 
 Records are flat mappings of plain JSON values, so the same dict is a JSON Lines
 line, a SQLite row's payload, a CSV row and an element of ``--json``'s ``records``.
+
+Every record has every key; those that do not concern a run are None. By instance kind:
+
+- ``cbai``: ``iterations`` are constraint queries; ``recommended``, ``correct`` and
+  ``violation`` (the recommendation is infeasible) score the answer; the options
+  ``delta`` … ``budget`` are those in effect.
+- ``safe-regret`` (Safe-LUCB): ``iterations`` = T; ``regret`` = R_T, ``regret_curve`` =
+  ``[[t, R_t], ...]``, ``violations`` = unsafe actions, ``exploration_rounds`` = T'.
+- ``safe-bai`` (LinGapE, Safe-LinGapE): ``iterations`` = pulls to stop; ``recommended``
+  and its ``scale``; ``correct`` = ε-optimal at its true safe scale; ``violation`` = the
+  recommended scaled arm is unsafe; ``violations`` = unsafe pulls.
+
+Safe algorithms have no confidence regime (``regime`` None); their options in effect
+are the mapping ``algorithm_options``. Records written before the safe kinds existed
+lack the new keys; readers treat a missing ``kind`` as ``cbai``.
 """
 
 from __future__ import annotations
@@ -19,6 +34,7 @@ RECORD_KEYS: tuple[str, ...] = (
     "swept_value",
     "instance",
     "instance_hash",
+    "kind",
     "seed",
     "algorithm",
     "spec",
@@ -30,6 +46,7 @@ RECORD_KEYS: tuple[str, ...] = (
     "norm_bound",
     "rounding_epsilon",
     "budget",
+    "algorithm_options",
     "iterations",
     "recommended",
     "correct",
@@ -37,6 +54,11 @@ RECORD_KEYS: tuple[str, ...] = (
     "stopped",
     "wall_s",
     "lower_bound",
+    "regret",
+    "scale",
+    "violations",
+    "exploration_rounds",
+    "regret_curve",
     "group_index",
     "algorithm_index",
     "cbai_version",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -33,48 +34,74 @@ def check_outputs(as_json: bool, as_csv: bool, plot: Path | None) -> None:
 
 
 def _number(value: float | None, digits: int = 4) -> str:
+    """``digits`` significant digits, but whole numbers with thousands separators from
+    1,000 on (a median of 37,571.5 reads better as 37,572 than as 3.757e+04)."""
     from cbai_cli.render import fmt
 
+    if value is not None and math.isfinite(value) and abs(value) >= 10 ** (digits - 1):
+        return f"{value:,.0f}"
     return fmt(value, digits)
 
 
+# What a group's median and quartiles measure, for table captions.
+METRIC_CAPTIONS = {
+    "queries": "constraint queries",
+    "pulls": "pulls until the stopping rule fired",
+    "regret": "cumulative regret R_T at the horizon",
+}
+
+
+def _fraction(value: float | None) -> str:
+    if value is None:
+        return "—"
+    text = f"{value:.0%}"
+    return text if value == 1 else f"[red]{text}[/red]"
+
+
+def _count(value: int) -> str:
+    return "0" if value == 0 else f"[red]{value:,}[/red]"
+
+
 def group_tables(rows: Sequence[SummaryRow]) -> list[Table]:
-    """One Rich table per instance group: algorithm, runs, median and quartiles of
-    queries, fraction correct, violations of the recommendations, budget stops (when
-    any), median wall time and median queries / lower bound."""
+    """One Rich table per instance group: algorithm, runs, median and quartiles of the
+    group's measure (queries, pulls or regret), and what applies to its kind: fraction
+    correct and violations of the recommendations (cbai, safe-bai), unsafe actions and
+    the exploration length T' (safe kinds), budget stops (when any), median wall time
+    and median queries / lower bound (cbai)."""
     from rich import box
 
     tables = []
     for group, members in by_group(rows).items():
         first = members[0]
-        caption = f"instance: {first.instance}"
+        caption = f"instance: {first.instance}; median and quartiles of the {METRIC_CAPTIONS[first.metric]}"
         if first.lower_bound is not None:
             caption += f"; lower bound (Thm 1, at the noise level): {_number(first.lower_bound)}"
         table = Table(title=group, caption=caption, header_style="bold", title_justify="left", caption_justify="left",
                       box=box.SIMPLE_HEAD, show_edge=False)
-        show_budget = any(row.budget_stops for row in members)
-        columns = [("algorithm", "left"), ("runs", "right"), ("median", "right"), ("q25–q75", "right"),
-                   ("correct", "right"), ("violations", "right")]
-        columns += [("budget stops", "right")] if show_budget else []
-        show_ratio = any(row.lower_bound is not None for row in members)
-        columns += [("wall ms", "right")] + ([("× lower bound", "right")] if show_ratio else [])
-        for column, justify in columns:
-            table.add_column(column, justify=justify)
+        columns: list[tuple[str, Callable[[SummaryRow], str]]] = [
+            ("algorithm", lambda row: row.display_name),
+            ("runs", lambda row: str(row.runs)),
+            ("median", lambda row: _number(row.median)),
+            ("q25–q75", lambda row: f"{_number(row.q25)}–{_number(row.q75)}"),
+        ]
+        if first.kind != "safe-regret":
+            columns += [("correct", lambda row: _fraction(row.fraction_correct)),
+                        ("violations", lambda row: _count(row.violations))]
+        if first.kind != "cbai":
+            unsafe = "unsafe actions" if first.kind == "safe-regret" else "unsafe pulls"
+            columns += [(unsafe, lambda row: "—" if row.unsafe_actions is None else _count(row.unsafe_actions))]
+        if any(row.median_exploration_rounds is not None for row in members):
+            columns += [("T′ median", lambda row: _number(row.median_exploration_rounds))]
+        if any(row.budget_stops for row in members):
+            columns += [("budget stops", lambda row: str(row.budget_stops))]
+        columns += [("wall ms", lambda row: _number(1000 * row.median_wall_s, 3))]
+        if any(row.lower_bound is not None for row in members):
+            columns += [("× lower bound", lambda row: "—" if row.ratio_to_lower_bound is None
+                         else f"{row.ratio_to_lower_bound:,.1f}")]
+        for position, (column, _) in enumerate(columns):
+            table.add_column(column, justify="left" if position == 0 else "right")
         for row in members:
-            correct = f"{row.fraction_correct:.0%}"
-            cells = [
-                row.display_name,
-                str(row.runs),
-                _number(row.median),
-                f"{_number(row.q25)}–{_number(row.q75)}",
-                correct if row.fraction_correct == 1 else f"[red]{correct}[/red]",
-                str(row.violations) if row.violations == 0 else f"[red]{row.violations}[/red]",
-            ]
-            cells += [str(row.budget_stops)] if show_budget else []
-            cells += [f"{1000 * row.median_wall_s:.3g}"]
-            if show_ratio:
-                cells += ["—" if row.ratio_to_lower_bound is None else f"{row.ratio_to_lower_bound:,.1f}"]
-            table.add_row(*cells)
+            table.add_row(*(cell(row) for _, cell in columns))
         tables.append(table)
     return tables
 
@@ -114,6 +141,8 @@ def _cell(value) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, separators=(",", ":"))
     return str(value)
 
 

@@ -1,11 +1,15 @@
 """Per (instance group, algorithm) summaries of run records: the numbers of the tables,
 of ``--json``'s ``summary`` and of the plots.
 
-Queries are summarised by their median and quartiles (numpy's linear interpolation),
-as in the paper's Figures 2 and 6 (median over seeds, 25th and 75th percentiles). The
-ratio column divides the median queries by Theorem 1's lower bound at the instance's
-noise level; for a group that draws a fresh instance per seed, by the median of its
-instances' lower bounds.
+Each group is summarised by one measure (its ``metric``), with its median and quartiles
+(numpy's linear interpolation), as in the paper's Figures 2 and 6 (median over seeds,
+25th and 75th percentiles):
+
+- ``cbai`` instances: constraint queries; the ratio column divides the median queries
+  by Theorem 1's lower bound at the instance's noise level (for a group that draws a
+  fresh instance per seed, by the median of its instances' lower bounds);
+- ``safe-bai`` instances: pulls until the stopping rule fires;
+- ``safe-regret`` instances: the cumulative regret R_T at the horizon.
 """
 
 from __future__ import annotations
@@ -18,6 +22,13 @@ import numpy as np
 
 from cbai_cli.compare.records import order_key
 
+# The measure summarised for each instance kind: (metric name, record key).
+METRICS: dict[str, tuple[str, str]] = {
+    "cbai": ("queries", "iterations"),
+    "safe-bai": ("pulls", "iterations"),
+    "safe-regret": ("regret", "regret"),
+}
+
 
 @dataclass(frozen=True)
 class SummaryRow:
@@ -29,12 +40,12 @@ class SummaryRow:
     swept_value: Any
     instance: str
     algorithm: str
-    regime: str
+    regime: str | None
     runs: int
     median: float
     q25: float
     q75: float
-    fraction_correct: float
+    fraction_correct: float | None
     violations: int
     budget_stops: int
     median_wall_s: float
@@ -42,11 +53,21 @@ class SummaryRow:
     ratio_to_lower_bound: float | None
     group_index: int
     algorithm_index: int
+    kind: str = "cbai"
+    unsafe_actions: int | None = None
+    median_exploration_rounds: float | None = None
+
+    @property
+    def metric(self) -> str:
+        """What ``median``, ``q25`` and ``q75`` measure: queries, pulls or regret."""
+        return METRICS[self.kind][0]
 
     @property
     def display_name(self) -> str:
         """The spec as written, with the regime added when the spec leaves it implicit."""
-        return self.algorithm if self.regime in self.algorithm.split(":") else f"{self.algorithm} ({self.regime})"
+        if self.regime is None or self.regime in self.algorithm.split(":"):
+            return self.algorithm
+        return f"{self.algorithm} ({self.regime})"
 
     def to_json(self) -> dict:
         return {
@@ -57,6 +78,8 @@ class SummaryRow:
             "instance": self.instance,
             "algorithm": self.algorithm,
             "regime": self.regime,
+            "kind": self.kind,
+            "metric": self.metric,
             "runs": self.runs,
             "median": self.median,
             "q25": self.q25,
@@ -67,6 +90,8 @@ class SummaryRow:
             "median_wall_s": self.median_wall_s,
             "lower_bound": self.lower_bound,
             "ratio_to_lower_bound": self.ratio_to_lower_bound,
+            "unsafe_actions": self.unsafe_actions,
+            "median_exploration_rounds": self.median_exploration_rounds,
         }
 
 
@@ -98,10 +123,13 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> tuple[SummaryRow, ...]:
         algorithm_rank[spec] = min(algorithm_rank.get(spec, (1 << 62, spec)), (runs[0].get("algorithm_index", 0), spec))
     rows = []
     for (group, spec), runs in sorted(cells.items(), key=lambda item: (group_rank[item[0][0]], algorithm_rank[item[0][1]])):
-        q25, median, q75 = quartiles([run["iterations"] for run in runs])
+        first = runs[0]
+        kind = first.get("kind") or "cbai"
+        q25, median, q75 = quartiles([run[METRICS[kind][1]] for run in runs])
         bounds = [run.get("lower_bound") for run in runs]
         lower_bound = float(np.median(bounds)) if bounds and all(value is not None for value in bounds) else None
-        first = runs[0]
+        answers = [run["correct"] for run in runs if run["correct"] is not None]
+        exploration = [run["exploration_rounds"] for run in runs if run.get("exploration_rounds") is not None]
         rows.append(SummaryRow(
             group=group,
             source=first.get("source", group),
@@ -114,7 +142,7 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> tuple[SummaryRow, ...]:
             median=median,
             q25=q25,
             q75=q75,
-            fraction_correct=float(np.mean([bool(run["correct"]) for run in runs])),
+            fraction_correct=float(np.mean([bool(answer) for answer in answers])) if answers else None,
             violations=int(sum(bool(run["violation"]) for run in runs)),
             budget_stops=int(sum(run["stopped"] == "budget" for run in runs)),
             median_wall_s=float(np.median([run["wall_s"] for run in runs])),
@@ -122,6 +150,9 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> tuple[SummaryRow, ...]:
             ratio_to_lower_bound=median / lower_bound if lower_bound else None,
             group_index=group_rank[group][0],
             algorithm_index=algorithm_rank[spec][0],
+            kind=kind,
+            unsafe_actions=None if kind == "cbai" else int(sum(run.get("violations") or 0 for run in runs)),
+            median_exploration_rounds=float(np.median(exploration)) if exploration else None,
         ))
     return tuple(rows)
 

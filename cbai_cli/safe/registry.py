@@ -16,26 +16,57 @@ from cbai_cli.errors import OptionError, UnknownNameError, unknown_name_message
 
 @dataclass(frozen=True)
 class SafeOption:
-    """A ``cbai solve`` option of safe algorithms: its flag, accepted values, default, help."""
+    """A ``cbai solve`` option of safe algorithms.
+
+    Attributes:
+        flag: the command-line flag (``--confidence-set``); in ``cbai compare`` specs the
+            same name without dashes (``safe-lucb:confidence-set=ellipsoid``).
+        field: the :class:`~cbai_cli.safe.solving.SafeRunSpec` attribute it sets.
+        values: accepted values, for help; ``choices`` when they are a fixed list.
+        default: what applies when it is not given, for help.
+        help: one line.
+        type: ``str``, ``int`` or ``bool`` (a switch).
+    """
 
     flag: str
+    field: str
     values: str
     default: str
     help: str
+    choices: tuple[str, ...] = ()
+    type: type = str
+
+    @property
+    def spec_name(self) -> str:
+        """The option's name in ``cbai compare`` algorithm specs and study files."""
+        return self.flag.lstrip("-")
 
 
 # One place for every safe-only option, so a CBAI run can say whose option it is.
 OPTIONS: dict[str, SafeOption] = {
     option.flag: option
     for option in (
-        SafeOption("--exploration", "gap | t23 | N", "gap if Δ > 0, else t23",
+        SafeOption("--exploration", "exploration", "gap | t23 | heuristic | N", "gap if Δ > 0, else t23",
                    "Safe-LUCB's pure-exploration length T': ⌈T_Δ⌉ from the known safety gap, ⌈T_0⌉ "
-                   "(the T^{2/3} rule) or N rounds (specs/safe.md §2.4)"),
-        SafeOption("--T", "N ≥ 1", "the file's T", "Horizon T of a safe-regret run (the T' rules use it)"),
-        SafeOption("--rule", "greedy | ratio", "greedy", "LinGapE's arm selection rule (specs/safe.md §3.3)"),
-        SafeOption("--updates", "static | dynamic", "static",
-                   "Safe-LinGapE's safe scales γ̄: from forced exploration only, or refreshed every pull (§4.5)"),
-        SafeOption("--budget", "N ≥ 1", "1,000,000", "Stop a BAI run after N pulls with its anytime answer (exit 1)"),
+                   "(the T^{2/3} rule), the plug-in Δ̂ heuristic (not the paper's) or N rounds (specs/safe.md §2.4)"),
+        SafeOption("--T", "horizon", "N ≥ 1", "the file's T", "Horizon T of a safe-regret run (the T' rules use it)",
+                   type=int),
+        SafeOption("--dw", "dw", "ball | ellipsoid", "ball",
+                   "Safe-LUCB's exploration set D^w: the paper's ball ‖x‖ ≤ c/(‖B‖S) or the authors' code's "
+                   "ellipsoid ‖Bx‖ ≤ c/S (specs/safe.md §2.5d)", ("ball", "ellipsoid")),
+        SafeOption("--confidence-set", "confidence_set", "polytope | ellipsoid", "polytope",
+                   "Safe-LUCB's confidence set: the L1 outer polytope of the authors' code, or the ellipsoid "
+                   "itself (finite action sets; specs/safe.md §2.5a, §2.7)", ("polytope", "ellipsoid")),
+        SafeOption("--intersect", "intersect", "switch", "off",
+                   "Safe-LUCB: intersect all past confidence polytopes (2-D box; the authors' intersectCLB.m, "
+                   "specs/safe.md §2.5b step 5)", type=bool),
+        SafeOption("--rule", "rule", "greedy | ratio", "greedy", "LinGapE's arm selection rule (specs/safe.md §3.3)",
+                   ("greedy", "ratio")),
+        SafeOption("--updates", "updates", "static | dynamic", "static",
+                   "Safe-LinGapE's safe scales γ̄: from forced exploration only, or refreshed every pull (§4.5)",
+                   ("static", "dynamic")),
+        SafeOption("--budget", "budget", "N ≥ 1", "1,000,000",
+                   "Stop a BAI run after N pulls with its anytime answer (exit 1)", type=int),
     )
 }
 
@@ -79,7 +110,7 @@ def register(spec: SafeAlgorithmSpec) -> None:
 for _spec in (
     SafeAlgorithmSpec("safe-lucb", "safe-regret",
                       "Safe-LUCB (Amani et al. 2019): explore in the safe ball D^w, then optimistic actions "
-                      "in the estimated safe set", ("--exploration", "--T")),
+                      "in the estimated safe set", ("--exploration", "--T", "--dw", "--confidence-set", "--intersect")),
     SafeAlgorithmSpec("lingape", "safe-bai",
                       "LinGapE (Xu et al. 2018): full pulls, ignores safety (the price-of-safety baseline)",
                       ("--rule", "--budget")),
@@ -120,3 +151,11 @@ def algorithm_for_kind(name: str, kind: str) -> SafeAlgorithmSpec | None:
         return None
     valid = {**ALGORITHMS, **ALIASES} if kind == "cbai" else {n: None for n in names_for(kind)}
     raise UnknownNameError(unknown_name_message("algorithm", name, valid))
+
+
+def option_by_spec_name(name: str) -> SafeOption | None:
+    """The safe option written ``name`` in a compare spec (``exploration``, ``T``, ``dw``, …)."""
+    for option in OPTIONS.values():
+        if option.spec_name == name:
+            return option
+    return None

@@ -33,7 +33,11 @@ def regret_table(outcome: SafeSolveOutcome) -> Table:
     results: Sequence[RegretRun] = outcome.results
     instance = outcome.instance
     options = outcome.prepared.options
-    table = Table(title=f"{outcome.prepared.algorithm} (exploration {options['exploration']}) on {instance.name} "
+    settings = [f"exploration {options['exploration']}"]
+    settings += [f"D^w {options['dw']}"] if options["dw"] != "ball" else []
+    settings += [f"{options['confidence_set']} confidence set"] if options["confidence_set"] != "polytope" else []
+    settings += ["intersected polytopes"] if options["intersect"] else []
+    table = Table(title=f"{outcome.prepared.algorithm} ({', '.join(settings)}) on {instance.name} "
                         f"({instance.summary})", header_style="bold")
     table.add_column("seed", justify="right")
     table.add_column("T'", justify="right")

@@ -26,20 +26,23 @@ import numpy as np
 
 from cbai_cli.errors import InstanceError, OptionError
 from cbai_cli.safe.files import SafeBaiInstance, SafeRegretInstance
-from cbai_cli.safe.registry import SafeAlgorithmSpec, algorithm_for_kind
+from cbai_cli.safe.registry import OPTIONS, SafeAlgorithmSpec, algorithm_for_kind
 from cbai_cli.simulate import run_streams
 from cbai_cli.bounds import json_number
 
-RULES = ("greedy", "ratio")
-UPDATES = ("static", "dynamic")
 # Without --budget a BAI run is capped like the library's run loop (it reports the
 # anytime answer and exit code 1 if the cap is hit).
 DEFAULT_MAX_STEPS = 1_000_000
+# A recommended scale counts as unsafe only above the true safe scale by more than round-off.
+SCALE_TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
 class SafeRunSpec:
-    """What a user asks for on a safe instance; ``None`` means "not given"."""
+    """What a user asks for on a safe instance; ``None`` means "not given".
+
+    The fields are those of the options registered in :data:`cbai_cli.safe.registry.OPTIONS`.
+    """
 
     algorithm: str
     exploration: str | None = None
@@ -47,12 +50,13 @@ class SafeRunSpec:
     updates: str | None = None
     horizon: int | None = None
     budget: int | None = None
+    dw: str | None = None
+    confidence_set: str | None = None
+    intersect: bool | None = None
 
     def given(self) -> list[str]:
         """The flags of the options that were given."""
-        flags = (("--exploration", self.exploration), ("--rule", self.rule), ("--updates", self.updates),
-                 ("--T", self.horizon), ("--budget", self.budget))
-        return [flag for flag, value in flags if value is not None]
+        return [option.flag for option in OPTIONS.values() if getattr(self, option.field) is not None]
 
 
 @dataclass(frozen=True)
@@ -81,9 +85,11 @@ class PreparedSafeRun:
         return self.spec.name
 
 
-def _choice(value: str | None, flag: str, allowed: tuple[str, ...], default: str) -> str:
+def _choice(value: str | None, flag: str, default: str) -> str:
+    """A registered option with a fixed list of values (``OPTIONS[flag].choices``)."""
     if value is None:
         return default
+    allowed = OPTIONS[flag].choices
     if value not in allowed:
         raise OptionError(f"{flag} must be {' or '.join(allowed)}, got {value!r}")
     return value
@@ -105,6 +111,18 @@ def _exploration(value: str | None, safety_gap: float) -> str | int:
     if rounds < 0:
         raise OptionError(f"--exploration must be gap, t23 or a number of rounds ≥ 0, got {value!r}")
     return rounds
+
+
+def _check_safe_lucb_sets(instance: SafeRegretInstance, confidence_set: str, intersect: bool) -> None:
+    """The set options Safe-LUCB implements only for some action sets (§2.5a, §2.5b step 5)."""
+    from cbai_cli.safe.problems import BoxSet, FiniteSet
+
+    action_set = instance.problem.action_set
+    if confidence_set == "ellipsoid" and not isinstance(action_set, FiniteSet):
+        raise OptionError("--confidence-set ellipsoid is implemented for finite action sets only "
+                          f"(this instance's action set is a {type(action_set).__name__})")
+    if intersect and not (isinstance(action_set, BoxSet) and action_set.d == 2 and confidence_set == "polytope"):
+        raise OptionError("--intersect needs a 2-D box action set and the polytope confidence set")
 
 
 def prepare(request: SafeRunSpec, instance: SafeRegretInstance | SafeBaiInstance) -> PreparedSafeRun:
@@ -132,8 +150,13 @@ def prepare(request: SafeRunSpec, instance: SafeRegretInstance | SafeBaiInstance
             instance = instance.with_horizon(request.horizon)
         gap = instance.truth.safety_gap
         mode = _exploration(request.exploration, gap)
+        dw = _choice(request.dw, "--dw", "ball")
+        confidence_set = _choice(request.confidence_set, "--confidence-set", "polytope")
+        intersect = bool(request.intersect)
+        _check_safe_lucb_sets(instance, confidence_set, intersect)
         # Theorem 2 assumes Δ known: "gap" reads it from the instance's truth, as the paper's experiments do.
-        config = SafeLUCBConfig(exploration=mode, safety_gap=gap if mode == "gap" else None)
+        config = SafeLUCBConfig(exploration=mode, safety_gap=gap if mode == "gap" else None, dw=dw,
+                                confidence_set=confidence_set, intersect=intersect)
         try:
             # Constructing once checks that Safe-LUCB can run here (e.g. a finite set needs an
             # arm inside D^w) and gives T'; the generator only feeds a possible Monte Carlo λ_−.
@@ -146,15 +169,16 @@ def prepare(request: SafeRunSpec, instance: SafeRegretInstance | SafeBaiInstance
                          f"true safety gap Δ = {gap:.6g}, which Theorem 2 takes as known")
         elif mode == "t23" and request.exploration is None:
             notes.append(f"exploration t23 (the default when Δ = 0): T' = ⌈T_0⌉ = {probe.exploration_rounds:,}")
-        options = {"exploration": mode, "exploration_rounds": probe.exploration_rounds, "T": instance.problem.T}
+        options = {"exploration": mode, "exploration_rounds": probe.exploration_rounds, "T": instance.problem.T,
+                   "dw": dw, "confidence_set": confidence_set, "intersect": intersect}
         return PreparedSafeRun(spec, instance, config, None, options, tuple(notes))
-    rule = _choice(request.rule, "--rule", RULES, "greedy")
+    rule = _choice(request.rule, "--rule", "greedy")
     max_steps = request.budget if request.budget is not None else DEFAULT_MAX_STEPS
     if spec.name == "lingape":
         config = LinGapEConfig.from_safe_setting(instance.problem.learner_view(), rule=rule)
         options = {"rule": rule, "budget": max_steps}
     else:
-        updates = _choice(request.updates, "--updates", UPDATES, "static")
+        updates = _choice(request.updates, "--updates", "static")
         config = SafeLinGapEConfig(rule=rule, update=updates)
         options = {"rule": rule, "updates": updates, "budget": max_steps}
     return PreparedSafeRun(spec, instance, config, max_steps, options, tuple(notes))
@@ -200,10 +224,12 @@ class RegretRun:
         return self.horizon
 
     def record(self) -> dict:
-        """The flat record shared by every kind."""
+        """The flat record shared by every kind (a regret run recommends nothing, so
+        ``recommended``, ``correct`` and ``violation`` are None)."""
         return {"seed": self.seed, "algorithm": self.algorithm, "kind": self.kind, "iterations": self.horizon,
-                "regret": self.regret, "recommended": None, "scale": None, "correct": None,
-                "violations": self.violations, "stopped": self.stopped, "wall_s": self.wall_s}
+                "regret": self.regret, "recommended": None, "scale": None, "correct": None, "violation": None,
+                "violations": self.violations, "exploration_rounds": self.exploration_rounds,
+                "stopped": self.stopped, "wall_s": self.wall_s}
 
     def to_dict(self) -> dict:
         return {
@@ -238,6 +264,7 @@ class BaiRun:
     optimal_arm: int
     correct: bool
     optimal: bool
+    violation: bool
     reward_gap: float
     violations: int
     pulls: tuple[int, ...]
@@ -252,9 +279,12 @@ class BaiRun:
         return self.violations / self.iterations if self.iterations else 0.0
 
     def record(self) -> dict:
+        """The flat record shared by every kind; ``violation``: the recommended arm at its
+        recommended scale is unsafe (scale above the true γ_k̂), ``violations``: unsafe pulls."""
         return {"seed": self.seed, "algorithm": self.algorithm, "kind": self.kind, "iterations": self.iterations,
                 "regret": None, "recommended": self.recommended, "scale": self.scale, "correct": self.correct,
-                "violations": self.violations, "stopped": self.stopped, "wall_s": self.wall_s}
+                "violation": self.violation, "violations": self.violations, "exploration_rounds": None,
+                "stopped": self.stopped, "wall_s": self.wall_s}
 
     def to_dict(self) -> dict:
         return {
@@ -311,7 +341,9 @@ def run_once(prepared: PreparedSafeRun, seed: int, key: tuple[int, ...] = ()) ->
         seed=seed, algorithm=prepared.algorithm, variant=result.algorithm, iterations=int(result.stopping_time),
         stopped="solved" if result.stopped else "budget", recommended=int(result.recommended_arm),
         scale=float(result.recommended_scale), optimal_arm=int(result.optimal_safe_arm),
-        correct=bool(result.epsilon_correct), optimal=bool(result.correct), reward_gap=float(result.reward_gap),
+        correct=bool(result.epsilon_correct), optimal=bool(result.correct),
+        violation=bool(result.recommended_scale > instance.truth.gamma[result.recommended_arm] + SCALE_TOLERANCE),
+        reward_gap=float(result.reward_gap),
         violations=int(result.n_unsafe), pulls=tuple(int(n) for n in result.pulls),
         gamma_bar_fe=None if result.gamma_bar_fe is None else tuple(map(float, result.gamma_bar_fe)),
         gamma_bar=None if result.gamma_bar_stop is None else tuple(map(float, result.gamma_bar_stop)),

@@ -135,6 +135,10 @@ def test_budget_stops_are_data_not_failures(cli):
     (["regret-1d", "--algos", "uniform", "--jobs", "0"], "--jobs"),
     (["--algos", "uniform"], "no sources"),
     (["regret-1d"], "no algorithms"),
+    (["regret-1d", "--algos", "safe-lucb"], "runs on safe-regret instances, and no source is one"),
+    (["amani-a:T=100", "--algos", "safe-lucb:theory"], "has no confidence regime"),
+    (["amani-a:T=100", "--algos", "safe-lucb:intersect=yes,confidence-set=ellipsoid"], "finite action sets only"),
+    (["amani-a:T=100,sigma=0.1", "--algos", "safe-lucb"], "noise= and sigma= do not apply"),
 ])
 def test_bad_request_fails_before_any_run(cli, tmp_path, args, message):
     out = tmp_path / "runs.jsonl"
@@ -177,3 +181,37 @@ def test_ctrl_c_stops_and_leaves_a_valid_store(tmp_path):
     contents = read_store(out)
     assert process.returncode == 130 and "run the same command again to resume" in stderr
     assert contents.skipped_lines == 0 and 0 < len(contents.records) < 20000
+
+
+SAFE_GRID = ("amani-a:T=1000", "soare-safe", "--algos", "safe-lucb:exploration=100,lingape:budget=2000",
+             "--seeds", "2", "--jobs", "1")
+
+
+def test_safe_kinds_get_tables_with_their_own_measures(cli):
+    result = cli("compare", *SAFE_GRID)
+    assert result.exit_code == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "cumulative regret R_T" in text and "unsafe actions" in text
+    assert "pulls until the stopping rule fired" in text and "unsafe pulls" in text
+
+
+def test_safe_kinds_in_json_carry_their_metric_and_regret_curves(cli):
+    document = compare_json(cli, *SAFE_GRID)
+    assert {row["algorithm"]: row["metric"] for row in document["summary"]} == {
+        "safe-lucb:exploration=100": "regret", "lingape:budget=2000": "pulls"}
+    curves = [record["regret_curve"] for record in document["records"] if record["kind"] == "safe-regret"]
+    assert len(curves) == 2 and all(curve[-1][0] == 1000 for curve in curves)
+
+
+def test_safe_regret_curves_are_plotted(cli, tmp_path):
+    plot = tmp_path / "regret.png"
+    result = cli("compare", *SAFE_GRID, "--plot", plot)
+    assert result.exit_code == 0, result.stderr
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_safe_regret_curves_fit_in_a_csv_cell(cli):
+    result = cli("compare", *SAFE_GRID, "--csv")
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    curve = json.loads(next(row for row in rows if row["kind"] == "safe-regret")["regret_curve"])
+    assert curve[-1][0] == 1000

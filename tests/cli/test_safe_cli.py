@@ -199,6 +199,11 @@ def test_step_cap_exits_with_code_one(cli):
     (AMANI_A, ["--algo", "safe-lucb", "--exploration", "-1"], "--exploration must be gap, t23 or a number"),
     (AMANI_B, ["--algo", "safe-lucb", "--exploration", "gap"], "needs a safety gap Δ > 0"),
     (AMANI_A, ["--algo", "safe-lucb", "--T", "0"], "--T must be ≥ 1"),
+    (AMANI_A, ["--algo", "safe-lucb", "--dw", "cube"], "--dw must be ball or ellipsoid"),
+    (AMANI_A, ["--algo", "safe-lucb", "--confidence-set", "ellipsoid"], "finite action sets only"),
+    (AMANI_A, ["--algo", "safe-lucb", "--intersect", "--confidence-set", "ellipsoid"], "finite action sets only"),
+    (SOARE, ["--algo", "safe-lingape", "--dw", "ball"], "--dw does not apply to safe-lingape"),
+    (SHIPPED / "regret-1d.yaml", ["--algo", "acol", "--intersect"], "--intersect does not apply to acol"),
 ])
 def test_solve_mismatches_and_bad_options(cli, path, args, message):
     one_line_error(cli("solve", path, *args), message)
@@ -283,3 +288,19 @@ def test_solve_help_lists_the_safe_algorithms_and_options(cli):
         assert name in text
     for flag in OPTIONS:
         assert flag in text
+
+
+def test_safe_lucb_set_options_reach_the_algorithm(cli):
+    """--intersect, --dw and --confidence-set are Safe-LUCB's §2.5 variants: the options in
+    effect are reported, the title names them, and the run stays safe."""
+    result = cli("solve", AMANI_B, "--algo", "safe-lucb", "--T", "2000", "--exploration", "0", "--intersect",
+                 "--dw", "ellipsoid", "--json")
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["options"]["intersect"] is True and document["options"]["dw"] == "ellipsoid"
+    assert document["runs"][0]["violations"] == 0
+    plain = json.loads(cli("solve", AMANI_B, "--algo", "safe-lucb", "--T", "2000", "--exploration", "0",
+                           "--json").stdout)
+    assert plain["runs"][0]["regret"] != document["runs"][0]["regret"]
+    table = cli("solve", AMANI_B, "--algo", "safe-lucb", "--T", "2000", "--exploration", "0", "--intersect")
+    assert "intersected polytopes" in " ".join(table.stdout.split())

@@ -14,8 +14,8 @@ from cbai_cli.safe.bounds import lingape_complexity, safe_bai_bounds, safe_regre
 from cbai_cli.safe.registry import SAFE_ALGORITHMS, algorithm_for_kind, register, SafeAlgorithmSpec
 from cbai_cli.safe.solving import SafeRunSpec, curve_points, prepare, regret_checkpoints, run_once
 
-RECORD_KEYS = {"seed", "algorithm", "kind", "iterations", "regret", "recommended", "scale", "correct", "violations",
-               "stopped", "wall_s"}
+RECORD_KEYS = {"seed", "algorithm", "kind", "iterations", "regret", "recommended", "scale", "correct", "violation",
+               "violations", "exploration_rounds", "stopped", "wall_s"}
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,21 @@ def test_records_have_the_same_flat_keys_for_both_kinds(amani_a, soare):
         assert set(record) == RECORD_KEYS
         assert all(not isinstance(value, (np.generic, np.ndarray)) for value in record.values())
     assert regret.record()["regret"] == pytest.approx(regret.curve[-1][1])
+    assert regret.record()["exploration_rounds"] == 100
     assert bai.record()["iterations"] == 300 and bai.stopped == "budget"
+
+
+def test_a_recommendation_scaled_beyond_its_true_safe_scale_is_a_violation(soare):
+    """LinGapE recommends whole arms; on soare-safe it pulls the risky arm unsafely, and a
+    recommendation at scale 1 of an arm whose true γ is below 1 counts as a violation."""
+    prepared = prepare(SafeRunSpec("lingape"), soare)
+    gamma = soare.truth.gamma
+    for seed in range(3):
+        run = run_once(prepared, seed=seed)
+        assert run.scale == 1.0
+        assert run.violation == bool(gamma[run.recommended] < 1.0)
+    safe = run_once(prepare(SafeRunSpec("safe-lingape"), soare), seed=0)
+    assert not safe.violation and safe.scale <= gamma[safe.recommended]
 
 
 def test_same_seed_and_key_give_the_same_run_and_keys_separate_streams(amani_a):
