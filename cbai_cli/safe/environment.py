@@ -133,7 +133,8 @@ class SafeRegretResult:
 
     ``checkpoints: (m,)`` rounds and ``regret_at: (m,)`` cumulative regret there;
     ``regret_curve: (T,)`` cumulative regret after every round; ``n_unsafe``;
-    ``exploration_rounds`` T'; ``lambda_minus`` λ_−; ``lambda_min_design`` =
+    ``exploration_rounds`` the realised T' (decided during the run for
+    ``exploration="heuristic"``); ``lambda_minus`` λ_−; ``lambda_min_design`` =
     ``λ_min(Σ_{s≤T'} x_s x_sᵀ)`` (no ridge) against the lemma's ``lambda_min_target = T'λ_−/2``;
     ``x_star_in_safe_fraction``: fraction of phase-2 rounds with ``x* ∈ D_t^s`` (nan if none);
     ``x_star``, ``safety_gap``.
@@ -152,6 +153,11 @@ class SafeRegretResult:
     x_star_in_safe_fraction: float
     x_star: np.ndarray
     safety_gap: float
+
+
+def _design_lambda_min(alg: SafeLUCB, problem: SafeRegretProblem) -> float:
+    """``λ_min(Σ_s x_s x_sᵀ)`` of the data so far (the design matrix without the ridge, §2.6)."""
+    return float(np.linalg.eigvalsh(alg.state.A - problem.lam * np.eye(problem.d))[0])
 
 
 def run_safe_regret(
@@ -179,21 +185,26 @@ def simulate_safe_regret(
     separately (the CLI derives both from the user's seed, like every other run)."""
     env = SafeRegretEnvironment(problem, env_rng)
     alg = SafeLUCB(problem.learner_view(), config, alg_rng)
-    T, Tp = problem.T, alg.exploration_rounds
+    T = problem.T
     x_star = env.truth.x_star
     curve = np.empty(T)
     lam_design = math.nan
     inside = 0
+    exploring = True
+    # T' is read from the algorithm's phase every round: with exploration="heuristic" it is
+    # decided during phase 1 (§2.4 [PROPOSAL]); for the other modes this is the fixed T'.
     for t in range(T):
-        if t == Tp:
-            lam_design = float(np.linalg.eigvalsh(alg.state.A - problem.lam * np.eye(problem.d))[0])
+        if exploring and alg.phase == 2:
+            exploring = False
+            lam_design = _design_lambda_min(alg, problem)
         x = alg.ask()
-        if track_x_star and t >= Tp:
+        if track_x_star and not exploring:
             inside += alg.in_estimated_safe_set(x_star)
         alg.tell(x, env.play(x))
         curve[t] = env.cumulative_regret
-    if Tp >= T:
-        lam_design = float(np.linalg.eigvalsh(alg.state.A - problem.lam * np.eye(problem.d))[0])
+    if exploring:
+        lam_design = _design_lambda_min(alg, problem)
+    Tp = alg.exploration_rounds
     cps = np.array(sorted({c for c in checkpoints if c <= T} | {T}), dtype=np.int64)
     return SafeRegretResult(
         T=T, checkpoints=cps, regret_at=curve[cps - 1].copy(), regret_curve=curve,

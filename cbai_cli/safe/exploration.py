@@ -1,5 +1,7 @@
 """Safe-LUCB's pure-exploration phase: the safe set D^w, λ_−, and the lengths t_δ, T_Δ, T_0
-(spec safe.md §2.2, §2.4, §2.5a, §2.5d).
+(spec safe.md §2.2, §2.4, §2.5a, §2.5d), plus the plug-in quantities of the "modified heuristic"
+for an unknown Δ (§2.4 [PROPOSAL] — heuristic, not the paper's): :func:`plug_in_gap`,
+:func:`heuristic_gap_needed`.
 
 ``D^w`` is safe for *every* admissible parameter ``‖μ‖ ≤ S``, so phase 1 is safe with
 probability one. Two shapes are offered (§2.5d):
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .confidence import radius_horizon
-from .problems import BallSet, BoxSet, FiniteSet, SafeRegretSetting
+from .problems import BallSet, BoxSet, FiniteSet, SafeRegretSetting, optimal_action
 
 __all__ = [
     "ExplorationSet",
@@ -35,6 +37,8 @@ __all__ = [
     "t_gap",
     "t_zero",
     "exploration_length",
+    "plug_in_gap",
+    "heuristic_gap_needed",
 ]
 
 
@@ -201,7 +205,12 @@ def t_zero(setting: SafeRegretSetting, lambda_minus: float) -> float:
 def exploration_length(
     setting: SafeRegretSetting, mode, lambda_minus: float, safety_gap: float | None = None
 ) -> int:
-    """``T'`` for ``mode`` ∈ {``"gap"`` (⌈T_Δ⌉), ``"t23"`` (⌈T_0⌉), an explicit int ≥ 0}, capped at ``T``."""
+    """``T'`` for ``mode`` ∈ {``"gap"`` (⌈T_Δ⌉), ``"t23"`` (⌈T_0⌉), an explicit int ≥ 0}, capped at ``T``.
+
+    ``"heuristic"`` (§2.4 [PROPOSAL], heuristic, not the paper's) returns its *budget* ⌈T_0⌉
+    (capped at ``T``): an upper bound only, the realised ``T'`` is decided during the run
+    (:class:`~.safe_lucb.SafeLUCB`).
+    """
     if isinstance(mode, (int, np.integer)) and not isinstance(mode, bool):
         if mode < 0:
             raise ValueError(f"exploration must be >= 0, got {mode}")
@@ -210,10 +219,53 @@ def exploration_length(
         if safety_gap is None:
             raise ValueError("exploration='gap' needs safety_gap (Δ is assumed known, Theorem 2)")
         val = t_gap(setting, lambda_minus, safety_gap)
-    elif mode == "t23":
+    elif mode in ("t23", "heuristic"):
         val = t_zero(setting, lambda_minus)
     else:
-        raise ValueError(f"exploration must be 'gap', 't23' or an int, got {mode!r}")
+        raise ValueError(f"exploration must be 'gap', 't23', 'heuristic' or an int, got {mode!r}")
     if not math.isfinite(val):
         raise ValueError("λ_− = 0 (D^w does not span R^d): the exploration length is infinite")
     return int(min(math.ceil(val), setting.T))
+
+
+def plug_in_gap(
+    setting: SafeRegretSetting, mu_hat: np.ndarray, A_inv: np.ndarray, beta: float
+) -> tuple[np.ndarray | None, float]:
+    """Plug-in optimum and safety-gap estimate of the modified heuristic (specs/safe.md §2.4,
+    [PROPOSAL]; heuristic, not the paper's — it needs no knowledge of Δ).
+
+    ``x̂* = argmin {μ̂ᵀx : x ∈ D_0, xᵀBμ̂ ≤ c}``, computed exactly by
+    :func:`~.problems.optimal_action` (HiGHS LP for the box, closed form for the ball,
+    enumeration for a finite set), and
+    ``Δ̂ = c − x̂*ᵀBμ̂ − 2β ‖Bᵀx̂*‖_{A⁻¹}``.
+
+    ``mu_hat: (d,)`` the ridge estimate, ``A_inv: (d, d)`` the inverse design matrix, ``beta``
+    the confidence radius of the same data. Returns ``(x̂*: (d,), Δ̂)``; ``(None, −∞)`` when no
+    arm of a finite set is safe under ``μ̂`` (the origin is always plug-in safe for the box and
+    the ball since ``c > 0``).
+    """
+    s = setting
+    mu_hat = np.asarray(mu_hat, dtype=float)
+    a = s.B @ mu_hat  # plug-in constraint aᵀx ≤ c
+    D0 = s.action_set
+    if isinstance(D0, FiniteSet) and not np.any(D0.arms @ a <= s.c):
+        return None, -math.inf
+    x_hat = optimal_action(D0, mu_hat, s.B, s.c)
+    slack = s.c - float(x_hat @ a)
+    Bt_x = s.B.T @ x_hat
+    width = math.sqrt(max(float(Bt_x @ A_inv @ Bt_x), 0.0))
+    return x_hat, slack - 2.0 * beta * width
+
+
+def heuristic_gap_needed(setting: SafeRegretSetting, lambda_minus: float, t: float) -> float:
+    """The smallest gap estimate that lets the modified heuristic stop at round ``t``
+    (§2.4 [PROPOSAL], heuristic, not the paper's): ``sqrt(8 L² ‖B‖² β_T² / (λ_− t))``.
+
+    ``t ≥ 8L²‖B‖²β_T²/(λ_− Δ̂²)`` (the T_Δ formula with Δ̂) ⇔ ``Δ̂ ≥`` this value, for ``Δ̂ > 0``.
+    ``∞`` when ``λ_− = 0`` or ``t ≤ 0``.
+    """
+    s = setting
+    if lambda_minus <= 0 or t <= 0:
+        return math.inf
+    b = beta_T(s)
+    return math.sqrt(8.0 * s.L**2 * s.B_norm**2 * b * b / (lambda_minus * t))

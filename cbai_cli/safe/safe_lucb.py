@@ -2,6 +2,10 @@
 (spec safe.md §2).
 
 Phase 1, rounds ``t = 1..T'``: i.i.d. actions from the safe set ``D^w`` (§2.3 step 1).
+``T'`` is fixed at construction (``"gap"``, ``"t23"``, an integer) or, for
+``exploration="heuristic"``, decided during phase 1 by the spec's proposed "modified
+heuristic" for an unknown Δ (§2.4 [PROPOSAL] — heuristic, not the paper's; see
+:class:`SafeLUCBConfig`).
 Phase 2, rounds ``t = T'+1..T``: optimistic safe actions (§2.3 steps 2–6):
 
 - ``μ̂_t`` = ridge estimate on all past data; ``β_t`` = horizon radius with ``t − 1`` samples;
@@ -30,6 +34,7 @@ Usage::
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,8 +52,11 @@ from .exploration import (
     ExplorationSet,
     build_exploration_set,
     exploration_length,
+    heuristic_gap_needed,
+    plug_in_gap,
     sample_exploration,
     t_delta,
+    t_gap,
 )
 from .polytopes import (
     FEASIBILITY_TOL,
@@ -99,8 +107,29 @@ class SafeLUCBConfig:
     """Options of Safe-LUCB.
 
     ``exploration``: ``"gap"`` (``T' = ⌈T_Δ⌉``, Lemma 2 / Theorem 2; needs ``safety_gap``),
-    ``"t23"`` (``T' = ⌈T_0⌉``, Theorem 3) or an explicit integer ``T' ≥ 0`` (§2.4).
+    ``"t23"`` (``T' = ⌈T_0⌉``, Theorem 3), ``"heuristic"`` (below) or an explicit integer
+    ``T' ≥ 0`` (§2.4).
     ``safety_gap``: the known Δ for ``"gap"``.
+
+    ``exploration="heuristic"`` is the "modified heuristic" for an unknown Δ as *proposed* by
+    specs/safe.md §2.4 [PROPOSAL]: **heuristic, not the paper's** (the paper's own heuristic is
+    not visible in any source), and it needs no knowledge of Δ. Phase 1 explores as ``"t23"``
+    (same samples, budget ``⌈T_0⌉``), but after exploration round ``t ≥ t_δ`` it may stop
+    early: with the ridge estimate ``μ̂``, ``A⁻¹`` and radius ``β`` of the ``t`` samples so far
+    it computes the plug-in ``x̂* = argmin{μ̂ᵀx : x ∈ D_0, xᵀBμ̂ ≤ c}`` (exact: HiGHS LP for the
+    box, closed form for the ball, enumeration for a finite set) and
+    ``Δ̂ = c − x̂*ᵀBμ̂ − 2β‖Bᵀx̂*‖_{A⁻¹}``, and ends phase 1 with ``T' = t`` once ``Δ̂ > 0`` and
+    ``t ≥ max{t_δ, 8L²‖B‖²β_T²/(λ_− Δ̂²)}`` (the T_Δ formula with Δ̂). Otherwise ``T' = ⌈T_0⌉``.
+    *Check schedule*: geometric — the first check at ``⌈t_δ⌉``, then at
+    ``t ← max(t + 1, ⌈(1 + heuristic_growth) t⌉)``. Each check costs an LP (a few ms with
+    HiGHS, ~100× a phase-2 round), so checking every round would dominate phase 1; a
+    geometric grid has only ``log(T_0/t_δ)/log(1 + g)`` points (≈ 100 on the Appendix F
+    instances at the default ``g = 1/32``) and overshoots the first grid-free round at which
+    the rule holds by at most a fraction ``g`` of ``T'`` — the same relative slack at every
+    horizon, unlike an every-k-rounds grid (too coarse for small T', too many LPs for large).
+    A grid point is skipped without an LP when even the upper bound ``Δ̂ ≤ c + L‖Bμ̂‖`` is too
+    small to stop (same decisions; ≈ 30–40 LPs per run remain on amani-a/-b at T = 10^5).
+    ``heuristic_growth``: ``g > 0`` above.
     ``dw``: ``"ball"`` (paper) or ``"ellipsoid"`` (authors' code) exploration set (§2.5d).
     ``confidence_set``: ``"polytope"`` (L1 outer polytope, default, §2.7 item 2) or
     ``"ellipsoid"`` (finite action sets only, §2.5a).
@@ -125,11 +154,14 @@ class SafeLUCBConfig:
     max_polygon_vertices: int = 12
     refresh_every: int = 1000
     mc_samples: int = 100_000
+    heuristic_growth: float = 1.0 / 32.0
 
     def __post_init__(self):
         e = self.exploration
-        if isinstance(e, bool) or not (e in ("gap", "t23") or (isinstance(e, (int, np.integer)) and e >= 0)):
-            raise ValueError(f"exploration must be 'gap', 't23' or an int >= 0, got {e!r}")
+        if isinstance(e, bool) or not (
+            e in ("gap", "t23", "heuristic") or (isinstance(e, (int, np.integer)) and e >= 0)
+        ):
+            raise ValueError(f"exploration must be 'gap', 't23', 'heuristic' or an int >= 0, got {e!r}")
         if e == "gap" and (self.safety_gap is None or not self.safety_gap > 0):
             raise ValueError(f"safety_gap must be > 0 when exploration='gap', got {self.safety_gap!r}")
         if self.dw not in ("ball", "ellipsoid"):
@@ -146,6 +178,9 @@ class SafeLUCBConfig:
             raise ValueError(f"refresh_every must be >= 1, got {self.refresh_every}")
         if self.mc_samples < 100:
             raise ValueError(f"mc_samples must be >= 100, got {self.mc_samples}")
+        g = self.heuristic_growth
+        if isinstance(g, bool) or not (isinstance(g, (int, float)) and math.isfinite(g) and g > 0):
+            raise ValueError(f"heuristic_growth must be > 0, got {self.heuristic_growth!r}")
 
 
 class SafeLUCB:
@@ -154,8 +189,15 @@ class SafeLUCB:
     Attributes (read-only by convention):
 
     - ``exploration_set`` (:class:`ExplorationSet`), ``lambda_minus`` (λ_−), ``t_delta`` (t_δ),
-      ``exploration_rounds`` (T');
+      ``exploration_rounds`` (T'), ``exploration_budget`` (the largest possible T');
     - ``state`` (:class:`RidgeState`), ``t`` (the 1-based index of the round being asked).
+
+    With ``exploration="heuristic"`` (§2.4 [PROPOSAL], heuristic, not the paper's) ``T'`` is
+    decided on the fly: until then ``exploration_rounds`` is the budget ⌈T_0⌉ and
+    ``exploration_decided`` is False; once the rule fires after round ``t``, or the budget is
+    reached, ``exploration_rounds`` is the realised ``T'`` and ``exploration_decided`` is True.
+    ``gap_checks`` lists ``(t, Δ̂_t)`` of every check that solved the plug-in problem.
+    For the other modes ``exploration_rounds == exploration_budget`` from the start.
     """
 
     def __init__(
@@ -181,7 +223,11 @@ class SafeLUCB:
         )
         self.lambda_minus = self.exploration_set.lambda_minus
         self.t_delta = t_delta(setting.L, self.lambda_minus, setting.d, setting.delta)
-        self.exploration_rounds = exploration_length(setting, config.exploration, self.lambda_minus, config.safety_gap)
+        self.exploration_budget = exploration_length(setting, config.exploration, self.lambda_minus, config.safety_gap)
+        self._exploration_rounds = self.exploration_budget
+        self.exploration_decided = config.exploration != "heuristic"
+        self._next_check = max(1, math.ceil(self.t_delta)) if math.isfinite(self.t_delta) else math.inf
+        self.gap_checks: list[tuple[int, float]] = []
         self.state = RidgeState(setting.d, setting.lam, 1, config.refresh_every)
         self.t = 1
         self._pending: np.ndarray | None = None
@@ -199,6 +245,12 @@ class SafeLUCB:
 
     # ----------------------------------------------------------------- public API
     @property
+    def exploration_rounds(self) -> int:
+        """``T'``: fixed for ``"gap"``/``"t23"``/integers; for ``"heuristic"`` the budget ⌈T_0⌉
+        until the stopping rule fires, then the realised length (see the class docstring)."""
+        return self._exploration_rounds
+
+    @property
     def phase(self) -> int:
         """1 during pure exploration (``t ≤ T'``), 2 afterwards."""
         return 1 if self.t <= self.exploration_rounds else 2
@@ -215,13 +267,18 @@ class SafeLUCB:
         return self._pending.copy()
 
     def tell(self, x: np.ndarray, loss: float) -> None:
-        """Record the observed loss ``ℓ_t`` of action ``x: (d,)`` and move to round ``t + 1``."""
+        """Record the observed loss ``ℓ_t`` of action ``x: (d,)`` and move to round ``t + 1``.
+
+        With ``exploration="heuristic"`` this is also where phase 1 may end (§2.4 [PROPOSAL]).
+        """
         x = np.asarray(x, dtype=float)
         if x.shape != (self.setting.d,):
             raise ValueError(f"x: expected shape ({self.setting.d},), got {x.shape}")
         self.state.update(x, float(loss))
         self.t += 1
         self._pending = None
+        if not self.exploration_decided:
+            self._heuristic_step()
 
     def in_estimated_safe_set(self, x: np.ndarray) -> bool:
         """Whether ``x`` lies in this round's estimated safe set ``D_t^s`` (phase 2, after :meth:`ask`).
@@ -245,6 +302,28 @@ class SafeLUCB:
             self._batch = sample_exploration(self.exploration_set, self.setting.action_set, self._rng, n)
         x, self._batch = self._batch[0], self._batch[1:]
         return x
+
+    def _heuristic_step(self) -> None:
+        """After exploration round ``n = t − 1``: apply the modified heuristic's stopping rule if
+        ``n`` is on the geometric check grid (§2.4 [PROPOSAL]; heuristic, not the paper's)."""
+        n = self.state.n
+        if n >= self.exploration_budget:
+            self.exploration_decided = True  # fell back to the budget ⌈T_0⌉
+            return
+        if n < self._next_check:
+            return
+        self._next_check = max(n + 1, math.ceil((1.0 + self.config.heuristic_growth) * n))
+        s = self.setting
+        mu_hat = self.state.estimate()
+        needed = heuristic_gap_needed(s, self.lambda_minus, n)
+        if s.c + s.L * float(np.linalg.norm(s.B @ mu_hat)) < needed:
+            return  # Δ̂ ≤ c + L‖Bμ̂‖ cannot reach the threshold: skip the LP
+        _, gap_hat = plug_in_gap(s, mu_hat, self.state.A_inv, self.beta())
+        self.gap_checks.append((n, gap_hat))
+        if gap_hat > 0 and n >= t_gap(s, self.lambda_minus, gap_hat):
+            self._exploration_rounds = n
+            self.exploration_decided = True
+            self._batch = self._batch[:0]  # unused phase-1 draws are dropped
 
     # ----------------------------------------------------------------- phase 2
     def _optimistic(self) -> np.ndarray:
