@@ -96,10 +96,10 @@ def _choice(value: str | None, flag: str, default: str) -> str:
 
 
 def _exploration(value: str | None, safety_gap: float) -> str | int:
-    """``--exploration``: gap, t23 or a round count; the default is gap when Δ > 0 (§2.4)."""
+    """``--exploration``: gap, t23, heuristic or a round count; the default is gap when Δ > 0 (§2.4)."""
     if value is None:
         return "gap" if safety_gap > 0 else "t23"
-    if value in ("gap", "t23"):
+    if value in ("gap", "t23", "heuristic"):
         if value == "gap" and not safety_gap > 0:
             raise OptionError("--exploration gap needs a safety gap Δ > 0 (Theorem 2); this instance has Δ = 0 "
                               "(use t23 or a number of rounds)")
@@ -107,9 +107,9 @@ def _exploration(value: str | None, safety_gap: float) -> str | int:
     try:
         rounds = int(value)
     except ValueError:
-        raise OptionError(f"--exploration must be gap, t23 or a number of rounds ≥ 0, got {value!r}") from None
+        raise OptionError(f"--exploration must be gap, t23, heuristic or a number of rounds ≥ 0, got {value!r}") from None
     if rounds < 0:
-        raise OptionError(f"--exploration must be gap, t23 or a number of rounds ≥ 0, got {value!r}")
+        raise OptionError(f"--exploration must be gap, t23, heuristic or a number of rounds ≥ 0, got {value!r}")
     return rounds
 
 
@@ -169,7 +169,13 @@ def prepare(request: SafeRunSpec, instance: SafeRegretInstance | SafeBaiInstance
                          f"true safety gap Δ = {gap:.6g}, which Theorem 2 takes as known")
         elif mode == "t23" and request.exploration is None:
             notes.append(f"exploration t23 (the default when Δ = 0): T' = ⌈T_0⌉ = {probe.exploration_rounds:,}")
-        options = {"exploration": mode, "exploration_rounds": probe.exploration_rounds, "T": instance.problem.T,
+        elif mode == "heuristic":
+            notes.append(f"exploration heuristic (specs/safe.md §2.4 proposal; heuristic, not the paper's): T' is "
+                         f"decided during the run from the plug-in gap Δ̂, at most ⌈T_0⌉ = {probe.exploration_rounds:,}")
+        # With the heuristic T' is only known after a run: the options give its budget ⌈T_0⌉.
+        decided = mode != "heuristic"
+        options = {"exploration": mode, "exploration_rounds": probe.exploration_rounds if decided else None,
+                   "exploration_budget": probe.exploration_budget, "T": instance.problem.T,
                    "dw": dw, "confidence_set": confidence_set, "intersect": intersect}
         return PreparedSafeRun(spec, instance, config, None, options, tuple(notes))
     rule = _choice(request.rule, "--rule", "greedy")

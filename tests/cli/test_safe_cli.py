@@ -195,8 +195,8 @@ def test_step_cap_exits_with_code_one(cli):
     (SOARE, ["--algo", "safe-lingape", "--rule", "best"], "--rule must be greedy or ratio"),
     (SOARE, ["--algo", "safe-lingape", "--updates", "often"], "--updates must be static or dynamic"),
     (SOARE, ["--algo", "lingape", "--budget", "0"], "--budget must be ≥ 1"),
-    (AMANI_A, ["--algo", "safe-lucb", "--exploration", "soon"], "--exploration must be gap, t23 or a number"),
-    (AMANI_A, ["--algo", "safe-lucb", "--exploration", "-1"], "--exploration must be gap, t23 or a number"),
+    (AMANI_A, ["--algo", "safe-lucb", "--exploration", "soon"], "--exploration must be gap, t23, heuristic or a number"),
+    (AMANI_A, ["--algo", "safe-lucb", "--exploration", "-1"], "--exploration must be gap, t23, heuristic or a number"),
     (AMANI_B, ["--algo", "safe-lucb", "--exploration", "gap"], "needs a safety gap Δ > 0"),
     (AMANI_A, ["--algo", "safe-lucb", "--T", "0"], "--T must be ≥ 1"),
     (AMANI_A, ["--algo", "safe-lucb", "--dw", "cube"], "--dw must be ball or ellipsoid"),
@@ -304,3 +304,14 @@ def test_safe_lucb_set_options_reach_the_algorithm(cli):
     assert plain["runs"][0]["regret"] != document["runs"][0]["regret"]
     table = cli("solve", AMANI_B, "--algo", "safe-lucb", "--T", "2000", "--exploration", "0", "--intersect")
     assert "intersected polytopes" in " ".join(table.stdout.split())
+
+
+def test_heuristic_exploration_decides_its_length_during_the_run(cli):
+    """--exploration heuristic (specs/safe.md §2.4 proposal): T' is reported per run, at
+    most the budget ⌈T_0⌉ given in the options, and the note says it is not the paper's."""
+    result = cli("solve", AMANI_B, "--algo", "safe-lucb", "--T", "3000", "--exploration", "heuristic", "--json")
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["options"]["exploration_rounds"] is None
+    assert 0 < document["runs"][0]["exploration_rounds"] <= document["options"]["exploration_budget"]
+    assert any("not the paper's" in note for note in document["notes"])
