@@ -43,10 +43,10 @@ CREATE TABLE IF NOT EXISTS runs (
     seed INTEGER NOT NULL,
     algorithm TEXT NOT NULL,
     spec TEXT NOT NULL,
-    regime TEXT NOT NULL,
+    regime TEXT,
     iterations INTEGER NOT NULL,
-    correct INTEGER NOT NULL,
-    violation INTEGER NOT NULL,
+    correct INTEGER,
+    violation INTEGER,
     stopped TEXT NOT NULL,
     wall_s REAL NOT NULL,
     record TEXT NOT NULL
@@ -160,14 +160,25 @@ class SqliteStore:
         return [json.loads(row[0]) for row in self._connection.execute("SELECT record FROM runs ORDER BY rowid")]
 
     def append(self, record: dict) -> None:
+        """Store one record; a run key already stored (another writer's) is left as it is.
+
+        Only a duplicate key is ignored: any other constraint failure is an error, never
+        a silently dropped record.
+        """
         values = (record["run_key"], record["group"], record["instance"], record["instance_hash"], record["seed"],
-                  record["algorithm"], record["spec"], record["regime"], record["iterations"], int(record["correct"]),
-                  int(record["violation"]), record["stopped"], record["wall_s"], json.dumps(record, allow_nan=False))
-        with self._transaction():
-            self._connection.execute(
-                'INSERT OR IGNORE INTO runs (run_key, "group", instance, instance_hash, seed, algorithm, spec, regime, '
-                "iterations, correct, violation, stopped, wall_s, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                values)
+                  record["algorithm"], record["spec"], record["regime"], record["iterations"],
+                  _flag(record["correct"]), _flag(record["violation"]), record["stopped"], record["wall_s"],
+                  json.dumps(record, allow_nan=False))
+        try:
+            with self._transaction():
+                self._connection.execute(
+                    'INSERT INTO runs (run_key, "group", instance, instance_hash, seed, algorithm, spec, regime, '
+                    "iterations, correct, violation, stopped, wall_s, record) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_key) DO NOTHING", values)
+        except sqlite3.IntegrityError as error:
+            # Stores created before the safe kinds require a regime and a correctness flag.
+            raise OptionError(f"--out {self.path}: cannot store the record of {record['spec']!r} "
+                              f"({error}); this store was made by an older cbai: use a new --out file") from None
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -183,6 +194,11 @@ class SqliteStore:
 
     def close(self) -> None:
         self._connection.close()
+
+
+def _flag(value: bool | None) -> int | None:
+    """A boolean column: 0/1, or NULL where it does not apply (a regret run's correctness)."""
+    return None if value is None else int(value)
 
 
 def open_store(path: str | Path) -> Store:

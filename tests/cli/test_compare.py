@@ -215,3 +215,12 @@ def test_safe_regret_curves_fit_in_a_csv_cell(cli):
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     curve = json.loads(next(row for row in rows if row["kind"] == "safe-regret")["regret_curve"])
     assert curve[-1][0] == 1000
+
+
+@pytest.mark.parametrize("suffix", ["sqlite", "jsonl"])
+def test_safe_records_are_stored_and_a_rerun_skips_them(cli, tmp_path, suffix):
+    out = tmp_path / f"safe.{suffix}"
+    first = compare_json(cli, *SAFE_GRID, "--out", out)
+    again = cli("compare", *SAFE_GRID, "--out", out, "--json")
+    assert again.exit_code == 0 and "4 of 4 runs already stored" in again.stderr
+    assert json.loads(again.stdout)["summary"] == first["summary"]

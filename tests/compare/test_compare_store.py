@@ -55,6 +55,41 @@ def test_cut_short_jsonl_line_is_skipped_and_the_next_record_starts_a_new_line(t
     assert [record["run_key"] for record in contents.records] == ["key-1", "key-3"] and contents.skipped_lines == 1
 
 
+def safe_regret_record(number: int) -> dict:
+    """A Safe-LUCB record: no regime, no answer to score (correct and violation None)."""
+    record = make_record(number)
+    record.update(kind="safe-regret", algorithm="safe-lucb", spec="safe-lucb", regime=None, correct=None,
+                  violation=None, stopped="horizon", regret=12.5, violations=0, exploration_rounds=100,
+                  regret_curve=[[10, 1.0], [20, 2.5]], algorithm_options={"exploration": "gap"})
+    return record
+
+
+@pytest.mark.parametrize("suffix", ["jsonl", "sqlite"])
+def test_store_round_trips_safe_records(tmp_path, suffix):
+    records = [safe_regret_record(number) for number in range(3)]
+    store = open_store(tmp_path / f"runs.{suffix}")
+    for record in records:
+        store.append(record)
+    store.close()
+    assert list(read_store(tmp_path / f"runs.{suffix}").records) == records
+
+
+def test_sqlite_store_of_an_older_schema_refuses_safe_records_loudly(tmp_path):
+    path = tmp_path / "old.sqlite"
+    connection = sqlite3.connect(path)
+    connection.execute('CREATE TABLE runs (run_key TEXT PRIMARY KEY, "group" TEXT NOT NULL, instance TEXT NOT NULL, '
+                       "instance_hash TEXT NOT NULL, seed INTEGER NOT NULL, algorithm TEXT NOT NULL, spec TEXT NOT NULL, "
+                       "regime TEXT NOT NULL, iterations INTEGER NOT NULL, correct INTEGER NOT NULL, "
+                       "violation INTEGER NOT NULL, stopped TEXT NOT NULL, wall_s REAL NOT NULL, record TEXT NOT NULL)")
+    connection.close()
+    store = open_store(path)
+    with pytest.raises(OptionError, match="made by an older cbai"):
+        store.append(safe_regret_record(1))
+    store.append(make_record(2))
+    store.close()
+    assert [record["run_key"] for record in read_store(path).records] == ["key-2"]
+
+
 def test_sqlite_ignores_a_second_record_with_the_same_key(tmp_path):
     store = open_store(tmp_path / "runs.sqlite")
     store.append(make_record(1))
