@@ -381,7 +381,7 @@ def compare(
     bounds: bool = typer.Option(True, "--bounds/--no-bounds", help="Compute each instance's lower bound for the ratio column."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
-    plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries with IQR against the swept parameter.", show_default=False),
+    plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR against the swept parameter; regret curves for safe-regret groups.", show_default=False),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or messages on stderr."),
 ) -> None:
     """Run many algorithms × seeds × instances in parallel, resumably, and summarise them."""

@@ -120,6 +120,10 @@ def _sweep_panel(axis, source: str, members: Sequence[SummaryRow], colors: dict,
         axis.plot(xs, [row.median for row in points], color=colors[name], marker=markers[name], markersize=4, label=name)
         axis.fill_between(xs, [row.q25 for row in points], [row.q75 for row in points], color=colors[name], alpha=0.15,
                           linewidth=0)
+    if all(isinstance(row.swept_value, int) for row in members):
+        from matplotlib.ticker import MaxNLocator
+
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True))  # no tick at d = 2.5
     axis.set_xlabel(parameter)
     axis.set_title(_sweep_title(source, parameter), fontsize="medium")
 
