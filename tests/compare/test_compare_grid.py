@@ -201,8 +201,12 @@ def test_bad_study_file_is_rejected(tmp_path, text, message):
         load_study(path)
 
 
-@pytest.mark.parametrize("path", STUDIES, ids=[path.name for path in STUDIES])
-def test_shipped_study_is_a_valid_grid(path):
+PAPER_STUDIES = [path for path in STUDIES if path.name.startswith("figure")]
+SAFE_STUDIES = [path for path in STUDIES if not path.name.startswith("figure")]
+
+
+@pytest.mark.parametrize("path", PAPER_STUDIES, ids=[path.name for path in PAPER_STUDIES])
+def test_shipped_figure_study_is_a_valid_grid_with_the_papers_seeds_and_r(path):
     from cbai_cli.compare.study import shared_options
 
     study = load_study(path)
@@ -210,3 +214,11 @@ def test_shipped_study_is_a_valid_grid(path):
     expected_r = 1.0 if "-r1" in path.name else None
     assert len(grid.seeds) == 30 and study.title
     assert {choice.request.subgaussian for choice in grid.algorithms} == {expected_r}
+
+
+@pytest.mark.parametrize("path", SAFE_STUDIES, ids=[path.name for path in SAFE_STUDIES])
+def test_shipped_safe_study_is_a_valid_grid_of_safe_algorithms(path):
+    study = load_study(path)
+    grid = build_grid(study.sources, study.algorithms, study.seeds, base=study.base)
+    assert study.title and len(grid.seeds) == 10 and not grid.idle_groups()
+    assert {choice.kind for choice in grid.algorithms} <= {"safe-regret", "safe-bai"}
