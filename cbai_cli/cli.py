@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover
 
 from cbai_cli import __version__
 from cbai_cli.algorithms.registry import ALGORITHMS, ALIASES
-from cbai_cli.errors import CbaiError
+from cbai_cli.errors import CbaiError, Terminated
 from cbai_cli.safe.registry import OPTIONS as SAFE_OPTIONS, SAFE_ALGORITHMS
 
 EXIT_BAD_INPUT = 2
@@ -428,10 +428,13 @@ def compare(
     try:
         with progress_bar(len(planned.pending), enabled=not quiet and sys.stderr.isatty()) as progress:
             result = run_comparison(planned, progress, on_record=stored_now)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
         if out is not None:
             typer.echo(f"cbai compare: {stored_now.count} new runs are stored in {out}; run the same command again to resume",
                        err=True)
+        if isinstance(interrupt, Terminated):
+            typer.echo("cbai: terminated", err=True)
+            raise typer.Exit(143) from None
         raise
     show_comparison(result.records, result.title, as_json=as_json, as_csv=as_csv, plot=plot)
 

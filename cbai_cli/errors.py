@@ -28,3 +28,12 @@ def unknown_name_message(what: str, name: str, valid) -> str:
     close = difflib.get_close_matches(name, list(valid), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return f"unknown {what} {name!r}{hint} (valid: {', '.join(valid)})"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a job scheduler's cancel or time limit, ``kill``) while ``compare`` runs.
+
+    A KeyboardInterrupt, so it takes Ctrl-C's path: worker processes are terminated,
+    every finished record stays in the store, and the command says how to resume; it
+    then exits with 143 (128 + SIGTERM) instead of Ctrl-C's 130.
+    """

@@ -24,6 +24,7 @@ import os
 import queue
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -31,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from cbai_cli.errors import OptionError
+from cbai_cli.errors import OptionError, Terminated
 
 # Environment variables that size the thread pools of the common BLAS builds.
 BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
@@ -72,6 +73,25 @@ def single_threaded_blas() -> Iterator[None]:
                 os.environ.pop(variable, None)
             else:
                 os.environ[variable] = value
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into :class:`Terminated` in this (the main) thread while the block
+    runs. Without it the parent would die at once and leave its worker processes
+    computing as orphans."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def ignore_interrupts() -> None:

@@ -108,10 +108,11 @@ def run_comparison(planned: PlannedComparison, progress: Callable[[int], None] |
                    on_record: Callable[[dict], None] | None = None) -> ComparisonResult:
     """Run the pending runs, appending each record to the store as it finishes.
 
-    On Ctrl-C or an error the store is closed with every finished record in it, and
-    the exception propagates.
+    On Ctrl-C, SIGTERM (as :class:`~cbai_cli.compare.execute.Terminated`, a
+    KeyboardInterrupt) or an error the workers are stopped, the store is closed with
+    every finished record in it, and the exception propagates.
     """
-    from cbai_cli.compare.execute import Scheduler, make_backend
+    from cbai_cli.compare.execute import Scheduler, make_backend, terminate_as_interrupt
 
     new_records: list[dict] = []
 
@@ -124,8 +125,10 @@ def run_comparison(planned: PlannedComparison, progress: Callable[[int], None] |
 
     try:
         if planned.pending:
-            backend = make_backend(planned.settings.jobs, planned.settings.scheduler, len(planned.pending))
-            Scheduler(planned.plan, backend, emit, with_bounds=planned.settings.bounds, progress=progress).run(planned.pending)
+            with terminate_as_interrupt():
+                backend = make_backend(planned.settings.jobs, planned.settings.scheduler, len(planned.pending))
+                Scheduler(planned.plan, backend, emit, with_bounds=planned.settings.bounds,
+                          progress=progress).run(planned.pending)
     finally:
         if planned.store is not None:
             planned.store.close()

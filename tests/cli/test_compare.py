@@ -183,6 +183,36 @@ def test_ctrl_c_stops_and_leaves_a_valid_store(tmp_path):
     assert contents.skipped_lines == 0 and 0 < len(contents.records) < 20000
 
 
+def test_sigterm_stops_the_workers_and_leaves_a_valid_store(tmp_path):
+    """A job scheduler's cancel (SIGTERM to the parent only) must not leave orphan workers."""
+    from cbai_cli.compare.store import read_store
+
+    out = tmp_path / "runs.jsonl"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cbai_cli", "compare", "regret-1d", "--algos", "maxrew-f:tuned:beta=0.25", "--seeds",
+         "20000", "--jobs", "2", "--no-bounds", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while (not out.exists() or out.stat().st_size == 0) and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    contents = read_store(out)
+    assert process.returncode == 143 and "run the same command again to resume" in stderr
+    assert contents.skipped_lines == 0 and 0 < len(contents.records) < 20000
+    # Every process of the session goes: the workers are terminated with the parent
+    # (they would otherwise compute on as orphans for as long as their batches last).
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(process.pid, 0)
+
+
 SAFE_GRID = ("amani-a:T=1000", "soare-safe", "--algos", "safe-lucb:exploration=100,lingape:budget=2000",
              "--seeds", "2", "--jobs", "1")
 
