@@ -3,9 +3,9 @@
 - One panel per swept source: the group's measure (queries, pulls or regret; log scale)
   against the swept parameter, one line per algorithm, with the interquartile range as
   a band (as in Figure 6).
-- One panel per unswept safe-regret group: the cumulative regret R_t against t, median
-  over seeds with the interquartile band, one line per algorithm (the layout of
-  Safe-LUCB's Appendix F figures).
+- One panel per unswept safe-regret group: the cumulative regret R_t against t on log-log
+  axes, median over seeds with the interquartile band, one line per algorithm (Safe-LUCB's
+  Appendix F comparison; slopes read as growth orders).
 - One more panel per measure for the other groups that sweep nothing: a strip chart per
   group, every run a dot, the median a marker with its interquartile range (Figure 3 style).
 
@@ -174,5 +174,9 @@ def _curve_panel(axis, group: str, members: Sequence[SummaryRow], records: Seque
         axis.plot(points, median, color=colors[row.algorithm], marker=markers[row.algorithm], markersize=3,
                   markevery=max(1, len(points) // 8))
         axis.fill_between(points, q25, q75, color=colors[row.algorithm], alpha=0.15, linewidth=0)
+    # Log-log: the curve is recorded at 1-2-5 steps, and slopes read as growth orders
+    # (1 while exploring or for linear regret, 1/2 for √T).
+    axis.set_xscale("log")
+    axis.set_yscale("log", nonpositive="mask")
     axis.set_xlabel("t")
     axis.set_title(group, fontsize="medium")
