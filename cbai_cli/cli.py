@@ -382,6 +382,7 @@ def compare(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
     plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR against the swept parameter; regret curves for safe-regret groups.", show_default=False),
+    title: Optional[str] = typer.Option(None, "--title", help="Title of the tables and figure (default: the study file's title, if any).", show_default=False),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or messages on stderr."),
 ) -> None:
     """Run many algorithms × seeds × instances in parallel, resumably, and summarise them."""
@@ -409,7 +410,7 @@ def compare(
             typer.echo(f"cbai compare: skipped {merged.skipped_lines} unreadable line(s)", err=True)
         if out is not None and not quiet:
             typer.echo(f"cbai compare: copied {merged.copied} new records into {out}", err=True)
-        show_comparison(merged.records, None, as_json=as_json, as_csv=as_csv, plot=plot)
+        show_comparison(merged.records, title, as_json=as_json, as_csv=as_csv, plot=plot)
         return
     settings = CompareSettings(sources=tuple(sources or ()), algorithms=tuple(algos or ()), seeds=seeds,
                                first_seed=first_seed, config=config, options=options, jobs=jobs, shard=shard,
@@ -436,7 +437,7 @@ def compare(
             typer.echo("cbai: terminated", err=True)
             raise typer.Exit(143) from None
         raise
-    show_comparison(result.records, result.title, as_json=as_json, as_csv=as_csv, plot=plot)
+    show_comparison(result.records, title or result.title, as_json=as_json, as_csv=as_csv, plot=plot)
 
 
 @app.command("driver-arms")

@@ -71,6 +71,13 @@ def test_from_store_shows_the_same_results_without_running(cli, tmp_path):
     assert shown["summary"] == ran["summary"] and shown["records"] == ran["records"]
 
 
+def test_title_option_titles_tables_shown_from_a_store(cli, tmp_path):
+    out = tmp_path / "runs.jsonl"
+    assert cli("compare", *GRID, "--out", out).exit_code == 0
+    result = cli("compare", "--from", out, "--title", "Figure 3, once more")
+    assert result.exit_code == 0 and result.stdout.startswith("Figure 3, once more")
+
+
 def test_shard_stores_merge_into_one_store_equal_to_a_whole_run(cli, tmp_path):
     from cbai_cli.compare.records import stable_part
 
