@@ -98,6 +98,7 @@ Pukelsheim, *Optimal Design of Experiments*, ch. 12) and r(epsilon) of Algorithm
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -606,7 +607,11 @@ def optimal_design_cvxpy(arms, targets, *, solver_name: str = "CLARABEL") -> Des
     status, errors = None, []
     for name in order:
         try:
-            prob.solve(solver=name)
+            # cvxpy warns on OPTIMAL_INACCURATE; the status is checked below and the
+            # objective re-verified in numpy, so the warning would only be noise on stderr.
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
+                prob.solve(solver=name)
         except cp.error.SolverError as exc:
             errors.append(f"{name}: {exc}")
             continue

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cbai_cli.errors import OptionError
 
 
 @dataclass(frozen=True)
