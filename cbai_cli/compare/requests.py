@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 
-
 @dataclass(frozen=True)
 class RunParts:
     """What one run contributes to its record: the resolved algorithm and regime (None
