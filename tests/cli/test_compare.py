@@ -171,10 +171,8 @@ def test_from_takes_no_sources(cli, tmp_path):
     assert result.exit_code == 2 and "--from" in result.stderr
 
 
-def test_ctrl_c_stops_and_leaves_a_valid_store(tmp_path):
-    from cbai_cli.compare.store import read_store
-
-    out = tmp_path / "runs.jsonl"
+def long_compare_with_a_first_record(out) -> subprocess.Popen:
+    """A 20,000-run compare on two workers in its own session, once its store holds a record."""
     process = subprocess.Popen(
         [sys.executable, "-m", "cbai_cli", "compare", "regret-1d", "--algos", "maxrew-f:tuned:beta=0.25", "--seeds",
          "20000", "--jobs", "2", "--no-bounds", "--out", str(out)],
@@ -182,6 +180,14 @@ def test_ctrl_c_stops_and_leaves_a_valid_store(tmp_path):
     deadline = time.monotonic() + 120
     while (not out.exists() or out.stat().st_size == 0) and time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.05)
+    return process
+
+
+def test_ctrl_c_stops_and_leaves_a_valid_store(tmp_path):
+    from cbai_cli.compare.store import read_store
+
+    out = tmp_path / "runs.jsonl"
+    process = long_compare_with_a_first_record(out)
     # A terminal sends Ctrl-C to the whole foreground process group, workers included.
     os.killpg(process.pid, signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
@@ -195,13 +201,7 @@ def test_sigterm_stops_the_workers_and_leaves_a_valid_store(tmp_path):
     from cbai_cli.compare.store import read_store
 
     out = tmp_path / "runs.jsonl"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cbai_cli", "compare", "regret-1d", "--algos", "maxrew-f:tuned:beta=0.25", "--seeds",
-         "20000", "--jobs", "2", "--no-bounds", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while (not out.exists() or out.stat().st_size == 0) and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.05)
+    process = long_compare_with_a_first_record(out)
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=60)
     contents = read_store(out)

@@ -23,9 +23,21 @@ def make_record(number: int) -> dict:
     return record
 
 
+def safe_regret_record(number: int) -> dict:
+    """A Safe-LUCB record: no regime, no answer to score (correct and violation None)."""
+    record = make_record(number)
+    record.update(kind="safe-regret", algorithm="safe-lucb", spec="safe-lucb", regime=None, correct=None,
+                  violation=None, stopped="horizon", regret=12.5, violations=0, exploration_rounds=100,
+                  regret_curve=[[10, 1.0], [20, 2.5]], algorithm_options={"exploration": "gap"})
+    return record
+
+
 @pytest.mark.parametrize("suffix", ["jsonl", "sqlite"])
-def test_store_round_trips_records(tmp_path, suffix):
-    records = [make_record(number) for number in range(5)]
+@pytest.mark.parametrize("factory", ["cbai", "safe-regret"])
+def test_store_round_trips_records(tmp_path, suffix, factory):
+    """CBAI records, and safe-regret ones (no regime, no answer: None columns)."""
+    make = make_record if factory == "cbai" else safe_regret_record
+    records = [make(number) for number in range(5)]
     store = open_store(tmp_path / f"runs.{suffix}")
     for record in records:
         store.append(record)
@@ -53,25 +65,6 @@ def test_cut_short_jsonl_line_is_skipped_and_the_next_record_starts_a_new_line(t
     store.close()
     contents = read_store(path)
     assert [record["run_key"] for record in contents.records] == ["key-1", "key-3"] and contents.skipped_lines == 1
-
-
-def safe_regret_record(number: int) -> dict:
-    """A Safe-LUCB record: no regime, no answer to score (correct and violation None)."""
-    record = make_record(number)
-    record.update(kind="safe-regret", algorithm="safe-lucb", spec="safe-lucb", regime=None, correct=None,
-                  violation=None, stopped="horizon", regret=12.5, violations=0, exploration_rounds=100,
-                  regret_curve=[[10, 1.0], [20, 2.5]], algorithm_options={"exploration": "gap"})
-    return record
-
-
-@pytest.mark.parametrize("suffix", ["jsonl", "sqlite"])
-def test_store_round_trips_safe_records(tmp_path, suffix):
-    records = [safe_regret_record(number) for number in range(3)]
-    store = open_store(tmp_path / f"runs.{suffix}")
-    for record in records:
-        store.append(record)
-    store.close()
-    assert list(read_store(tmp_path / f"runs.{suffix}").records) == records
 
 
 def test_sqlite_store_of_an_older_schema_refuses_safe_records_loudly(tmp_path):
