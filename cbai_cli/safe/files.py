@@ -90,8 +90,39 @@ _LIBRARY_NAMES = {"lam": "lambda", "noise_sd": "noise.sigma"}
 # --------------------------------------------------------------------------- instances
 
 
+class _SafeInstance:
+    """What both safe kinds share: name and dimension from the library problem, equality
+    by file content, and the content hash of records. Subclasses are frozen dataclasses
+    with a ``problem`` field and define :meth:`to_mapping`."""
+
+    problem: Any
+
+    @property
+    def name(self) -> str:
+        return self.problem.name
+
+    @property
+    def dim(self) -> int:
+        return self.problem.d
+
+    def to_mapping(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.to_mapping() == other.to_mapping()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @cached_property
+    def content_hash(self) -> str:
+        """A short SHA-256 of the canonical content (name and meta excluded), for records."""
+        return content_hash_of(self.to_mapping())
+
+
 @dataclass(frozen=True, eq=False)
-class SafeRegretInstance:
+class SafeRegretInstance(_SafeInstance):
     """One ``kind: safe-regret`` file (specs/safe.md §2.1): a Safe-LUCB problem and its meta.
 
     Attributes:
@@ -102,14 +133,6 @@ class SafeRegretInstance:
     problem: SafeRegretProblem
     meta: Mapping[str, Any] = field(default_factory=dict)
     kind: ClassVar[str] = REGRET_KIND
-
-    @property
-    def name(self) -> str:
-        return self.problem.name
-
-    @property
-    def dim(self) -> int:
-        return self.problem.d
 
     @property
     def summary(self) -> str:
@@ -147,34 +170,14 @@ class SafeRegretInstance:
             "meta": plain(dict(self.meta)),
         }
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SafeRegretInstance):
-            return NotImplemented
-        return self.to_mapping() == other.to_mapping()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    @cached_property
-    def content_hash(self) -> str:
-        """A short SHA-256 of the canonical content (name and meta excluded), for records."""
-        return content_hash_of(self.to_mapping())
-
 
 @dataclass(frozen=True, eq=False)
-class SafeBaiInstance:
+class SafeBaiInstance(_SafeInstance):
     """One ``kind: safe-bai`` file (specs/safe.md §4.1): a safe BAI problem and its meta."""
 
     problem: SafeBaiProblem
     meta: Mapping[str, Any] = field(default_factory=dict)
     kind: ClassVar[str] = BAI_KIND
-
-    @property
-    def name(self) -> str:
-        return self.problem.name
-
-    @property
-    def dim(self) -> int:
-        return self.problem.d
 
     @property
     def n_arms(self) -> int:
@@ -211,17 +214,6 @@ class SafeBaiInstance:
             "S_mu": float(p.S_mu),
             "meta": plain(dict(self.meta)),
         }
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SafeBaiInstance):
-            return NotImplemented
-        return self.to_mapping() == other.to_mapping()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    @cached_property
-    def content_hash(self) -> str:
-        return content_hash_of(self.to_mapping())
 
 
 def action_set_label(action_set) -> str:
