@@ -181,10 +181,7 @@ _DELETE = object()
     ("delta", 1.0, "delta: must lie in (0, 1)"),
 ])
 def test_safe_regret_validation_is_one_line_naming_the_field(path, value, message):
-    with pytest.raises(InstanceError) as error:
-        from_mapping(_set(regret_mapping(), path, value), "a.yaml")
-    text = str(error.value)
-    assert text.startswith("a.yaml: ") and message in text and "\n" not in text
+    assert_one_line_error(_set(regret_mapping(), path, value), "a.yaml", message)
 
 
 @pytest.mark.parametrize("path, value, message", [
@@ -209,10 +206,15 @@ def test_safe_regret_validation_is_one_line_naming_the_field(path, value, messag
     ("S_theta", 0.0, "S_theta: must be > 0"),
 ])
 def test_safe_bai_validation_is_one_line_naming_the_field(path, value, message):
+    assert_one_line_error(_set(bai_mapping(), path, value), "s.npz", message)
+
+
+def assert_one_line_error(mapping, source: str, message: str) -> None:
+    """Loading ``mapping`` fails with one line that starts with the file and holds ``message``."""
     with pytest.raises(InstanceError) as error:
-        from_mapping(_set(bai_mapping(), path, value), "s.npz")
+        from_mapping(mapping, source)
     text = str(error.value)
-    assert text.startswith("s.npz: ") and message in text and "\n" not in text
+    assert text.startswith(f"{source}: ") and message in text and "\n" not in text
 
 
 def test_zero_forced_exploration_needs_no_safe_scale():
