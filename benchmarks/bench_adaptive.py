@@ -29,11 +29,11 @@ def step_time(k: int, d: int, steps: int, algorithm: str = "g-acol") -> float:
     env = Environment(instance.problem.arms, instance.truth, np.random.default_rng(2))
     for _ in range(50):  # warm-up
         query = algo.ask()
-        algo.tell(query, env.answer(query.arms, query.counts))
+        algo.tell(query, env.answer(query))
     start = time.perf_counter()
     for _ in range(steps):
         query = algo.ask()
-        algo.tell(query, env.answer(query.arms, query.counts))
+        algo.tell(query, env.answer(query))
     return (time.perf_counter() - start) / steps
 
 

@@ -21,6 +21,7 @@ from cbai_cli.confidence import ConfidenceSettings, regime_notes
 from cbai_cli.errors import OptionError
 from cbai_cli.instance import Instance, Truth
 from cbai_cli.noise import NoiseModel
+from cbai_cli.protocol import Answer, Query
 
 
 # MaxRew-F can pull the same certainly-feasible arm forever; without a budget it gets this one.
@@ -41,9 +42,9 @@ class Environment:
         self.noise: NoiseModel = truth.noise
         self.rng = rng
 
-    def answer(self, arms: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        """(m,) sums of ``counts[i]`` observations of arm ``arms[i]``, drawn in one call."""
-        return self.noise.sample_sums(self.rng, self.means[arms], counts)
+    def answer(self, query: Query) -> Answer:
+        """Sums (m,) of ``counts[i]`` observations of arm ``arms[i]``, drawn in one call."""
+        return Answer(self.noise.sample_sums(self.rng, self.means[query.arms], query.counts))
 
 
 @dataclass(frozen=True)
@@ -231,11 +232,11 @@ def run_once(prepared: PreparedRun, instance: Instance, seed: int, key: tuple[in
         query = algorithm.ask()
         if budget is not None and used + query.total > budget:
             break
-        sums = environment.answer(query.arms, query.counts)
+        answer = environment.answer(query)
         before = (int(algorithm.state.uncertain.sum()), int(algorithm.state.feasible.sum()), algorithm.recommendation()) if tracer else None
-        algorithm.tell(query, sums)
+        algorithm.tell(query, answer)
         if tracer is not None:
-            tracer.record(used, query.arms, query.counts, sums, algorithm, before)
+            tracer.record(used, query.arms, query.counts, answer.constraint, algorithm, before)
         used += query.total
         rounds += 1
     wall = time.perf_counter() - started

@@ -30,7 +30,6 @@ class ACOL(RoundBased):
     def round_counts(self, t: int) -> np.ndarray:
         arms = self.problem.arms
         design = optimal_design(arms, arms[self.state.uncertain], tol=self.config.design_tolerance)
-        self.last_design = design
         epsilon = self.config.rounding_epsilon
         delta_t = self.delta_round(t)
         scale = self.config.confidence.subgaussian ** 2

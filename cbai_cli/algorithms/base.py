@@ -3,7 +3,8 @@
 An algorithm never sees φ: it gets the learner's :class:`~cbai_cli.instance.Problem`
 (arms, known rewards, threshold), its configuration and a random generator, asks for
 pulls with :meth:`Algorithm.ask` and learns the sums of their noisy observations
-through :meth:`Algorithm.tell`. :mod:`cbai_cli.simulate` drives the loop.
+through :meth:`Algorithm.tell` (the protocol of :mod:`cbai_cli.protocol`).
+:mod:`cbai_cli.simulate` drives the loop.
 
 - :class:`RoundBased` asks for a whole round (arm → pull count) and refits on that
   round's data only (static intervals, paper Proposition 2).
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,18 +24,7 @@ from cbai_cli.algorithms.elimination import EliminationState
 from cbai_cli.confidence import REGIMES, ConfidenceSettings
 from cbai_cli.instance import Problem
 from cbai_cli.linalg import DesignState, least_squares_widths
-
-
-@dataclass(frozen=True)
-class Query:
-    """Pulls asked for: ``counts[i]`` pulls of arm ``arms[i]``; both (m,) int."""
-
-    arms: np.ndarray
-    counts: np.ndarray
-
-    @property
-    def total(self) -> int:
-        return int(self.counts.sum())
+from cbai_cli.protocol import Answer, Query
 
 
 @dataclass(frozen=True)
@@ -52,7 +42,6 @@ class AlgorithmConfig:
     confidence: ConfidenceSettings
     rounding_epsilon: float = 0.01
     design_tolerance: float = 1e-4
-    options: dict = field(default_factory=dict)
 
 
 class Algorithm(ABC):
@@ -74,8 +63,8 @@ class Algorithm(ABC):
         """The next pulls to make."""
 
     @abstractmethod
-    def tell(self, query: Query, sums: np.ndarray) -> None:
-        """The sums (m,) of the observations of the pulls of ``query``."""
+    def tell(self, query: Query, answer: Answer) -> None:
+        """``answer.constraint``: the sums (m,) of the observations of the pulls of ``query``."""
 
     def recommendation(self) -> int | None:
         """The final answer when done, the anytime answer otherwise."""
@@ -106,14 +95,14 @@ class RoundBased(Algorithm):
     def ask(self) -> Query:
         counts = self.round_counts(self.round + 1)
         pulled = np.flatnonzero(counts)
-        return Query(pulled, counts[pulled])
+        return Query.pulls(pulled, counts[pulled])
 
-    def tell(self, query: Query, sums: np.ndarray) -> None:
+    def tell(self, query: Query, answer: Answer) -> None:
         self.round += 1
         counts = np.zeros(self.problem.n_arms, dtype=np.int64)
         totals = np.zeros(self.problem.n_arms)
         counts[query.arms] = query.counts
-        totals[query.arms] = sums
+        totals[query.arms] = answer.constraint
         predictions, norms = least_squares_widths(self.problem.arms, counts, totals)
         radius = self.regime.round_radius(self.problem.n_arms, self.delta_round(self.round))
         with np.errstate(invalid="ignore"):
@@ -142,10 +131,10 @@ class Adaptive(Algorithm):
         """Index of the arm to pull next."""
 
     def ask(self) -> Query:
-        return Query(np.array([self.select()]), np.ones(1, dtype=np.int64))
+        return Query.pull(self.select())
 
-    def tell(self, query: Query, sums: np.ndarray) -> None:
-        for arm, count, total in zip(query.arms, query.counts, sums):
+    def tell(self, query: Query, answer: Answer) -> None:
+        for arm, count, total in zip(query.arms, query.counts, answer.constraint):
             self.design.update(int(arm), float(total), int(count))
         widths = self.design.widths(self.regime.radius(self.design))
         self.state.update(self.design.predictions - widths, self.design.predictions + widths)
