@@ -16,7 +16,8 @@ import numpy as np
 
 from cbai_cli.instance import Instance
 from cbai_cli.noise import GaussianNoise
-from cbai_cli.simulate import Environment, RunSpec, make_algorithm, prepare
+from cbai_cli.kinds.cbai import Environment
+from cbai_cli.simulate import RunRequest, prepare
 
 
 def step_time(k: int, d: int, steps: int, algorithm: str = "g-acol") -> float:
@@ -24,8 +25,8 @@ def step_time(k: int, d: int, steps: int, algorithm: str = "g-acol") -> float:
     arms = rng.standard_normal((k, d))
     instance = Instance(name="bench", arms=arms, reward=rng.standard_normal(d), constraint=rng.standard_normal(d) * 0.01,
                         threshold=0.0, noise=GaussianNoise(1.0))
-    prepared = prepare(RunSpec(algorithm=algorithm, regime="tuned", beta=100.0), instance)
-    algo = make_algorithm(prepared, instance, np.random.default_rng(1))
+    prepared = prepare(RunRequest.of(algorithm, "tuned", beta=100.0), instance)
+    algo = prepared.make_algorithm(np.random.default_rng(1))
     env = Environment(instance.problem.arms, instance.truth, np.random.default_rng(2))
     for _ in range(50):  # warm-up
         query = algo.ask()

@@ -14,7 +14,7 @@ import argparse
 import time
 
 from cbai_cli.compare.execute import InProcessBackend, ProcessPoolBackend, Scheduler
-from cbai_cli.compare.grid import build_grid, build_plan
+from cbai_cli.compare.plan import build_grid, build_plan
 from cbai_cli.compare.records import stable_part
 from cbai_cli.compare.summary import sort_records
 

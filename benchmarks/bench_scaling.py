@@ -13,7 +13,7 @@ import time  # noqa: E402
 
 from cbai_cli.bounds import compute_bounds  # noqa: E402
 from cbai_cli.generators import family  # noqa: E402
-from cbai_cli.simulate import RunSpec, prepare, run_once  # noqa: E402
+from cbai_cli.simulate import RunRequest, prepare, run_once  # noqa: E402
 
 
 def main() -> None:
@@ -29,8 +29,8 @@ def main() -> None:
     print("|---:|---:|---:|---:|")
     for d in (5, 10, 20, 50):
         instance = family("irrelevant-dims").generate(d=d, eps=0.05)
-        prepared = prepare(RunSpec(algorithm="acol", subgaussian=1.0), instance)
-        result = run_once(prepared, instance, seed=0)
+        prepared = prepare(RunRequest.of("acol", subgaussian=1.0), instance)
+        result = run_once(prepared, seed=0)
         print(f"| {d} | {result.iterations:,} | {result.wall_s:.2f} | {result.rounds} |")
 
 

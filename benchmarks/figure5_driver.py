@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cbai_cli.fileio import write_atomic  # noqa: E402
 from cbai_cli.instance import Instance, load  # noqa: E402
-from cbai_cli.simulate import RunSpec, prepare, run_once  # noqa: E402
+from cbai_cli.simulate import RunRequest, prepare, run_once  # noqa: E402
 
 #: The five heuristic algorithms of Figure 5 / Figure 7, with the paper's labels.
 TUNED_ALGORITHMS = {
@@ -80,10 +80,10 @@ def run_task(path: str, task: Task) -> tuple[Task, dict]:
     """Run one task in a worker; the instance is read from its file (small, fast)."""
     instance = load(path)
     if task.sqrt_beta is None:
-        spec = RunSpec(algorithm=task.algorithm, budget=task.budget)
+        spec = RunRequest.of(task.algorithm, budget=task.budget)
     else:
-        spec = RunSpec(algorithm=task.algorithm, regime="tuned", beta=task.sqrt_beta**2, budget=task.budget)
-    result = run_once(prepare(spec, instance), instance, task.seed)
+        spec = RunRequest.of(task.algorithm, regime="tuned", beta=task.sqrt_beta**2, budget=task.budget)
+    result = run_once(prepare(spec, instance), task.seed)
     return task, result.to_dict()
 
 

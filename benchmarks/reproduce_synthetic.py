@@ -34,13 +34,13 @@ INSTANCES = {
 
 def one_run(task):
     from cbai_cli.generators import family
-    from cbai_cli.simulate import RunSpec, prepare, run_once
+    from cbai_cli.simulate import RunRequest, prepare, run_once
 
     label, (name, params), (algorithm, regime, beta), subgaussian, seed, budget = task
     chosen = family(name)
     instance = chosen.generate(**params, **({"seed": seed} if chosen.seeded else {}))
-    prepared = prepare(RunSpec(algorithm=algorithm, regime=regime, beta=beta, subgaussian=subgaussian, budget=budget), instance)
-    result = run_once(prepared, instance, seed)
+    prepared = prepare(RunRequest.of(algorithm, regime=regime, beta=beta, subgaussian=subgaussian, budget=budget), instance)
+    result = run_once(prepared, seed)
     return (label, algorithm, regime, subgaussian), (result.iterations, result.correct and result.stopped == "solved",
                                                      result.stopped == "budget")
 

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from cbai_cli.linalg import DesignState
+if TYPE_CHECKING:  # the registry reads the regimes' declarations without loading numpy
+    from cbai_cli.linalg import DesignState
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,11 @@ class StaticRegime:
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "static"
+    #: The options (:mod:`cbai_cli.options`) this regime's radius reads.
+    reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian")
+    requires: ClassVar[tuple[str, ...]] = ()
+    tolerated: ClassVar[tuple[str, ...]] = ()
+    hint: ClassVar[str] = ""
     adaptive: ClassVar[bool] = False
     guaranteed: ClassVar[bool] = True
 
@@ -65,6 +71,10 @@ class TheoryRegime:
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "theory"
+    reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian", "ridge", "norm_bound")
+    requires: ClassVar[tuple[str, ...]] = ()
+    tolerated: ClassVar[tuple[str, ...]] = ()
+    hint: ClassVar[str] = ""
     adaptive: ClassVar[bool] = True
     guaranteed: ClassVar[bool] = True
 
@@ -80,6 +90,10 @@ class DeterminantRegime:
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "det"
+    reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian", "ridge", "norm_bound")
+    requires: ClassVar[tuple[str, ...]] = ()
+    tolerated: ClassVar[tuple[str, ...]] = ()
+    hint: ClassVar[str] = ""
     adaptive: ClassVar[bool] = True
     guaranteed: ClassVar[bool] = True
 
@@ -95,6 +109,14 @@ class TunedRegime:
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "tuned"
+    reads: ClassVar[tuple[str, ...]] = ("beta",)
+    #: Options that must be given: β has no default.
+    requires: ClassVar[tuple[str, ...]] = ("beta",)
+    #: Options given for other regimes that this one accepts and ignores: R does not
+    #: enter a constant radius, and a sweep may pass it to every algorithm.
+    tolerated: ClassVar[tuple[str, ...]] = ("subgaussian",)
+    #: What to say when a required option is missing.
+    hint: ClassVar[str] = "the paper's value is 0.25: radius √β = 0.5"
     adaptive: ClassVar[bool] = True
     guaranteed: ClassVar[bool] = False
 

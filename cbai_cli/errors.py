@@ -14,7 +14,16 @@ class InstanceError(CbaiError):
 
 
 class OptionError(CbaiError):
-    """A command-line option or configuration value makes no sense."""
+    """A command-line option or configuration value makes no sense.
+
+    Attributes:
+        parameter: the library name of the option at fault (see :mod:`cbai_cli.options`),
+            when one option is.
+    """
+
+    def __init__(self, message: str, parameter: str | None = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
 
 
 class UnknownNameError(OptionError):

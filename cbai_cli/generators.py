@@ -231,3 +231,19 @@ def make_noise(kind: str | None, sigma: float | None, default_sigma: float) -> N
     if not sigma > 0 or not np.isfinite(sigma):
         raise OptionError(f"--sigma must be a finite number > 0, got {sigma}")
     return GaussianNoise(float(sigma))
+
+
+def generate_instance(name: str, noise: str | None = None, sigma: float | None = None, **params: Any) -> Any:
+    """``cbai generate``: the instance of family ``name`` with the parameters given (None:
+    not given, the family's default) and, for CBAI families, the noise model ``noise``
+    (gaussian or binary) with scale ``sigma``."""
+    chosen = family(name)
+    given = {key: value for key, value in params.items() if value is not None}
+    for key in given:
+        chosen.parameter(key)
+    if chosen.takes_noise:
+        return chosen.generate(make_noise(noise, sigma, chosen.default_sigma), **given)
+    if noise is not None or sigma is not None:
+        raise OptionError(f"--noise and --sigma do not apply to {chosen.name}: the noise is part of its "
+                          f"{chosen.kind} instance")
+    return chosen.generate(**given)

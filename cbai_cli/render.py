@@ -13,7 +13,6 @@ from rich import box
 from rich.table import Table
 
 from cbai_cli.bounds import BoundReport
-from cbai_cli.simulate import PreparedRun, RunResult
 
 
 def console() -> Console:
@@ -81,7 +80,7 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
     return float(q25), float(median), float(q75)
 
 
-def solve_table(prepared: PreparedRun, results: Sequence[RunResult], name: str) -> Table:
+def solve_table(prepared, results: Sequence, name: str) -> Table:
     # A light box and short headers so that the table fits an 80-column terminal.
     table = Table(title=f"{prepared.algorithm} ({prepared.regime}) on {name}", header_style="bold", box=box.SIMPLE_HEAD,
                   padding=(0, 1), collapse_padding=True, pad_edge=False)
@@ -102,3 +101,20 @@ def solve_table(prepared: PreparedRun, results: Sequence[RunResult], name: str) 
                       f"{fraction:.0%}", f"{np.mean([r.violation for r in results]):.0%}", "",
                       f"{np.median([r.wall_s for r in results]):.3f}")
     return table
+
+
+def algorithms_table(out: Console) -> None:
+    """``cbai algorithms``: one row per registered algorithm, then the authors' aliases."""
+    from cbai_cli.algorithms.registry import ALIASES, entries
+    from cbai_cli.options import OPTIONS
+
+    table = Table(title="Algorithms", header_style="bold")
+    for column in ("name", "instance kinds", "style", "regimes (default first)", "options", "description"):
+        table.add_column(column)
+    for entry in entries().values():
+        options = ", ".join(OPTIONS[name].flag for name in entry.describe_option_names())
+        table.add_row(entry.name, ", ".join(entry.kinds), entry.style, ", ".join(entry.regimes) or "—", options,
+                      entry.summary)
+    out.print(table)
+    aliases = ", ".join(f"{name} → {alias.target} ({alias.regime})" for name, alias in ALIASES.items())
+    out.print(f"Aliases from the authors' code: {aliases}")

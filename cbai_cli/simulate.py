@@ -1,7 +1,12 @@
-"""The ask/tell loop that runs any CBAI algorithm against a simulated environment.
+"""Requests, their preparation, and the one ask/tell loop that runs every algorithm.
 
-The environment (:class:`Environment`) is the only place φ is read while a run is in
-progress; correctness and violation are scored against the instance afterwards.
+A :class:`RunRequest` names an algorithm of the registry and its options;
+:func:`prepare` checks it against the algorithm's entry and the instance and builds the
+algorithm's configuration; :func:`run_once` runs one seed through :func:`drive`, the
+loop every algorithm of every instance kind goes through. The instance kind
+(:mod:`cbai_cli.kinds`) supplies the simulated environment — the only code that reads
+the hidden truth while a run is in progress — an observer for traces and curves, and
+the scoring after the run.
 Randomness: every run derives three independent streams (noise, algorithm, trace)
 from ``SeedSequence(seed, spawn_key=key)``, so the same seed gives the same result
 whatever else runs, and every algorithm run on a seed faces the same noise stream.
@@ -11,181 +16,162 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
 
-from cbai_cli.algorithms.base import Algorithm, AlgorithmConfig
-from cbai_cli.algorithms.registry import PAPER_TUNED_BETA, AlgorithmSpec, resolve
-from cbai_cli.confidence import ConfidenceSettings, regime_notes
+from cbai_cli.algorithms.registry import AlgorithmEntry, for_kind
 from cbai_cli.errors import OptionError
-from cbai_cli.instance import Instance, Truth
-from cbai_cli.noise import NoiseModel
-from cbai_cli.protocol import Answer, Query
-
-
-# MaxRew-F can pull the same certainly-feasible arm forever; without a budget it gets this one.
-DEFAULT_BUDGET_IF_MAY_NOT_STOP = 1_000_000
-
-
-class Environment:
-    """Answers queries with sums of noisy observations of φᵀx.
-
-    Args:
-        arms: (K, d) the learner's arms.
-        truth: the hidden constraint and the noise model.
-        rng: the run's noise stream.
-    """
-
-    def __init__(self, arms: np.ndarray, truth: Truth, rng: np.random.Generator) -> None:
-        self.means = truth.means(arms)
-        self.noise: NoiseModel = truth.noise
-        self.rng = rng
-
-    def answer(self, query: Query) -> Answer:
-        """Sums (m,) of ``counts[i]`` observations of arm ``arms[i]``, drawn in one call."""
-        return Answer(self.noise.sample_sums(self.rng, self.means[query.arms], query.counts))
+from cbai_cli.options import OPTIONS, checked
+from cbai_cli.protocol import Answer, Environment, Learner, Query
 
 
 @dataclass(frozen=True)
-class RunSpec:
-    """What a user asks for: the algorithm and every knob of ``cbai solve``.
+class RunRequest:
+    """What a user asks for: an algorithm (a name or an alias of the registry), a
+    confidence regime (None: the algorithm's default) and options by their names in
+    :data:`cbai_cli.options.OPTIONS`; options not given take their defaults.
 
-    ``None`` means "the default for this algorithm and instance".
+    Frozen and made of plain values, so it pickles (worker processes, Dask) and names a
+    run in a store (:meth:`identity`).
     """
 
     algorithm: str
     regime: str | None = None
-    delta: float = 0.05
-    beta: float | None = None
-    subgaussian: float | None = None
-    ridge: float | None = None
-    norm_bound: float | None = None
-    rounding_epsilon: float | None = None
-    budget: int | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, algorithm: str, regime: str | None = None, **options: Any) -> RunRequest:
+        """A request from keyword options; ``None`` means not given."""
+        unknown = [name for name in options if name not in OPTIONS]
+        if unknown:
+            raise OptionError(f"unknown option(s) {', '.join(unknown)} (valid: {', '.join(OPTIONS)})", unknown[0])
+        return cls(algorithm, regime, tuple(sorted((k, v) for k, v in options.items() if v is not None)))
+
+    def given(self) -> dict[str, Any]:
+        """The options given, by name."""
+        return dict(self.options)
+
+    def get(self, name: str) -> Any:
+        """The value of option ``name``: given, or its declared default."""
+        return self.given().get(name, OPTIONS[name].default)
+
+    def replace(self, **options: Any) -> RunRequest:
+        """The same request with some options set (``None`` removes one)."""
+        merged = {**self.given(), **options}
+        return RunRequest.of(self.algorithm, self.regime, **merged)
+
+    def identity(self, names: Sequence[str]) -> dict[str, Any]:
+        """The request as plain values, with every option of ``names`` (given or default):
+        what a store's run key hashes."""
+        return {"algorithm": self.algorithm, "regime": self.regime, **{name: self.get(name) for name in names}}
+
+
+@dataclass(frozen=True)
+class Configured:
+    """What an algorithm's ``configure`` function makes of a checked request.
+
+    Attributes:
+        view: the first argument of the algorithm's constructor: the learner's view of
+            the instance (never the hidden truth).
+        config: the algorithm's configuration, its second argument.
+        budget: the query budget of a run (None: until the algorithm stops).
+        options: the options in effect, as plain values, for tables and records.
+        notes: remarks for the user (defaults chosen, caveats of the regime).
+        init: further keyword arguments of the constructor (the Oracle's design).
+        instance: the instance as run, when configuring changed it (``--T``).
+    """
+
+    view: Any
+    config: Any
+    budget: int | None
+    options: Mapping[str, Any]
+    notes: tuple[str, ...] = ()
+    init: Mapping[str, Any] = field(default_factory=dict)
+    instance: Any = None
 
 
 @dataclass(frozen=True)
 class PreparedRun:
-    """A validated :class:`RunSpec` bound to an instance: ready to run many seeds."""
+    """A checked request bound to an instance: ready to run many seeds.
 
-    spec: AlgorithmSpec
-    config: AlgorithmConfig
-    budget: int | None
-    oracle_design: np.ndarray | None = None
-    notes: tuple[str, ...] = ()
+    Attributes:
+        spec: the registry entry of the algorithm.
+        instance: the instance as run.
+        regime: the confidence regime (None for algorithms without one).
+        configured: the algorithm's configuration and the options in effect.
+    """
+
+    spec: AlgorithmEntry
+    instance: Any
+    regime: str | None
+    configured: Configured
 
     @property
     def algorithm(self) -> str:
         return self.spec.name
 
     @property
-    def regime(self) -> str:
-        return self.config.regime
+    def config(self) -> Any:
+        return self.configured.config
+
+    @property
+    def budget(self) -> int | None:
+        return self.configured.budget
+
+    @property
+    def options(self) -> Mapping[str, Any]:
+        return self.configured.options
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self.configured.notes
+
+    @property
+    def kind(self):
+        from cbai_cli.kinds import get
+
+        return get(self.instance.kind)
+
+    def make_algorithm(self, rng: np.random.Generator):
+        """A fresh algorithm with its own generator."""
+        configured = self.configured
+        return self.spec.load()(configured.view, configured.config, rng, **configured.init)
 
 
-@dataclass(frozen=True)
-class RunResult:
-    """One run, scored.
+def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True) -> PreparedRun:
+    """Check a request against the algorithm's registry entry and the instance, and fill
+    in defaults.
 
-    ``recommended`` is None for "no feasible arm"; ``stopped`` is ``solved`` when the
-    algorithm's stopping rule fired and ``budget`` when the query budget ran out.
+    Raises :class:`OptionError` for an algorithm of another instance kind, a regime the
+    algorithm cannot use, an option it does not read (``--beta`` outside the tuned
+    regime, ``--lambda`` for a round-based algorithm, …), a missing required option
+    (tuned without β) and a value outside its declared range. ``solve_oracle=False``
+    skips the Oracle's design solve (its only costly step), for checking many requests
+    before any run starts; the result then cannot run the Oracle.
     """
+    from cbai_cli.kinds import get as kind_named
 
-    seed: int
-    iterations: int
-    recommended: int | None
-    correct: bool
-    violation: bool
-    stopped: str
-    wall_s: float
-    rounds: int = 0
-
-    def to_dict(self) -> dict:
-        return {
-            "seed": self.seed,
-            "iterations": self.iterations,
-            "recommended": self.recommended,
-            "correct": self.correct,
-            "violation": self.violation,
-            "stopped": self.stopped,
-            "wall_s": self.wall_s,
-        }
-
-
-def _check_positive(name: str, value: float | None) -> None:
-    if value is not None and not (math.isfinite(value) and value > 0):
-        raise OptionError(f"{name} must be a finite number > 0, got {value}")
-
-
-def prepare(request: RunSpec, instance: Instance, *, solve_oracle: bool = True) -> PreparedRun:
-    """Check a request against the algorithm's capabilities and fill in defaults.
-
-    Raises :class:`OptionError` for a regime the algorithm cannot use, ``tuned``
-    without β, β without ``tuned``, δ outside (0, 1), options that make no sense for
-    the algorithm's style, and non-positive constants. ``solve_oracle=False`` skips the
-    Oracle's design solve (its only costly step), for checking many requests before
-    any run starts; the result then cannot run the Oracle.
-    """
-    spec, alias = resolve(request.algorithm)
-    if not (0 < request.delta < 1):
-        raise OptionError(f"--delta must lie in (0, 1), got {request.delta}")
+    spec, alias = for_kind(request.algorithm, instance.kind)
+    given = request.given()
     regime = request.regime
-    beta = request.beta
     if alias is not None and alias.regime is not None:
         if regime is not None and regime != alias.regime:
-            raise OptionError(f"{request.algorithm!r} means regime {alias.regime!r}; it conflicts with --regime {regime}")
+            raise OptionError(f"{request.algorithm!r} means regime {alias.regime!r}; it conflicts with --regime {regime}",
+                              "regime")
         regime = alias.regime
-        if beta is None and alias.beta is not None:
-            beta = alias.beta
+        if alias.beta is not None:
+            given.setdefault("beta", alias.beta)
+    if regime is not None:
+        spec.check_regime(regime)
     regime = regime or spec.default_regime
-    spec.check_regime(regime)
-    if regime == "tuned" and beta is None:
-        raise OptionError(f"--regime tuned needs --beta (the paper's value is {PAPER_TUNED_BETA}: radius √β = 0.5)")
-    if regime != "tuned" and beta is not None:
-        raise OptionError(f"--beta only applies to --regime tuned (this run uses {regime!r})")
-    if spec.style == "round" and request.ridge is not None:
-        raise OptionError(f"--lambda (ridge) does not apply to the round-based algorithm {spec.name!r}: it refits by least squares each round")
-    if spec.style == "adaptive" and request.rounding_epsilon is not None:
-        raise OptionError(f"--epsilon (rounding) does not apply to the adaptive algorithm {spec.name!r}")
-    if regime in ("static", "tuned") and request.norm_bound is not None:
-        raise OptionError(f"--S only enters the theory and det regimes, not {regime!r}")
-    for name, value in (("--beta", beta), ("--subgaussian", request.subgaussian), ("--lambda", request.ridge),
-                        ("--S", request.norm_bound), ("--epsilon", request.rounding_epsilon)):
-        _check_positive(name, value)
-    if request.budget is not None and request.budget < 1:
-        raise OptionError(f"--budget must be ≥ 1, got {request.budget}")
-    problem = instance.problem
-    norm_bound = request.norm_bound or problem.constraint_norm_bound or 1.0
-    settings = ConfidenceSettings(
-        delta=request.delta,
-        subgaussian=request.subgaussian if request.subgaussian is not None else problem.noise.subgaussian,
-        ridge=request.ridge if request.ridge is not None else 0.1,
-        norm_bound=norm_bound,
-        arm_bound=max(float(np.linalg.norm(problem.arms, axis=1).max()), 1e-12),
-        beta=beta,
-    )
-    config = AlgorithmConfig(regime=regime, confidence=settings,
-                             rounding_epsilon=request.rounding_epsilon if request.rounding_epsilon is not None else 0.01)
-    oracle_design = None
-    notes = list(regime_notes(regime, problem.dim))
-    if spec.needs_oracle and solve_oracle:
-        from cbai_cli.bounds import oracle_design as compute_oracle_design
-
-        oracle_design = compute_oracle_design(instance)
-    budget = request.budget
-    if not spec.guaranteed_stop and budget is None:
-        budget = DEFAULT_BUDGET_IF_MAY_NOT_STOP
-        notes.append(f"{spec.name} can fail to stop when the feasible set is not connected; "
-                     f"it runs with a default budget of {budget} queries (set --budget)")
-    return PreparedRun(spec, config, budget, oracle_design, tuple(notes))
-
-
-def make_algorithm(prepared: PreparedRun, instance: Instance, rng: np.random.Generator) -> Algorithm:
-    cls = prepared.spec.load()
-    if prepared.spec.needs_oracle:
-        return cls(instance.problem, prepared.config, rng, oracle_design=prepared.oracle_design)
-    return cls(instance.problem, prepared.config, rng)
+    checked(given)
+    spec.check_options(given, regime)
+    configure = spec.load_configure() if spec.configure else kind_named(instance.kind).configure
+    configured = configure(spec, regime, RunRequest.of(spec.name, regime, **given), instance, solve_oracle=solve_oracle)
+    return PreparedRun(spec, configured.instance if configured.instance is not None else instance, regime, configured)
 
 
 def run_streams(seed: int, key: tuple[int, ...] = ()) -> list[np.random.Generator]:
@@ -194,60 +180,65 @@ def run_streams(seed: int, key: tuple[int, ...] = ()) -> list[np.random.Generato
     return [np.random.default_rng(child) for child in sequence.spawn(3)]
 
 
-@dataclass
-class Tracer:
-    """Collects one row per query: step, arm, observation, |U|, |F|, recommendation."""
+class Observer(Protocol):
+    """Watches a run step by step (a trace, a regret curve); it may read the truth."""
 
-    noise: NoiseModel
-    rng: np.random.Generator
-    rows: list[tuple] = field(default_factory=list)
+    def asked(self, query: Query, learner: Learner) -> None:
+        """After ``ask``, before the environment answers."""
 
-    def record(self, step: int, arms: np.ndarray, counts: np.ndarray, sums: np.ndarray, algorithm: Algorithm,
-               before: tuple[int, int, int | None]) -> None:
-        after = (int(algorithm.state.uncertain.sum()), int(algorithm.state.feasible.sum()), algorithm.recommendation())
-        observations = self.noise.split_sums(self.rng, sums, counts)
-        flat = [(int(arm), float(value)) for arm, values in zip(arms, observations) for value in values]
-        for offset, (arm, value) in enumerate(flat):
-            # Round-based algorithms update once, when the round's last answer arrives.
-            state = after if offset == len(flat) - 1 else before
-            self.rows.append((step + offset + 1, arm, value, *state))
+    def told(self, query: Query, answer: Answer, learner: Learner, used: int) -> None:
+        """After ``tell``; ``used``: observations spent before this query."""
 
 
-def run_once(prepared: PreparedRun, instance: Instance, seed: int, key: tuple[int, ...] = (),
-             tracer_rows: list | None = None) -> RunResult:
-    """Run one seeded episode and score it.
+@dataclass(frozen=True)
+class LoopOutcome:
+    """How a run's loop ended: observations spent, queries answered, whether the
+    algorithm's stopping rule fired (else the budget ran out), seconds spent."""
 
-    If ``tracer_rows`` is a list, one tuple per query is appended to it.
-    """
-    noise_rng, algorithm_rng, trace_rng = run_streams(seed, key)
-    problem = instance.problem
-    environment = Environment(problem.arms, instance.truth, noise_rng)
-    algorithm = make_algorithm(prepared, instance, algorithm_rng)
-    tracer = Tracer(instance.noise, trace_rng, tracer_rows) if tracer_rows is not None else None
-    budget = prepared.budget
+    used: int
+    rounds: int
+    solved: bool
+    wall_s: float
+
+    @property
+    def stopped(self) -> str:
+        return "solved" if self.solved else "budget"
+
+
+def drive(learner: Learner, environment: Environment, budget: int | None,
+          observer: Observer | None = None) -> LoopOutcome:
+    """The one ask/tell loop: ask, answer, tell until the algorithm stops or the next
+    query would exceed ``budget`` observations (an anytime answer then)."""
     used = 0
     rounds = 0
     started = time.perf_counter()
-    while not algorithm.done:
-        query = algorithm.ask()
+    while not learner.done:
+        query = learner.ask()
         if budget is not None and used + query.total > budget:
             break
+        if observer is not None:
+            observer.asked(query, learner)
         answer = environment.answer(query)
-        before = (int(algorithm.state.uncertain.sum()), int(algorithm.state.feasible.sum()), algorithm.recommendation()) if tracer else None
-        algorithm.tell(query, answer)
-        if tracer is not None:
-            tracer.record(used, query.arms, query.counts, answer.constraint, algorithm, before)
+        learner.tell(query, answer)
+        if observer is not None:
+            observer.told(query, answer, learner, used)
         used += query.total
         rounds += 1
-    wall = time.perf_counter() - started
-    recommended = algorithm.recommendation()
-    return RunResult(
-        seed=seed,
-        iterations=used,
-        recommended=recommended,
-        correct=instance.is_correct(recommended),
-        violation=instance.violates(recommended),
-        stopped="solved" if algorithm.done else "budget",
-        wall_s=wall,
-        rounds=rounds,
-    )
+    return LoopOutcome(used, rounds, bool(learner.done), time.perf_counter() - started)
+
+
+def run_once(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), tracer_rows: list | None = None):
+    """Run one seeded episode of a prepared request and score it against the truth.
+
+    The noise, the algorithm's randomness and the trace draw from three streams of
+    ``SeedSequence(seed, spawn_key=key)``. If ``tracer_rows`` is a list (and the kind
+    keeps traces), one tuple per observation is appended to it.
+    """
+    noise_rng, algorithm_rng, trace_rng = run_streams(seed, key)
+    kind = prepared.kind
+    instance = prepared.instance
+    environment = kind.environment(instance, noise_rng)
+    learner = prepared.make_algorithm(algorithm_rng)
+    observer = kind.observer(prepared, environment, trace_rng, tracer_rows)
+    loop = drive(learner, environment, prepared.budget, observer)
+    return kind.score(prepared, seed, learner, environment, observer, loop)

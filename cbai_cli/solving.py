@@ -1,4 +1,5 @@
-"""``cbai solve`` as a library call: run seeds, score them, attach the instance's bounds."""
+"""``cbai solve`` as a library call: run seeds of one request, score them, and let the
+instance kind assemble the outcome (with the instance's bounds for a ``cbai`` file)."""
 
 from __future__ import annotations
 
@@ -6,82 +7,48 @@ import csv
 import io
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import numpy as np
-
-from cbai_cli.bounds import BoundReport, compute_bounds
+from cbai_cli.errors import OptionError
 from cbai_cli.fileio import write_atomic
-from cbai_cli.instance import Instance
-from cbai_cli.simulate import PreparedRun, RunResult, RunSpec, prepare, run_once
+from cbai_cli.simulate import RunRequest, prepare, run_once
 
 TRACE_COLUMNS = ("step", "arm", "observation", "uncertain", "feasible", "recommendation")
 
 
-@dataclass(frozen=True)
-class SolveOutcome:
-    """The runs of one ``solve`` call, with the instance's bounds for comparison."""
-
-    instance: Instance
-    prepared: PreparedRun
-    results: tuple[RunResult, ...]
-    bounds: BoundReport
-    trace_rows: tuple[tuple, ...] = ()
-
-    @property
-    def notes(self) -> list[str]:
-        notes = list(self.prepared.notes)
-        duplicates = self.instance.duplicate_groups
-        if duplicates:
-            notes.append(f"the instance has {len(duplicates)} group(s) of identical arms; any copy of the best arm counts as correct")
-        if self.instance.boundary_arms.size:
-            notes.append("some arm lies exactly on the constraint boundary: no algorithm can decide it")
-        return notes
-
-    @property
-    def reference_lower_bound(self) -> float:
-        """Theorem 1 at the instance's noise level (σ² for Gaussian noise, 1 for binary)."""
-        scaled = self.bounds.lower_bound_noise
-        return self.bounds.lower_bound if scaled is None else scaled
-
-    def bound_line(self) -> str:
-        from cbai_cli.render import fmt
-
-        median = float(np.median([r.iterations for r in self.results]))
-        reference = self.reference_lower_bound
-        ratio = f"{median / reference:,.1f}×" if reference and np.isfinite(reference) else "—"
-        noise = "" if self.bounds.lower_bound_noise is None else f", at the noise level σ² = {self.bounds.noise_variance:g}: {fmt(self.bounds.lower_bound_noise)}"
-        which = "unit-noise" if self.bounds.lower_bound_noise is None else "σ²-scaled"
-        return (f"H_CLB = {fmt(self.bounds.h_clb.value)}; lower bound (Thm 1, unit noise, δ = {self.bounds.delta:g}) = "
-                f"{fmt(self.bounds.lower_bound)}{noise}; Prop. 1 bound = {fmt(self.bounds.prop1_bound)}; "
-                f"median queries / {which} lower bound = {ratio}")
-
-    def to_json(self) -> dict:
-        from cbai_cli.bounds import json_number
-
-        return {
-            "algorithm": self.prepared.algorithm,
-            "regime": self.prepared.regime,
-            "delta": self.prepared.config.confidence.delta,
-            "instance": self.instance.name,
-            "runs": [result.to_dict() for result in self.results],
-            "h_clb": json_number(self.bounds.h_clb.value),
-            "lower_bound": json_number(self.bounds.lower_bound),
-            "lower_bound_noise": json_number(self.bounds.lower_bound_noise),
-            "prop1_bound": json_number(self.bounds.prop1_bound),
-            "notes": self.notes,
-        }
-
-
-def solve_instance(instance: Instance, request: RunSpec, seeds: Iterable[int], trace: bool = False) -> SolveOutcome:
+def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], trace: bool = False,
+                   key: tuple[int, ...] = ()) -> Any:
     """Run ``request`` on ``instance`` once per seed; each seed gives the same result as a
-    single run with that seed."""
+    single run with that seed. With ``trace``, one row per observation is kept
+    (instance kinds that keep traces only)."""
     prepared = prepare(request, instance)
+    if trace and not prepared.kind.traces:
+        raise OptionError(f"--trace does not apply to {prepared.algorithm} (no trace on {instance.kind} instances)",
+                          "trace")
     rows: list[tuple] | None = [] if trace else None
-    results = tuple(run_once(prepared, instance, seed, tracer_rows=rows) for seed in seeds)
-    bounds = compute_bounds(instance, delta=request.delta)
-    return SolveOutcome(instance, prepared, results, bounds, tuple(rows or ()))
+    results = tuple(run_once(prepared, seed, key, tracer_rows=rows) for seed in seeds)
+    return prepared.kind.solve(prepared, results, tuple(rows or ()))
+
+
+def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: Path | None = None) -> Any:
+    """``cbai solve FILE``: load the instance, run seeds ``seed … seed + runs − 1`` and write
+    the trace of a single run to ``trace`` (.csv or .jsonl) when asked."""
+    from cbai_cli.kinds import load
+
+    if runs < 1:
+        raise OptionError(f"--runs must be ≥ 1, got {runs}", "runs")
+    if seed < 0:
+        raise OptionError(f"--seed must be ≥ 0, got {seed}", "seed")
+    if trace is not None:
+        if runs != 1:
+            raise OptionError("--trace records one run; use it without --runs", "trace")
+        if Path(trace).suffix.lower() not in (".csv", ".jsonl"):
+            raise OptionError(f"--trace must end in .csv or .jsonl, got {Path(trace).name!r}", "trace")
+    outcome = solve_instance(load(path), request, range(seed, seed + runs), trace=trace is not None)
+    if trace is not None:
+        write_trace(Path(trace), outcome.trace_rows)
+    return outcome
 
 
 def write_trace(path: Path, rows: Sequence[tuple]) -> None:

@@ -1,32 +1,60 @@
-"""The one registry of CBAI algorithms: names, capabilities, aliases.
+"""The one registry of algorithms, CBAI and safe: names, capabilities, options, aliases.
 
-The CLI lists algorithms from here, so help text and code cannot drift apart.
-Registering a name or alias twice is an error.
+Every algorithm has one :class:`AlgorithmEntry`: the instance kinds it runs on, its
+style, the confidence regimes it accepts, the options (:mod:`cbai_cli.options`) it
+reads, and whether it always stops. ``cbai algorithms``, the ``--algo`` help, compare's
+spec parser and every option check read this registry, so help text and code cannot
+drift apart. Registering a name or alias twice is an error.
+
+Third-party algorithms join through the entry-point group ``cbai.algorithms``: each
+entry point names an :class:`AlgorithmEntry` (or a sequence of them), registered the
+first time the registry is read (:func:`entries`). See docs/extending.md.
+
+This module imports nothing heavy (classes are named by module path and imported only
+when run), so ``cbai --help`` stays fast.
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from cbai_cli.errors import OptionError, UnknownNameError, unknown_name_message
 
-ROUND_REGIMES = ("static",)
-ADAPTIVE_REGIMES = ("theory", "det", "tuned")
+ENTRY_POINT_GROUP = "cbai.algorithms"
 # The paper's tuned multiplier √β = 0.5 (authors' ``sqbeta_tuned``).
 PAPER_TUNED_BETA = 0.25
+STYLES = ("round", "adaptive")
+
+
+def _regimes() -> Mapping[str, Any]:
+    from cbai_cli.confidence import REGIMES
+
+    return REGIMES
 
 
 @dataclass(frozen=True)
-class AlgorithmSpec:
+class AlgorithmEntry:
     """One registered algorithm.
 
     Attributes:
         name: the CLI name.
-        module, cls: where the class lives (imported only when run, so ``--help``
-            stays fast).
+        module, cls: where the class lives (imported only when run).
         summary: one line for help and listings.
-        style: ``round`` (round-based, static intervals) or ``adaptive``.
-        regimes: the confidence regimes it accepts; the first is the default.
+        kinds: the instance kinds it runs on (``cbai``, ``safe-regret``, ``safe-bai``).
+        style: ``round`` (asks for whole rounds of pulls) or ``adaptive`` (one query at
+            a time).
+        options: the options it reads whatever its regime (names of
+            :data:`cbai_cli.options.OPTIONS`); a regime adds the ones its radius reads.
+        regime_style: which confidence regimes it accepts: those whose ``adaptive`` flag
+            matches (``round`` or ``adaptive``), or None for algorithms without a
+            confidence regime (the safe ones: their confidence levels are fields of the
+            instance). The default regime is the first accepted one.
+        configure: ``"module:function"`` that turns a checked request into the
+            algorithm's configuration (see :func:`cbai_cli.simulate.prepare`); None
+            uses the instance kind's standard one.
         needs_oracle: given the H_CLB design of the true constraint (Oracle only).
         guaranteed_stop: False when it can fail to stop (MaxRew-F).
     """
@@ -35,28 +63,100 @@ class AlgorithmSpec:
     module: str
     cls: str
     summary: str
+    kinds: tuple[str, ...]
     style: str
+    options: tuple[str, ...] = ()
+    regime_style: str | None = None
+    configure: str | None = None
     needs_oracle: bool = False
     guaranteed_stop: bool = True
 
     @property
     def regimes(self) -> tuple[str, ...]:
-        return ROUND_REGIMES if self.style == "round" else ADAPTIVE_REGIMES
+        """The regimes it accepts, the default first."""
+        if self.regime_style is None:
+            return ()
+        adaptive = self.regime_style == "adaptive"
+        return tuple(name for name, regime in _regimes().items() if regime.adaptive == adaptive)
 
     @property
-    def default_regime(self) -> str:
-        return self.regimes[0]
+    def default_regime(self) -> str | None:
+        return self.regimes[0] if self.regimes else None
 
     def load(self) -> type:
-        import importlib
-
         return getattr(importlib.import_module(self.module), self.cls)
 
+    def load_configure(self):
+        module, _, function = (self.configure or "").partition(":")
+        return getattr(importlib.import_module(module), function)
+
     def check_regime(self, regime: str) -> None:
+        if not self.regimes:
+            raise OptionError(f"--regime does not apply to {self.name} (it has no confidence regime)", "regime")
         if regime not in self.regimes:
             raise OptionError(
-                f"algorithm {self.name!r} cannot use regime {regime!r} (it accepts: {', '.join(self.regimes)})"
-            )
+                f"algorithm {self.name!r} cannot use regime {regime!r} (it accepts: {', '.join(self.regimes)})",
+                "regime")
+
+    def reads(self, regime: str | None) -> tuple[str, ...]:
+        """The options a run in ``regime`` reads: the algorithm's own and the regime's."""
+        extra = _regimes()[regime].reads if regime is not None else ()
+        return tuple(dict.fromkeys((*self.options, *extra)))
+
+    def accepts(self, regime: str | None) -> tuple[str, ...]:
+        """The options that may be given: those read, and those the regime tolerates."""
+        extra = _regimes()[regime].tolerated if regime is not None else ()
+        return tuple(dict.fromkeys((*self.reads(regime), *extra)))
+
+    def check_options(self, given: Iterable[str], regime: str | None) -> None:
+        """One-line error for the first given option this run cannot use, and for an
+        option the regime needs that is missing."""
+        from cbai_cli.options import OPTIONS
+
+        given = list(given)
+        accepted = self.accepts(regime)
+        for name in given:
+            if name in accepted:
+                continue
+            flag = OPTIONS[name].flag
+            if self.regime_style is None:
+                own = ", ".join(OPTIONS[option].flag for option in self.options) or "none"
+                raise OptionError(f"{flag} does not apply to {self.name} (its options: {own})", name)
+            owners = [entry.name for entry in entries().values() if name in entry.options]
+            if not owners:  # an option only a confidence regime reads
+                readers = [other for other, kind in _regimes().items() if name in kind.reads]
+                raise OptionError(f"{flag} only applies to --regime {' or '.join(readers)} "
+                                  f"(this run uses {regime!r})", name)
+            raise OptionError(f"{flag} does not apply to {self.name} (it is an option of {', '.join(owners)})", name)
+        if regime is not None:
+            for name in _regimes()[regime].requires:
+                if name not in given:
+                    hint = _regimes()[regime].hint
+                    raise OptionError(f"--regime {regime} needs {OPTIONS[name].flag}" + (f" ({hint})" if hint else ""),
+                                      name)
+
+    def describe_option_names(self) -> tuple[str, ...]:
+        """Every option some run of this algorithm reads, in any of its regimes."""
+        return tuple(dict.fromkeys((*self.options, *(name for regime in self.regimes for name in self.reads(regime)))))
+
+    def describe(self) -> dict[str, Any]:
+        """The entry as ``cbai algorithms --json`` shows it."""
+        from cbai_cli.options import OPTIONS
+
+        names = self.describe_option_names()
+        return {
+            "name": self.name,
+            "kinds": list(self.kinds),
+            "style": self.style,
+            "regimes": list(self.regimes),
+            "default_regime": self.default_regime,
+            "options": [{"name": name, "flag": OPTIONS[name].flag, "type": OPTIONS[name].type.__name__,
+                         "range": OPTIONS[name].range_text(), "default": OPTIONS[name].default_text,
+                         "help": OPTIONS[name].help} for name in names],
+            "guaranteed_stop": self.guaranteed_stop,
+            "summary": self.summary,
+            "module": self.module,
+        }
 
 
 @dataclass(frozen=True)
@@ -68,48 +168,131 @@ class Alias:
     beta: float | None = None
 
 
-ALGORITHMS: dict[str, AlgorithmSpec] = {}
+ALGORITHMS: dict[str, AlgorithmEntry] = {}
 ALIASES: dict[str, Alias] = {}
+_PLUGINS_LOADED: list[bool] = []
 
 
-def register(spec: AlgorithmSpec) -> None:
-    if spec.name in ALGORITHMS or spec.name in ALIASES:
-        raise ValueError(f"algorithm name {spec.name!r} is already registered")
-    ALGORITHMS[spec.name] = spec
+def _check_new(name: str) -> None:
+    if name in ALGORITHMS or name in ALIASES:
+        raise ValueError(f"algorithm name {name!r} is already registered")
+
+
+def register(entry: AlgorithmEntry) -> None:
+    """Add an algorithm; a name already taken (by an algorithm or an alias) is an error."""
+    from cbai_cli.options import OPTIONS
+
+    _check_new(entry.name)
+    unknown = [name for name in entry.options if name not in OPTIONS]
+    if unknown:
+        raise ValueError(f"{entry.name}: unknown option(s) {unknown}")
+    if entry.style not in STYLES:
+        raise ValueError(f"{entry.name}: style must be one of {', '.join(STYLES)}, got {entry.style!r}")
+    if not entry.kinds:
+        raise ValueError(f"{entry.name}: no instance kind")
+    ALGORITHMS[entry.name] = entry
 
 
 def register_alias(name: str, alias: Alias) -> None:
-    if name in ALGORITHMS or name in ALIASES:
-        raise ValueError(f"algorithm alias {name!r} is already registered")
+    _check_new(name)
     if alias.target not in ALGORITHMS:
         raise ValueError(f"alias {name!r} points to unknown algorithm {alias.target!r}")
     ALIASES[name] = alias
 
 
-def resolve(name: str) -> tuple[AlgorithmSpec, Alias | None]:
-    """The spec for a name or alias; unknown names list valid ones and the closest."""
-    if name in ALGORITHMS:
-        return ALGORITHMS[name], None
+def load_plugins() -> None:
+    """Register the algorithms of the ``cbai.algorithms`` entry points, once per process.
+
+    A plugin that fails to load or clashes with a registered name is a user error
+    naming the entry point, not a traceback.
+    """
+    if _PLUGINS_LOADED:
+        return
+    _PLUGINS_LOADED.append(True)
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            loaded = point.load()
+            for entry in (loaded if isinstance(loaded, (list, tuple)) else (loaded,)):
+                if not isinstance(entry, AlgorithmEntry):
+                    raise TypeError(f"it names a {type(entry).__name__}, not an AlgorithmEntry")
+                register(entry)
+        except Exception as error:  # a broken third-party package must not look like a cbai bug
+            raise OptionError(f"algorithm plugin {point.name!r} ({point.value}): {error}") from None
+
+
+def entries() -> dict[str, AlgorithmEntry]:
+    """Every registered algorithm, plugins included."""
+    load_plugins()
+    return ALGORITHMS
+
+
+def resolve(name: str) -> tuple[AlgorithmEntry, Alias | None]:
+    """The entry for a name or alias; unknown names list valid ones and the closest."""
+    known = entries()
+    if name in known:
+        return known[name], None
     if name in ALIASES:
         alias = ALIASES[name]
-        return ALGORITHMS[alias.target], alias
-    raise UnknownNameError(unknown_name_message("algorithm", name, {**ALGORITHMS, **ALIASES}))
+        return known[alias.target], alias
+    raise UnknownNameError(unknown_name_message("algorithm", name, {**known, **ALIASES}))
 
 
-_PACKAGE = "cbai_cli.algorithms"
-for _spec in (
-    AlgorithmSpec("acol", f"{_PACKAGE}.acol", "ACOL", "ACOL (Alg. 1): rounds of the design over U_t, static intervals", "round"),
-    AlgorithmSpec("oracle", f"{_PACKAGE}.oracle", "Oracle", "Oracle (App. B.1): the H_CLB design of the true φ", "round", needs_oracle=True),
-    AlgorithmSpec("g-allocation", f"{_PACKAGE}.g_allocation", "GAllocation", "G-Allocation (App. B.2): the G-optimal design", "round"),
-    AlgorithmSpec("uniform", f"{_PACKAGE}.uniform", "Uniform", "Uniform: rounds of the uniform allocation", "round"),
-    AlgorithmSpec("g-acol", f"{_PACKAGE}.g_acol", "GACOL", "G-ACOL (Alg. 2): greedy variance reduction within U", "adaptive"),
-    AlgorithmSpec("greedy-maxvar", f"{_PACKAGE}.greedy_maxvar", "GreedyMaxVar", "Greedy MaxVar: greedy variance reduction over all of X", "adaptive"),
-    AlgorithmSpec("adaptive-uniform", f"{_PACKAGE}.adaptive_uniform", "AdaptiveUniform", "Adaptive Uniform: uniform over X", "adaptive"),
-    AlgorithmSpec("g-acol-uniform", f"{_PACKAGE}.g_acol_uniform", "GACOLUniform", "G-ACOL Uniform: uniform over U", "adaptive"),
-    AlgorithmSpec("maxrew-u", f"{_PACKAGE}.maxrew_u", "MaxRewU", "MaxRew-U: highest-reward uncertain arm", "adaptive"),
-    AlgorithmSpec("maxrew-f", f"{_PACKAGE}.maxrew_f", "MaxRewF", "MaxRew-F: highest-reward feasible arm (may not stop; use --budget)", "adaptive", guaranteed_stop=False),
+def names_for(kind: str) -> list[str]:
+    """The algorithms that run on instances of ``kind``."""
+    return [name for name, entry in entries().items() if kind in entry.kinds]
+
+
+def for_kind(name: str, kind: str) -> tuple[AlgorithmEntry, Alias | None]:
+    """The entry for ``name`` on an instance of ``kind``; an algorithm of another kind is
+    a one-line error naming the algorithms that do fit."""
+    entry, alias = resolve(name)
+    if kind not in entry.kinds:
+        raise OptionError(f"algorithm {name!r} runs on {', '.join(entry.kinds)} instances, but this is a {kind} "
+                          f"instance (algorithms for {kind}: {', '.join(names_for(kind))})", "algorithm")
+    return entry, alias
+
+
+_CBAI = "cbai_cli.algorithms"
+_SAFE = "cbai_cli.safe"
+for _entry in (
+    AlgorithmEntry("acol", f"{_CBAI}.acol", "ACOL", "ACOL (Alg. 1): rounds of the design over U_t, static intervals",
+                   ("cbai",), "round", ("delta", "rounding_epsilon", "budget"), "round"),
+    AlgorithmEntry("oracle", f"{_CBAI}.oracle", "Oracle", "Oracle (App. B.1): the H_CLB design of the true φ",
+                   ("cbai",), "round", ("delta", "rounding_epsilon", "budget"), "round", needs_oracle=True),
+    AlgorithmEntry("g-allocation", f"{_CBAI}.g_allocation", "GAllocation", "G-Allocation (App. B.2): the G-optimal design",
+                   ("cbai",), "round", ("delta", "rounding_epsilon", "budget"), "round"),
+    AlgorithmEntry("uniform", f"{_CBAI}.uniform", "Uniform", "Uniform: rounds of the uniform allocation",
+                   ("cbai",), "round", ("delta", "rounding_epsilon", "budget"), "round"),
+    AlgorithmEntry("g-acol", f"{_CBAI}.g_acol", "GACOL", "G-ACOL (Alg. 2): greedy variance reduction within U",
+                   ("cbai",), "adaptive", ("delta", "ridge", "budget"), "adaptive"),
+    AlgorithmEntry("greedy-maxvar", f"{_CBAI}.greedy_maxvar", "GreedyMaxVar",
+                   "Greedy MaxVar: greedy variance reduction over all of X",
+                   ("cbai",), "adaptive", ("delta", "ridge", "budget"), "adaptive"),
+    AlgorithmEntry("adaptive-uniform", f"{_CBAI}.adaptive_uniform", "AdaptiveUniform", "Adaptive Uniform: uniform over X",
+                   ("cbai",), "adaptive", ("delta", "ridge", "budget"), "adaptive"),
+    AlgorithmEntry("g-acol-uniform", f"{_CBAI}.g_acol_uniform", "GACOLUniform", "G-ACOL Uniform: uniform over U",
+                   ("cbai",), "adaptive", ("delta", "ridge", "budget"), "adaptive"),
+    AlgorithmEntry("maxrew-u", f"{_CBAI}.maxrew_u", "MaxRewU", "MaxRew-U: highest-reward uncertain arm",
+                   ("cbai",), "adaptive", ("delta", "ridge", "budget"), "adaptive"),
+    AlgorithmEntry("maxrew-f", f"{_CBAI}.maxrew_f", "MaxRewF",
+                   "MaxRew-F: highest-reward feasible arm (may not stop; use --budget)",
+                   ("cbai",), "adaptive", ("delta", "ridge", "budget"), "adaptive", guaranteed_stop=False),
+    AlgorithmEntry("safe-lucb", f"{_SAFE}.safe_lucb", "SafeLUCB",
+                   "Safe-LUCB (Amani et al. 2019): explore in the safe ball D^w, then optimistic actions in the "
+                   "estimated safe set", ("safe-regret",), "adaptive",
+                   ("exploration", "horizon", "dw", "confidence_set", "intersect"),
+                   configure="cbai_cli.safe.solving:configure_safe_lucb"),
+    AlgorithmEntry("lingape", f"{_SAFE}.lingape", "LinGapE",
+                   "LinGapE (Xu et al. 2018): full pulls, ignores safety (the price-of-safety baseline)",
+                   ("safe-bai",), "adaptive", ("rule", "budget"), configure="cbai_cli.safe.solving:configure_lingape"),
+    AlgorithmEntry("safe-lingape", f"{_SAFE}.safe_lingape", "SafeLinGapE",
+                   "Safe-LinGapE: forced exploration at γ_FE, then LinGapE on the safely scaled arms γ̄_k·x_k",
+                   ("safe-bai",), "adaptive", ("rule", "updates", "budget"),
+                   configure="cbai_cli.safe.solving:configure_safe_lingape"),
 ):
-    register(_spec)
+    register(_entry)
 
 for _method, _target in (
     ("adaptive_static", "acol"),

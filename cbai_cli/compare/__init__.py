@@ -1,7 +1,11 @@
 """``cbai compare``: many algorithms × seeds × instances, in parallel, resumable.
 
-- :mod:`~cbai_cli.compare.grid`: sources, generator specs with sweeps, algorithm
-  specs, experiment files, and the plan of runs (with seeds and run keys).
+- :mod:`~cbai_cli.compare.specs`: algorithm specs ``NAME[:REGIME][:OPTION=VALUE,...]``.
+- :mod:`~cbai_cli.compare.sources`: instance files, folders and generator specs with
+  sweeps, as instance groups.
+- :mod:`~cbai_cli.compare.study_file`: experiment files (YAML).
+- :mod:`~cbai_cli.compare.plan`: the grid and the plan of runs (seeds, shards, run keys).
+- :mod:`~cbai_cli.compare.study`: ``cbai compare`` as library calls (plan, run, merge).
 - :mod:`~cbai_cli.compare.execute`: runs a plan in this process, on a local process
   pool or on a Dask cluster, with adaptive batching of short runs.
 - :mod:`~cbai_cli.compare.store`: JSON Lines and SQLite stores of records (resume).

@@ -11,7 +11,7 @@ instance in batches of their own, dispatched before the runs of their group; a r
 record waits in memory until its instance's bound has arrived.
 
 Results are identical for every backend and number of workers: each run depends only
-on its instance, seed and request (see :mod:`cbai_cli.compare.grid`), and worker
+on its instance, seed and request (see :mod:`cbai_cli.compare.plan`), and worker
 processes use single-threaded BLAS, so no floating-point reduction depends on the
 thread count. Records are written by this (the parent) process only, as batches finish.
 """
@@ -160,13 +160,10 @@ class BatchResult:
 
 
 def reference_lower_bound(instance, delta: float) -> float | None:
-    """Theorem 1 at the instance's noise level (σ²-scaled for Gaussian noise), as
-    ``cbai solve`` reports it; None when infinite (an arm on the boundary)."""
-    from cbai_cli.bounds import compute_bounds
+    """The instance kind's reference lower bound (Theorem 1 for ``cbai``), or None."""
+    from cbai_cli.kinds import get
 
-    report = compute_bounds(instance, delta=delta)
-    value = report.lower_bound if report.lower_bound_noise is None else report.lower_bound_noise
-    return float(value) if math.isfinite(value) else None
+    return get(instance.kind).reference_lower_bound(instance, delta)
 
 
 def perform(tasks: tuple) -> BatchResult:
@@ -175,7 +172,7 @@ def perform(tasks: tuple) -> BatchResult:
     A request is prepared once per (instance, spec) within the batch, so the Oracle's
     design is solved once for all seeds of a fixed instance in the batch.
     """
-    from cbai_cli.compare.grid import stream_key
+    from cbai_cli.compare.plan import stream_key
     from cbai_cli.compare.records import runtime_versions
     from cbai_cli.compare.requests import prepare_request, run_prepared
 
@@ -192,7 +189,7 @@ def perform(tasks: tuple) -> BatchResult:
         cache_key = (task.instance.content_hash, task.label)
         if cache_key not in prepared_runs:
             prepared_runs[cache_key] = prepare_request(task.request, task.instance)
-        parts = run_prepared(prepared_runs[cache_key], task.instance, task.seed, (stream_key(task.instance),))
+        parts = run_prepared(prepared_runs[cache_key], task.seed, (stream_key(task.instance),))
         outcomes.append(RunOutcome(task.index, parts.algorithm, parts.regime, parts.options, parts.result, versions))
     return BatchResult(time.perf_counter() - started, tuple(outcomes))
 
@@ -405,13 +402,19 @@ class Scheduler:
         for run in runs:
             instance = self.plan.instance(run)
             choice = self.plan.grid.algorithms[run.algorithm]
-            if self.with_bounds and instance.kind == "cbai":
-                bound_key = (instance.content_hash, choice.request.delta)
+            if self._bounded(instance):
+                bound_key = (instance.content_hash, choice.request.get("delta"))
                 if bound_key not in seen:
                     seen.add(bound_key)
-                    self._stream(("bounds", run.group)).append(BoundTask(instance, choice.request.delta))
+                    self._stream(("bounds", run.group)).append(BoundTask(instance, choice.request.get("delta")))
             self._stream(("runs", run.group, run.algorithm)).append(
                 RunTask(run.index, instance, choice.request, choice.label, run.seed))
+
+    def _bounded(self, instance) -> bool:
+        """Whether the runs on ``instance`` wait for a reference lower bound."""
+        from cbai_cli.kinds import get
+
+        return self.with_bounds and get(instance.kind).has_reference_bound
 
     def _stream(self, name: tuple) -> deque:
         if name not in self._streams:
@@ -449,10 +452,10 @@ class Scheduler:
             return
         run = self._runs[outcome.index]
         instance = self.plan.instance(run)
-        if not self.with_bounds or instance.kind != "cbai":  # Theorem 1 is a CBAI bound
+        if not self._bounded(instance):
             self._finish(outcome, None)
             return
-        key = (instance.content_hash, self.plan.grid.algorithms[run.algorithm].request.delta)
+        key = (instance.content_hash, self.plan.grid.algorithms[run.algorithm].request.get("delta"))
         if key in self._bounds:
             self._finish(outcome, self._bounds[key])
         else:

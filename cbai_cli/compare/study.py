@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cbai_cli.compare.grid import (DEFAULT_SEEDS, SPEC_OPTIONS, Grid, Plan, PlannedRun, SharedOptions, build_grid,
-                                   build_plan, load_study, parse_shard)
+from cbai_cli.compare.plan import DEFAULT_SEEDS, Grid, Plan, PlannedRun, build_grid, build_plan, parse_shard
+from cbai_cli.compare.study_file import load_study
 from cbai_cli.errors import OptionError
 
 
@@ -22,8 +22,8 @@ class CompareSettings:
     """Everything a user can give ``cbai compare`` that decides which runs happen.
 
     ``None`` means "not given": the study file's value, else the default.
-    ``options`` holds the shared options of ``cbai solve`` by their spec names
-    (delta, beta, subgaussian, lambda, S, epsilon, budget).
+    ``options`` holds the shared options of ``cbai solve`` by their library names
+    (:data:`cbai_cli.options.OPTIONS`: delta, beta, ridge, norm_bound, …).
     """
 
     sources: tuple[str, ...] = ()
@@ -38,6 +38,18 @@ class CompareSettings:
     out: Path | None = None
     bounds: bool = True
 
+    def check_nothing_to_run(self) -> None:
+        """With ``--from`` (show stores as they are), any setting that decides runs is an error."""
+        from cbai_cli.options import OPTIONS
+
+        given = [flag for flag, value in (("SOURCES", self.sources or None), ("--algos", self.algorithms or None),
+                                          ("--config", self.config), ("--seeds", self.seeds),
+                                          ("--first-seed", self.first_seed), ("--shard", self.shard),
+                                          ("--scheduler", self.scheduler), ("--jobs", self.jobs)) if value is not None]
+        given += [OPTIONS[name].flag for name, value in self.options.items() if value is not None]
+        if given:
+            raise OptionError(f"--from shows stores as they are; it takes no {', '.join(given)}")
+
 
 @dataclass(frozen=True, eq=False)
 class PlannedComparison:
@@ -51,6 +63,18 @@ class PlannedComparison:
     stored: tuple[dict, ...]
     store: Any = None
 
+    def messages(self) -> list[str]:
+        """What to tell the user before the runs start: idle groups, runs already stored."""
+        messages = []
+        idle = self.grid.idle_groups()
+        if idle:
+            messages.append(f"no algorithm given runs on {', '.join(sorted({group.kind for group in idle}))} "
+                            f"instances; skipping {', '.join(group.label for group in idle)}")
+        if self.stored:
+            messages.append(f"{len(self.stored)} of {len(self.plan.runs)} runs already stored in {self.settings.out}; "
+                            f"running the other {len(self.pending)}")
+        return messages
+
 
 @dataclass(frozen=True)
 class ComparisonResult:
@@ -60,12 +84,6 @@ class ComparisonResult:
     title: str | None
     ran: int
     reused: int
-
-
-def shared_options(options: Mapping[str, Any]) -> SharedOptions:
-    """Spec option names (delta, lambda, S, …) → :class:`SharedOptions`."""
-    fields = {SPEC_OPTIONS[name][0]: value for name, value in options.items() if value is not None}
-    return SharedOptions(**fields)
 
 
 def plan_comparison(settings: CompareSettings) -> PlannedComparison:
@@ -83,7 +101,7 @@ def plan_comparison(settings: CompareSettings) -> PlannedComparison:
         raise OptionError("--jobs does not apply with --scheduler: the cluster's workers run the batches")
     shard = parse_shard(settings.shard)
     base = study.base if study and not settings.sources else None
-    grid = build_grid(sources, algorithms, seeds, first_seed, shared_options(options), base=base,
+    grid = build_grid(sources, algorithms, seeds, first_seed, options, base=base,
                       title=study.title if study else None)
     plan = build_plan(grid, shard)
     store = None
@@ -170,6 +188,13 @@ class MergedStores:
     records: tuple[dict, ...]
     copied: int = 0
     skipped_lines: int = 0
+
+    def messages(self, out: Path | None) -> list[str]:
+        """What to tell the user about the merge."""
+        messages = [f"skipped {self.skipped_lines} unreadable line(s)"] if self.skipped_lines else []
+        if out is not None:
+            messages.append(f"copied {self.copied} new records into {out}")
+        return messages
 
 
 def merge_stores(paths: Iterable[Path], out: Path | None = None) -> MergedStores:

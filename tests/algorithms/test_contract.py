@@ -1,92 +1,163 @@
-"""One contract, every registered algorithm × every regime it accepts."""
+"""One contract, every registered algorithm (CBAI and safe) × every regime it accepts ×
+a small instance of every kind it runs on."""
 
 from __future__ import annotations
+
+import pickle
 
 import numpy as np
 import pytest
 
-from cbai_cli.algorithms.registry import ALGORITHMS, ALIASES, AlgorithmSpec, register, resolve
+from cbai_cli.algorithms.registry import ALGORITHMS, ALIASES, AlgorithmEntry, entries, register, resolve
 from cbai_cli.errors import OptionError, UnknownNameError
-from cbai_cli.simulate import RunSpec, prepare, run_once
+from cbai_cli.generators import family
+from cbai_cli.instance import Instance
+from cbai_cli.noise import GaussianNoise
+from cbai_cli.options import OPTIONS
+from cbai_cli.simulate import RunRequest, prepare, run_once
+
+
+def small(kind: str):
+    """A small instance of each kind, cheap enough for every algorithm and regime."""
+    if kind == "cbai":
+        return Instance(name="small", arms=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), reward=np.array([0.0, 1.0]),
+                        constraint=np.array([1.0, 0.5]), threshold=0.75, noise=GaussianNoise(0.05))
+    if kind == "safe-regret":
+        return family("amani-a").generate(T=300)
+    return family("soare-safe").generate(d=2)
+
 
 CASES = [
-    (name, regime)
-    for name, spec in ALGORITHMS.items()
-    for regime in spec.regimes
+    (name, regime, kind)
+    for name, entry in entries().items()
+    for regime in (entry.regimes or (None,))
+    for kind in entry.kinds
 ]
+IDS = [f"{name}-{regime}-{kind}" for name, regime, kind in CASES]
+# A valid value of every option that is not its default, to check that what is recorded
+# is what ran.
+NON_DEFAULT = {"delta": 0.1, "beta": 0.3, "subgaussian": 0.5, "ridge": 0.2, "norm_bound": 2.0,
+               "rounding_epsilon": 0.02, "budget": 400, "rule": "ratio", "updates": "dynamic", "dw": "ellipsoid",
+               "exploration": "7", "horizon": 60, "intersect": True, "confidence_set": "polytope"}
+# Where a prepared run records an option under another key (solve --json's "options").
+RECORDED_AS = {"horizon": "T"}
 
 
-def request(name: str, regime: str, **extra) -> RunSpec:
-    beta = 0.25 if regime == "tuned" else None
-    extra.setdefault("budget", None if ALGORITHMS[name].guaranteed_stop else 3000)
-    return RunSpec(algorithm=name, regime=regime, beta=beta, **extra)
+def request(name: str, regime: str | None, **extra) -> RunRequest:
+    if regime == "tuned":
+        extra.setdefault("beta", 0.25)
+    if not ALGORITHMS[name].guaranteed_stop or ALGORITHMS[name].kinds == ("safe-bai",):
+        extra.setdefault("budget", 3000)
+    return RunRequest.of(name, regime, **extra)
 
 
-@pytest.mark.parametrize("name, regime", CASES)
-def test_finishes_with_a_valid_answer(small_instance, name, regime):
-    prepared = prepare(request(name, regime, subgaussian=1.0), small_instance)
-    result = run_once(prepared, small_instance, seed=0)
-    assert result.stopped in ("solved", "budget")
-    assert result.recommended is None or 0 <= result.recommended < small_instance.n_arms
-    assert result.iterations >= 1
-    if result.stopped == "solved":
-        assert result.correct
+def comparable(record: dict) -> dict:
+    return {key: value for key, value in record.items() if key != "wall_s"}
 
 
-@pytest.mark.parametrize("name, regime", CASES)
-def test_same_seed_gives_identical_results(small_instance, name, regime):
-    prepared = prepare(request(name, regime), small_instance)
-    first = run_once(prepared, small_instance, seed=7)
-    second = run_once(prepared, small_instance, seed=7)
-    assert (first.iterations, first.recommended, first.stopped) == (second.iterations, second.recommended, second.stopped)
+@pytest.mark.parametrize("name, regime, kind", CASES, ids=IDS)
+def test_finishes_with_a_valid_answer(name, regime, kind):
+    instance = small(kind)
+    prepared = prepare(request(name, regime), instance)
+    record = run_once(prepared, seed=0).record()
+    assert record["kind"] == kind
+    assert record["stopped"] in ("solved", "budget", "horizon")
+    assert record["iterations"] >= 1
+    n_arms = getattr(instance, "n_arms", None) or getattr(instance.problem, "K", None)
+    assert record["recommended"] is None or 0 <= record["recommended"] < n_arms
+    if record["stopped"] == "solved" and record["correct"] is not None:
+        assert record["correct"]
 
 
-@pytest.mark.parametrize("name, regime", CASES)
-def test_budget_is_never_exceeded(small_instance, name, regime):
-    prepared = prepare(request(name, regime, subgaussian=1.0, budget=50), small_instance)
-    assert run_once(prepared, small_instance, seed=1).iterations <= 50
+@pytest.mark.parametrize("name, regime, kind", CASES, ids=IDS)
+def test_same_seed_gives_identical_results(name, regime, kind):
+    instance = small(kind)
+    prepared = prepare(request(name, regime), instance)
+    assert comparable(run_once(prepared, seed=7).record()) == comparable(run_once(prepared, seed=7).record())
 
 
-@pytest.mark.parametrize("name", list(ALGORITHMS))
-def test_a_regime_the_algorithm_cannot_use_is_rejected(small_instance, name):
-    spec = ALGORITHMS[name]
-    foreign = next(r for r in ("static", "theory", "det", "tuned") if r not in spec.regimes)
+@pytest.mark.parametrize("name, regime, kind", CASES, ids=IDS)
+def test_budget_is_never_exceeded(name, regime, kind):
+    entry = ALGORITHMS[name]
+    limit = {"horizon": 50} if "horizon" in entry.options else {"budget": 50}
+    prepared = prepare(request(name, regime, **limit), small(kind))
+    assert run_once(prepared, seed=1).record()["iterations"] <= 50
+
+
+@pytest.mark.parametrize("name, regime, kind", CASES, ids=IDS)
+def test_the_request_and_the_prepared_run_pickle(name, regime, kind):
+    wanted = request(name, regime)
+    assert pickle.loads(pickle.dumps(wanted)) == wanted
+    prepared = prepare(wanted, small(kind))
+    copy = pickle.loads(pickle.dumps(prepared))
+    assert comparable(run_once(copy, seed=3).record()) == comparable(run_once(prepared, seed=3).record())
+
+
+@pytest.mark.parametrize("name, regime, kind", CASES, ids=IDS)
+def test_recorded_options_are_the_options_run(name, regime, kind):
+    entry = ALGORITHMS[name]
+    given = {option: NON_DEFAULT[option] for option in entry.reads(regime)}
+    prepared = prepare(RunRequest.of(name, regime, **given), small(kind))
+    for option, value in given.items():
+        recorded = prepared.options[RECORDED_AS.get(option, option)]
+        assert recorded == (int(value) if option == "exploration" else value)
+    for option in set(prepared.kind.record_options(prepared)) & set(OPTIONS) - set(entry.reads(regime)) - {"budget"}:
+        assert prepared.kind.record_options(prepared)[option] is None
+
+
+@pytest.mark.parametrize("name", [name for name, entry in ALGORITHMS.items() if entry.regimes])
+def test_a_regime_the_algorithm_cannot_use_is_rejected(name):
+    entry = ALGORITHMS[name]
+    foreign = next(r for r in ("static", "theory", "det", "tuned") if r not in entry.regimes)
     with pytest.raises(OptionError, match="cannot use regime"):
-        prepare(RunSpec(algorithm=name, regime=foreign, beta=0.25 if foreign == "tuned" else None), small_instance)
+        prepare(RunRequest.of(name, foreign, beta=0.25 if foreign == "tuned" else None), small("cbai"))
+
+
+@pytest.mark.parametrize("name", [name for name, entry in ALGORITHMS.items() if not entry.regimes])
+def test_an_algorithm_without_regimes_rejects_one(name):
+    with pytest.raises(OptionError, match="--regime does not apply"):
+        prepare(RunRequest.of(name, "theory"), small(ALGORITHMS[name].kinds[0]))
 
 
 def test_tuned_needs_beta_and_beta_needs_tuned(small_instance):
     with pytest.raises(OptionError, match="needs --beta"):
-        prepare(RunSpec(algorithm="g-acol", regime="tuned"), small_instance)
+        prepare(RunRequest.of("g-acol", "tuned"), small_instance)
     with pytest.raises(OptionError, match="only applies to --regime tuned"):
-        prepare(RunSpec(algorithm="g-acol", regime="theory", beta=0.25), small_instance)
+        prepare(RunRequest.of("g-acol", "theory", beta=0.25), small_instance)
 
 
-@pytest.mark.parametrize("delta", [0.0, 1.0, -0.1, 2.0])
+@pytest.mark.parametrize("delta", [0.0, 1.0, -0.1, 2.0, float("nan")])
 def test_delta_outside_the_unit_interval_is_rejected(small_instance, delta):
-    with pytest.raises(OptionError, match="--delta"):
-        prepare(RunSpec(algorithm="acol", delta=delta), small_instance)
+    with pytest.raises(OptionError, match="--delta") as caught:
+        prepare(RunRequest.of("acol", delta=delta), small_instance)
+    assert caught.value.parameter == "delta"
 
 
 def test_options_foreign_to_the_algorithm_style_are_rejected(small_instance):
     with pytest.raises(OptionError, match="--lambda"):
-        prepare(RunSpec(algorithm="acol", ridge=1.0), small_instance)
+        prepare(RunRequest.of("acol", ridge=1.0), small_instance)
     with pytest.raises(OptionError, match="--epsilon"):
-        prepare(RunSpec(algorithm="g-acol", rounding_epsilon=0.1), small_instance)
+        prepare(RunRequest.of("g-acol", rounding_epsilon=0.1), small_instance)
+
+
+def test_an_algorithm_of_another_kind_names_those_that_fit(small_instance):
+    with pytest.raises(OptionError, match="algorithms for cbai: acol"):
+        prepare(RunRequest.of("lingape"), small_instance)
 
 
 def test_default_regimes():
     assert resolve("acol")[0].default_regime == "static"
     assert resolve("g-acol")[0].default_regime == "theory"
+    assert resolve("safe-lucb")[0].default_regime is None
 
 
 def test_authors_method_strings_are_aliases(small_instance):
-    prepared = prepare(RunSpec(algorithm="adaptive_tuned"), small_instance)
+    prepared = prepare(RunRequest.of("adaptive_tuned"), small_instance)
     assert (prepared.algorithm, prepared.regime, prepared.config.confidence.beta) == ("g-acol", "tuned", 0.25)
-    assert prepare(RunSpec(algorithm="adaptive_static"), small_instance).algorithm == "acol"
+    assert prepare(RunRequest.of("adaptive_static"), small_instance).algorithm == "acol"
     assert set(ALIASES) >= {"adaptive", "adaptive_maxvar_all_tuned", "adaptive_greedy_reward_feasible"}
     with pytest.raises(OptionError, match="conflicts"):
-        prepare(RunSpec(algorithm="adaptive_tuned", regime="theory"), small_instance)
+        prepare(RunRequest.of("adaptive_tuned", "theory"), small_instance)
 
 
 def test_unknown_algorithm_suggests_the_closest():
@@ -94,29 +165,36 @@ def test_unknown_algorithm_suggests_the_closest():
         resolve("g-acl")
 
 
+def test_unknown_option_of_a_request_is_an_error():
+    with pytest.raises(OptionError, match="unknown option"):
+        RunRequest.of("acol", speed=3)
+
+
 def test_registry_rejects_duplicate_names():
     with pytest.raises(ValueError, match="already registered"):
-        register(AlgorithmSpec("acol", "x", "y", "dup", "round"))
+        register(AlgorithmEntry("acol", "x", "y", "dup", ("cbai",), "round"))
     with pytest.raises(ValueError, match="already registered"):
-        register(AlgorithmSpec("adaptive", "x", "y", "dup", "round"))
+        register(AlgorithmEntry("adaptive", "x", "y", "dup", ("cbai",), "round"))
+
+
+def test_registry_rejects_an_undeclared_option():
+    with pytest.raises(ValueError, match="unknown option"):
+        register(AlgorithmEntry("new-one", "x", "y", "new", ("cbai",), "round", ("speed",)))
 
 
 def test_every_registered_class_loads():
-    for spec in ALGORITHMS.values():
-        assert spec.load().__name__ == spec.cls
+    for entry in entries().values():
+        assert entry.load().__name__ == entry.cls
 
 
 def test_maxrew_f_gets_a_default_budget(small_instance):
-    prepared = prepare(RunSpec(algorithm="maxrew-f"), small_instance)
+    prepared = prepare(RunRequest.of("maxrew-f"), small_instance)
     assert prepared.budget is not None and any("budget" in note for note in prepared.notes)
 
 
 def test_no_feasible_arm_is_found_when_there_is_none():
-    from cbai_cli.instance import Instance
-    from cbai_cli.noise import GaussianNoise
-
     instance = Instance(name="none", arms=np.eye(2), reward=np.ones(2), constraint=np.ones(2), threshold=0.5,
                         noise=GaussianNoise(0.05))
     for name in ("acol", "g-acol", "uniform"):
-        result = run_once(prepare(RunSpec(algorithm=name), instance), instance, seed=0)
+        result = run_once(prepare(RunRequest.of(name), instance), seed=0)
         assert result.recommended is None and result.correct

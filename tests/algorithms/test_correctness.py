@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cbai_cli.algorithms.registry import ALGORITHMS
+from cbai_cli.algorithms.registry import ALGORITHMS, names_for
 from cbai_cli.generators import family
-from cbai_cli.simulate import RunSpec, prepare, run_once
+from cbai_cli.simulate import RunRequest, prepare, run_once
 
 SEEDS = range(20)
 PAPER_INSTANCES = {
@@ -27,7 +27,7 @@ def regimes_to_check(name: str) -> list[tuple[str, float | None]]:
 
 CASES = [
     (name, regime, beta, instance)
-    for name in ALGORITHMS
+    for name in names_for("cbai")
     for regime, beta in regimes_to_check(name)
     for instance in PAPER_INSTANCES
     # MaxRew-F only terminates where the feasible set is connected (paper §4.2): regret-1d.
@@ -40,8 +40,8 @@ def test_right_arm_on_every_seed(name, regime, beta, instance_name):
     wrong = []
     for seed in SEEDS:
         instance = PAPER_INSTANCES[instance_name](seed)
-        prepared = prepare(RunSpec(algorithm=name, regime=regime, beta=beta, budget=200_000), instance)
-        result = run_once(prepared, instance, seed)
+        prepared = prepare(RunRequest.of(name, regime=regime, beta=beta, budget=200_000), instance)
+        result = run_once(prepared, seed)
         if not (result.correct and result.stopped == "solved"):
             wrong.append((seed, result.recommended, result.stopped))
     assert not wrong
@@ -49,9 +49,9 @@ def test_right_arm_on_every_seed(name, regime, beta, instance_name):
 
 def test_maxrew_f_never_stops_on_irrelevant_dims_but_answers_anytime():
     instance = PAPER_INSTANCES["irrelevant-dims"](0)
-    prepared = prepare(RunSpec(algorithm="maxrew-f", regime="tuned", beta=0.25, budget=5000), instance)
+    prepared = prepare(RunRequest.of("maxrew-f", regime="tuned", beta=0.25, budget=5000), instance)
     for seed in range(5):
-        result = run_once(prepared, instance, seed)
+        result = run_once(prepared, seed)
         assert result.stopped == "budget" and result.iterations == 5000
         # It only ever pulls certainly-feasible arms, so its anytime answer is feasible.
         assert not result.violation
@@ -64,6 +64,6 @@ def test_guaranteed_regimes_are_right_in_at_least_one_minus_delta_of_runs(name, 
     fraction of correct answers over 40 seeds must still be at least 1 − δ."""
     delta = 0.3
     instance = family("irrelevant-dims").generate(d=3, eps=0.02)
-    prepared = prepare(RunSpec(algorithm=name, regime=regime, delta=delta), instance)
-    correct = [run_once(prepared, instance, seed).correct for seed in range(40)]
+    prepared = prepare(RunRequest.of(name, regime=regime, delta=delta), instance)
+    correct = [run_once(prepared, seed).correct for seed in range(40)]
     assert np.mean(correct) >= 1 - delta

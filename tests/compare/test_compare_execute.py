@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cbai_cli.compare.execute import InProcessBackend, Scheduler
-from cbai_cli.compare.grid import build_grid, build_plan
+from cbai_cli.compare.plan import build_grid, build_plan
 from cbai_cli.compare.records import RECORD_KEYS
 from cbai_cli.compare.store import read_store
 from cbai_cli.compare.study import compare, plan_comparison, run_comparison

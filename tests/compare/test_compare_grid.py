@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from cbai_cli.compare.grid import (SharedOptions, build_grid, build_plan, load_study, parse_algorithm,
-                                   parse_algorithms, parse_shard, parse_sources, split_algorithm_specs)
+from cbai_cli.compare.plan import build_grid, build_plan, parse_shard
+from cbai_cli.compare.sources import parse_sources
+from cbai_cli.compare.specs import parse_algorithm, parse_algorithms, split_algorithm_specs
+from cbai_cli.compare.study_file import load_study
 from cbai_cli.errors import CbaiError, OptionError
 from cbai_cli.generators import family
 from cbai_cli.instance import save
@@ -88,23 +90,24 @@ def test_same_group_twice_is_an_error():
 
 
 def test_algorithm_spec_with_regime_and_options():
-    choice = parse_algorithm("g-acol:tuned:beta=0.5,budget=100", SharedOptions())
+    choice = parse_algorithm("g-acol:tuned:beta=0.5,budget=100", dict())
     assert choice.label == "g-acol:tuned:beta=0.5,budget=100"
-    assert (choice.request.algorithm, choice.request.regime, choice.request.beta, choice.request.budget) == (
+    assert (choice.request.algorithm, choice.request.regime, choice.request.get("beta"), choice.request.get("budget")) == (
         "g-acol", "tuned", 0.5, 100)
 
 
 def test_shared_options_apply_only_where_they_mean_something():
-    shared = SharedOptions(beta=0.25, rounding_epsilon=0.1, ridge=0.5, subgaussian=1.0)
+    shared = dict(beta=0.25, rounding_epsilon=0.1, ridge=0.5, subgaussian=1.0)
     acol, tuned = parse_algorithms(["acol,g-acol:tuned"], shared)
-    assert (acol.request.beta, acol.request.rounding_epsilon, acol.request.ridge) == (None, 0.1, None)
-    assert (tuned.request.beta, tuned.request.rounding_epsilon, tuned.request.ridge) == (0.25, None, 0.5)
-    assert acol.request.subgaussian == tuned.request.subgaussian == 1.0
+    acol, tuned = acol.request.given(), tuned.request.given()
+    assert (acol.get("beta"), acol.get("rounding_epsilon"), acol.get("ridge")) == (None, 0.1, None)
+    assert (tuned.get("beta"), tuned.get("rounding_epsilon"), tuned.get("ridge")) == (0.25, None, 0.5)
+    assert acol["subgaussian"] == tuned["subgaussian"] == 1.0
 
 
 def test_option_written_in_a_spec_wins_over_the_shared_one():
-    (choice,) = parse_algorithms(["g-acol:tuned:beta=1"], SharedOptions(beta=0.25))
-    assert choice.request.beta == 1.0
+    (choice,) = parse_algorithms(["g-acol:tuned:beta=1"], dict(beta=0.25))
+    assert choice.request.get("beta") == 1.0
 
 
 def test_commas_continue_the_options_of_the_previous_spec():
@@ -122,7 +125,7 @@ def test_commas_continue_the_options_of_the_previous_spec():
 ])
 def test_bad_algorithm_spec_is_a_one_line_error(spec, message):
     with pytest.raises(OptionError) as caught:
-        parse_algorithms([spec], SharedOptions())
+        parse_algorithms([spec], dict())
     assert message in str(caught.value)
 
 
@@ -156,7 +159,7 @@ def test_run_keys_are_distinct_and_reproducible():
 
 def test_run_key_changes_with_a_shared_option():
     plain = build_plan(build_grid(["regret-1d"], ["uniform"], seeds=1))
-    other = build_plan(build_grid(["regret-1d"], ["uniform"], seeds=1, shared=SharedOptions(delta=0.1)))
+    other = build_plan(build_grid(["regret-1d"], ["uniform"], seeds=1, shared=dict(delta=0.1)))
     assert plain.runs[0].run_key != other.runs[0].run_key
 
 
@@ -207,13 +210,11 @@ SAFE_STUDIES = [path for path in STUDIES if not path.name.startswith("figure")]
 
 @pytest.mark.parametrize("path", PAPER_STUDIES, ids=[path.name for path in PAPER_STUDIES])
 def test_shipped_figure_study_is_a_valid_grid_with_the_papers_seeds_and_r(path):
-    from cbai_cli.compare.study import shared_options
-
     study = load_study(path)
-    grid = build_grid(study.sources, study.algorithms, study.seeds, shared=shared_options(study.options), base=study.base)
+    grid = build_grid(study.sources, study.algorithms, study.seeds, shared=study.options, base=study.base)
     expected_r = 1.0 if "-r1" in path.name else None
     assert len(grid.seeds) == 30 and study.title
-    assert {choice.request.subgaussian for choice in grid.algorithms} == {expected_r}
+    assert {choice.request.given().get("subgaussian") for choice in grid.algorithms} == {expected_r}
 
 
 @pytest.mark.parametrize("path", SAFE_STUDIES, ids=[path.name for path in SAFE_STUDIES])
@@ -221,4 +222,4 @@ def test_shipped_safe_study_is_a_valid_grid_of_safe_algorithms(path):
     study = load_study(path)
     grid = build_grid(study.sources, study.algorithms, study.seeds, base=study.base)
     assert study.title and len(grid.seeds) == 10 and not grid.idle_groups()
-    assert {choice.kind for choice in grid.algorithms} <= {"safe-regret", "safe-bai"}
+    assert {kind for choice in grid.algorithms for kind in choice.kinds} <= {"safe-regret", "safe-bai"}

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from cbai_cli.compare.grid import SharedOptions, build_grid, build_plan, parse_algorithm
+from cbai_cli.compare.plan import build_grid, build_plan
+from cbai_cli.compare.specs import parse_algorithm
 from cbai_cli.compare.records import RECORD_KEYS
 from cbai_cli.compare.study import compare
 from cbai_cli.compare.summary import summarize
 from cbai_cli.errors import OptionError, UnknownNameError
-from cbai_cli.safe.solving import SafeRunSpec
+from cbai_cli.simulate import RunRequest
 
 from tests.compare.common import settings, stable
 
@@ -31,17 +32,17 @@ def safe_records(raw_records):
 
 
 def test_a_safe_spec_takes_solve_options_without_dashes():
-    choice = parse_algorithm("safe-lingape:updates=dynamic,rule=ratio", SharedOptions())
-    assert choice.request == SafeRunSpec("safe-lingape", updates="dynamic", rule="ratio")
-    assert choice.kind == "safe-bai"
-    switch = parse_algorithm("safe-lucb:intersect=true,exploration=0", SharedOptions())
-    assert switch.request == SafeRunSpec("safe-lucb", intersect=True, exploration="0")
+    choice = parse_algorithm("safe-lingape:updates=dynamic,rule=ratio", dict())
+    assert choice.request == RunRequest.of("safe-lingape", updates="dynamic", rule="ratio")
+    assert choice.kinds == ("safe-bai",)
+    switch = parse_algorithm("safe-lucb:intersect=true,exploration=0", dict())
+    assert switch.request == RunRequest.of("safe-lucb", intersect=True, exploration="0")
 
 
 def test_the_shared_budget_applies_to_bai_algorithms_only():
-    shared = SharedOptions(budget=500)
-    assert parse_algorithm("lingape", shared).request.budget == 500
-    assert parse_algorithm("safe-lucb", shared).request == SafeRunSpec("safe-lucb")
+    shared = dict(budget=500)
+    assert parse_algorithm("lingape", shared).request.get("budget") == 500
+    assert parse_algorithm("safe-lucb", shared).request == RunRequest.of("safe-lucb")
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -52,12 +53,12 @@ def test_the_shared_budget_applies_to_bai_algorithms_only():
 ])
 def test_bad_safe_specs_name_the_problem(spec, message):
     with pytest.raises(OptionError, match=message):
-        parse_algorithm(spec, SharedOptions())
+        parse_algorithm(spec, dict())
 
 
 def test_an_unknown_name_lists_safe_algorithms_too():
     with pytest.raises(UnknownNameError, match="safe-lingape"):
-        parse_algorithm("safe-lingap", SharedOptions())
+        parse_algorithm("safe-lingap", dict())
 
 
 def test_each_algorithm_runs_only_on_groups_of_its_kind():
@@ -110,12 +111,12 @@ def test_safe_records_are_the_same_on_two_processes(safe_records):
 
 def test_safe_runs_match_cbai_solve_for_the_same_seed(safe_records):
     """A compare run of seed s is the solve run of seed s with the instance's stream key."""
-    from cbai_cli.compare.grid import stream_key
+    from cbai_cli.compare.plan import stream_key
     from cbai_cli.generators import family
-    from cbai_cli.safe.solving import prepare, run_once
+    from cbai_cli.simulate import prepare, run_once
 
     instance = family("soare-safe").generate()
-    direct = run_once(prepare(SafeRunSpec("safe-lingape", budget=3000), instance), 1, (stream_key(instance),))
+    direct = run_once(prepare(RunRequest.of("safe-lingape", budget=3000), instance), 1, (stream_key(instance),))
     record = next(record for record in safe_records if record["spec"] == "safe-lingape:budget=3000" and record["seed"] == 1)
     assert (record["iterations"], record["recommended"], record["scale"]) == (direct.iterations, direct.recommended, direct.scale)
 

@@ -22,7 +22,7 @@ from cbai_cli.driver.show import driver_view, show_arms, show_candidates, solved
 from cbai_cli.errors import CbaiError, InstanceError, OptionError
 from cbai_cli.instance import Instance, load, save
 from cbai_cli.noise import BinaryNoise, GaussianNoise
-from cbai_cli.simulate import RunSpec, prepare, run_once
+from cbai_cli.simulate import RunRequest, prepare, run_once
 
 REPO = Path(__file__).resolve().parents[2]
 PUBLISHED = REPO / ".." / "shared" / "data" / "driver_policies_1000.npy"
@@ -165,9 +165,9 @@ def test_build_arm_sets_evaluates_one_policy_set_in_every_scenario(tmp_path):
 def test_acol_and_g_acol_find_the_constrained_optimum_of_a_small_driver_instance(small_policies, algorithm):
     instance = driver_instance(small_policies.actions, "base").instance
     assert instance.best_arm is not None
-    prepared = prepare(RunSpec(algorithm=algorithm), instance)
+    prepared = prepare(RunRequest.of(algorithm), instance)
     for seed in (0, 1):
-        result = run_once(prepared, instance, seed)
+        result = run_once(prepared, seed)
         assert result.stopped == "solved"
         assert result.recommended == instance.best_arm and result.correct
 

@@ -1,0 +1,160 @@
+"""What a comparison runs: instance groups × algorithm choices × seeds, and its plan.
+
+Randomness (common random numbers): run (instance, seed s, algorithm) draws from
+``SeedSequence(s, spawn_key=(k,))`` with k the instance's content hash read as an
+integer. Every algorithm on seed s of an instance faces the same noise stream, and no
+result depends on which process runs it or in which order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cbai_cli.compare.sources import Group, parse_sources
+from cbai_cli.compare.specs import AlgorithmChoice, parse_algorithms
+from cbai_cli.errors import OptionError
+
+DEFAULT_SEEDS = 10
+
+
+@dataclass(frozen=True, eq=False)
+class Grid:
+    """Groups × algorithms × seeds, validated."""
+
+    groups: tuple[Group, ...]
+    algorithms: tuple[AlgorithmChoice, ...]
+    seeds: tuple[int, ...]
+    title: str | None = None
+
+    def idle_groups(self) -> list[Group]:
+        """Groups that no algorithm of the grid can run on (another instance kind)."""
+        kinds = {kind for choice in self.algorithms for kind in choice.kinds}
+        return [group for group in self.groups if group.kind not in kinds]
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One run of the grid.
+
+    ``index`` is its position in the whole grid (group, then seed, then algorithm), the
+    same in every shard; ``run_key`` identifies it in a store (see :func:`run_key`).
+    """
+
+    index: int
+    group: int
+    seed: int
+    algorithm: int
+    run_key: str
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """The runs one process is responsible for (all of them, or one shard's), with
+    the instance of each (group, seed) cell."""
+
+    grid: Grid
+    runs: tuple[PlannedRun, ...]
+    instances: Mapping[tuple[int, int], Any]
+
+    def instance(self, run: PlannedRun) -> Any:
+        return self.instances[(run.group, run.seed)]
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``i/n`` (1 ≤ i ≤ n) as (i, n)."""
+    if text is None:
+        return None
+    part, slash, total = text.partition("/")
+    try:
+        index, count = int(part), int(total)
+    except ValueError:
+        raise OptionError(f"--shard must look like i/n (e.g. 2/8), got {text!r}") from None
+    if not slash or count < 1 or not 1 <= index <= count:
+        raise OptionError(f"--shard i/n needs 1 ≤ i ≤ n, got {text!r}")
+    return index, count
+
+
+def stream_key(instance: Any) -> int:
+    """The SeedSequence spawn key of an instance: its content hash as an integer."""
+    return int(instance.content_hash, 16)
+
+
+def run_key(group: Group, instance: Any, seed: int, choice: AlgorithmChoice) -> str:
+    """A short hash naming one run in a store: the group, the instance's content, the
+    seed, the spec and every requested option. Resuming skips runs whose key is stored."""
+    from cbai_cli.kinds import get
+
+    identity = [group.label, instance.content_hash, seed, choice.label, get(instance.kind).run_identity(choice.request)]
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def build_plan(grid: Grid, shard: tuple[int, int] | None = None) -> Plan:
+    """The runs of the grid in canonical order (group, seed, algorithm), or those of one
+    shard: shard i/n holds every n-th (group, seed) cell starting at the i-th, so all
+    algorithms of a cell run in the same shard and the shards partition the grid. An
+    algorithm runs on the groups of its instance kind only (CBAI algorithms on cbai
+    instances, Safe-LUCB on safe-regret, LinGapE and Safe-LinGapE on safe-bai)."""
+    runs: list[PlannedRun] = []
+    instances: dict[tuple[int, int], Any] = {}
+    index = 0
+    cell = 0
+    for group_index, group in enumerate(grid.groups):
+        for seed in grid.seeds:
+            mine = shard is None or cell % shard[1] == shard[0] - 1
+            cell += 1
+            if not mine:
+                index += len(grid.algorithms)
+                continue
+            instance = group.instance_for(seed)
+            instances[(group_index, seed)] = instance
+            for algorithm_index, choice in enumerate(grid.algorithms):
+                if group.kind in choice.kinds:
+                    runs.append(PlannedRun(index, group_index, seed, algorithm_index,
+                                           run_key(group, instance, seed, choice)))
+                index += 1
+    return Plan(grid, tuple(runs), instances)
+
+
+def validate(grid: Grid) -> None:
+    """Check every (group, algorithm) pair of one kind as ``cbai solve`` would, before any
+    run: an unknown regime, tuned without β, an option the algorithm cannot use…; and
+    that every algorithm has some group of its kind to run on."""
+    from cbai_cli.simulate import prepare
+
+    kinds = {group.kind for group in grid.groups}
+    for choice in grid.algorithms:
+        if not kinds & set(choice.kinds):
+            from cbai_cli.algorithms.registry import names_for
+
+            raise OptionError(f"algorithm spec {choice.label!r} runs on {', '.join(choice.kinds)} instances, and no "
+                              f"source is one "
+                              f"(sources: {', '.join(sorted(kinds))} instances; their algorithms: "
+                              f"{', '.join(name for kind in sorted(kinds) for name in names_for(kind))})")
+    for group in grid.groups:
+        instance = group.instance_for(grid.seeds[0])
+        for choice in grid.algorithms:
+            if group.kind not in choice.kinds:
+                continue
+            try:
+                prepare(choice.request, instance, solve_oracle=False)
+            except OptionError as error:
+                raise OptionError(f"algorithm spec {choice.label!r}: {error}", error.parameter) from None
+
+
+def build_grid(sources: Sequence[str], algorithms: Sequence[str], seeds: int, first_seed: int = 0,
+               shared: Mapping[str, Any] | None = None, base: Path | None = None, title: str | None = None) -> Grid:
+    """Parse and validate sources, algorithm specs and seeds into a :class:`Grid`."""
+    if seeds < 1:
+        raise OptionError(f"--seeds must be ≥ 1, got {seeds}")
+    if first_seed < 0:
+        raise OptionError(f"--first-seed must be ≥ 0, got {first_seed}")
+    choices = parse_algorithms(algorithms, shared or {})
+    groups = parse_sources(sources, base)
+    grid = Grid(groups, choices, tuple(range(first_seed, first_seed + seeds)), title)
+    validate(grid)
+    return grid

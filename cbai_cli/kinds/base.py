@@ -1,0 +1,106 @@
+"""What every instance kind declares: the one place where kinds differ.
+
+A kind (``cbai``, ``safe-regret``, ``safe-bai``, or one a newcomer adds) is a subclass
+of :class:`InstanceKind` in its own module, registered in :mod:`cbai_cli.kinds`. The
+CLI, ``cbai solve`` and ``cbai compare`` dispatch through these methods; nothing
+outside the kind modules looks at kind names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from cbai_cli.errors import OptionError
+
+
+class InstanceKind:
+    """One kind of instance file and everything that depends on it.
+
+    Class attributes:
+        name: the value of the file's ``kind`` field.
+        summary: one line for listings.
+        bound_options: the options (:mod:`cbai_cli.options`) that ``cbai bound`` reads
+            for this kind.
+        metric: (name, record key) of the measure compare summarises (queries, regret…).
+        traces: whether ``cbai solve --trace`` can record its runs.
+        has_reference_bound: whether :meth:`reference_lower_bound` gives a number, so
+            that compare waits for it before writing a record.
+        identity_options: the options that name a run in a store, with the algorithm
+            (see :meth:`run_identity`).
+    """
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    bound_options: ClassVar[tuple[str, ...]] = ()
+    metric: ClassVar[tuple[str, str]] = ("queries", "iterations")
+    traces: ClassVar[bool] = False
+    has_reference_bound: ClassVar[bool] = False
+    identity_options: ClassVar[tuple[str, ...]] = ()
+
+    # ------------------------------------------------------------ files
+    def parse(self, mapping: Mapping[str, Any], source: str) -> Any:
+        """A validated instance from a file's mapping; :class:`InstanceError` otherwise."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ bounds
+    def check_bound_options(self, given: Iterable[str]) -> None:
+        """One-line error for an option ``cbai bound`` does not read for this kind."""
+        from cbai_cli.options import OPTIONS
+
+        for name in given:
+            if name not in self.bound_options:
+                raise OptionError(f"{OPTIONS[name].flag} does not apply to {self.name} instances "
+                                  "(their constants are fields of the file)", name)
+
+    def bound(self, instance: Any, **options: Any) -> Any:
+        """The instance's difficulty: a report with ``to_json()``."""
+        raise NotImplementedError
+
+    def render_bound(self, report: Any, out: Any) -> None:
+        """Print the report as tables on the Rich console ``out``."""
+        raise NotImplementedError
+
+    def reference_lower_bound(self, instance: Any, delta: float) -> float | None:
+        """The lower bound that compare's ratio column divides by; None when the kind has none."""
+        return None
+
+    # ------------------------------------------------------------ runs
+    def configure(self, spec: Any, regime: str | None, request: Any, instance: Any, *, solve_oracle: bool) -> Any:
+        """The standard :class:`~cbai_cli.simulate.Configured` of an algorithm of this kind
+        whose registry entry names no ``configure`` function of its own."""
+        raise OptionError(f"algorithm {spec.name!r} has no configure function for {self.name} instances")
+
+    def environment(self, instance: Any, rng: Any) -> Any:
+        """The simulated environment of one run: the only reader of the hidden truth."""
+        raise NotImplementedError
+
+    def observer(self, prepared: Any, environment: Any, rng: Any, rows: list | None) -> Any:
+        """What watches a run step by step (None: nothing): it may read the environment;
+        ``rng`` is the run's trace stream, ``rows`` a list to append trace rows to (None:
+        no trace asked for)."""
+        return None
+
+    def score(self, prepared: Any, seed: int, learner: Any, environment: Any, observer: Any, loop: Any) -> Any:
+        """The scored result of one run: an object with ``record()`` (the flat record of
+        compare) and ``to_dict()`` (``cbai solve --json``)."""
+        raise NotImplementedError
+
+    def run_identity(self, request: Any) -> dict[str, Any]:
+        """The request as plain values for a store's run key: the algorithm and every
+        option of :attr:`identity_options` (None when not given)."""
+        given = request.given()
+        return {"algorithm": request.algorithm, **{name: given.get(name) for name in self.identity_options}}
+
+    def record_options(self, prepared: Any) -> dict[str, Any]:
+        """The options of a prepared run as record columns."""
+        return {"budget": prepared.budget, "algorithm_options": dict(prepared.options)}
+
+    def solve(self, prepared: Any, results: tuple, trace_rows: tuple = ()) -> Any:
+        """The outcome of ``cbai solve``: an object with ``to_json()``, ``render(out)`` and
+        ``hit_budget``."""
+        raise NotImplementedError
+
+    def render_solve(self, outcome: Any, out: Any) -> None:
+        """Print an outcome of :meth:`solve` on the Rich console ``out``."""
+        raise NotImplementedError

@@ -1,0 +1,278 @@
+"""The ``cbai`` kind: constrained linear best-arm identification (Lindner et al. 2022).
+
+Finite arms with known rewards and a hidden linear constraint φᵀx ≤ τ; the learner
+queries noisy observations of φᵀx (§2). Runs are scored by whether the recommended arm
+is the best feasible one, and compared with the Theorem 1 lower bound.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from cbai_cli.kinds.base import InstanceKind
+from cbai_cli.protocol import Answer, Query
+
+# MaxRew-F can pull the same certainly-feasible arm forever; without a budget it gets this one.
+DEFAULT_BUDGET_IF_MAY_NOT_STOP = 1_000_000
+# The options of a CBAI run as record columns, in the order of the records.
+RECORD_OPTIONS = ("delta", "beta", "subgaussian", "ridge", "norm_bound", "rounding_epsilon", "budget")
+
+
+class Environment:
+    """Answers queries with sums of noisy observations of φᵀx.
+
+    Args:
+        arms: (K, d) the learner's arms.
+        truth: the hidden constraint and the noise model.
+        rng: the run's noise stream.
+    """
+
+    def __init__(self, arms: np.ndarray, truth: Any, rng: np.random.Generator) -> None:
+        self.means = truth.means(arms)
+        self.noise = truth.noise
+        self.rng = rng
+
+    def answer(self, query: Query) -> Answer:
+        """Sums (m,) of ``counts[i]`` observations of arm ``arms[i]``, drawn in one call."""
+        return Answer(self.noise.sample_sums(self.rng, self.means[query.arms], query.counts))
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One run, scored.
+
+    ``recommended`` is None for "no feasible arm"; ``stopped`` is ``solved`` when the
+    algorithm's stopping rule fired and ``budget`` when the query budget ran out.
+    """
+
+    seed: int
+    iterations: int
+    recommended: int | None
+    correct: bool
+    violation: bool
+    stopped: str
+    wall_s: float
+    rounds: int = 0
+
+    def to_dict(self) -> dict:
+        return {
+            "seed": self.seed,
+            "iterations": self.iterations,
+            "recommended": self.recommended,
+            "correct": self.correct,
+            "violation": self.violation,
+            "stopped": self.stopped,
+            "wall_s": self.wall_s,
+        }
+
+    def record(self) -> dict:
+        """The flat record of compare."""
+        return {"kind": CbaiKind.name, **self.to_dict()}
+
+
+@dataclass
+class Tracer:
+    """Collects one row per observation: step, arm, observation, |U|, |F|, recommendation.
+
+    The observations of a query of several pulls are split from their sums with the
+    run's trace stream (exact conditional draws, :meth:`NoiseModel.split_sums`).
+    """
+
+    noise: Any
+    rng: np.random.Generator
+    rows: list[tuple] = field(default_factory=list)
+    before: tuple = ()
+
+    @staticmethod
+    def _state(algorithm) -> tuple[int, int, int | None]:
+        return (int(algorithm.state.uncertain.sum()), int(algorithm.state.feasible.sum()), algorithm.recommendation())
+
+    def asked(self, query: Query, learner) -> None:
+        self.before = self._state(learner)
+
+    def told(self, query: Query, answer: Answer, learner, used: int) -> None:
+        after = self._state(learner)
+        observations = self.noise.split_sums(self.rng, answer.constraint, query.counts)
+        flat = [(int(arm), float(value)) for arm, values in zip(query.arms, observations) for value in values]
+        for offset, (arm, value) in enumerate(flat):
+            # Round-based algorithms update once, when the round's last answer arrives.
+            state = after if offset == len(flat) - 1 else self.before
+            self.rows.append((used + offset + 1, arm, value, *state))
+
+
+class CbaiKind(InstanceKind):
+    name = "cbai"
+    summary = "constrained BAI: finite arms, known reward, hidden linear constraint"
+    bound_options = ("delta", "solver", "rounding_epsilon")
+    metric = ("queries", "iterations")
+    traces = True
+    has_reference_bound = True
+    identity_options = RECORD_OPTIONS
+
+    def run_identity(self, request) -> dict:
+        """The fields of the request type of cbai 0.1 (``RunSpec``), so that stores written
+        then still resume: the regime as written, and δ with its default."""
+        return {**super().run_identity(request), "regime": request.regime, "delta": request.get("delta")}
+
+    def parse(self, mapping, source):
+        from cbai_cli.instance import from_mapping
+
+        return from_mapping(mapping, source)
+
+    # ------------------------------------------------------------ bounds
+    def bound(self, instance, **options):
+        from cbai_cli.bounds import compute_bounds
+        from cbai_cli.options import default
+
+        return compute_bounds(instance, delta=options.get("delta") or default("delta"),
+                              solver=options.get("solver") or default("solver"),
+                              epsilon=options.get("rounding_epsilon") or default("rounding_epsilon"))
+
+    def render_bound(self, report, out) -> None:
+        from cbai_cli.render import bound_table, print_notes
+
+        out.print(bound_table(report))
+        print_notes(out, report.notes)
+
+    def reference_lower_bound(self, instance, delta: float) -> float | None:
+        """Theorem 1 at the instance's noise level (σ²-scaled for Gaussian noise), as
+        ``cbai solve`` reports it; None when infinite (an arm on the boundary)."""
+        from cbai_cli.bounds import compute_bounds
+
+        report = compute_bounds(instance, delta=delta)
+        value = report.lower_bound if report.lower_bound_noise is None else report.lower_bound_noise
+        return float(value) if math.isfinite(value) else None
+
+    # ------------------------------------------------------------ runs
+    def configure(self, spec, regime, request, instance, *, solve_oracle: bool):
+        """Confidence settings from the request and the instance (R defaults to the noise's
+        scale, S to the file's bound ‖φ‖ ≤ S or 1, L to the largest arm norm)."""
+        from cbai_cli.algorithms.base import AlgorithmConfig
+        from cbai_cli.confidence import ConfidenceSettings, regime_notes
+        from cbai_cli.simulate import Configured
+
+        problem = instance.problem
+        subgaussian = request.get("subgaussian")
+        settings = ConfidenceSettings(
+            delta=request.get("delta"),
+            subgaussian=subgaussian if subgaussian is not None else problem.noise.subgaussian,
+            ridge=request.get("ridge"),
+            norm_bound=request.get("norm_bound") or problem.constraint_norm_bound or 1.0,
+            arm_bound=max(float(np.linalg.norm(problem.arms, axis=1).max()), 1e-12),
+            beta=request.get("beta"),
+        )
+        config = AlgorithmConfig(regime=regime, confidence=settings, rounding_epsilon=request.get("rounding_epsilon"))
+        notes = list(regime_notes(regime, problem.dim))
+        init = {}
+        if spec.needs_oracle:
+            from cbai_cli.bounds import oracle_design
+
+            init["oracle_design"] = oracle_design(instance) if solve_oracle else None
+        budget = request.get("budget")
+        if not spec.guaranteed_stop and budget is None:
+            budget = DEFAULT_BUDGET_IF_MAY_NOT_STOP
+            notes.append(f"{spec.name} can fail to stop when the feasible set is not connected; "
+                         f"it runs with a default budget of {budget} queries (set --budget)")
+        reads = spec.reads(regime)
+        values = {"delta": settings.delta, "beta": settings.beta, "subgaussian": settings.subgaussian,
+                  "ridge": settings.ridge, "norm_bound": settings.norm_bound,
+                  "rounding_epsilon": config.rounding_epsilon, "budget": budget}
+        options = {name: (values[name] if name in reads else None) for name in RECORD_OPTIONS}
+        options["budget"] = budget
+        return Configured(problem, config, budget, options, tuple(notes), init)
+
+    def environment(self, instance, rng):
+        return Environment(instance.problem.arms, instance.truth, rng)
+
+    def observer(self, prepared, environment, rng, rows):
+        return None if rows is None else Tracer(prepared.instance.noise, rng, rows)
+
+    def score(self, prepared, seed, learner, environment, observer, loop):
+        instance = prepared.instance
+        recommended = learner.recommendation()
+        return RunResult(seed=seed, iterations=loop.used, recommended=recommended,
+                         correct=instance.is_correct(recommended), violation=instance.violates(recommended),
+                         stopped=loop.stopped, wall_s=loop.wall_s, rounds=loop.rounds)
+
+    def record_options(self, prepared) -> dict:
+        return dict(prepared.options)
+
+    def solve(self, prepared, results: tuple, trace_rows: tuple = ()):
+        from cbai_cli.bounds import compute_bounds
+
+        bounds = compute_bounds(prepared.instance, delta=prepared.config.confidence.delta)
+        return SolveOutcome(prepared.instance, prepared, results, bounds, trace_rows)
+
+
+
+
+@dataclass(frozen=True)
+class SolveOutcome:
+    """The runs of one ``solve`` call, with the instance's bounds for comparison."""
+
+    instance: Any
+    prepared: Any
+    results: tuple[RunResult, ...]
+    bounds: Any
+    trace_rows: tuple[tuple, ...] = ()
+
+    @property
+    def hit_budget(self) -> bool:
+        """Whether some run ended at its budget without an answer (exit code 1)."""
+        return any(result.stopped == "budget" for result in self.results)
+
+    def render(self, out) -> None:
+        from cbai_cli.render import print_notes, solve_table
+
+        out.print(solve_table(self.prepared, self.results, self.instance.name))
+        out.print(self.bound_line())
+        print_notes(out, self.notes)
+
+    @property
+    def notes(self) -> list[str]:
+        notes = list(self.prepared.notes)
+        duplicates = self.instance.duplicate_groups
+        if duplicates:
+            notes.append(f"the instance has {len(duplicates)} group(s) of identical arms; any copy of the best arm counts as correct")
+        if self.instance.boundary_arms.size:
+            notes.append("some arm lies exactly on the constraint boundary: no algorithm can decide it")
+        return notes
+
+    @property
+    def reference_lower_bound(self) -> float:
+        """Theorem 1 at the instance's noise level (σ² for Gaussian noise, 1 for binary)."""
+        scaled = self.bounds.lower_bound_noise
+        return self.bounds.lower_bound if scaled is None else scaled
+
+    def bound_line(self) -> str:
+        from cbai_cli.render import fmt
+
+        median = float(np.median([r.iterations for r in self.results]))
+        reference = self.reference_lower_bound
+        ratio = f"{median / reference:,.1f}×" if reference and np.isfinite(reference) else "—"
+        noise = "" if self.bounds.lower_bound_noise is None else f", at the noise level σ² = {self.bounds.noise_variance:g}: {fmt(self.bounds.lower_bound_noise)}"
+        which = "unit-noise" if self.bounds.lower_bound_noise is None else "σ²-scaled"
+        return (f"H_CLB = {fmt(self.bounds.h_clb.value)}; lower bound (Thm 1, unit noise, δ = {self.bounds.delta:g}) = "
+                f"{fmt(self.bounds.lower_bound)}{noise}; Prop. 1 bound = {fmt(self.bounds.prop1_bound)}; "
+                f"median queries / {which} lower bound = {ratio}")
+
+    def to_json(self) -> dict:
+        from cbai_cli.bounds import json_number
+
+        return {
+            "algorithm": self.prepared.algorithm,
+            "regime": self.prepared.regime,
+            "delta": self.prepared.config.confidence.delta,
+            "instance": self.instance.name,
+            "runs": [result.to_dict() for result in self.results],
+            "h_clb": json_number(self.bounds.h_clb.value),
+            "lower_bound": json_number(self.bounds.lower_bound),
+            "lower_bound_noise": json_number(self.bounds.lower_bound_noise),
+            "prop1_bound": json_number(self.bounds.prop1_bound),
+            "notes": self.notes,
+        }

@@ -1,0 +1,93 @@
+"""The ``safe-bai`` kind: safe best-arm identification with partial pulls
+("Price of Safety in Linear BAI").
+
+Finite arms x_k with an unknown reward θ* and an unknown safety parameter μ*; pulling
+γ·x_k is safe iff γ x_kᵀμ* ≥ η₀ (§4). A run stops when its stopping rule fires and is
+scored by the recommended arm and scale against the optimal safe arm, and by its
+unsafe pulls.
+"""
+
+from __future__ import annotations
+
+from cbai_cli.kinds.base import InstanceKind
+from cbai_cli.kinds.safe_regret import SAFE_IDENTITY_OPTIONS
+
+# A recommended scale counts as unsafe only above the true safe scale by more than round-off.
+SCALE_TOLERANCE = 1e-12
+# The PoS gap a_1 vs a_4 equals ε exactly, up to round-off.
+EPSILON_TOLERANCE = 1e-12
+
+
+class SafeBaiKind(InstanceKind):
+    name = "safe-bai"
+    summary = "safe BAI: finite arms, reward θ*, safety μ*, partial pulls γ·x safe iff γxᵀμ* ≥ η₀"
+    metric = ("pulls", "iterations")
+    identity_options = SAFE_IDENTITY_OPTIONS
+
+    def parse(self, mapping, source):
+        from cbai_cli.safe.files import safe_bai_from_mapping
+
+        return safe_bai_from_mapping(mapping, source)
+
+    def bound(self, instance, **options):
+        from cbai_cli.safe.bounds import safe_bai_bounds
+
+        return safe_bai_bounds(instance)
+
+    def render_bound(self, report, out) -> None:
+        from cbai_cli.safe.render import bai_bound_lines, bai_bound_table
+
+        out.print(bai_bound_table(report))
+        for line in bai_bound_lines(report):
+            out.print(line)
+
+    def environment(self, instance, rng):
+        from cbai_cli.safe.environment import SafeBaiEnvironment
+
+        return SafeBaiEnvironment(instance.problem, rng)
+
+    def score(self, prepared, seed, learner, environment, observer, loop):
+        from cbai_cli.safe.solving import BaiRun
+
+        instance = prepared.instance
+        truth = instance.truth
+        arm, scale = learner.recommend()
+        best = truth.safe_rewards[truth.optimal_safe_arm]
+        gamma_fe, gamma_stop = getattr(learner, "gamma_bar_fe", None), getattr(learner, "gamma_bar", None)
+        return BaiRun(
+            seed=seed, algorithm=prepared.algorithm, variant=learner.variant, iterations=int(environment.t),
+            stopped=loop.stopped, recommended=int(arm), scale=float(scale), optimal_arm=int(truth.optimal_safe_arm),
+            correct=bool(best - truth.safe_rewards[arm] <= instance.problem.epsilon + EPSILON_TOLERANCE),
+            optimal=bool(arm == truth.optimal_safe_arm),
+            violation=bool(scale > truth.gamma[arm] + SCALE_TOLERANCE),
+            reward_gap=float(best - scale * truth.rewards[arm]),
+            violations=int(environment.n_unsafe), pulls=tuple(int(n) for n in environment.pulls),
+            gamma_bar_fe=None if gamma_fe is None else tuple(map(float, gamma_fe)),
+            gamma_bar=None if gamma_stop is None else tuple(map(float, gamma_stop)),
+            wall_s=loop.wall_s,
+        )
+
+    def solve(self, prepared, results, trace_rows=()):
+        from cbai_cli.safe.solving import SafeSolveOutcome, _vector
+
+        truth = prepared.instance.truth
+        return SafeSolveOutcome(prepared, results, {
+            "optimal_arm": truth.optimal_safe_arm, "true_gamma": _vector(truth.gamma),
+            "epsilon": prepared.instance.problem.epsilon})
+
+    def render_solve(self, outcome, out) -> None:
+        from cbai_cli.render import print_notes
+        from cbai_cli.safe import render
+
+        notes = list(outcome.prepared.notes)
+        out.print(render.bai_table(outcome))
+        summary = render.bai_summary(outcome)
+        if summary:
+            out.print(summary)
+        gammas = render.gamma_table(outcome)
+        if gammas is not None:
+            out.print(gammas)
+        notes += [note for note in (render.lingape_note(outcome),) if note]
+        if outcome.hit_budget:
+            notes.append("some run reached its pull cap (--budget) before stopping: its answer is the anytime one")
+        print_notes(out, notes)

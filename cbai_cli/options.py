@@ -1,0 +1,185 @@
+"""Every option of a run, declared once: name, type, range, default, flag, help.
+
+The Typer options of ``cbai solve`` and ``cbai compare``, the ``NAME:REGIME:OPTION=VALUE``
+specs of ``cbai compare`` and study files, the request of a run and every range check
+derive from :data:`OPTIONS`. Which algorithm reads which option is declared by the
+algorithm's registry entry (:mod:`cbai_cli.algorithms.registry`) and by the confidence
+regime it runs with (:mod:`cbai_cli.confidence`), not here.
+
+Library code names options by :attr:`Option.name` (``ridge``, ``norm_bound``); the
+command line spells them :attr:`Option.flag` (``--lambda``, ``--S``) and compare specs
+:attr:`Option.spec_name` (``lambda``, ``S``). Errors carry the option's name in
+:attr:`cbai_cli.errors.OptionError.parameter`; their text names the flag, which is what
+a user of the command line typed.
+
+This module imports nothing heavy: ``cbai --help`` reads it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cbai_cli.errors import OptionError
+
+_SWITCHES = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a run.
+
+    Attributes:
+        name: the library's name (a keyword of :class:`cbai_cli.simulate.RunRequest`).
+        flag: the command-line flag.
+        type: ``float``, ``int``, ``str`` or ``bool`` (a switch).
+        help: one line for ``--help`` and ``cbai algorithms``.
+        default: the value used when the option is not given, or None when the default
+            depends on the algorithm or the instance (``default_text`` says how).
+        default_text: the default as help shows it.
+        low, high: the range of a number; ``low_open``/``high_open`` exclude the end.
+        choices: the accepted words of a ``str`` option with a fixed list.
+        values: the accepted values as help shows them.
+    """
+
+    name: str
+    flag: str
+    type: type
+    help: str
+    default: Any = None
+    default_text: str = ""
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] = ()
+    values: str = ""
+
+    @property
+    def spec_name(self) -> str:
+        """The option's name in ``cbai compare`` specs and study files."""
+        return self.flag.lstrip("-")
+
+    def range_text(self) -> str:
+        """The accepted values in words: ``(0, 1)``, ``≥ 1``, ``greedy or ratio``."""
+        if self.choices:
+            return " or ".join(self.choices)
+        if self.low is not None and self.high is not None:
+            return f"{'(' if self.low_open else '['}{self.low:g}, {self.high:g}{')' if self.high_open else ']'}"
+        if self.low is not None:
+            return f"{'>' if self.low_open else '≥'} {self.low:g}"
+        return self.values
+
+    def check(self, value: Any) -> Any:
+        """``value`` if it lies in the declared range; else :class:`OptionError` naming the option."""
+        if value is None or self.type in (str, bool) and not self.choices:
+            return value
+        if self.choices:
+            if value not in self.choices:
+                raise OptionError(f"{self.flag} must be {self.range_text()}, got {value!r}", self.name)
+            return value
+        if self.low is not None and self.high is not None:
+            inside = (self.low < value if self.low_open else self.low <= value) and (
+                value < self.high if self.high_open else value <= self.high)
+            if not inside:
+                raise OptionError(f"{self.flag} must lie in {self.range_text()}, got {value}", self.name)
+            return value
+        if self.low is not None:
+            finite = self.type is int or math.isfinite(value)
+            if not finite or not (value > self.low if self.low_open else value >= self.low):
+                what = "a finite number > " if self.low_open and self.type is float else "≥ " if not self.low_open else "> "
+                raise OptionError(f"{self.flag} must be {what}{self.low:g}, got {value}", self.name)
+        return value
+
+    def coerce(self, value: Any, where: str) -> Any:
+        """A value written in a spec or a study file (text or YAML scalar), converted to the
+        option's type; the range is checked by :meth:`check` when the run is prepared."""
+        try:
+            if self.type is bool:
+                switch = value if isinstance(value, bool) else _SWITCHES.get(str(value).lower())
+                if switch is None:
+                    raise ValueError
+                return switch
+            if self.type is str:
+                return str(value)
+            if isinstance(value, bool):
+                raise ValueError
+            number = float(value)
+            if self.type is int:
+                if not number.is_integer():
+                    raise ValueError
+                return int(number)
+            if not math.isfinite(number):
+                raise ValueError
+            return number
+        except (TypeError, ValueError):
+            expected = {bool: "true or false", int: "an integer", float: "a finite number"}[self.type]
+            raise OptionError(f"{where}: {self.spec_name} must be {expected}, got {value!r}", self.name) from None
+
+
+def _declare(*options: Option) -> dict[str, Option]:
+    table: dict[str, Option] = {}
+    for option in options:
+        if option.name in table or any(other.flag == option.flag for other in table.values()):
+            raise ValueError(f"option {option.name!r} ({option.flag}) is declared twice")
+        table[option.name] = option
+    return table
+
+
+OPTIONS: dict[str, Option] = _declare(
+    Option("delta", "--delta", float, "Target error probability δ", 0.05, "0.05", 0.0, 1.0, True, True),
+    Option("beta", "--beta", float, "Tuned regime: radius √β (the paper's β is 0.25)", None, "none", 0.0,
+           low_open=True),
+    Option("subgaussian", "--subgaussian", float, "Sub-Gaussian scale R of one observation", None,
+           "σ, or 1 for binary noise; the paper used 1", 0.0, low_open=True),
+    Option("ridge", "--lambda", float, "Ridge λ of the adaptive design matrix", 0.1, "0.1", 0.0, low_open=True),
+    Option("norm_bound", "--S", float, "Bound S ≥ ‖φ‖ of the theory and det regimes", None,
+           "the instance's, else 1", 0.0, low_open=True),
+    Option("rounding_epsilon", "--epsilon", float, "Rounding ε of round-based algorithms", 0.01, "0.01", 0.0,
+           low_open=True),
+    Option("budget", "--budget", int, "Stop after this many queries (pulls) and give the anytime answer", None,
+           "none (safe BAI: 1,000,000)", 1.0),
+    Option("exploration", "--exploration", str,
+           "Safe-LUCB's pure-exploration length T': ⌈T_Δ⌉ from the known safety gap, ⌈T_0⌉ (the T^{2/3} "
+           "rule), the plug-in Δ̂ heuristic (not the paper's) or N rounds (Amani et al. 2019, §4)",
+           None, "gap if Δ > 0, else t23", values="gap | t23 | heuristic | N"),
+    Option("horizon", "--T", int, "Horizon T of a safe-regret run (the T' rules use it)", None, "the file's T", 1.0),
+    Option("dw", "--dw", str, "Safe-LUCB's exploration set D^w: the paper's ball ‖x‖ ≤ c/(‖B‖S) or the authors' "
+           "code's ellipsoid ‖Bx‖ ≤ c/S", "ball", "ball", choices=("ball", "ellipsoid")),
+    Option("confidence_set", "--confidence-set", str, "Safe-LUCB's confidence set: the L1 outer polytope of the "
+           "authors' code, or the ellipsoid itself (finite action sets)", "polytope", "polytope",
+           choices=("polytope", "ellipsoid")),
+    Option("intersect", "--intersect", bool, "Safe-LUCB: intersect all past confidence polytopes (2-D box; the "
+           "authors' intersectCLB.m)", False, "off", values="switch"),
+    Option("rule", "--rule", str, "LinGapE's arm selection rule (Xu et al. 2018, Algorithm 1)", "greedy", "greedy",
+           choices=("greedy", "ratio")),
+    Option("solver", "--solver", str, "Design solver of the bounds: auto, fw (certified first-order), cvxpy "
+           "(exact)", "auto", "auto", choices=("auto", "fw", "cvxpy")),
+    Option("updates", "--updates", str, "Safe-LinGapE's safe scales γ̄: from forced exploration only, or refreshed "
+           "every pull", "static", "static", choices=("static", "dynamic")),
+)
+
+
+def by_spec_name(name: str) -> Option | None:
+    """The option written ``name`` in a compare spec or study file (``lambda``, ``S``, ``T``)."""
+    for option in OPTIONS.values():
+        if option.spec_name == name:
+            return option
+    return None
+
+
+def by_flag(flag: str) -> Option:
+    """The option of a command-line flag."""
+    return next(option for option in OPTIONS.values() if option.flag == flag)
+
+
+def default(name: str) -> Any:
+    """The declared default of option ``name``."""
+    return OPTIONS[name].default
+
+
+def checked(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` with every given (non-None) option checked against its range."""
+    return {name: OPTIONS[name].check(value) for name, value in values.items() if value is not None}
