@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cbai_cli.compare.summary import METRICS, SummaryRow
+from cbai_cli.compare.summary import SummaryRow, record_kind
+from cbai_cli.kinds import get
 
 MARKERS = "osD^v<>phX*"
 
@@ -47,7 +48,7 @@ def _panels(rows: Sequence[SummaryRow]) -> list[Panel]:
     for row in rows:
         if row.swept_parameter is not None:
             swept.setdefault(row.source, []).append(row)
-        elif row.kind == "safe-regret":
+        elif get(row.kind).draws_curves:
             curves.setdefault(row.group, []).append(row)
         else:
             strips.setdefault(row.metric, []).append(row)
@@ -138,7 +139,7 @@ def _strip_panel(axis, members: Sequence[SummaryRow], records: Sequence[dict], c
     width = 0.8 if single else 0.8 / max(len(algorithms), 1)
     runs: dict[tuple[str, str], list[float]] = {}
     for record in records:
-        measure = METRICS[record.get("kind") or "cbai"][1]
+        measure = record_kind(record).metric[1]
         runs.setdefault((record["group"], record["spec"]), []).append(record[measure])
     for row in members:
         if single:

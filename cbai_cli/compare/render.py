@@ -70,6 +70,8 @@ def group_tables(rows: Sequence[SummaryRow]) -> list[Table]:
     and median queries / lower bound (cbai)."""
     from rich import box
 
+    from cbai_cli.kinds import get
+
     tables = []
     for group, members in by_group(rows).items():
         first = members[0]
@@ -84,12 +86,12 @@ def group_tables(rows: Sequence[SummaryRow]) -> list[Table]:
             ("median", lambda row: _number(row.median)),
             ("q25–q75", lambda row: f"{_number(row.q25)}–{_number(row.q75)}"),
         ]
-        if first.kind != "safe-regret":
+        kind = get(first.kind)
+        if kind.judges_answers:
             columns += [("correct", lambda row: _fraction(row.fraction_correct)),
                         ("violations", lambda row: _count(row.violations))]
-        if first.kind != "cbai":
-            unsafe = "unsafe actions" if first.kind == "safe-regret" else "unsafe pulls"
-            columns += [(unsafe, lambda row: "—" if row.unsafe_actions is None else _count(row.unsafe_actions))]
+        if kind.unsafe_label is not None:
+            columns += [(kind.unsafe_label, lambda row: "—" if row.unsafe_actions is None else _count(row.unsafe_actions))]
         if any(row.median_exploration_rounds is not None for row in members):
             columns += [("T′ median", lambda row: _number(row.median_exploration_rounds))]
         if any(row.budget_stops for row in members):

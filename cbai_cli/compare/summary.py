@@ -21,13 +21,15 @@ from typing import Any
 import numpy as np
 
 from cbai_cli.compare.records import order_key
+from cbai_cli.kinds import DEFAULT_KIND
 
-# The measure summarised for each instance kind: (metric name, record key).
-METRICS: dict[str, tuple[str, str]] = {
-    "cbai": ("queries", "iterations"),
-    "safe-bai": ("pulls", "iterations"),
-    "safe-regret": ("regret", "regret"),
-}
+
+
+def record_kind(record: Mapping[str, Any]):
+    """The instance kind of a record (records written before kinds existed are ``cbai``)."""
+    from cbai_cli.kinds import DEFAULT_KIND, get
+
+    return get(record.get("kind") or DEFAULT_KIND)
 
 
 @dataclass(frozen=True)
@@ -53,14 +55,16 @@ class SummaryRow:
     ratio_to_lower_bound: float | None
     group_index: int
     algorithm_index: int
-    kind: str = "cbai"
+    kind: str = DEFAULT_KIND
     unsafe_actions: int | None = None
     median_exploration_rounds: float | None = None
 
     @property
     def metric(self) -> str:
         """What ``median``, ``q25`` and ``q75`` measure: queries, pulls or regret."""
-        return METRICS[self.kind][0]
+        from cbai_cli.kinds import get
+
+        return get(self.kind).metric[0]
 
     @property
     def display_name(self) -> str:
@@ -124,8 +128,8 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> tuple[SummaryRow, ...]:
     rows = []
     for (group, spec), runs in sorted(cells.items(), key=lambda item: (group_rank[item[0][0]], algorithm_rank[item[0][1]])):
         first = runs[0]
-        kind = first.get("kind") or "cbai"
-        q25, median, q75 = quartiles([run[METRICS[kind][1]] for run in runs])
+        kind = record_kind(first)
+        q25, median, q75 = quartiles([run[kind.metric[1]] for run in runs])
         bounds = [run.get("lower_bound") for run in runs]
         lower_bound = float(np.median(bounds)) if bounds and all(value is not None for value in bounds) else None
         answers = [run["correct"] for run in runs if run["correct"] is not None]
@@ -150,8 +154,8 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> tuple[SummaryRow, ...]:
             ratio_to_lower_bound=median / lower_bound if lower_bound else None,
             group_index=group_rank[group][0],
             algorithm_index=algorithm_rank[spec][0],
-            kind=kind,
-            unsafe_actions=None if kind == "cbai" else int(sum(run.get("violations") or 0 for run in runs)),
+            kind=kind.name,
+            unsafe_actions=None if kind.unsafe_label is None else int(sum(run.get("violations") or 0 for run in runs)),
             median_exploration_rounds=float(np.median(exploration)) if exploration else None,
         ))
     return tuple(rows)

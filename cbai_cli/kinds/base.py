@@ -28,6 +28,11 @@ class InstanceKind:
             that compare waits for it before writing a record.
         identity_options: the options that name a run in a store, with the algorithm
             (see :meth:`run_identity`).
+        judges_answers: whether a run recommends something that is right or wrong (and
+            may violate the constraint), so compare shows those columns.
+        unsafe_label: what compare calls the unsafe queries of a run (None: the kind
+            counts none).
+        draws_curves: whether a run's record carries a regret curve that compare plots.
     """
 
     name: ClassVar[str]
@@ -37,6 +42,9 @@ class InstanceKind:
     traces: ClassVar[bool] = False
     has_reference_bound: ClassVar[bool] = False
     identity_options: ClassVar[tuple[str, ...]] = ()
+    judges_answers: ClassVar[bool] = True
+    unsafe_label: ClassVar[str | None] = None
+    draws_curves: ClassVar[bool] = False
 
     # ------------------------------------------------------------ files
     def parse(self, mapping: Mapping[str, Any], source: str) -> Any:

@@ -22,6 +22,7 @@ class SafeBaiKind(InstanceKind):
     name = "safe-bai"
     summary = "safe BAI: finite arms, reward θ*, safety μ*, partial pulls γ·x safe iff γxᵀμ* ≥ η₀"
     metric = ("pulls", "iterations")
+    unsafe_label = "unsafe pulls"
     identity_options = SAFE_IDENTITY_OPTIONS
 
     def parse(self, mapping, source):

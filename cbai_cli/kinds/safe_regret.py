@@ -75,6 +75,9 @@ class SafeRegretKind(InstanceKind):
     name = "safe-regret"
     summary = "Safe-LUCB: action set, unknown loss μ*, stage-wise constraint xᵀBμ* ≤ c, horizon T"
     metric = ("regret", "regret")
+    judges_answers = False
+    unsafe_label = "unsafe actions"
+    draws_curves = True
     identity_options = SAFE_IDENTITY_OPTIONS
 
     def parse(self, mapping, source):

@@ -1,0 +1,18 @@
+"""The round-robin algorithm: one module, one class, as every cbai algorithm."""
+
+from __future__ import annotations
+
+from cbai_cli.algorithms.base import Adaptive
+
+
+class RoundRobin(Adaptive):
+    """Pull the arms in turn: step t pulls arm t mod K."""
+
+    def __init__(self, problem, config, rng) -> None:
+        super().__init__(problem, config, rng)
+        self.turn = 0
+
+    def select(self) -> int:
+        arm = self.turn % self.problem.n_arms
+        self.turn += 1
+        return arm
