@@ -30,10 +30,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cbai_cli.driver.arms import build_bandit, build_policies, count_distinct  # noqa: E402
+from cbai_cli.driver.bandit import build_bandit  # noqa: E402
 from cbai_cli.driver.cem import CEMConfig, Problem, cross_entropy  # noqa: E402
+from cbai_cli.driver.duplicates import count_distinct  # noqa: E402
 from cbai_cli.driver.dynamics import rollout  # noqa: E402
 from cbai_cli.driver.features import policy_features  # noqa: E402
+from cbai_cli.driver.policies import build_policies  # noqa: E402
 from cbai_cli.driver.scenarios import scenario  # noqa: E402
 
 

@@ -4,6 +4,10 @@ Instance files of every kind are one mapping of fields, encoded either as YAML (
 people) or NPZ (for arrays), chosen by the file extension; ``-`` is YAML on stdin or
 stdout. NPZ stores numbers and arrays as arrays and nested mappings as JSON text, so
 YAML → NPZ → YAML is exact.
+
+Every problem with a file ends as one :class:`~cbai_cli.errors.InstanceError` that names
+the file; :func:`instance_errors` does that for the field validators' errors
+(:class:`~cbai_cli.validation.FieldError`).
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import os
 import sys
 import tempfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +27,26 @@ import numpy as np
 import yaml
 
 from cbai_cli.errors import InstanceError
+from cbai_cli.validation import FieldError
 
 YAML_SUFFIXES = (".yaml", ".yml")
 NPZ_SUFFIX = ".npz"
 _JSON_PREFIX = "__json__"
 # Top-level fields holding a mapping of named arrays; NPZ stores them as "FIELD/NAME".
 ARRAY_GROUPS = ("data",)
+
+
+@contextmanager
+def instance_errors(source: str | None = None) -> Iterator[None]:
+    """Re-raise a :class:`FieldError` or :class:`InstanceError` from the block as one
+    :class:`InstanceError` ``SOURCE: FIELD: RULE`` (without a source: ``FIELD: RULE``)."""
+    try:
+        yield
+    except (FieldError, InstanceError) as error:
+        if source is None and isinstance(error, InstanceError):
+            raise
+        prefix = "" if source is None else f"{source}: "
+        raise InstanceError(f"{prefix}{error}") from None
 
 
 def encoding_of(path: str | Path) -> str:

@@ -23,8 +23,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cbai_cli.errors import InstanceError
-from cbai_cli.fileio import read_mapping, write_mapping
+from cbai_cli.fileio import instance_errors, read_mapping, write_mapping
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
+from cbai_cli.validation import array, positive, real
 
 SCHEMA_VERSION = 1
 KIND = "cbai"
@@ -43,6 +44,8 @@ _FIELDS = (
     "meta",
     "data",
 )
+# How the arms field is described when it is not an array of rows.
+ARMS_SHAPE = "a K×d array of numbers (a list of equal-length rows)"
 # Values within this distance of the threshold count as "on the boundary" (g(x) = 0).
 BOUNDARY_TOLERANCE = 1e-12
 
@@ -129,7 +132,8 @@ class Instance:
         for name in ("arms", "constraint", "reward", "reward_values"):
             value = getattr(self, name)
             if value is not None and not (isinstance(value, np.ndarray) and value.dtype == float and not value.flags.writeable):
-                object.__setattr__(self, name, _array(value, name, 2 if name == "arms" else 1))
+                with instance_errors():
+                    object.__setattr__(self, name, _array(value, name))
         object.__setattr__(self, "threshold", float(self.threshold))
         _validate(self)
 
@@ -274,26 +278,12 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _array(value: Any, field_name: str, ndim: int) -> np.ndarray:
-    shape_name = {1: "a list of numbers", 2: "a K×d array of numbers (a list of equal-length rows)"}[ndim]
-    try:
-        array = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise InstanceError(f"{field_name}: must be {shape_name}") from None
-    if array.ndim != ndim:
-        raise InstanceError(f"{field_name}: must be {shape_name}, got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise InstanceError(f"{field_name}: contains NaN or infinite values")
-    array.setflags(write=False)
-    return array
-
-
-def _number(value: Any, field_name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InstanceError(f"{field_name}: must be a number, got {value!r}")
-    if not math.isfinite(float(value)):
-        raise InstanceError(f"{field_name}: must be finite, got {value!r}")
-    return float(value)
+def _array(value: Any, field_name: str) -> np.ndarray:
+    """``arms`` as a (K, d) array, every other array field as a vector; an empty one is
+    left to :func:`_validate`, whose message says what is missing."""
+    if field_name == "arms":
+        return array(value, field_name, 2, what=ARMS_SHAPE, nonempty=False)
+    return array(value, field_name, 1, nonempty=False)
 
 
 def parse_noise(value: Any) -> NoiseModel:
@@ -307,10 +297,8 @@ def parse_noise(value: Any) -> NoiseModel:
             raise InstanceError(f"noise: unknown key(s) {', '.join(sorted(map(str, extra)))} for gaussian noise")
         if "sigma" not in value:
             raise InstanceError("noise.sigma: required for gaussian noise")
-        sigma = _number(value["sigma"], "noise.sigma")
-        if sigma <= 0:
-            raise InstanceError(f"noise.sigma: must be > 0, got {sigma:g}")
-        return GaussianNoise(sigma)
+        with instance_errors():
+            return GaussianNoise(positive(value["sigma"], "noise.sigma"))
     if kind == "binary":
         extra = set(value) - {"kind"}
         if extra:
@@ -357,10 +345,8 @@ def from_mapping(mapping: Mapping[str, Any], source: str = "<instance>") -> Inst
 
     Every problem is reported as one line ``SOURCE: FIELD: RULE``.
     """
-    try:
+    with instance_errors(source):
         return _from_mapping(mapping, source)
-    except InstanceError as error:
-        raise InstanceError(f"{source}: {error}") from None
 
 
 def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
@@ -397,14 +383,14 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
     reward, reward_values = mapping.get("reward"), mapping.get("reward_values")
     return Instance(
         name=name,
-        arms=_array(mapping["arms"], "arms", 2),
-        constraint=_array(mapping["constraint"], "constraint", 1),
-        reward=None if reward is None else _array(reward, "reward", 1),
-        reward_values=None if reward_values is None else _array(reward_values, "reward_values", 1),
-        threshold=_number(mapping.get("threshold", 0.0), "threshold"),
+        arms=_array(mapping["arms"], "arms"),
+        constraint=_array(mapping["constraint"], "constraint"),
+        reward=None if reward is None else _array(reward, "reward"),
+        reward_values=None if reward_values is None else _array(reward_values, "reward_values"),
+        threshold=real(mapping.get("threshold", 0.0), "threshold"),
         threshold_known=bool(threshold_known),
         noise=parse_noise(mapping["noise"]),
-        constraint_norm_bound=None if bound is None else _number(bound, "constraint_norm_bound"),
+        constraint_norm_bound=None if bound is None else real(bound, "constraint_norm_bound"),
         meta=dict(meta),
         data=data,
     )

@@ -180,3 +180,13 @@ def test_data_arrays_travel_with_the_instance(tmp_path):
         assert loaded == instance
         np.testing.assert_array_equal(loaded.data["actions"], actions)
     assert instance.content_hash == from_mapping(base_mapping()).content_hash
+
+
+def test_building_an_instance_with_a_bad_array_names_the_field():
+    with pytest.raises(InstanceError, match=r"^constraint: contains NaN or infinite values$"):
+        Instance(name="t", arms=np.eye(2), constraint=[1.0, float("nan")], reward=np.ones(2))
+
+
+def test_an_array_field_that_is_not_a_list_names_the_field():
+    with pytest.raises(InstanceError, match=r"^file\.yaml: arms: must be a K×d array of numbers \(a list of equal-length rows\)$"):
+        from_mapping(base_mapping(arms=None), "file.yaml")

@@ -23,7 +23,6 @@ import math
 import os
 import queue
 import signal
-import sys
 import threading
 import time
 from collections import deque
@@ -34,45 +33,13 @@ from typing import Any, Protocol
 
 from cbai_cli.errors import OptionError, Terminated
 
-# Environment variables that size the thread pools of the common BLAS builds.
-BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
-                         "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+# pin_blas_threads_by_default is imported here for the CLI's compare command.
+from cbai_cli.parallel import pin_blas_threads_by_default, single_threaded_blas  # noqa: F401
+
 TARGET_BATCH_SECONDS = 0.25
 MAX_BATCH = 512
 # Seconds to wait for a Dask scheduler before giving up.
 DASK_CONNECT_TIMEOUT = 10
-
-
-# ---------------------------------------------------------------- BLAS threads
-
-def pin_blas_threads_by_default() -> None:
-    """Ask BLAS for one thread in this process unless the user chose otherwise.
-
-    The CLI calls it first thing; once numpy is loaded it would have no effect, so then
-    it changes nothing. A run is single-threaded code around small matrix products:
-    extra BLAS threads only compete with the worker processes, and one thread
-    everywhere keeps ``--jobs 1`` (which runs here) bit-identical to ``--jobs J``.
-    """
-    if "numpy" in sys.modules:
-        return
-    for variable in BLAS_THREAD_VARIABLES:
-        os.environ.setdefault(variable, "1")
-
-
-@contextmanager
-def single_threaded_blas() -> Iterator[None]:
-    """Set the BLAS thread variables to 1 while worker processes start (they read the
-    environment when numpy loads), then restore this process's environment."""
-    saved = {variable: os.environ.get(variable) for variable in BLAS_THREAD_VARIABLES}
-    os.environ.update({variable: "1" for variable in BLAS_THREAD_VARIABLES})
-    try:
-        yield
-    finally:
-        for variable, value in saved.items():
-            if value is None:
-                os.environ.pop(variable, None)
-            else:
-                os.environ[variable] = value
 
 
 @contextmanager

@@ -1,7 +1,7 @@
 """Cross-entropy method for (constrained) policy search in the Driver environment.
 
-Paper Appendix C.1, Algorithm 4 (Rubinstein & Kroese 2004; the constrained
-ordering of Wen & Topcu 2020); driver.md, "Policies: cross-entropy method".
+Lindner et al. (ICML 2022), Appendix C.1, Algorithm 4 (Rubinstein & Kroese 2004; the
+constrained ordering of Wen & Topcu 2020).
 
 A policy is its 20 actions, i.e. 40 numbers. Starting from ``mu = 0`` and
 ``sigma = 5`` per coordinate, every iteration draws ``n_samples`` policies from

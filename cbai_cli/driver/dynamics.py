@@ -1,4 +1,4 @@
-"""Point-mass car dynamics of the Driver environment (driver.md, "Dynamics"; paper App. C).
+"""Point-mass car dynamics of the Driver environment (Lindner et al., ICML 2022, Appendix C).
 
 State ``s = (x, y, h, v)``: position, heading ``h`` (radians, ``pi/2`` points up
 the road, i.e. towards +y) and speed ``v``. Action ``a = (a1, a2)``: steering and
@@ -35,7 +35,7 @@ ACTION_DIM = 2
 
 @dataclass(frozen=True)
 class Dynamics:
-    """Constants of the car model (driver.md, "Dynamics").
+    """Constants of the car model (Appendix C).
 
     Attributes:
         dt: length of one time step (0.2 in the authors' code).

@@ -1,4 +1,4 @@
-"""The eight features of the Driver environment (driver.md, "Features"; paper Table C.1).
+"""The eight features of the Driver environment (Lindner et al., ICML 2022, Table C.1).
 
 For a state ``(x, y, h, v)`` of the agent and the states of the other cars:
 

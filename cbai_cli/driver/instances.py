@@ -1,7 +1,7 @@
 """Driver policies as CBAI instance files: the library side of ``cbai driver-arms``.
 
-driver.md, "Arms for the bandit"; cbai.md §6 (binary feedback and the per-arm
-rescaling); paper Section 4.3 and Appendix C.2/C.3.
+Lindner et al. (ICML 2022), Section 4.3 and Appendix C.2 (binary feedback) and C.3
+(the arms and their rescaling); docs/driver.md has the commands and measurements.
 
 :func:`driver_instance` turns ``n`` action sequences and a scenario into an
 ordinary :class:`~cbai_cli.instance.Instance`:
@@ -35,11 +35,14 @@ from pathlib import Path
 
 import numpy as np
 
-from cbai_cli.driver.arms import DriverBandit, PolicySet, build_bandit, build_policies, distinct_rows
+from cbai_cli.driver.bandit import DriverBandit, build_bandit, check_actions
 from cbai_cli.driver.cem import CEMConfig
+from cbai_cli.driver.duplicates import distinct_rows
 from cbai_cli.driver.dynamics import HORIZON
+from cbai_cli.driver.policies import PolicySet, build_policies
 from cbai_cli.driver.scenarios import SCENARIO_NAMES, UnknownScenarioError, scenario
 from cbai_cli.errors import InstanceError, OptionError
+from cbai_cli.fileio import instance_errors
 from cbai_cli.instance import Instance, save
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
 
@@ -77,7 +80,7 @@ class Feedback:
 
     Attributes:
         kind: ``binary`` (y in {-1, +1}, P(y = +1) = (phi'^T x + 1)/2; needs the
-            per-arm rescaling, cbai.md §6) or ``gaussian`` (y = phi'^T x + N(0, sigma^2),
+            per-arm rescaling, Appendix C.2) or ``gaussian`` (y = phi'^T x + N(0, sigma^2),
             no rescaling).
         sigma: the Gaussian noise level; ``None`` means 0.1. Must stay ``None`` for binary.
         rescale_rewards: compute rewards on the rescaled arms as the authors' code
@@ -180,24 +183,11 @@ def check_policies(actions: object, source: str = "policies") -> np.ndarray:
     """Validate action sequences: a finite ``(n, 20, 2)`` float array with entries in [-1, 1].
 
     Raises:
-        InstanceError: one line naming ``source`` and the broken rule.
+        InstanceError: one line naming ``source`` and the broken rule (see
+            :func:`~cbai_cli.driver.bandit.check_actions`).
     """
-    try:
-        array = np.asarray(actions, dtype=float)
-    except (TypeError, ValueError):
-        raise InstanceError(f"{source}: must be an array of numbers of shape (n, {HORIZON}, 2)") from None
-    if array.ndim != 3 or array.shape[1:] != (HORIZON, 2) or array.shape[0] < 1:
-        raise InstanceError(f"{source}: must have shape (n, {HORIZON}, 2) with n ≥ 1 "
-                            f"(n policies of {HORIZON} steering/acceleration pairs), got {array.shape}")
-    bad = ~np.isfinite(array)
-    if bad.any():
-        policy = int(np.argwhere(bad)[0][0])
-        raise InstanceError(f"{source}: policy {policy} contains NaN or infinite actions")
-    outside = np.abs(array) > 1.0
-    if outside.any():
-        policy = int(np.argwhere(outside)[0][0])
-        raise InstanceError(f"{source}: actions must lie in [-1, 1]; policy {policy} has {array[policy][outside[policy]][0]:g}")
-    return array
+    with instance_errors():
+        return check_actions(actions, source)
 
 
 def load_policies(path: str | Path) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Constraint versus reward penalty: the study behind Figure 4 of the paper.
 
-driver.md, "Scenarios" (penalty formulation); paper Section 4.3, Figure 4.
+Lindner et al. (ICML 2022), Section 4.3, Figure 4.
 
 For each scenario and each ``lambda`` on a grid, the unconstrained CEM maximises
 ``(theta - lambda * phi)^T f``; we record the task reward ``theta^T f`` and the
@@ -24,6 +24,7 @@ import numpy as np
 
 from cbai_cli.driver.cem import CEMConfig, CEMResult, Problem, cross_entropy
 from cbai_cli.driver.scenarios import SCENARIO_NAMES, Environment, scenario
+from cbai_cli.validation import integer
 
 __all__ = ["DEFAULT_PENALTIES", "PenaltyStudy", "penalty_study"]
 
@@ -120,8 +121,7 @@ def penalty_study(
     Returns:
         A :class:`PenaltyStudy`; the cost is ``S * (L + 1) * n_restarts`` CEM runs.
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = integer(seed, "seed", 0)
     lambdas = np.asarray(penalties, dtype=float)
     if lambdas.ndim != 1 or lambdas.size == 0 or not np.all(np.isfinite(lambdas)) or np.any(lambdas < 0):
         raise ValueError("penalties must be a non-empty list of non-negative numbers")

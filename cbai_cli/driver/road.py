@@ -1,4 +1,4 @@
-"""Geometry of the three-lane highway (driver.md, "Dynamics"; paper App. C).
+"""Geometry of the three-lane highway (Lindner et al., ICML 2022, Appendix C).
 
 The road runs along the y axis. Lane centres are at x = -0.17, 0, 0.17, each lane
 is 0.17 wide, so the road spans x in [-0.255, 0.255] (width 0.51).

@@ -1,6 +1,6 @@
 """Traffic settings, environments and the three named scenarios of Figure 1.
 
-driver.md, "Dynamics" and "Scenarios"; paper Section 4.3 and Appendix C.
+Lindner et al. (ICML 2022), Section 4.3, Figure 1 and Appendix C.
 
 - Two traffic settings: ``changing_lane`` (one car that drifts from the right
   lane towards the middle lane and back) and ``blocked`` (three standing cars,

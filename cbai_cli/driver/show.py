@@ -1,6 +1,6 @@
 """Pictures of a driver instance's policies: ``cbai driver-arms --show``.
 
-The issue's "Pictures" part (paper Figure 1 style): a driver instance file keeps
+In the style of Figure 1 of Lindner et al. (ICML 2022): a driver instance file keeps
 its policies' action sequences in ``data.actions`` and its scenario in
 ``meta.scenario``, so any arm can be rolled out again in the scenario's
 environment and drawn from above:

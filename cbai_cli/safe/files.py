@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -57,6 +56,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cbai_cli.errors import InstanceError
+from cbai_cli.fileio import instance_errors
 from cbai_cli.instance import content_hash_of, plain
 from cbai_cli.safe.problems import (
     BallSet,
@@ -72,6 +72,12 @@ from cbai_cli.safe.problems import (
     regret_truth,
     safe_bai_truth,
 )
+from cbai_cli.validation import array as _array
+from cbai_cli.validation import integer
+from cbai_cli.validation import nonnegative as _nonnegative
+from cbai_cli.validation import positive as _positive
+from cbai_cli.validation import probability as _probability
+from cbai_cli.validation import real as _real
 
 SCHEMA_VERSION = 1
 REGRET_KIND = "safe-regret"
@@ -146,7 +152,8 @@ class SafeRegretInstance(_SafeInstance):
 
     def with_horizon(self, horizon: int) -> SafeRegretInstance:
         """The same instance with another horizon T (validated like a file's T)."""
-        _integer(horizon, "T", 1)
+        with instance_errors():
+            _integer(horizon, "T", 1)
         return SafeRegretInstance(dataclasses.replace(self.problem, T=int(horizon)), self.meta)
 
     def to_mapping(self) -> dict[str, Any]:
@@ -237,63 +244,9 @@ def action_set_mapping(action_set) -> dict[str, Any]:
 # --------------------------------------------------------------------------- field parsers
 
 
-def _array(value: Any, field_name: str, ndim: int) -> np.ndarray:
-    what = "a list of numbers" if ndim == 1 else "a matrix of numbers (a list of equal-length rows)"
-    if isinstance(value, (str, bytes, Mapping)) or value is None:
-        raise InstanceError(f"{field_name}: must be {what}")
-    try:
-        array = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise InstanceError(f"{field_name}: must be {what}") from None
-    if array.ndim != ndim:
-        raise InstanceError(f"{field_name}: must be {what}, got shape {array.shape}")
-    if array.size == 0:
-        raise InstanceError(f"{field_name}: must not be empty")
-    if not np.all(np.isfinite(array)):
-        raise InstanceError(f"{field_name}: contains NaN or infinite values")
-    return array
-
-
-def _real(value: Any, field_name: str) -> float:
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value.item()
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InstanceError(f"{field_name}: must be a number, got {value!r}")
-    if not math.isfinite(float(value)):
-        raise InstanceError(f"{field_name}: must be finite, got {value!r}")
-    return float(value)
-
-
-def _positive(value: Any, field_name: str) -> float:
-    number = _real(value, field_name)
-    if number <= 0:
-        raise InstanceError(f"{field_name}: must be > 0, got {number:g}")
-    return number
-
-
-def _nonnegative(value: Any, field_name: str) -> float:
-    number = _real(value, field_name)
-    if number < 0:
-        raise InstanceError(f"{field_name}: must be ≥ 0, got {number:g}")
-    return number
-
-
-def _probability(value: Any, field_name: str) -> float:
-    number = _real(value, field_name)
-    if not 0 < number < 1:
-        raise InstanceError(f"{field_name}: must lie in (0, 1), got {number:g}")
-    return number
-
-
 def _integer(value: Any, field_name: str, low: int) -> int:
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value.item()
-    # 1e5 written as a float is still a valid round count; 2.5 is not.
-    if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise InstanceError(f"{field_name}: must be an integer ≥ {low}, got {value!r}")
-    return int(value)
+    """An integer ≥ ``low``; a float with an integral value (``100000.0``) is still a valid count, 2.5 is not."""
+    return integer(value, field_name, low, integral_float=True)
 
 
 def _gaussian_sigma(value: Any, field_name: str) -> float:
@@ -380,10 +333,8 @@ def _library_error(error: ValueError) -> InstanceError:
 
 def safe_regret_from_mapping(mapping: Mapping[str, Any], source: str = "<instance>") -> SafeRegretInstance:
     """A validated :class:`SafeRegretInstance` from a file's mapping (errors: ``SOURCE: FIELD: RULE``)."""
-    try:
+    with instance_errors(source):
         return _safe_regret(mapping, source)
-    except InstanceError as error:
-        raise InstanceError(f"{source}: {error}") from None
 
 
 def _safe_regret(mapping: Mapping[str, Any], source: str) -> SafeRegretInstance:
@@ -397,13 +348,13 @@ def _safe_regret(mapping: Mapping[str, Any], source: str) -> SafeRegretInstance:
     c = _real(mapping["c"], "c")
     if c <= 0:
         raise InstanceError(f"c: must be > 0 so that the zero action is safe (specs/safe.md §2.1), got {c:g}")
+    fields = dict(
+        T=_integer(mapping["T"], "T", 1), noise_sd=_gaussian_sigma(mapping["noise"], "noise"),
+        S=_positive(mapping["S"], "S"), L=_positive(mapping["L"], "L"), R=_nonnegative(mapping["R"], "R"),
+        lam=_positive(mapping["lambda"], "lambda"), delta=_probability(mapping["delta"], "delta"),
+    )
     try:
-        problem = SafeRegretProblem(
-            action_set=action_set, mu_star=mu_star, B=B, c=c, T=_integer(mapping["T"], "T", 1),
-            noise_sd=_gaussian_sigma(mapping["noise"], "noise"), S=_positive(mapping["S"], "S"),
-            L=_positive(mapping["L"], "L"), R=_nonnegative(mapping["R"], "R"),
-            lam=_positive(mapping["lambda"], "lambda"), delta=_probability(mapping["delta"], "delta"), name=name,
-        )
+        problem = SafeRegretProblem(action_set=action_set, mu_star=mu_star, B=B, c=c, name=name, **fields)
     except ValueError as error:
         raise _library_error(error) from None
     return SafeRegretInstance(problem, meta)
@@ -411,10 +362,8 @@ def _safe_regret(mapping: Mapping[str, Any], source: str) -> SafeRegretInstance:
 
 def safe_bai_from_mapping(mapping: Mapping[str, Any], source: str = "<instance>") -> SafeBaiInstance:
     """A validated :class:`SafeBaiInstance` from a file's mapping (errors: ``SOURCE: FIELD: RULE``)."""
-    try:
+    with instance_errors(source):
         return _safe_bai(mapping, source)
-    except InstanceError as error:
-        raise InstanceError(f"{source}: {error}") from None
 
 
 def _safe_bai(mapping: Mapping[str, Any], source: str) -> SafeBaiInstance:
@@ -432,16 +381,17 @@ def _safe_bai(mapping: Mapping[str, Any], source: str) -> SafeBaiInstance:
     gamma_fe = _real(mapping["gamma_FE"], "gamma_FE")
     if not 0 < gamma_fe <= 1:
         raise InstanceError(f"gamma_FE: must lie in (0, 1], got {gamma_fe:g}")
+    fields = dict(
+        sigma=_gaussian_sigma(mapping["noise"], "noise"),
+        sigma_safe=_gaussian_sigma(mapping["safety_noise"], "safety_noise"),
+        epsilon=_nonnegative(mapping["epsilon"], "epsilon"), delta_r=_probability(mapping["delta_r"], "delta_r"),
+        delta_s=_probability(mapping["delta_s"], "delta_s"), lam=_positive(mapping["lambda"], "lambda"),
+        T_FE=_integer(mapping["T_FE"], "T_FE", 0),
+        S_theta=_positive(mapping["S_theta"], "S_theta"), S_mu=_positive(mapping["S_mu"], "S_mu"),
+    )
     try:
-        problem = SafeBaiProblem(
-            arms=arms, theta_star=vectors["theta_star"], mu_star=vectors["mu_star"], eta0=eta0,
-            sigma=_gaussian_sigma(mapping["noise"], "noise"),
-            sigma_safe=_gaussian_sigma(mapping["safety_noise"], "safety_noise"),
-            epsilon=_nonnegative(mapping["epsilon"], "epsilon"), delta_r=_probability(mapping["delta_r"], "delta_r"),
-            delta_s=_probability(mapping["delta_s"], "delta_s"), lam=_positive(mapping["lambda"], "lambda"),
-            T_FE=_integer(mapping["T_FE"], "T_FE", 0), gamma_FE=gamma_fe,
-            S_theta=_positive(mapping["S_theta"], "S_theta"), S_mu=_positive(mapping["S_mu"], "S_mu"), name=name,
-        )
+        problem = SafeBaiProblem(arms=arms, theta_star=vectors["theta_star"], mu_star=vectors["mu_star"], eta0=eta0,
+                                 gamma_FE=gamma_fe, name=name, **fields)
     except ValueError as error:
         raise _library_error(error) from None
     # Forced exploration plays γ_FE·x_k for every arm on the learner's word that it is safe

@@ -21,6 +21,12 @@ from typing import Union
 
 import numpy as np
 
+from cbai_cli.validation import array as _array
+from cbai_cli.validation import integer as _int_at_least
+from cbai_cli.validation import nonnegative as _nonneg
+from cbai_cli.validation import positive as _positive
+from cbai_cli.validation import probability as _prob
+
 __all__ = [
     "BoxSet",
     "BallSet",
@@ -48,42 +54,8 @@ __all__ = [
 # --------------------------------------------------------------------------- helpers
 
 
-def _array(value, name: str, ndim: int) -> np.ndarray:
-    """Float copy of ``value`` with ``ndim`` dimensions, finite, read-only; ValueError names ``name``."""
-    try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name}: not a numeric array ({exc})") from None
-    if arr.ndim != ndim:
-        raise ValueError(f"{name}: expected {ndim}-D array, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: contains non-finite values")
-    arr.setflags(write=False)
-    return arr
-
-
 def _set(obj, name: str, value) -> None:
     object.__setattr__(obj, name, value)
-
-
-def _positive(value: float, name: str) -> None:
-    if not (isinstance(value, (int, float, np.floating, np.integer)) and math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-
-
-def _nonneg(value: float, name: str) -> None:
-    if not (isinstance(value, (int, float, np.floating, np.integer)) and math.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-
-
-def _prob(value: float, name: str) -> None:
-    if not (isinstance(value, (int, float, np.floating)) and 0 < value < 1):
-        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
-
-
-def _int_at_least(value, name: str, low: int) -> None:
-    if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= low):
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
 
 
 _NORM_TOL = 1e-9  # slack when checking the known bounds S, L against the truth (round-off)

@@ -1,4 +1,4 @@
-"""Cross-entropy method, Algorithm 4 (driver.md "Policies")."""
+"""Cross-entropy method, Algorithm 4 (paper Appendix C.1)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Car dynamics (driver.md "Dynamics"): hand-computed steps and batched roll-outs."""
+"""Car dynamics (paper Appendix C): hand-computed steps and batched roll-outs."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""The eight features of Table C.1 on hand-built states (driver.md "Features")."""
+"""The eight features of Table C.1 on hand-built states (paper Table C.1)."""
 
 import math
 

@@ -1,11 +1,12 @@
-"""Driver policies as CBAI instances (driver.md "Arms for the bandit"; cbai.md §6)."""
+"""Driver policies as CBAI instances (paper Section 4.3, Appendix C.2 and C.3)."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from cbai_cli.driver.arms import build_policies, evaluate_policies
+from cbai_cli.driver.bandit import evaluate_policies
+from cbai_cli.driver.policies import build_policies
 from cbai_cli.driver.cem import CEMConfig
 from cbai_cli.driver.instances import (
     Feedback,

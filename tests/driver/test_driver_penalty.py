@@ -1,4 +1,4 @@
-"""The Figure 4 penalty study (driver.md "Scenarios", penalty formulation)."""
+"""The Figure 4 penalty study (paper Section 4.3, Figure 4)."""
 
 import numpy as np
 import pytest

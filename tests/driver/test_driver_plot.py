@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from cbai_cli.driver.arms import build_bandit
+from cbai_cli.driver.bandit import build_bandit
 from cbai_cli.driver.dynamics import rollout
 from cbai_cli.driver.plot import plot_penalty_study, plot_policies, plot_trajectories
 from cbai_cli.driver.scenarios import scenario

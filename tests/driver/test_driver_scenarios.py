@@ -1,4 +1,4 @@
-"""Traffic, environments and the scenario registry (driver.md "Scenarios")."""
+"""Traffic, environments and the scenario registry (paper Section 4.3, Figure 1)."""
 
 import math
 
