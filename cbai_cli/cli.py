@@ -114,7 +114,7 @@ def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
     """Constrained linear best-arm identification from the shell."""
-    from cbai_cli.compare.execute import pin_blas_threads_by_default
+    from cbai_cli.parallel import pin_blas_threads_by_default
 
     pin_blas_threads_by_default()
 
@@ -247,7 +247,8 @@ def compare(
     **options,
 ) -> None:
     """Run many algorithms × seeds × instances in parallel, resumably, and summarise them."""
-    from cbai_cli.compare.render import check_outputs, progress_bar, show_comparison
+    from cbai_cli.compare.render import check_outputs, show_comparison
+    from cbai_cli.render import progress_bar
     from cbai_cli.compare.study import CompareSettings, RecordCounter, merge_stores, plan_comparison, run_comparison
 
     check_outputs(as_json, as_csv, plot)
@@ -308,64 +309,16 @@ def driver_arms(
     `cbai solve FILE.npz --algo g-acol --regime tuned --beta 1 --json > run.json` then
     `cbai driver-arms --show FILE.npz --solved run.json -o fig.png`.
     """
-    from cbai_cli.errors import OptionError
+    from cbai_cli.driver.command import driver_arms as run
+    from cbai_cli.render import progress_bar
 
-    if show is not None:
-        building = {"--n": n, "--seed": seed, "--scenario": scenario, "--jobs": jobs, "--feedback": feedback,
-                    "--sigma": sigma, "--policies": policies, "--rescale-rewards": rescale_rewards or None}
-        given = [name for name, value in building.items() if value is not None]
-        if given:
-            raise OptionError(f"{', '.join(given)} build an instance; they do not apply with --show")
-        if output is None:
-            raise OptionError("--show needs -o PICTURE (.png, .pdf or .svg)")
-        picked = [name for name, value in (("--arm", arm or None), ("--highlight", highlight), ("--solved", solved)) if value is not None]
-        if len(picked) > 1:
-            raise OptionError(f"use one of --arm, --highlight and --solved, not {' and '.join(picked)}")
-        from cbai_cli.driver.show import check_figure_path, driver_view, show_arms, show_candidates, solved_arm
-        from cbai_cli.instance import load
-
-        check_figure_path(output)
-        view = driver_view(load(show), str(show))
-        if arm:
-            written = show_arms(view, arm, output)
-            what = ", ".join(view.label(a) for a in arm)
-        else:
-            chosen = solved_arm(solved) if solved is not None else highlight
-            written = show_candidates(view, output, chosen)
-            what = f"{view.instance.n_arms} candidates, {int(view.feasible.sum())} feasible" + (
-                "" if chosen is None else f"; highlighted {view.label(chosen)}")
-            if solved is not None and chosen is None:
-                what += "; the run answered 'no feasible arm', nothing highlighted"
-        if not quiet:
-            typer.echo(f"drew {view.scenario.name}: {what} to {written}", err=True)
-        return
-    if arm or highlight is not None or solved is not None:
-        raise OptionError("--arm, --highlight and --solved draw pictures: use them with --show FILE")
-    if output is None:
-        raise OptionError("give -o FILE.npz for the instance (or --show FILE to draw one)")
-    if policies is not None and (n is not None or jobs is not None or seed is not None):
-        raise OptionError("--policies replaces the CEM: --n, --seed and --jobs do not apply")
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    from cbai_cli.driver.instances import DEFAULT_N_POLICIES, Feedback, build_arm_sets, output_paths, scenario_names, write_arm_sets
-
-    choice = scenario if scenario is not None else "base"
-    settings = Feedback(feedback if feedback is not None else "binary", sigma, rescale_rewards)
-    paths = output_paths(output, scenario_names(choice))  # bad names fail before the CEM runs
-    stderr = Console(stderr=True)
-    bar = Progress(TextColumn("CEM policies"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("eta"), TimeRemainingColumn(), console=stderr, disable=quiet or policies is not None or not stderr.is_terminal)
-    total = n if n is not None else DEFAULT_N_POLICIES
-    with bar:
-        task = bar.add_task("cem", total=total)
-        arm_sets = build_arm_sets(choice, settings, n=total, seed=seed if seed is not None else 0,
-                                  jobs=jobs if jobs is not None else 1, policies_file=policies,
-                                  progress=lambda done, _: bar.update(task, completed=done))
-    write_arm_sets(arm_sets, output)
-    if not quiet:
-        for arm_set in arm_sets:
-            typer.echo(f"{arm_set.summary()}; wrote {paths[arm_set.scenario]}", err=True)
+    enabled = not quiet and show is None and policies is None and sys.stderr.isatty()
+    with progress_bar(n or 1000, enabled, "CEM", "policies") as progress:
+        lines = run(output, show=show, arms=arm or (), highlight=highlight, solved=solved, n=n, seed=seed,
+                    scenario=scenario, jobs=jobs, feedback=feedback, sigma=sigma, rescale_rewards=rescale_rewards,
+                    policies=policies, progress=progress)
+    for line in [] if quiet else lines:
+        typer.echo(line, err=True)
 
 
 def main() -> None:

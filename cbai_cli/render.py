@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 from rich.console import Console
@@ -13,6 +14,23 @@ from rich import box
 from rich.table import Table
 
 from cbai_cli.bounds import BoundReport
+
+
+@contextmanager
+def progress_bar(total: int, enabled: bool, label: str = "compare",
+                 unit: str = "runs") -> Iterator[Callable[[int], None] | None]:
+    """A live bar with ETA on stderr, or nothing when disabled (quiet, or stderr is not
+    a terminal). Yields the callback that takes the number of finished items."""
+    if not enabled or total == 0:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn(unit), TimeElapsedColumn(),
+               TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task(unit, total=total)
+        yield lambda finished: progress.update(task, completed=finished)
 
 
 def console() -> Console:

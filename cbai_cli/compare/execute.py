@@ -33,8 +33,7 @@ from typing import Any, Protocol
 
 from cbai_cli.errors import OptionError, Terminated
 
-# pin_blas_threads_by_default is imported here for the CLI's compare command.
-from cbai_cli.parallel import pin_blas_threads_by_default, single_threaded_blas  # noqa: F401
+from cbai_cli.parallel import single_threaded_blas
 
 TARGET_BATCH_SECONDS = 0.25
 MAX_BATCH = 512

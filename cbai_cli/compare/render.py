@@ -8,8 +8,7 @@ import io
 import json
 import math
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.table import Table
@@ -146,23 +145,6 @@ def _cell(value) -> str:
     if isinstance(value, (list, dict)):
         return json.dumps(value, separators=(",", ":"))
     return str(value)
-
-
-@contextmanager
-def progress_bar(total: int, enabled: bool) -> Iterator[Callable[[int], None] | None]:
-    """A live bar with ETA on stderr, or nothing when disabled (quiet, or stderr is not
-    a terminal). Yields the callback that takes the number of finished runs."""
-    if not enabled or total == 0:
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    columns = (TextColumn("compare"), BarColumn(), MofNCompleteColumn(), TextColumn("runs"), TimeElapsedColumn(),
-               TextColumn("ETA"), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task("runs", total=total)
-        yield lambda finished: progress.update(task, completed=finished)
 
 
 def show_comparison(records: Sequence[dict], title: str | None, *, as_json: bool = False, as_csv: bool = False,

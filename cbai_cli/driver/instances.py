@@ -322,3 +322,25 @@ def write_arm_sets(arm_sets: Sequence[DriverArmSet], output: str | Path) -> dict
     for arm_set in arm_sets:
         save(arm_set.instance, paths[arm_set.scenario])
     return paths
+
+
+def build_driver_files(output: str | Path | None, *, n: int | None = None, seed: int | None = None,
+                       scenario: str | None = None, jobs: int | None = None, feedback: str | None = None,
+                       sigma: float | None = None, rescale_rewards: bool = False,
+                       policies: str | Path | None = None,
+                       progress: Callable[[int, int], None] | None = None) -> list[str]:
+    """``cbai driver-arms -o FILE``: build the driver instance of each chosen scenario (paper
+    §4.3: CEM policies as arms) and write it; returns one summary line per file. ``None``
+    means not given (the defaults: 1000 policies, seed 0, scenario base, binary feedback)."""
+    if output is None:
+        raise OptionError("give -o FILE.npz for the instance (or --show FILE to draw one)")
+    if policies is not None and (n is not None or jobs is not None or seed is not None):
+        raise OptionError("--policies replaces the CEM: --n, --seed and --jobs do not apply")
+    choice = scenario if scenario is not None else "base"
+    settings = Feedback(feedback if feedback is not None else "binary", sigma, rescale_rewards)
+    paths = output_paths(output, scenario_names(choice))  # bad names fail before the CEM runs
+    arm_sets = build_arm_sets(choice, settings, n=n if n is not None else DEFAULT_N_POLICIES,
+                              seed=seed if seed is not None else 0, jobs=jobs if jobs is not None else 1,
+                              policies_file=policies, progress=progress)
+    write_arm_sets(arm_sets, output)
+    return [f"{arm_set.summary()}; wrote {paths[arm_set.scenario]}" for arm_set in arm_sets]

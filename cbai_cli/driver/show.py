@@ -148,3 +148,31 @@ def solved_arm(path: str | Path, run: int = 0) -> int | None:
     if recommended is not None and (isinstance(recommended, bool) or not isinstance(recommended, int)):
         raise InstanceError(f"{source}: runs[{run}].recommended must be an arm index, got {recommended!r}")
     return recommended
+
+
+def draw(instance_file: str | Path, output: str | Path, arms: Sequence[int] = (), highlight: int | None = None,
+         solved: str | Path | None = None) -> str:
+    """``cbai driver-arms --show``: draw the policies of a driver instance file and say what
+    was drawn. ``arms``: these arms' policies; else all candidates, green if feasible and
+    red if not, with ``highlight`` (or the arm recommended in the ``cbai solve --json``
+    output ``solved``) on top. At most one of the three may be given."""
+    from cbai_cli.errors import OptionError
+    from cbai_cli.instance import load
+
+    picked = [name for name, value in (("--arm", list(arms) or None), ("--highlight", highlight), ("--solved", solved))
+              if value is not None]
+    if len(picked) > 1:
+        raise OptionError(f"use one of --arm, --highlight and --solved, not {' and '.join(picked)}")
+    check_figure_path(output)
+    view = driver_view(load(instance_file), str(instance_file))
+    if arms:
+        written = show_arms(view, arms, output)
+        what = ", ".join(view.label(arm) for arm in arms)
+    else:
+        chosen = solved_arm(solved) if solved is not None else highlight
+        written = show_candidates(view, output, chosen)
+        what = f"{view.instance.n_arms} candidates, {int(view.feasible.sum())} feasible" + (
+            "" if chosen is None else f"; highlighted {view.label(chosen)}")
+        if solved is not None and chosen is None:
+            what += "; the run answered 'no feasible arm', nothing highlighted"
+    return f"drew {view.scenario.name}: {what} to {written}"

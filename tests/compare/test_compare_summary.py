@@ -109,7 +109,7 @@ def test_plot_is_a_valid_image(tmp_path, suffix):
 
 
 def test_progress_bar_gives_a_callback_when_enabled():
-    from cbai_cli.compare.render import progress_bar
+    from cbai_cli.render import progress_bar
 
     with progress_bar(3, enabled=True) as progress:
         progress(3)
@@ -117,7 +117,7 @@ def test_progress_bar_gives_a_callback_when_enabled():
 
 
 def test_progress_bar_is_absent_when_disabled():
-    from cbai_cli.compare.render import progress_bar
+    from cbai_cli.render import progress_bar
 
     with progress_bar(3, enabled=False) as progress:
         assert progress is None

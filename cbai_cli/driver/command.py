@@ -1,0 +1,38 @@
+"""``cbai driver-arms`` as one library call: build a driver instance, or draw its policies
+(Lindner et al. 2022, §4.3 and Appendix C)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from cbai_cli.errors import OptionError
+
+
+def driver_arms(output: str | Path | None, *, show: str | Path | None = None, arms: Sequence[int] = (),
+                highlight: int | None = None, solved: str | Path | None = None, n: int | None = None,
+                seed: int | None = None, scenario: str | None = None, jobs: int | None = None,
+                feedback: str | None = None, sigma: float | None = None, rescale_rewards: bool = False,
+                policies: str | Path | None = None,
+                progress: Callable[[int], None] | None = None) -> list[str]:
+    """Build (``output`` an instance file) or, with ``show``, draw (``output`` a picture);
+    returns the lines that say what was written. ``None`` means not given. Options of the
+    other mode are one-line errors."""
+    building = {"--n": n, "--seed": seed, "--scenario": scenario, "--jobs": jobs, "--feedback": feedback,
+                "--sigma": sigma, "--policies": policies, "--rescale-rewards": rescale_rewards or None}
+    if show is not None:
+        given = [name for name, value in building.items() if value is not None]
+        if given:
+            raise OptionError(f"{', '.join(given)} build an instance; they do not apply with --show")
+        if output is None:
+            raise OptionError("--show needs -o PICTURE (.png, .pdf or .svg)")
+        from cbai_cli.driver.show import draw
+
+        return [draw(show, output, arms, highlight, solved)]
+    if arms or highlight is not None or solved is not None:
+        raise OptionError("--arm, --highlight and --solved draw pictures: use them with --show FILE")
+    from cbai_cli.driver.instances import build_driver_files
+
+    return build_driver_files(output, n=n, seed=seed, scenario=scenario, jobs=jobs, feedback=feedback, sigma=sigma,
+                              rescale_rewards=rescale_rewards, policies=policies,
+                              progress=None if progress is None else lambda done, total: progress(done))
