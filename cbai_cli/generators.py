@@ -4,6 +4,12 @@ specs/safe.md §2.8 and §4.7).
 Each family declares its parameters, so the CLI (``cbai generate FAMILY --d 10``) and
 generator specs (``irrelevant-dims:d=10,eps=0.05``) are parsed from one description.
 Seeded families draw from ``numpy.random.default_rng(SeedSequence(seed))`` only.
+
+A family whose answer is fixed by its construction declares it as :class:`KnownAnswers`
+(as benchmark test problems carry their optimum): the best arm, the feasible set and,
+where they have a closed form, H_CLB, H̄_CLB, C⁺_min and the Proposition 1 bound, each
+derived in the docstring of the family's answer function. Families drawn at random
+declare none.
 """
 
 from __future__ import annotations
@@ -31,13 +37,47 @@ class Parameter:
 
 
 @dataclass(frozen=True)
+class KnownAnswers:
+    """The answers a generated CBAI instance has by construction.
+
+    ``best_arm`` and ``feasible`` are always given; the bounds are given where they have
+    a closed form (None: not declared). Indices are rows of the instance's arms.
+
+    Attributes:
+        source: where the answers come from (paper section, derivation).
+        best_arm: x* ∈ argmax {θᵀx : φᵀx ≤ τ} (Definition 1), None for "no feasible arm".
+        feasible: the arms with φᵀx ≤ τ, increasing.
+        at_least: X≥(x*) = {x : θᵀx ≥ θᵀx*} (Theorem 1), increasing.
+        h_clb: H_CLB = min_λ max_{x∈X≥(x*)} ‖x‖²_{A_λ⁻¹}/g(x)² (Definition 2).
+        h_clb_weights: the minimising λ, one weight per arm, when it is unique.
+        h_clb_bar: H̄_CLB, the same min-max over all of X (Theorem 2).
+        h_clb_bar_weights: its minimising λ, when unique.
+        c_min: C⁺_min = min_x |φᵀx − τ| (Proposition 1).
+        prop1_bound: Proposition 1's d/(C⁺_min)², d the rank of the arms.
+    """
+
+    source: str
+    best_arm: int | None
+    feasible: tuple[int, ...]
+    at_least: tuple[int, ...]
+    h_clb: float | None = None
+    h_clb_weights: tuple[float, ...] | None = None
+    h_clb_bar: float | None = None
+    h_clb_bar_weights: tuple[float, ...] | None = None
+    c_min: float | None = None
+    prop1_bound: float | None = None
+
+
+@dataclass(frozen=True)
 class Family:
     """A named instance generator.
 
     ``seeded`` families draw a new instance for every seed (the unit sphere of
     Figure 2); the others are deterministic. ``build`` returns ``(arms, θ, φ, τ)`` for
     ``kind == "cbai"``; for the other kinds it takes ``name`` and ``meta`` as well and
-    returns the whole instance (:mod:`cbai_cli.safe.files`).
+    returns the whole instance (:mod:`cbai_cli.safe.files`). ``answers``, when given,
+    takes the same parameters as ``build`` and returns the instance's
+    :class:`KnownAnswers`.
     """
 
     name: str
@@ -46,6 +86,7 @@ class Family:
     build: Callable[..., Any]
     default_sigma: float = 0.05
     kind: str = "cbai"
+    answers: Callable[..., KnownAnswers] | None = None
 
     @property
     def takes_noise(self) -> bool:
@@ -63,14 +104,19 @@ class Family:
         valid = ", ".join(p.name for p in self.parameters) or "none"
         raise OptionError(f"family {self.name!r} has no parameter {name!r} (its parameters: {valid})")
 
-    def generate(self, noise: NoiseModel | None = None, **params: Any) -> Any:
-        """Build the instance for ``params`` (defaults filled in, types checked)."""
+    def resolve(self, **params: Any) -> dict[str, Any]:
+        """Every parameter's value: ``params`` converted and range-checked, defaults for the rest."""
         values = {p.name: p.default for p in self.parameters}
         for key, value in params.items():
             parameter = self.parameter(key)
             values[key] = coerce(parameter, value, self.name)
         for parameter in self.parameters:
             _check_range(self.name, parameter.name, values[parameter.name])
+        return values
+
+    def generate(self, noise: NoiseModel | None = None, **params: Any) -> Any:
+        """Build the instance for ``params`` (defaults filled in, types checked)."""
+        values = self.resolve(**params)
         label = "-".join([self.name] + [f"{key}{_short(values[key])}" for key in values])
         if not self.takes_noise:
             if noise is not None:
@@ -88,6 +134,12 @@ class Family:
             noise=noise,
             meta={"generator": self.name, "params": values},
         )
+
+    def known_answers(self, **params: Any) -> KnownAnswers | None:
+        """The answers of ``generate(**params)``'s instance, or None when the family
+        declares none (parameters are checked either way)."""
+        values = self.resolve(**params)
+        return None if self.answers is None else self.answers(**values)
 
 
 def _short(value: Any) -> str:
@@ -135,6 +187,37 @@ def irrelevant_dimensions(d: int, eps: float):
     return arms, unit.copy(), unit.copy(), 1.0
 
 
+def irrelevant_dimensions_answers(d: int, eps: float) -> KnownAnswers:
+    """Paper §4.1 Instance 1 (d = 10, ε = 0.05: H_CLB = 400, as ``cbai bound`` prints in
+    the README).
+
+    Rewards are 0 for the unit arms and 1 ∓ ε for x_d, x_{d+1}; g = −1, −ε, +ε. So
+    x_d (row d−1) is optimal, x_{d+1} (row d) the only infeasible arm, X≥ = {x_d, x_{d+1}},
+    C⁺_min = ε (ε < 1) and, the arms spanning R^d, Proposition 1 gives d/ε².
+
+    H_CLB: both targets x/|g(x)| = ((1 ∓ ε)/ε)·e_d lie on e_d, and ‖c·e_d‖²_{A_λ⁻¹} =
+    c²/(λ_d(1−ε)² + λ_{d+1}(1+ε)²). The larger target ((1+ε)/ε)·e_d is worst and all weight
+    on x_{d+1} (the longer arm along e_d) serves it best: H_CLB = 1/ε², λ = e_{d+1}, unique.
+
+    H̄_CLB adds the targets e_i (|g| = 1), each served only by its own arm: value
+    max(1/λ_i, 1/(ε²λ_{d+1})) with λ_d = 0 again. Equal terms with (d−1)a + b = 1 give
+    a = ε²/(1 + (d−1)ε²), b = 1/(1 + (d−1)ε²) and H̄_CLB = 1/ε² + d − 1.
+    """
+    scale = 1.0 + (d - 1) * eps**2
+    return KnownAnswers(
+        source="paper §4.1 instance 1 (x* = x_d); H_CLB = 1/ε² and H̄_CLB = 1/ε² + d − 1 by hand (Definition 2)",
+        best_arm=d - 1,
+        feasible=tuple(range(d)),
+        at_least=(d - 1, d),
+        h_clb=1.0 / eps**2,
+        h_clb_weights=(0.0,) * d + (1.0,),
+        h_clb_bar=1.0 / eps**2 + d - 1,
+        h_clb_bar_weights=(eps**2 / scale,) * (d - 1) + (0.0, 1.0 / scale),
+        c_min=eps,
+        prop1_bound=d / eps**2,
+    )
+
+
 def _sphere(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
     points = rng.standard_normal((n, d))
     return points / np.linalg.norm(points, axis=1, keepdims=True)
@@ -156,6 +239,30 @@ def regret_1d():
     """10 arms 0.1, 0.2, …, 1.0 in d = 1; θ = φ = 1; τ = 0.25 (paper §4.2). The answer is 0.2."""
     arms = (np.arange(1, 11) / 10.0)[:, None]
     return arms, np.ones(1), np.ones(1), 0.25
+
+
+def regret_1d_answers() -> KnownAnswers:
+    """Paper §4.2: the answer is 0.2 (row 1); 0.1 and 0.2 are the feasible arms.
+
+    In d = 1, ‖x‖²_{A_λ⁻¹} = x²/Σλᵢxᵢ², so H = max_x (x/g(x))² / max_i xᵢ², with all weight
+    on the longest arm 1.0 (unique). X≥ = {0.2, …, 1.0}; (x/g(x))² = (x/(x − 0.25))² is
+    16 at 0.2, 36 at 0.3 and decreasing beyond (7.1 at 0.4): H_CLB = 36, as the README's
+    ``cbai solve`` example prints. The only arm outside X≥, 0.1, gives (0.1/0.15)² = 4/9,
+    so H̄_CLB = 36 too. C⁺_min = 0.05 (at 0.2 and 0.3): Proposition 1 gives 1/0.05² = 400.
+    """
+    longest = (0.0,) * 9 + (1.0,)
+    return KnownAnswers(
+        source="paper §4.2 (answer 0.2); H_CLB = H̄_CLB = 36 by the one-dimensional closed form (Definition 2)",
+        best_arm=1,
+        feasible=(0, 1),
+        at_least=tuple(range(1, 10)),
+        h_clb=36.0,
+        h_clb_weights=longest,
+        h_clb_bar=36.0,
+        h_clb_bar_weights=longest,
+        c_min=0.05,
+        prop1_bound=400.0,
+    )
 
 
 def random_instance(d: int, n: int, seed: int):
@@ -180,11 +287,13 @@ def register(family: Family) -> None:
 
 
 register(Family("irrelevant-dims", "paper §4.1 instance 1: d−1 irrelevant unit arms and two arms at 1±ε", (
-    _D, Parameter("eps", float, 0.05, "distance ε of the two relevant arms from the boundary")), irrelevant_dimensions))
+    _D, Parameter("eps", float, 0.05, "distance ε of the two relevant arms from the boundary")), irrelevant_dimensions,
+    answers=irrelevant_dimensions_answers))
 register(Family("unit-sphere", "paper §4.1 instance 2: n arms on the unit sphere, φ from the closest pair", (
     Parameter("d", int, 30, "dimension"), Parameter("n", int, 30, "number of arms"),
     Parameter("seed", int, 0, "random seed")), unit_sphere))
-register(Family("regret-1d", "paper §4.2: arms 0.1..1.0 in one dimension, τ = 0.25", (), regret_1d))
+register(Family("regret-1d", "paper §4.2: arms 0.1..1.0 in one dimension, τ = 0.25", (), regret_1d,
+                answers=regret_1d_answers))
 register(Family("random", "arms, θ, φ uniform in [−1, 1]^d, τ = 0, at least one feasible arm", (
     Parameter("d", int, 5, "dimension"), Parameter("n", int, 20, "number of arms"),
     Parameter("seed", int, 0, "random seed")), random_instance))

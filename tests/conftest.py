@@ -1,4 +1,12 @@
-"""Shared fixtures: small instances with known answers."""
+"""Shared fixtures: small instances with known answers; Hypothesis profiles.
+
+Hypothesis profiles: ``ci`` (loaded when the environment variable ``CI`` is set, as CI
+services do) is derandomised: every run tries the same examples, with no example
+database and no deadline, and prints the blob that reproduces a failure. ``dev`` (the
+default otherwise) is Hypothesis's own defaults, random examples and the local database.
+``pytest --hypothesis-profile NAME`` still chooses explicitly. Tests that set
+``max_examples`` keep their count under both profiles.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +18,11 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, max_examples=100, print_blob=True)
+settings.register_profile("dev")
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 from cbai_cli.generators import family
 from cbai_cli.instance import Instance

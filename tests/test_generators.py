@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cbai_cli.bounds import at_least_set, compute_bounds
 from cbai_cli.errors import InstanceError, OptionError, UnknownNameError
 from cbai_cli.generators import FAMILIES, family, make_noise
 from cbai_cli.noise import BinaryNoise
@@ -83,3 +84,75 @@ def test_noise_options_are_checked():
 def test_every_family_generates_with_defaults():
     for name, fam in FAMILIES.items():
         assert fam.generate().meta["generator"] == name
+
+
+# --------------------------------------------------------------------------- #
+# Known answers: every family that declares them, at its defaults and below
+# --------------------------------------------------------------------------- #
+
+# Parameter values beyond the defaults, for families that take parameters. Extremes on
+# purpose: d = 1 (no irrelevant arm), ε near 1 and a small ε (H_CLB = 10⁴).
+MORE_PARAMETERS: dict[str, list[dict]] = {
+    "irrelevant-dims": [{"d": 1, "eps": 0.5}, {"d": 3, "eps": 0.2}, {"d": 4, "eps": 0.9}, {"d": 25, "eps": 0.01}],
+}
+
+
+def _known_answer_cases():
+    """(family, params) for every registered family; those declaring no answers are
+    skipped here, with the reason, rather than left out."""
+    for name, fam in FAMILIES.items():
+        if fam.known_answers() is None:
+            if fam.kind != "cbai":
+                why = f"a {fam.kind} instance, outside compute_bounds"
+            else:
+                why = "instances drawn at random, no closed form" if fam.seeded else "no closed form"
+            yield pytest.param(name, {}, id=name, marks=pytest.mark.skip(reason=f"{name} declares no known answers ({why})"))
+            continue
+        for params in [{}, *MORE_PARAMETERS.get(name, [])]:
+            label = ",".join(f"{key}={value}" for key, value in params.items()) or "defaults"
+            yield pytest.param(name, params, id=f"{name}[{label}]")
+
+
+@pytest.mark.parametrize("name, params", list(_known_answer_cases()))
+def test_generated_instance_has_its_declared_answers(name, params):
+    fam = family(name)
+    answers = fam.known_answers(**params)
+    instance = fam.generate(**params)
+    report = compute_bounds(instance)
+    # Truth of the instance itself.
+    assert instance.best_arm == answers.best_arm
+    assert tuple(np.flatnonzero(instance.feasible)) == answers.feasible
+    assert tuple(np.flatnonzero(at_least_set(instance))) == answers.at_least
+    # What `cbai bound` computes.
+    assert report.best_arm == answers.best_arm
+    assert (report.n_feasible, report.n_at_least) == (len(answers.feasible), len(answers.at_least))
+    # The designs are certified to a relative gap of 1e-6.
+    for computed, declared in [(report.h_clb, answers.h_clb), (report.h_clb_bar, answers.h_clb_bar)]:
+        if declared is not None:
+            assert computed.value == pytest.approx(declared, rel=1e-5)
+            assert computed.gap <= 1e-6
+    for computed, declared in [(report.h_clb, answers.h_clb_weights), (report.h_clb_bar, answers.h_clb_bar_weights)]:
+        if declared is not None:
+            np.testing.assert_allclose(computed.weights, declared, atol=1e-4)
+    if answers.c_min is not None:
+        assert report.c_min == pytest.approx(answers.c_min, rel=1e-12)
+    if answers.prop1_bound is not None:
+        assert report.prop1_bound == pytest.approx(answers.prop1_bound, rel=1e-12)
+
+
+def test_families_with_random_instances_declare_no_answers():
+    assert family("unit-sphere").known_answers(seed=4) is None
+    assert family("random").known_answers(seed=4) is None
+
+
+def test_known_answers_check_parameters_like_generate():
+    with pytest.raises(OptionError, match="eps must lie in"):
+        family("irrelevant-dims").known_answers(eps=1.5)
+
+
+def test_irrelevant_dims_answer_is_the_readme_value():
+    """README's `cbai bound` table: d = 10, ε = 0.05 gives H_CLB = 400, H̄_CLB = 409 (= 400 + 9)."""
+    answers = family("irrelevant-dims").known_answers(d=10, eps=0.05)
+    assert answers.h_clb == pytest.approx(400.0)
+    assert answers.h_clb_bar == pytest.approx(409.0)
+    assert answers.best_arm == 9

@@ -1,0 +1,341 @@
+"""cbai_cli.bounds against closed forms (paper Definition 2, Theorem 1, Proposition 1,
+Theorem 2), and the choices the module documents where the paper is silent.
+
+Most instances use orthonormal arms e_1..e_d. Then A_λ = diag(λ) and
+‖e_i‖²_{A_λ⁻¹} = 1/λ_i, so min_λ max_{i∈S} 1/(λ_i g_i²) is attained at λ_i ∝ 1/g_i² on S
+with value Σ_{i∈S} 1/g_i². In one dimension ‖x‖²_{A_λ⁻¹} = x²/Σλ_i x_i², so the min-max
+is max_{x∈S} (x/g(x))² / max_i x_i², all weight on the longest arm.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from cbai_cli.bounds import (
+    DesignSummary,
+    at_least_set,
+    compute_bounds,
+    h_clb_design,
+    json_number,
+    oracle_design,
+)
+from cbai_cli.errors import OptionError
+from cbai_cli.generators import family, make_noise
+from cbai_cli.instance import Instance
+from cbai_cli.noise import GaussianNoise
+
+# The designs are certified to a relative gap of 1e-6 (the default tolerance).
+REL = 1e-5
+
+
+def orthonormal(constraint, reward=(2.0, 1.0, 3.0), threshold: float = 1.0, sigma: float = 0.05) -> Instance:
+    """Arms e_1, e_2, e_3 with φ = ``constraint``; g_i = φ_i − τ."""
+    return Instance(name="orthonormal", arms=np.eye(3), reward=np.array(reward, dtype=float),
+                    constraint=np.array(constraint, dtype=float), threshold=threshold, noise=GaussianNoise(sigma))
+
+
+# g = (−0.5, 0.5, 1): only arm 0 is feasible, x* = arm 0 (reward 2); X≥ = {0, 2} (rewards 2 and 3).
+# H_CLB = 1/0.5² + 1/1² = 5 with λ = (4, 0, 1)/5; H̄_CLB = 4 + 4 + 1 = 9 with λ = (4, 4, 1)/9;
+# C⁺_min = 0.5; Proposition 1: 3/0.5² = 12.
+BASIC = (0.5, 1.5, 2.0)
+
+
+def one_dimensional() -> Instance:
+    """Arms 1, 2, 3; θ = −1 (smaller is better), φ = 1, τ = 2.5: g = (−1.5, −0.5, 0.5).
+
+    x* = 1 (arm 0) and X≥ = {1} alone: H_CLB = (1/1.5)²/3² = (4/9)/9 = 4/81.
+    H̄_CLB is set by arm 2: (3/0.5)²/3² = 36/9 = 4 (arm 1 gives (2/0.5)²/9 = 16/9).
+    """
+    return Instance(name="1d", arms=np.array([[1.0], [2.0], [3.0]]), reward=np.array([-1.0]),
+                    constraint=np.array([1.0]), threshold=2.5, noise=GaussianNoise(0.05))
+
+
+# --------------------------------------------------------------------------- #
+# Definition 2: H_CLB, and H̄_CLB over all arms
+# --------------------------------------------------------------------------- #
+
+
+def test_x_at_least_holds_the_arms_at_least_as_rewarding_as_the_best():
+    assert at_least_set(orthonormal(BASIC)).tolist() == [True, False, True]
+
+
+def test_x_at_least_includes_arms_tied_with_the_best_reward():
+    # rewards (2, 2, 3), x* = arm 0: arm 1 ties it, so it is in X≥ although it is infeasible.
+    assert at_least_set(orthonormal(BASIC, reward=(2.0, 2.0, 3.0))).tolist() == [True, True, True]
+
+
+def test_h_clb_of_orthonormal_arms_sums_inverse_squared_gaps_over_x_at_least():
+    # X≥ = {0, 2}: 1/0.5² + 1/1² = 4 + 1 = 5
+    assert compute_bounds(orthonormal(BASIC)).h_clb.value == pytest.approx(5.0, rel=REL)
+
+
+def test_h_clb_design_of_orthonormal_arms_weights_each_arm_by_its_inverse_squared_gap():
+    # λ ∝ (4, 0, 1): arm 1 lies outside X≥ and gets nothing
+    np.testing.assert_allclose(compute_bounds(orthonormal(BASIC)).h_clb.weights, [0.8, 0.0, 0.2], atol=1e-4)
+
+
+def test_h_clb_bar_of_orthonormal_arms_sums_inverse_squared_gaps_over_every_arm():
+    # 1/0.5² + 1/0.5² + 1/1² = 9
+    assert compute_bounds(orthonormal(BASIC)).h_clb_bar.value == pytest.approx(9.0, rel=REL)
+
+
+def test_h_clb_bar_design_of_orthonormal_arms_weights_every_arm():
+    np.testing.assert_allclose(compute_bounds(orthonormal(BASIC)).h_clb_bar.weights, [4 / 9, 4 / 9, 1 / 9], atol=1e-4)
+
+
+def test_h_clb_in_one_dimension_is_the_largest_ratio_over_the_longest_arm():
+    assert compute_bounds(one_dimensional()).h_clb.value == pytest.approx(4 / 81, rel=REL)
+
+
+def test_h_clb_bar_in_one_dimension_counts_the_arms_outside_x_at_least():
+    assert compute_bounds(one_dimensional()).h_clb_bar.value == pytest.approx(4.0, rel=REL)
+
+
+def test_h_clb_design_over_a_chosen_mask():
+    # X≥ of BASIC without arm 0: only arm 2, g = 1, so 1/1² = 1 with all weight on arm 2
+    summary = h_clb_design(orthonormal(BASIC), np.array([False, False, True]))
+    assert summary.value == pytest.approx(1.0, rel=REL)
+    assert summary.weights[2] == pytest.approx(1.0, abs=1e-4)
+
+
+@pytest.mark.parametrize("solver", ["auto", "fw", "cvxpy"])
+def test_every_solver_finds_the_closed_form_h_clb(solver):
+    assert compute_bounds(orthonormal(BASIC), solver=solver).h_clb.value == pytest.approx(5.0, rel=REL)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_h_clb_bar_is_at_least_h_clb(seed):
+    """X≥(x*) ⊆ X, so the max of H̄_CLB runs over more arms (Theorem 2)."""
+    report = compute_bounds(family("random").generate(d=3, n=8, seed=seed))
+    # both values are within a relative 1e-6 above their optimum
+    assert report.h_clb.value <= report.h_clb_bar.value * (1 + 2e-6)
+
+
+# --------------------------------------------------------------------------- #
+# Theorem 1: the lower bound 2 log(1/(2.4δ))·H_CLB
+# --------------------------------------------------------------------------- #
+
+
+def test_theorem_1_lower_bound_is_2_log_of_1_over_2_4_delta_times_h_clb():
+    # δ = 0.05: 2.4δ = 0.12; 2·log(1/0.12)·5 = 10·log(25/3) = 10 × 2.1202635 = 21.202635
+    assert compute_bounds(orthonormal(BASIC), delta=0.05).lower_bound == pytest.approx(21.202635, rel=REL)
+
+
+def test_theorem_1_lower_bound_grows_with_log_1_over_delta():
+    # δ = 0.001: 2·log(1/0.0024)·5 = 10 × 6.0322865 = 60.322865
+    assert compute_bounds(orthonormal(BASIC), delta=0.001).lower_bound == pytest.approx(60.322865, rel=REL)
+
+
+def test_theorem_1_lower_bound_scales_with_the_noise_variance():
+    # σ = 0.1: 21.202635 × 0.01
+    report = compute_bounds(orthonormal(BASIC, sigma=0.1), delta=0.05)
+    assert report.noise_variance == pytest.approx(0.01)
+    assert report.lower_bound_noise == pytest.approx(0.21202635, rel=REL)
+
+
+def test_theorem_1_unit_noise_bound_does_not_depend_on_sigma():
+    quiet = compute_bounds(orthonormal(BASIC, sigma=0.01)).lower_bound
+    loud = compute_bounds(orthonormal(BASIC, sigma=3.0)).lower_bound
+    assert quiet == pytest.approx(loud, rel=1e-9)
+
+
+def test_theorem_1_has_no_noise_scaled_bound_for_binary_feedback():
+    report = compute_bounds(family("regret-1d").generate(make_noise("binary", None, 0.05)))
+    assert report.noise_variance is None and report.lower_bound_noise is None
+    # regret-1d: H_CLB = 36, so 2·log(1/0.12)·36 = 152.65897 (the README's solve example)
+    assert report.lower_bound == pytest.approx(152.65897, rel=REL)
+
+
+@pytest.mark.parametrize("delta", [1 / 2.4, 0.5, 0.9])
+def test_theorem_1_gives_zero_when_delta_is_at_least_1_over_2_4(delta):
+    report = compute_bounds(orthonormal(BASIC), delta=delta)
+    assert report.lower_bound == 0.0
+    assert any("1/2.4" in note for note in report.notes)
+
+
+@pytest.mark.parametrize("delta", [0.0, 1.0, -0.1])
+def test_delta_outside_the_open_unit_interval_is_refused(delta):
+    with pytest.raises(OptionError, match="--delta"):
+        compute_bounds(orthonormal(BASIC), delta=delta)
+
+
+# --------------------------------------------------------------------------- #
+# Proposition 1: C⁺_min and d/(C⁺_min)²
+# --------------------------------------------------------------------------- #
+
+
+def test_c_min_is_the_smallest_absolute_gap_over_all_arms():
+    # g = (−0.2, 0.5, 1): the closest arm is feasible, below the boundary
+    assert compute_bounds(orthonormal((0.8, 1.5, 2.0))).c_min == pytest.approx(0.2)
+
+
+def test_c_min_counts_arms_outside_x_at_least():
+    # one_dimensional: g = (−1.5, −0.5, 0.5) and X≥ = {arm 0}: still 0.5
+    assert compute_bounds(one_dimensional()).c_min == pytest.approx(0.5)
+
+
+def test_proposition_1_bound_is_d_over_c_min_squared():
+    # 3/0.5² = 12
+    assert compute_bounds(orthonormal(BASIC)).prop1_bound == pytest.approx(12.0)
+
+
+def test_proposition_1_uses_the_rank_of_arms_that_do_not_span():
+    """Documented choice: d is the rank of the arms, the span on which φ is identified."""
+    # arms e_1, e_2, e_1 + e_2 in R³; g = (0.5 − 1, 1.5 − 1, 2 − 1) = (−0.5, 0.5, 1): 2/0.5² = 8
+    instance = Instance(name="plane", arms=np.array([[1.0, 0, 0], [0, 1.0, 0], [1.0, 1.0, 0]]),
+                        reward=np.array([2.0, 1.0, 0.0]), constraint=np.array([0.5, 1.5, 7.0]), threshold=1.0)
+    report = compute_bounds(instance)
+    assert (report.dim, report.rank) == (3, 2)
+    assert report.prop1_bound == pytest.approx(8.0)
+
+
+def test_arms_that_do_not_span_are_noted():
+    instance = Instance(name="plane", arms=np.array([[1.0, 0, 0], [0, 1.0, 0]]), reward=np.array([1.0, 0, 0]),
+                        constraint=np.array([0.5, 2.0, 7.0]), threshold=1.0)
+    assert any("2-dimensional subspace of R^3" in note for note in compute_bounds(instance).notes)
+
+
+def test_proposition_1_counts_the_constant_feature_of_an_unknown_threshold():
+    # The learner's arms are (x, 1): rank 2; C⁺_min = 0.5 as before: 2/0.5² = 8
+    instance = Instance(name="1d", arms=np.array([[1.0], [2.0], [3.0]]), reward=np.array([-1.0]),
+                        constraint=np.array([1.0]), threshold=2.5, threshold_known=False)
+    report = compute_bounds(instance)
+    assert report.rank == 2
+    assert report.prop1_bound == pytest.approx(8.0)
+
+
+def test_proposition_1_is_tight_for_orthonormal_arms_equidistant_from_the_boundary():
+    """The tight instance of Proposition 1: all |g| = c, all arms in X≥ (equal rewards)."""
+    # c = 0.25: H_CLB = 3 × 1/0.25² = 48 = 3/0.25²
+    report = compute_bounds(orthonormal((-0.25, 0.25, 0.25), reward=(0.0, 0.0, 0.0), threshold=0.0))
+    assert report.h_clb.value == pytest.approx(48.0, rel=REL)
+    assert report.prop1_bound == pytest.approx(48.0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_h_clb_bar_is_at_most_the_proposition_1_bound(seed):
+    report = compute_bounds(family("random").generate(d=3, n=8, seed=seed))
+    assert report.h_clb_bar.value <= report.prop1_bound * (1 + 2e-6)
+
+
+# --------------------------------------------------------------------------- #
+# Theorem 2: ACOL's upper bound 8 log(K t̄²/δ²)(1+ε) t̄ H̄_CLB + t̄, t̄ = ⌈−log₂ C⁺_min⌉
+# --------------------------------------------------------------------------- #
+
+
+def test_theorem_2_acol_bound_by_hand():
+    # K = 3, C⁺_min = 0.5 → t̄ = 1; H̄_CLB = 9; δ = 0.05, ε = 0.01:
+    # 8·log(3/0.0025)·1.01·1·9 + 1 = 8 × 7.0900768 × 1.01 × 9 + 1 = 516.59039
+    report = compute_bounds(orthonormal(BASIC), delta=0.05, epsilon=0.01)
+    assert report.acol_upper_bound == pytest.approx(516.59039, rel=REL)
+
+
+def test_theorem_2_rounds_t_bar_up():
+    # g = (−0.3, 0.5, 1): C⁺_min = 0.3, −log₂ 0.3 = 1.737 → t̄ = 2; H̄_CLB = 1/0.09 + 4 + 1 = 145/9;
+    # 8·log(3·2²/0.0025)·1.01·2·(145/9) + 2 = 8 × 8.4763711 × 1.01 × 32.222222 + 2 = 2208.8703
+    report = compute_bounds(orthonormal((0.7, 1.5, 2.0)), delta=0.05, epsilon=0.01)
+    assert report.acol_upper_bound == pytest.approx(2208.8703, rel=REL)
+
+
+def test_theorem_2_runs_at_least_one_round_when_c_min_is_at_least_one():
+    """The code takes t̄ = max(1, ⌈−log₂ C⁺_min⌉): Algorithm 1 runs at least one round,
+    where the paper's t̄ = 0 would make log(K t̄²/δ²) = log 0."""
+    # g = (−2, 1, 4): C⁺_min = 1 → t̄ = 1; H̄_CLB = 1/4 + 1 + 1/16 = 1.3125;
+    # 8·log(1200)·1.01·1.3125 + 1 = 76.190265
+    report = compute_bounds(orthonormal((-1.0, 2.0, 5.0)), delta=0.05, epsilon=0.01)
+    assert report.acol_upper_bound == pytest.approx(76.190265, rel=REL)
+
+
+def test_theorem_2_scales_with_one_plus_epsilon():
+    instance = orthonormal(BASIC)
+    t_bar = 1
+    plain = compute_bounds(instance, epsilon=0.0).acol_upper_bound - t_bar
+    rounded = compute_bounds(instance, epsilon=0.5).acol_upper_bound - t_bar
+    assert rounded / plain == pytest.approx(1.5, rel=1e-9)
+
+
+# --------------------------------------------------------------------------- #
+# Documented choices: no feasible arm, arms on the boundary
+# --------------------------------------------------------------------------- #
+
+# g = (0.5, 1, 2): nothing is feasible.
+INFEASIBLE = (0.5, 1.0, 2.0)
+
+
+def test_with_no_feasible_arm_there_is_no_best_arm():
+    report = compute_bounds(orthonormal(INFEASIBLE, threshold=0.0))
+    assert report.best_arm is None and report.best_reward is None and report.n_feasible == 0
+
+
+def test_with_no_feasible_arm_x_at_least_is_every_arm():
+    """Documented choice: every arm must be shown infeasible, so X≥ = X."""
+    report = compute_bounds(orthonormal(INFEASIBLE, threshold=0.0))
+    assert report.n_at_least == 3
+    # 1/0.5² + 1/1² + 1/2² = 4 + 1 + 0.25 = 5.25
+    assert report.h_clb.value == pytest.approx(5.25, rel=REL)
+
+
+def test_with_no_feasible_arm_h_clb_equals_h_clb_bar():
+    report = compute_bounds(orthonormal(INFEASIBLE, threshold=0.0))
+    assert report.h_clb_bar.value == report.h_clb.value
+
+
+def test_no_feasible_arm_is_noted():
+    notes = compute_bounds(orthonormal(INFEASIBLE, threshold=0.0)).notes
+    assert any("no arm is feasible" in note for note in notes)
+
+
+def test_boundary_arm_in_x_at_least_makes_h_clb_and_the_lower_bound_infinite():
+    # g = (0, 0.5, 1): x* = arm 0 lies on the boundary (g = 0 counts as feasible)
+    report = compute_bounds(orthonormal((1.0, 1.5, 2.0)))
+    assert report.best_arm == 0 and report.boundary_arms == [0]
+    assert math.isinf(report.h_clb.value) and math.isinf(report.lower_bound)
+
+
+def test_boundary_arm_makes_c_min_zero_and_proposition_1_and_theorem_2_infinite():
+    report = compute_bounds(orthonormal((1.0, 1.5, 2.0)))
+    assert report.c_min == 0.0
+    assert math.isinf(report.prop1_bound) and math.isinf(report.acol_upper_bound)
+
+
+def test_boundary_arm_outside_x_at_least_leaves_h_clb_and_the_lower_bound_finite():
+    # g = (−0.5, 0, 1), rewards (2, 1, 3): arm 1 is on the boundary but below x*;
+    # X≥ = {0, 2} still gives H_CLB = 4 + 1 = 5, but H̄_CLB involves arm 1
+    report = compute_bounds(orthonormal((0.5, 1.0, 2.0)))
+    assert report.h_clb.value == pytest.approx(5.0, rel=REL)
+    assert report.lower_bound == pytest.approx(21.202635, rel=REL)
+    assert math.isinf(report.h_clb_bar.value)
+
+
+def test_boundary_arms_are_named_in_a_note():
+    notes = compute_bounds(orthonormal((0.5, 1.0, 2.0))).notes
+    assert any("arm(s) 1 lie exactly on the constraint boundary" in note for note in notes)
+
+
+def test_oracle_design_is_the_h_clb_design():
+    np.testing.assert_allclose(oracle_design(orthonormal(BASIC)), [0.8, 0.0, 0.2], atol=1e-4)
+
+
+def test_oracle_design_refuses_a_boundary_arm_in_x_at_least():
+    with pytest.raises(OptionError, match="boundary"):
+        oracle_design(orthonormal((1.0, 1.5, 2.0)))
+
+
+# --------------------------------------------------------------------------- #
+# Report helpers
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize("value, expected", [(math.inf, None), (-math.inf, None), (math.nan, None), (None, None),
+                                             (2.5, 2.5), (np.float64(3.0), 3.0)])
+def test_json_number_writes_non_finite_values_as_null(value, expected):
+    assert json_number(value) == expected
+
+
+def test_design_summary_top_lists_support_points_by_decreasing_weight():
+    summary = DesignSummary(1.0, 0.0, np.array([0.2, 0.0, 0.5, 0.3]), "fw")
+    assert summary.top() == [{"arm": 2, "weight": 0.5}, {"arm": 3, "weight": 0.3}, {"arm": 0, "weight": 0.2}]
+    assert summary.top(1) == [{"arm": 2, "weight": 0.5}]
