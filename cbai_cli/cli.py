@@ -76,23 +76,26 @@ RUN_OPTIONS = ("delta", "beta", "subgaussian", "ridge", "norm_bound", "rounding_
                "horizon", "dw", "confidence_set", "intersect", "rule", "updates")
 
 
-def with_options(*names: str, compare: bool = False):
-    """Add the table's options ``names`` to a command as keyword parameters (None: not given)."""
+def _add_options(function, options: list[tuple[str, type, object]]):
+    """Give ``function`` (which takes ``**options``) keyword parameters ``(name, type, typer.Option)``."""
+    signature = inspect.signature(function)
+    parameters = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD] + [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[kind], default=default)
+        for name, kind, default in options]
+    function.__signature__ = signature.replace(parameters=parameters)
+    function.__annotations__ = {**function.__annotations__, **{p.name: p.annotation for p in parameters}}
+    return function
 
-    def decorate(function):
-        signature = inspect.signature(function)
-        parameters = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD]
-        for name in names:
-            option = OPTIONS[name]
-            text = f"{option.help} ({option.range_text() or 'switch'}; default {option.default_text})."
-            parameters.append(inspect.Parameter(
-                name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[option.type],
-                default=typer.Option(None, option.flag, help=text, show_default=False)))
-        function.__signature__ = signature.replace(parameters=parameters)
-        function.__annotations__ = {**function.__annotations__, **{p.name: p.annotation for p in parameters}}
-        return function
 
-    return decorate
+def with_options(*names: str):
+    """Add the options ``names`` of :data:`cbai_cli.options.OPTIONS` (None: not given)."""
+    from cbai_cli.algorithms.registry import option_users
+
+    return lambda function: _add_options(function, [
+        (name, OPTIONS[name].type, typer.Option(None, OPTIONS[name].flag, show_default=False, help=(
+            f"{OPTIONS[name].help} ({OPTIONS[name].range_text() or 'switch'}; default {OPTIONS[name].default_text}"
+            + (f"; {option_users(name)}" if option_users(name) else "") + ").")))
+        for name in names])
 
 
 def _algorithm_help() -> str:

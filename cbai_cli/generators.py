@@ -356,3 +356,4 @@ def generate_instance(name: str, noise: str | None = None, sigma: float | None =
         raise OptionError(f"--noise and --sigma do not apply to {chosen.name}: the noise is part of its "
                           f"{chosen.kind} instance")
     return chosen.generate(**given)
+

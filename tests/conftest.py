@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 
-# As the CLI does: single-threaded BLAS before numpy loads (see cbai_cli/cli.py).
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")
+from cbai_cli.parallel import pin_blas_threads_by_default
+
+# As the CLI does: single-threaded BLAS before numpy loads.
+pin_blas_threads_by_default()
 
 import numpy as np
 import pytest

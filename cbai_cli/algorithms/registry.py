@@ -239,6 +239,27 @@ def resolve(name: str) -> tuple[AlgorithmEntry, Alias | None]:
     raise UnknownNameError(unknown_name_message("algorithm", name, {**known, **ALIASES}))
 
 
+def option_users(name: str) -> str:
+    """Who reads option ``name``, for help: algorithms (all of a kind named as such) and regimes."""
+    readers = [entry for entry in entries().values() if name in entry.describe_option_names()]
+    kinds = dict.fromkeys(kind for entry in readers for kind in entry.kinds)
+    parts = []
+    for kind in kinds:
+        mine = [entry for entry in readers if kind in entry.kinds]
+        styles = {entry.style for entry in mine}
+        alike = [entry for entry in entries().values() if kind in entry.kinds and entry.style in styles]
+        if len(mine) == len(names_for(kind)):
+            parts.append(f"every {kind} algorithm")
+        elif len(mine) == len(alike) and len(styles) == 1:
+            parts.append(f"every {styles.pop()} {kind} algorithm")
+        else:
+            parts.append(", ".join(entry.name for entry in mine))
+    regimes = [regime for regime, declared in _regimes().items() if name in declared.reads]
+    if regimes and len(regimes) < len(_regimes()):
+        parts.append(f"regimes {', '.join(regimes)}")
+    return "; ".join(parts)
+
+
 def names_for(kind: str) -> list[str]:
     """The algorithms that run on instances of ``kind``."""
     return [name for name, entry in entries().items() if kind in entry.kinds]
