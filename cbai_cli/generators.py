@@ -1,5 +1,5 @@
-"""The papers' synthetic instances and random ones, by family name (specs/cbai.md §7,
-specs/safe.md §2.8 and §4.7).
+"""The papers' synthetic instances and random ones, by family name (Lindner et al. 2022,
+§4.1–4.2; Amani et al. 2019, Appendix F; "Price of Safety in Linear BAI", §5).
 
 Each family declares its parameters, so the CLI (``cbai generate FAMILY --d 10``) and
 generator specs (``irrelevant-dims:d=10,eps=0.05``) are parsed from one description.
@@ -121,7 +121,7 @@ class Family:
         if not self.takes_noise:
             if noise is not None:
                 raise OptionError(f"{self.name}: the noise is part of the {self.kind} instance "
-                                  f"(specs/safe.md); --noise and --sigma do not apply")
+                                  f"file; --noise and --sigma do not apply")
             return self.build(name=label, meta={"generator": self.name, "params": values}, **values)
         arms, reward, constraint, threshold = self.build(**values)
         noise = noise if noise is not None else GaussianNoise(self.default_sigma)
@@ -311,7 +311,7 @@ def _safe_builder(function: str) -> Callable[..., Any]:
     return build
 
 
-register(Family("amani-a", "Safe-LUCB App. F instance A: box [−1, 1]², safety gap Δ > 0 (specs/safe.md §2.8)", (
+register(Family("amani-a", "Safe-LUCB App. F instance A: box [−1, 1]², safety gap Δ > 0", (
     Parameter("T", int, 100_000, "horizon T"),), _safe_builder("amani_a"), kind="safe-regret"))
 register(Family("amani-b", "Safe-LUCB App. F instance B: box [−1, 1]², Δ = 0, x* on the constraint (§2.8)", (
     Parameter("T", int, 100_000, "horizon T"),), _safe_builder("amani_b"), kind="safe-regret"))

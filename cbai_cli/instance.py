@@ -56,7 +56,7 @@ class Problem:
 
     Attributes:
         arms: (K, d) arm features, with the constant feature appended when the
-            threshold is unknown (specs/cbai.md §1).
+            threshold is unknown (Lindner et al. 2022, §2: a constant feature folds τ into φ).
         rewards: (K,) known reward of every arm.
         threshold: τ of the learner's problem (0 when the threshold was folded in).
         noise: the observation noise model (its parameters are public).
@@ -154,7 +154,7 @@ class Instance:
 
     @cached_property
     def problem(self) -> Problem:
-        """The learner's view (specs/cbai.md §1): with an unknown threshold, append a
+        """The learner's view (Lindner et al. 2022, §2): with an unknown threshold, append a
         constant 1 to every arm, −τ to φ, 0 to θ, and use τ = 0."""
         rewards = self.rewards
         if self.threshold_known:
@@ -205,7 +205,7 @@ class Instance:
         return int(candidates[0])
 
     def is_correct(self, recommended: int | None) -> bool:
-        """Whether an answer is right (specs/cbai.md §1): a feasible arm with the best
+        """Whether an answer is right (Lindner et al. 2022, §2, the CBAI objective): a feasible arm with the best
         feasible reward (any copy or tie), or "no feasible arm" when there is none."""
         if recommended is None:
             return self.best_reward is None
@@ -332,7 +332,7 @@ def _validate(instance: Instance) -> None:
         if abs(means[worst]) > 1 + 1e-12:
             raise InstanceError(
                 f"noise: binary feedback needs every constraint value φᵀx in [−1, 1]; "
-                f"arm {worst} has {means[worst]:.6g} (rescale the arms, see specs/cbai.md §6)"
+                f"arm {worst} has {means[worst]:.6g} (rescale the arms, as the paper does for the driver, Appendix C)"
             )
     try:
         json.dumps(plain(dict(instance.meta)))

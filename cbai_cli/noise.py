@@ -1,4 +1,4 @@
-"""Noise models of the constraint feedback (specs/cbai.md §6).
+"""Noise models of the constraint feedback (Lindner et al. 2022, §2 and Appendix C).
 
 Each model draws the *sum* of n observations of one arm in a single call, so a
 round of a round-based algorithm costs the same whatever its length.

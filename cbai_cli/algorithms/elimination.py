@@ -1,5 +1,5 @@
 """The elimination state shared by every CBAI algorithm (paper Algorithms 1 and 2,
-lines 14–18; specs/cbai.md §4).
+lines 14–18).
 
 After each update with lower/upper confidence bounds l(x), u(x):
 
@@ -53,7 +53,7 @@ class EliminationState:
         return int(candidates[np.argmax(self.rewards[candidates])])
 
     def anytime_recommendation(self) -> int | None:
-        """The answer when a budget runs out first (specs/cbai.md §4): the best arm of F,
+        """The answer when a budget runs out first (cbai's choice; the paper's algorithms always stop): the best arm of F,
         else the arm with the lowest current upper bound."""
         best = self.recommendation()
         if best is not None:

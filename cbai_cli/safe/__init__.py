@@ -1,4 +1,4 @@
-"""Safe linear bandits: Safe-LUCB, LinGapE and Safe-LinGapE (spec: specs/safe.md).
+"""Safe linear bandits: Safe-LUCB, LinGapE and Safe-LinGapE (Amani et al. 2019; "Price of Safety in Linear BAI"; Xu et al. 2018).
 
 Pure library code: numpy arrays in and out, no printing, no global state. Every random
 draw comes from a ``numpy.random.Generator`` that the caller passes in.

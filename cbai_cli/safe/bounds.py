@@ -1,6 +1,6 @@
 """``cbai bound`` on the safe kinds: the constants that set each algorithm's difficulty.
 
-- ``safe-regret`` (specs/safe.md §2.2, §2.4): x*, its loss, the safety gap Δ, ‖B‖,
+- ``safe-regret`` (Amani et al. 2019, §2 and Lemma 1/Theorems 2–3): x*, its loss, the safety gap Δ, ‖B‖,
   λ_− of the exploration set D^w, t_δ, β_T, T_Δ (Theorem 2's exploration length, when
   Δ > 0) and T_0 (Theorem 3's). For the Appendix F instances these are §7.2 C1–C2.
 - ``safe-bai`` (§3.3, §4.1): per arm the safety value x_kᵀμ*, the true safe scale γ_k,
@@ -101,7 +101,7 @@ def safe_regret_bounds(instance: SafeRegretInstance) -> SafeRegretBounds:
 
 
 def lingape_complexity(arms: np.ndarray, theta: np.ndarray, epsilon: float) -> float:
-    """LinGapE's H_ε (specs/safe.md §3.3, [RECON]).
+    """LinGapE's H_ε (Xu et al. 2018, §4, the problem complexity of Theorem 2; reconstructed, see docs/safe.md).
 
     ``H_ε = Σ_a max_{i≠j} p*_a(y_ij) ρ(y_ij) / max(ε, (ε+Δ_i)/3, (ε+Δ_j)/3)²`` with
     ``y_ij = x_i − x_j``, ``w*(y) = argmin ‖w‖₁ s.t. Σ_a w_a x_a = y``, ``p* = |w*|/‖w*‖₁``,

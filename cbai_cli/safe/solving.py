@@ -146,7 +146,7 @@ def _vector(values: np.ndarray | None) -> list[float] | None:
 
 @dataclass(frozen=True)
 class RegretRun:
-    """One Safe-LUCB run, scored (specs/safe.md §2.6).
+    """One Safe-LUCB run, scored (the quantities of Amani et al. 2019, Appendix F).
 
     ``curve`` holds ``(t, R_t)`` at the points of :func:`curve_points`; ``checkpoints`` the
     powers of ten up to T (and T). ``lambda_min_design`` = ``λ_min(Σ_{s≤T'} x_s x_sᵀ)``
@@ -198,7 +198,7 @@ class RegretRun:
 
 @dataclass(frozen=True)
 class BaiRun:
-    """One LinGapE or Safe-LinGapE run, scored (specs/safe.md §4.6).
+    """One LinGapE or Safe-LinGapE run, scored ("Price of Safety in Linear BAI", §5).
 
     ``correct``: the recommended arm is ε-optimal at its true safe scale,
     ``γ_{k*}x_{k*}ᵀθ* − γ_k̂ x_k̂ᵀθ* ≤ ε`` (with ε = 0: k̂ = k*); ``optimal``: k̂ = k*.
@@ -254,7 +254,7 @@ class BaiRun:
 
 
 def regret_checkpoints(horizon: int) -> list[int]:
-    """10³, 10⁴, … up to T, and T itself (specs/safe.md §2.6)."""
+    """10³, 10⁴, … up to T, and T itself (the checkpoints of Amani et al. 2019, Appendix F)."""
     points = [10**k for k in range(3, 19) if 10**k <= horizon]
     return sorted(set(points) | {horizon})
 
