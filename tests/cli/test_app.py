@@ -50,6 +50,21 @@ def test_algorithms_lists_the_registry(cli):
     assert result.exit_code == 0 and "maxrew-f" in result.stdout and "adaptive_tuned" in result.stdout
 
 
+def test_algorithms_json_lists_every_entry_with_its_capabilities(cli):
+    import json
+
+    from cbai_cli.algorithms.registry import entries
+
+    listed = json.loads(cli("algorithms", "--json").stdout)
+    assert [entry["name"] for entry in listed] == list(entries())
+    by_name = {entry["name"]: entry for entry in listed}
+    assert by_name["acol"]["kinds"] == ["cbai"] and by_name["acol"]["style"] == "round"
+    assert by_name["acol"]["regimes"] == ["static"]
+    assert by_name["safe-lingape"]["regimes"] == [] and by_name["safe-lingape"]["kinds"] == ["safe-bai"]
+    beta = next(option for option in by_name["g-acol"]["options"] if option["name"] == "beta")
+    assert (beta["flag"], beta["type"], beta["range"]) == ("--beta", "float", "> 0")
+
+
 def test_python_dash_m_works():
     process = subprocess.run([sys.executable, "-m", "cbai_cli", "--version"], capture_output=True, text=True)
     assert process.returncode == 0 and __version__ in process.stdout

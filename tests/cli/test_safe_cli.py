@@ -270,24 +270,26 @@ def test_plain_lingape_pulls_unsafely_on_soare_safe(cli):
 # ---------------------------------------------------------------- listings and help
 
 
-def test_algorithms_lists_the_safe_registry(cli):
-    from cbai_cli.safe.registry import SAFE_ALGORITHMS
+def test_algorithms_lists_the_safe_algorithms(cli):
+    from cbai_cli.algorithms.registry import names_for
 
     result = cli("algorithms")
     assert result.exit_code == 0
-    for spec in SAFE_ALGORITHMS.values():
-        assert spec.name in result.stdout
+    for name in names_for("safe-regret") + names_for("safe-bai"):
+        assert name in result.stdout
     assert "safe-regret" in result.stdout and "safe-bai" in result.stdout
 
 
 def test_solve_help_lists_the_safe_algorithms_and_options(cli):
-    from cbai_cli.safe.registry import OPTIONS, SAFE_ALGORITHMS
+    from cbai_cli.algorithms.registry import entries, names_for
+    from cbai_cli.options import OPTIONS
 
     text = " ".join(cli("solve", "--help").stdout.split())
-    for name in SAFE_ALGORITHMS:
+    safe = names_for("safe-regret") + names_for("safe-bai")
+    for name in safe:
         assert name in text
-    for flag in OPTIONS:
-        assert flag in text
+    for option in {option for name in safe for option in entries()[name].options}:
+        assert OPTIONS[option].flag in text
 
 
 def test_safe_lucb_set_options_reach_the_algorithm(cli):
