@@ -275,31 +275,32 @@ def for_kind(name: str, kind: str) -> tuple[AlgorithmEntry, Alias | None]:
     return entry, alias
 
 
-_CBAI = "cbai_cli.algorithms"
 _SAFE = "cbai_cli.safe"
+# The options every CBAI algorithm of a style reads (its regime adds those of its radius).
+CBAI_OPTIONS = {"round": ("delta", "rounding_epsilon", "budget"), "adaptive": ("delta", "ridge", "budget")}
+
+
+def cbai_entry(name: str, module: str, cls: str, summary: str, style: str, **capabilities: Any) -> AlgorithmEntry:
+    """The entry of a CBAI algorithm of ``cbai_cli.algorithms``: the ``cbai`` kind, the
+    regimes and options of its style."""
+    return AlgorithmEntry(name, f"cbai_cli.algorithms.{module}", cls, summary, ("cbai",), style, CBAI_OPTIONS[style],
+                          style, **capabilities)
+
+
 for _entry in (
-    AlgorithmEntry("acol", f"{_CBAI}.acol", "ACOL", "ACOL (Alg. 1): rounds of the design over U_t, static intervals",
-                   ("cbai",), "round", ("delta", "rounding_epsilon", "budget"), "round"),
-    AlgorithmEntry("oracle", f"{_CBAI}.oracle", "Oracle", "Oracle (App. B.1): the H_CLB design of the true φ",
-                   ("cbai",), "round", ("delta", "rounding_epsilon", "budget"), "round", needs_oracle=True),
-    AlgorithmEntry("g-allocation", f"{_CBAI}.g_allocation", "GAllocation", "G-Allocation (App. B.2): the G-optimal design",
-                   ("cbai",), "round", ("delta", "rounding_epsilon", "budget"), "round"),
-    AlgorithmEntry("uniform", f"{_CBAI}.uniform", "Uniform", "Uniform: rounds of the uniform allocation",
-                   ("cbai",), "round", ("delta", "rounding_epsilon", "budget"), "round"),
-    AlgorithmEntry("g-acol", f"{_CBAI}.g_acol", "GACOL", "G-ACOL (Alg. 2): greedy variance reduction within U",
-                   ("cbai",), "adaptive", ("delta", "ridge", "budget"), "adaptive"),
-    AlgorithmEntry("greedy-maxvar", f"{_CBAI}.greedy_maxvar", "GreedyMaxVar",
-                   "Greedy MaxVar: greedy variance reduction over all of X",
-                   ("cbai",), "adaptive", ("delta", "ridge", "budget"), "adaptive"),
-    AlgorithmEntry("adaptive-uniform", f"{_CBAI}.adaptive_uniform", "AdaptiveUniform", "Adaptive Uniform: uniform over X",
-                   ("cbai",), "adaptive", ("delta", "ridge", "budget"), "adaptive"),
-    AlgorithmEntry("g-acol-uniform", f"{_CBAI}.g_acol_uniform", "GACOLUniform", "G-ACOL Uniform: uniform over U",
-                   ("cbai",), "adaptive", ("delta", "ridge", "budget"), "adaptive"),
-    AlgorithmEntry("maxrew-u", f"{_CBAI}.maxrew_u", "MaxRewU", "MaxRew-U: highest-reward uncertain arm",
-                   ("cbai",), "adaptive", ("delta", "ridge", "budget"), "adaptive"),
-    AlgorithmEntry("maxrew-f", f"{_CBAI}.maxrew_f", "MaxRewF",
-                   "MaxRew-F: highest-reward feasible arm (may not stop; use --budget)",
-                   ("cbai",), "adaptive", ("delta", "ridge", "budget"), "adaptive", guaranteed_stop=False),
+    cbai_entry("acol", "acol", "ACOL", "ACOL (Alg. 1): rounds of the design over U_t, static intervals", "round"),
+    cbai_entry("oracle", "oracle", "Oracle", "Oracle (App. B.1): the H_CLB design of the true φ", "round",
+               needs_oracle=True),
+    cbai_entry("g-allocation", "g_allocation", "GAllocation", "G-Allocation (App. B.2): the G-optimal design", "round"),
+    cbai_entry("uniform", "uniform", "Uniform", "Uniform: rounds of the uniform allocation", "round"),
+    cbai_entry("g-acol", "g_acol", "GACOL", "G-ACOL (Alg. 2): greedy variance reduction within U", "adaptive"),
+    cbai_entry("greedy-maxvar", "greedy_maxvar", "GreedyMaxVar", "Greedy MaxVar: greedy variance reduction over all of X",
+               "adaptive"),
+    cbai_entry("adaptive-uniform", "adaptive_uniform", "AdaptiveUniform", "Adaptive Uniform: uniform over X", "adaptive"),
+    cbai_entry("g-acol-uniform", "g_acol_uniform", "GACOLUniform", "G-ACOL Uniform: uniform over U", "adaptive"),
+    cbai_entry("maxrew-u", "maxrew_u", "MaxRewU", "MaxRew-U: highest-reward uncertain arm", "adaptive"),
+    cbai_entry("maxrew-f", "maxrew_f", "MaxRewF", "MaxRew-F: highest-reward feasible arm (may not stop; use --budget)",
+               "adaptive", guaranteed_stop=False),
     AlgorithmEntry("safe-lucb", f"{_SAFE}.safe_lucb", "SafeLUCB",
                    "Safe-LUCB (Amani et al. 2019): explore in the safe ball D^w, then optimistic actions in the "
                    "estimated safe set", ("safe-regret",), "adaptive",
