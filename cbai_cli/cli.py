@@ -23,6 +23,7 @@ except ImportError:  # pragma: no cover
     import click
 
 from cbai_cli import __version__
+from cbai_cli.algorithms.registry import algorithm_help, option_users, run_option_names
 from cbai_cli.errors import CbaiError, Terminated
 from cbai_cli.options import OPTIONS
 
@@ -72,8 +73,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-RUN_OPTIONS = ("delta", "beta", "subgaussian", "ridge", "norm_bound", "rounding_epsilon", "budget", "exploration",
-               "horizon", "dw", "confidence_set", "intersect", "rule", "updates")
 
 
 def _add_options(function, options: list[tuple[str, type, object]]):
@@ -89,21 +88,11 @@ def _add_options(function, options: list[tuple[str, type, object]]):
 
 def with_options(*names: str):
     """Add the options ``names`` of :data:`cbai_cli.options.OPTIONS` (None: not given)."""
-    from cbai_cli.algorithms.registry import option_users
-
     return lambda function: _add_options(function, [
         (name, OPTIONS[name].type, typer.Option(None, OPTIONS[name].flag, show_default=False, help=(
             f"{OPTIONS[name].help} ({OPTIONS[name].range_text() or 'switch'}; default {OPTIONS[name].default_text}"
             + (f"; {option_users(name)}" if option_users(name) else "") + ").")))
         for name in names])
-
-
-def _algorithm_help() -> str:
-    from cbai_cli.algorithms.registry import ALIASES, entries
-
-    return ("Algorithm: " + "; ".join(f"{name} ({', '.join(entry.kinds)})" for name, entry in entries().items())
-            + ". The authors' method strings (" + ", ".join(list(ALIASES)[:3]) + ", …) are accepted too; "
-            "see `cbai algorithms`.")
 
 
 def _version(value: bool) -> None:
@@ -122,13 +111,14 @@ def _root(
     pin_blas_threads_by_default()
 
 
-def _print(document_or_renderable, as_json: bool) -> None:
+def _show(outcome, as_json: bool) -> None:
+    """One JSON document on stdout, or the outcome's tables."""
     from cbai_cli.render import console, print_json
 
     if as_json:
-        print_json(document_or_renderable.to_json())
+        print_json(outcome.to_json())
     else:
-        document_or_renderable.render(console())
+        outcome.render(console())
 
 
 @app.command()
@@ -167,26 +157,16 @@ def bound(
 ) -> None:
     """How hard an instance is. cbai: H_CLB, Theorem 1, Proposition 1, Theorem 2. safe-regret: Δ, λ_−, t_δ,
     T_Δ, T_0. safe-bai: true safe scales γ_k, the optimal safe arm, LinGapE's complexity."""
-    from cbai_cli.kinds import get, load
-    from cbai_cli.options import checked
-    from cbai_cli.render import console, print_json
+    from cbai_cli.kinds import bound_file
 
-    instance = load(path)
-    kind = get(instance.kind)
-    given = checked(options)
-    kind.check_bound_options(given)
-    report = kind.bound(instance, **given)
-    if as_json:
-        print_json(report.to_json())
-    else:
-        kind.render_bound(report, console())
+    _show(bound_file(path, **options), as_json)
 
 
 @app.command()
-@with_options(*RUN_OPTIONS)
+@with_options(*run_option_names())
 def solve(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
-    algo: str = typer.Option(..., "--algo", "-a", help=_algorithm_help()),
+    algo: str = typer.Option(..., "--algo", "-a", help=algorithm_help()),
     regime: Optional[str] = typer.Option(None, "--regime", help="Confidence regime of cbai algorithms: static "
                                          "(round-based; Prop. 2), theory (Prop. 3, default for adaptive), det "
                                          "(determinant form), tuned (radius √β)."),
@@ -201,7 +181,7 @@ def solve(
     from cbai_cli.solving import solve_file
 
     outcome = solve_file(path, RunRequest.of(algo, regime, **options), seed, runs, trace)
-    _print(outcome, as_json)
+    _show(outcome, as_json)
     if outcome.hit_budget:
         raise typer.Exit(1)
 
@@ -211,17 +191,13 @@ def list_algorithms(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (a list of algorithms) instead of tables."),
 ) -> None:
     """List the registered algorithms: instance kinds, style, regimes and options."""
-    from cbai_cli.algorithms.registry import entries
-    from cbai_cli.render import algorithms_table, console, print_json
+    from cbai_cli.algorithms.registry import Listing
 
-    if as_json:
-        print_json([entry.describe() for entry in entries().values()])
-    else:
-        algorithms_table(console())
+    _show(Listing(), as_json)
 
 
 @app.command()
-@with_options(*RUN_OPTIONS)
+@with_options(*run_option_names())
 def compare(
     sources: Optional[list[str]] = typer.Argument(None, metavar="SOURCES", show_default=False, help=(
         "Instance files, folders (every .yaml/.yml/.npz inside) or generator specs such as "

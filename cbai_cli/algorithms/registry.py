@@ -260,6 +260,34 @@ def option_users(name: str) -> str:
     return "; ".join(parts)
 
 
+def run_option_names() -> tuple[str, ...]:
+    """The options some algorithm reads (in some regime), in the order of the table."""
+    from cbai_cli.options import OPTIONS
+
+    read = {name for entry in entries().values() for name in entry.describe_option_names()}
+    return tuple(name for name in OPTIONS if name in read)
+
+
+def algorithm_help() -> str:
+    """The ``--algo`` help: every algorithm with its instance kinds, and the aliases."""
+    return ("Algorithm: " + "; ".join(f"{name} ({', '.join(entry.kinds)})" for name, entry in entries().items())
+            + ". The authors' method strings (" + ", ".join(list(ALIASES)[:3]) + ", …) are accepted too; "
+            "see `cbai algorithms`.")
+
+
+@dataclass(frozen=True)
+class Listing:
+    """``cbai algorithms``: every entry, as JSON (a list) or as a table."""
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [entry.describe() for entry in entries().values()]
+
+    def render(self, out) -> None:
+        from cbai_cli.render import algorithms_table
+
+        algorithms_table(out)
+
+
 def names_for(kind: str) -> list[str]:
     """The algorithms that run on instances of ``kind``."""
     return [name for name, entry in entries().items() if kind in entry.kinds]

@@ -93,3 +93,29 @@ def save(instance: Any, path: str | Path) -> None:
     from cbai_cli.fileio import write_mapping
 
     write_mapping(instance.to_mapping(), path)
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """``cbai bound``'s outcome: the kind's report, as JSON or as tables."""
+
+    kind: InstanceKind
+    report: Any
+
+    def to_json(self) -> dict:
+        return self.report.to_json()
+
+    def render(self, out) -> None:
+        self.kind.render_bound(self.report, out)
+
+
+def bound_file(path: str | Path, **options: Any) -> Bounds:
+    """``cbai bound FILE``: the instance's difficulty, with the options (by name; None: not
+    given) that its kind's bound reads; any other is a one-line error."""
+    from cbai_cli.options import checked
+
+    instance = load(path)
+    kind = get(instance.kind)
+    given = checked(options)
+    kind.check_bound_options(given)
+    return Bounds(kind, kind.bound(instance, **given))
