@@ -157,7 +157,7 @@ class SafeRegretResult:
 
 def _design_lambda_min(alg: SafeLUCB, problem: SafeRegretProblem) -> float:
     """``λ_min(Σ_s x_s x_sᵀ)`` of the data so far (the design matrix without the ridge, §2.6)."""
-    return float(np.linalg.eigvalsh(alg.state.A - problem.lam * np.eye(problem.d))[0])
+    return float(np.linalg.eigvalsh(alg.state.gram - problem.lam * np.eye(problem.d))[0])
 
 
 def run_safe_regret(

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .confidence import radius_horizon
+from cbai_cli.confidence import radius_horizon
+
 from .problems import BallSet, BoxSet, FiniteSet, SafeRegretSetting, optimal_action
 
 __all__ = [

@@ -39,15 +39,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .confidence import (
-    RidgeState,
-    inverse_sqrt,
-    l1_polytope_halfspaces,
-    l1_polytope_vertices,
-    radius_horizon,
-    sqrt_pair,
-    weighted_norms,
-)
+from cbai_cli.confidence import radius_horizon
+from cbai_cli.linalg import RidgeDesign, inverse_sqrt, weighted_norms
+
+from .confidence_sets import l1_polytope_halfspaces, l1_polytope_vertices
 from .exploration import (
     ExplorationSet,
     build_exploration_set,
@@ -190,7 +185,7 @@ class SafeLUCB:
 
     - ``exploration_set`` (:class:`ExplorationSet`), ``lambda_minus`` (λ_−), ``t_delta`` (t_δ),
       ``exploration_rounds`` (T'), ``exploration_budget`` (the largest possible T');
-    - ``state`` (:class:`RidgeState`), ``t`` (the 1-based index of the round being asked).
+    - ``state`` (:class:`~cbai_cli.linalg.RidgeDesign`), ``t`` (the 1-based index of the round being asked).
 
     With ``exploration="heuristic"`` (§2.4 [PROPOSAL], heuristic, not the paper's) ``T'`` is
     decided on the fly: until then ``exploration_rounds`` is the budget ⌈T_0⌉ and
@@ -228,7 +223,7 @@ class SafeLUCB:
         self.exploration_decided = config.exploration != "heuristic"
         self._next_check = max(1, math.ceil(self.t_delta)) if math.isfinite(self.t_delta) else math.inf
         self.gap_checks: list[tuple[int, float]] = []
-        self.state = RidgeState(setting.d, setting.lam, 1, config.refresh_every)
+        self.state = RidgeDesign(setting.d, setting.lam, 1, config.refresh_every)
         self.t = 1
         self._pending: np.ndarray | None = None
         self._batch = np.empty((0, setting.d))
@@ -258,7 +253,7 @@ class SafeLUCB:
     def beta(self) -> float:
         """``β_t = R sqrt(d log((1 + (t−1) L²/λ)/δ)) + λ^{1/2} S`` (§2.3 step 3); ``t − 1`` = samples so far."""
         s = self.setting
-        return radius_horizon(self.state.n, s.d, s.lam, s.R, s.S, s.L, s.delta)
+        return radius_horizon(self.state.n_samples, s.d, s.lam, s.R, s.S, s.L, s.delta)
 
     def ask(self) -> np.ndarray:
         """The action ``x_t``, shape ``(d,)``. Idempotent until :meth:`tell`."""
@@ -274,7 +269,7 @@ class SafeLUCB:
         x = np.asarray(x, dtype=float)
         if x.shape != (self.setting.d,):
             raise ValueError(f"x: expected shape ({self.setting.d},), got {x.shape}")
-        self.state.update(x, float(loss))
+        self.state.add(x, float(loss))
         self.t += 1
         self._pending = None
         if not self.exploration_decided:
@@ -306,7 +301,7 @@ class SafeLUCB:
     def _heuristic_step(self) -> None:
         """After exploration round ``n = t − 1``: apply the modified heuristic's stopping rule if
         ``n`` is on the geometric check grid (§2.4 [PROPOSAL]; heuristic, not the paper's)."""
-        n = self.state.n
+        n = self.state.n_samples
         if n >= self.exploration_budget:
             self.exploration_decided = True  # fell back to the budget ⌈T_0⌉
             return
@@ -318,7 +313,7 @@ class SafeLUCB:
         needed = heuristic_gap_needed(s, self.lambda_minus, n)
         if s.c + s.L * float(np.linalg.norm(s.B @ mu_hat)) < needed:
             return  # Δ̂ ≤ c + L‖Bμ̂‖ cannot reach the threshold: skip the LP
-        _, gap_hat = plug_in_gap(s, mu_hat, self.state.A_inv, self.beta())
+        _, gap_hat = plug_in_gap(s, mu_hat, self.state.inverse, self.beta())
         self.gap_checks.append((n, gap_hat))
         if gap_hat > 0 and n >= t_gap(s, self.lambda_minus, gap_hat):
             self._exploration_rounds = n
@@ -332,7 +327,7 @@ class SafeLUCB:
         beta = self.beta()
         if self.config.confidence_set == "ellipsoid":
             return self._finite_ellipsoid(mu_hat, beta)
-        A_sqrt, A_inv_sqrt = sqrt_pair(self.state.A)
+        A_sqrt, A_inv_sqrt = self.state.sqrt_pair()
         V = l1_polytope_vertices(mu_hat, A_inv_sqrt, beta)  # (2d, d) confidence vertices
         if self.config.intersect:
             V = self._intersect(V, mu_hat, A_sqrt, beta)
@@ -368,7 +363,7 @@ class SafeLUCB:
         ``μ̂ᵀx − β‖x‖_{A⁻¹}``."""
         s = self.setting
         X = s.action_set.arms
-        A_inv = self.state.A_inv
+        A_inv = self.state.inverse
         self._ell = (mu_hat, beta, A_inv.copy())
         XB = X @ s.B  # rows (Bᵀx)ᵀ
         safe = XB @ mu_hat + beta * weighted_norms(XB, A_inv) <= s.c

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli.safe.confidence import inverse_sqrt
+from cbai_cli.linalg import inverse_sqrt
 from cbai_cli.safe.environment import run_safe_regret
 from cbai_cli.safe.problems import (
     BallSet,
@@ -150,7 +150,7 @@ def test_finite_optimistic_step_is_exact_enumeration(confidence_set):
     for t in range(300):
         x = alg.ask()
         if t >= 30 and t % 50 == 0:
-            mu_hat, beta, A = alg.state.estimate(), alg.beta(), alg.state.A
+            mu_hat, beta, A = alg.state.estimate(), alg.beta(), alg.state.gram
             A_inv = np.linalg.inv(A)
             best, best_val = None, np.inf
             for a in arms:  # explicit loop: the definition, arm by arm

@@ -195,7 +195,7 @@ def test_run_result_reports_the_realised_exploration_length():
     assert r.exploration_rounds == alg.exploration_rounds < alg.exploration_budget
     assert r.regret_curve[alg.exploration_rounds - 1] == env.cumulative_regret
     assert r.lambda_min_target == pytest.approx(r.exploration_rounds * r.lambda_minus / 2)
-    design = np.linalg.eigvalsh(alg.state.A - p.lam * np.eye(2))[0]
+    design = np.linalg.eigvalsh(alg.state.gram - p.lam * np.eye(2))[0]
     assert r.lambda_min_design == pytest.approx(design, rel=1e-9)
 
 
