@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .lingape import LinGapE, LinGapEConfig
-from .problems import LinearBaiProblem, SafeBaiProblem, SafeRegretProblem, regret_truth, safe_bai_truth
+from .problems import LinearBaiProblem, SafeBaiProblem, SafeRegretProblem
+from .truths import regret_truth, safe_bai_truth
 from .safe_lingape import SafeLinGapE, SafeLinGapEConfig
 from .safe_lucb import SafeLUCB, SafeLUCBConfig
 

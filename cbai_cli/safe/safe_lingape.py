@@ -30,7 +30,7 @@ from cbai_cli.confidence import radius_determinant
 from cbai_cli.linalg import RidgeDesign, weighted_norms
 
 from .lingape import greedy_arm, l1_ratio, ratio_arm, select_direction
-from .problems import SafeBaiSetting, true_gamma
+from .problems import SafeBaiSetting, safe_scales
 
 __all__ = ["SafeLinGapEConfig", "SafeLinGapE", "safety_radius", "reward_radius", "conservative_scales"]
 
@@ -98,7 +98,7 @@ def conservative_scales(
     is safe for every μ in the confidence set. ``arms: (K, d)`` → ``(K,)``.
     """
     lcb = arms @ mu_hat - beta_s * weighted_norms(arms, A_inv)
-    return true_gamma(lcb, eta0)
+    return safe_scales(lcb, eta0)
 
 
 class SafeLinGapE:

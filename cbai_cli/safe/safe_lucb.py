@@ -53,18 +53,9 @@ from .exploration import (
     t_delta,
     t_gap,
 )
-from .polytopes import (
-    FEASIBILITY_TOL,
-    ball_argmin,
-    bilinear_argmin,
-    box_halfspaces,
-    box_polygon_vertices,
-    clip_polygon_many,
-    simplify_polygon_outer,
-    enumerate_vertices,
-    lp_argmin,
-)
-from .problems import BallSet, BoxSet, FiniteSet, SafeRegretSetting
+from .action_sets import VERTEX_METHODS
+from .polytopes import FEASIBILITY_TOL, clip_polygon_many, simplify_polygon_outer
+from .problems import SafeRegretSetting
 
 __all__ = ["SafeLUCBConfig", "SafeLUCB", "estimated_safe_mask"]
 
@@ -163,7 +154,7 @@ class SafeLUCBConfig:
             raise ValueError(f"dw must be 'ball' or 'ellipsoid', got {self.dw!r}")
         if self.confidence_set not in ("polytope", "ellipsoid"):
             raise ValueError(f"confidence_set must be 'polytope' or 'ellipsoid', got {self.confidence_set!r}")
-        if self.vertex_method not in ("auto", "clip", "enumerate", "qhull", "lp"):
+        if self.vertex_method not in VERTEX_METHODS:
             raise ValueError(
                 f"vertex_method must be 'auto', 'clip', 'enumerate', 'qhull' or 'lp', got {self.vertex_method!r}"
             )
@@ -204,11 +195,11 @@ class SafeLUCB:
         if rng is None:
             raise ValueError("rng: a numpy.random.Generator is required")
         D0 = setting.action_set
-        if config.confidence_set == "ellipsoid" and not isinstance(D0, FiniteSet):
+        if config.confidence_set == "ellipsoid" and not D0.supports_ellipsoid_confidence:
             raise ValueError("confidence_set='ellipsoid' is implemented for finite action sets only")
-        if config.vertex_method == "clip" and not (isinstance(D0, BoxSet) and D0.d == 2):
+        if config.vertex_method == "clip" and not D0.supports_polygon_clipping:
             raise ValueError("vertex_method='clip' needs a 2-D box")
-        if config.intersect and not (isinstance(D0, BoxSet) and D0.d == 2 and config.confidence_set == "polytope"):
+        if config.intersect and not (D0.supports_intersection and config.confidence_set == "polytope"):
             raise ValueError("intersect=True needs a 2-D box and confidence_set='polytope'")
         self.setting = setting
         self.config = config
@@ -227,10 +218,6 @@ class SafeLUCB:
         self.t = 1
         self._pending: np.ndarray | None = None
         self._batch = np.empty((0, setting.d))
-        self._box = box_halfspaces(D0.d, D0.half_width) if isinstance(D0, BoxSet) else None
-        self._vertex_method = config.vertex_method
-        if self._vertex_method == "auto":
-            self._vertex_method = "clip" if D0.d == 2 else "enumerate"
         self._poly: np.ndarray | None = None  # intersected confidence polygon (intersect=True)
         self.intersection_resets = 0  # times the intersection became empty (confidence event failed)
         self._safe_rows: np.ndarray | None = None  # this round's rows g with gᵀx ≤ c (polytope)
@@ -326,7 +313,7 @@ class SafeLUCB:
         mu_hat = self.state.estimate()
         beta = self.beta()
         if self.config.confidence_set == "ellipsoid":
-            return self._finite_ellipsoid(mu_hat, beta)
+            return self._ellipsoid(mu_hat, beta)
         A_sqrt, A_inv_sqrt = self.state.sqrt_pair()
         V = l1_polytope_vertices(mu_hat, A_inv_sqrt, beta)  # (2d, d) confidence vertices
         if self.config.intersect:
@@ -335,47 +322,20 @@ class SafeLUCB:
         safe_rows = V @ s.B.T
         self._safe_rows = safe_rows
         self.confidence_vertices = V
-        D0 = s.action_set
-        if isinstance(D0, BoxSet):
-            method = self._vertex_method
-            if method == "lp":
-                x, _, _ = lp_argmin(V, safe_rows, np.full(len(V), s.c), bounds=(-D0.half_width, D0.half_width))
-                return x
-            if method == "clip":
-                U = box_polygon_vertices(safe_rows, np.full(len(V), s.c), D0.half_width)
-            else:
-                G = np.concatenate([safe_rows, self._box[0]])
-                h = np.concatenate([np.full(len(V), s.c), self._box[1]])
-                U = enumerate_vertices(G, h, method)
-            j, _, _ = bilinear_argmin(U, V)
-            return U[j].copy()
-        if isinstance(D0, BallSet):
-            x, _, _ = ball_argmin(V, safe_rows, np.full(len(V), s.c), D0.radius)
-            return x
-        # Finite set, polytope confidence set: exact enumeration (§2.5a).
-        X = D0.arms
-        safe = np.all(X @ safe_rows.T <= s.c, axis=1)
-        scores = np.min(X @ V.T, axis=1)  # min_{v ∈ P} vᵀx is attained at a vertex
-        return self._finite_pick(X, safe, scores)
+        x = s.action_set.optimistic_action(V, safe_rows, s.c, self.config.vertex_method)
+        return x if x is not None else self._fallback()
 
-    def _finite_ellipsoid(self, mu_hat: np.ndarray, beta: float) -> np.ndarray:
-        """§2.5a with the ellipsoid: safe iff ``xᵀBμ̂ + β‖Bᵀx‖_{A⁻¹} ≤ c``; optimistic loss
-        ``μ̂ᵀx − β‖x‖_{A⁻¹}``."""
+    def _ellipsoid(self, mu_hat: np.ndarray, beta: float) -> np.ndarray:
+        """The optimistic step with the confidence ellipsoid itself (finite sets)."""
         s = self.setting
-        X = s.action_set.arms
-        A_inv = self.state.inverse
-        self._ell = (mu_hat, beta, A_inv.copy())
-        XB = X @ s.B  # rows (Bᵀx)ᵀ
-        safe = XB @ mu_hat + beta * weighted_norms(XB, A_inv) <= s.c
-        scores = X @ mu_hat - beta * weighted_norms(X, A_inv)
-        return self._finite_pick(X, safe, scores)
+        inverse = self.state.inverse
+        self._ell = (mu_hat, beta, inverse.copy())
+        x = s.action_set.ellipsoid_optimistic_action(mu_hat, beta, inverse, s.B, s.c)
+        return x if x is not None else self._fallback()
 
-    def _finite_pick(self, X: np.ndarray, safe: np.ndarray, scores: np.ndarray) -> np.ndarray:
-        if safe.any():
-            idx = np.flatnonzero(safe)
-            return X[idx[int(np.argmin(scores[idx]))]].copy()
-        # Empty estimated safe set (impossible when 0 ∈ X): fall back to the D^w arms,
-        # which are safe for every admissible parameter (§2.5a).
+    def _fallback(self) -> np.ndarray:
+        """The most optimistic D^w arm, when no arm of a finite set is estimated safe (impossible
+        when 0 is an arm): D^w is safe for every admissible parameter."""
         P = self.exploration_set.points
         if self.config.confidence_set == "ellipsoid":
             mu_hat, beta, A_inv = self._ell

@@ -9,7 +9,8 @@ import pytest
 from cbai_cli.linalg import RidgeDesign
 from cbai_cli.safe.environment import SafeBaiEnvironment, run_safe_bai
 from cbai_cli.safe.lingape import LinGapEConfig
-from cbai_cli.safe.problems import price_of_safety_instance, safe_bai_truth
+from cbai_cli.safe.paper_instances import price_of_safety_instance
+from cbai_cli.safe.truths import safe_bai_truth
 from cbai_cli.safe.safe_lingape import (
     SafeLinGapE,
     SafeLinGapEConfig,

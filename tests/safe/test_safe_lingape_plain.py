@@ -16,7 +16,7 @@ from cbai_cli.safe.lingape import (
     ratio_arm,
     select_direction,
 )
-from cbai_cli.safe.problems import lingape_instance
+from cbai_cli.safe.paper_instances import lingape_instance
 
 
 def test_greedy_arm_matches_direct_inverse():

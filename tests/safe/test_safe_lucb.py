@@ -8,15 +8,10 @@ import pytest
 
 from cbai_cli.linalg import inverse_sqrt
 from cbai_cli.safe.environment import run_safe_regret
-from cbai_cli.safe.problems import (
-    BallSet,
-    BoxSet,
-    FiniteSet,
-    SafeRegretProblem,
-    instance_a,
-    instance_b,
-    regret_truth,
-)
+from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
+from cbai_cli.safe.paper_instances import instance_a, instance_b
+from cbai_cli.safe.problems import SafeRegretProblem
+from cbai_cli.safe.truths import regret_truth
 from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig, estimated_safe_mask
 
 # --------------------------------------------------------------------------- safe sets
