@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cbai_cli.safe.environment import run_safe_bai, run_safe_regret
 from cbai_cli.safe.lingape import LinGapEConfig
-from cbai_cli.safe.problems import instance_a, instance_b, price_of_safety_instance
+from cbai_cli.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
 from cbai_cli.safe.safe_lingape import SafeLinGapEConfig
 from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
 

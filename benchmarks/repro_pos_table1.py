@@ -31,7 +31,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from cbai_cli.safe.environment import run_safe_bai  # noqa: E402
 from cbai_cli.safe.lingape import LinGapEConfig  # noqa: E402
-from cbai_cli.safe.problems import price_of_safety_instance  # noqa: E402
+from cbai_cli.safe.paper_instances import price_of_safety_instance  # noqa: E402
 from cbai_cli.safe.safe_lingape import SafeLinGapEConfig  # noqa: E402
 
 

@@ -35,7 +35,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from cbai_cli.safe.environment import run_safe_regret  # noqa: E402
-from cbai_cli.safe.problems import instance_a, instance_b  # noqa: E402
+from cbai_cli.safe.paper_instances import instance_a, instance_b  # noqa: E402
 from cbai_cli.safe.safe_lucb import SafeLUCBConfig  # noqa: E402
 
 

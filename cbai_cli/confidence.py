@@ -1,19 +1,26 @@
-"""Confidence regimes: the multiplier r of the interval φ̂ᵀx ± r·‖x‖_{A⁻¹}.
+"""Confidence radii, and the regimes that choose one for the CBAI algorithms.
 
-The paper writes √β_t for this multiplier; here it is called the radius r, and
-``--beta B`` means r = √B (so the paper's tuned β = 1/4 gives r = 0.5). Regimes
-(specs/cbai.md §3):
+A radius r sets the interval φ̂ᵀx ± r·‖x‖_{A⁻¹}, equivalently the ellipsoid
+{φ : ‖φ − φ̂‖_A ≤ r}. The formulas, once each, as plain functions:
 
-- ``static``  (Proposition 2; round-based algorithms): r = R·sqrt(2 log(K/δ_t)),
-  with A from the current round's pulls only.
-- ``theory``  (Proposition 3 = Abbasi-Yadkori et al. 2011, horizon form):
-  r = R·sqrt(d log((1 + t L²/λ)/δ)) + √λ·S, t = pulls so far.
-- ``det``     (Abbasi-Yadkori's determinant form, valid and tighter):
-  r = R·sqrt(2 log(1/δ) + log(det A / λ^d)) + √λ·S.
+- :func:`radius_static`: Lindner et al. (2022), Proposition 2, for a fixed allocation;
+- :func:`radius_determinant`: Abbasi-Yadkori, Pál, Szepesvári (2011), Theorem 2;
+- :func:`radius_horizon`: the same theorem with det A bounded through the number of
+  samples (Abbasi-Yadkori et al. 2011, Lemma 10; Lindner et al. 2022, Proposition 3;
+  Amani et al. 2019, Theorem 1);
+- :func:`radius_lingape_script`: the width of the public script of LinGapE (Xu, Honda,
+  Sugiyama 2018), which places λ differently and adds a union bound over arm pairs.
+
+The CBAI regimes: the paper writes √β_t for the multiplier; here it is called the radius
+r, and ``--beta B`` means r = √B (so the paper's tuned β = 1/4 gives r = 0.5).
+
+- ``static``  (Proposition 2; round-based algorithms): A from the current round's pulls only.
+- ``theory``  (Proposition 3): the horizon form, t = pulls so far.
+- ``det``     (Abbasi-Yadkori's determinant form, valid and tighter).
 - ``tuned``   r = √β, a constant; no guarantee.
 
-In d = 1 the horizon form is *smaller* than the determinant form, so ``theory``
-carries no guarantee there (spec §3); :func:`regime_notes` says so.
+In d = 1 the horizon form is *smaller* than the determinant form, so ``theory`` carries no
+guarantee there; :func:`regime_notes` says so.
 """
 
 from __future__ import annotations
@@ -24,6 +31,73 @@ from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:  # the registry reads the regimes' declarations without loading numpy
     from cbai_cli.linalg import DesignState
+
+
+def _check_radius_arguments(subgaussian: float, norm_bound: float, ridge: float, delta: float) -> None:
+    if not subgaussian >= 0:
+        raise ValueError(f"R must be >= 0, got {subgaussian}")
+    if not norm_bound >= 0:
+        raise ValueError(f"S must be >= 0, got {norm_bound}")
+    if not ridge > 0:
+        raise ValueError(f"lam must be > 0, got {ridge}")
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1), got {delta}")
+
+
+def radius_static(n_arms: int, delta_round: float, subgaussian: float) -> float:
+    """Lindner et al. (2022), Proposition 2: r = R·sqrt(2 log(K/δ_t)).
+
+    For least squares on one round's fixed allocation over K arms; holds for all K arms
+    at once with probability ≥ 1 − δ_t.
+    """
+    return subgaussian * math.sqrt(2.0 * math.log(n_arms / delta_round))
+
+
+def radius_determinant(logdet: float, dim: int, ridge: float, subgaussian: float, norm_bound: float,
+                       delta: float, union: float = 1.0) -> float:
+    """Abbasi-Yadkori, Pál, Szepesvári (2011), Theorem 2 (determinant form):
+
+    r = R·sqrt(2 log(u · det(A)^{1/2} λ^{-d/2} / δ)) + λ^{1/2} S,
+
+    for A = λI + Σ xxᵀ with log det A = ``logdet``, R-sub-Gaussian noise and ‖φ‖ ≤ S. Valid
+    for all times simultaneously with probability ≥ 1 − δ. ``union`` = u multiplies inside
+    the log: u = K² is a union bound over arm pairs (LinGapE, Xu et al. 2018); u = 1 is the
+    theorem as stated.
+    """
+    _check_radius_arguments(subgaussian, norm_bound, ridge, delta)
+    if not union >= 1:
+        raise ValueError(f"union must be >= 1, got {union}")
+    log_argument = math.log(union) + 0.5 * logdet - 0.5 * dim * math.log(ridge) - math.log(delta)
+    return subgaussian * math.sqrt(2.0 * max(log_argument, 0.0)) + math.sqrt(ridge) * norm_bound
+
+
+def radius_horizon(n_samples: int, dim: int, ridge: float, subgaussian: float, norm_bound: float,
+                   arm_bound: float, delta: float) -> float:
+    """The horizon form: r = R·sqrt(d log((1 + n L²/λ)/δ)) + λ^{1/2} S.
+
+    Abbasi-Yadkori et al. (2011) Theorem 2 with det A ≤ (λ + n L²/d)^d (their Lemma 10), for
+    n samples with ‖x‖ ≤ L: Lindner et al. (2022), Proposition 3; Amani et al. (2019),
+    Theorem 1, whose β_t takes n = t − 1. For d = 1 this is *smaller* than
+    :func:`radius_determinant`, so the theorem does not imply it there.
+    """
+    _check_radius_arguments(subgaussian, norm_bound, ridge, delta)
+    if n_samples < 0:
+        raise ValueError(f"n must be >= 0, got {n_samples}")
+    inner = dim * math.log((1.0 + n_samples * arm_bound * arm_bound / ridge) / delta)
+    return subgaussian * math.sqrt(inner) + math.sqrt(ridge) * norm_bound
+
+
+def radius_lingape_script(n_samples: int, dim: int, ridge: float, subgaussian: float, norm_bound: float,
+                          arm_bound: float, delta: float, n_arms: int) -> float:
+    """The width of the authors' greedy LinGapE script (Xu, Honda, Sugiyama 2018, public code):
+
+    R·sqrt(d log(K² (1 + n L²) / (λ δ))) + λ^{1/2} S,
+
+    equal to :func:`radius_horizon` with a K² union bound inside the log when λ = 1.
+    """
+    _check_radius_arguments(subgaussian, norm_bound, ridge, delta)
+    inner = dim * math.log(n_arms * n_arms * (1.0 + n_samples * arm_bound * arm_bound) / (ridge * delta))
+    return subgaussian * math.sqrt(inner) + math.sqrt(ridge) * norm_bound
 
 
 @dataclass(frozen=True)
@@ -49,7 +123,7 @@ class ConfidenceSettings:
 
 @dataclass(frozen=True)
 class StaticRegime:
-    """Proposition 2: r = R·sqrt(2 log(K/δ_t)) for a fixed allocation."""
+    """Proposition 2: :func:`radius_static` for a fixed allocation."""
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "static"
@@ -62,12 +136,12 @@ class StaticRegime:
     guaranteed: ClassVar[bool] = True
 
     def round_radius(self, n_arms: int, delta_round: float) -> float:
-        return self.settings.subgaussian * math.sqrt(2.0 * math.log(n_arms / delta_round))
+        return radius_static(n_arms, delta_round, self.settings.subgaussian)
 
 
 @dataclass(frozen=True)
 class TheoryRegime:
-    """Proposition 3 (horizon form): R·sqrt(d log((1 + tL²/λ)/δ)) + √λ·S."""
+    """Proposition 3: :func:`radius_horizon` with t = the pulls so far."""
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "theory"
@@ -80,13 +154,12 @@ class TheoryRegime:
 
     def radius(self, state: DesignState) -> float:
         s = self.settings
-        inner = state.dim * math.log((1.0 + state.n_samples * s.arm_bound**2 / s.ridge) / s.delta)
-        return s.subgaussian * math.sqrt(inner) + math.sqrt(s.ridge) * s.norm_bound
+        return radius_horizon(state.n_samples, state.dim, s.ridge, s.subgaussian, s.norm_bound, s.arm_bound, s.delta)
 
 
 @dataclass(frozen=True)
 class DeterminantRegime:
-    """Abbasi-Yadkori et al. (2011) Theorem 2: R·sqrt(2 log(1/δ) + log(det A/λ^d)) + √λ·S."""
+    """Abbasi-Yadkori et al. (2011) Theorem 2: :func:`radius_determinant`."""
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "det"
@@ -99,8 +172,7 @@ class DeterminantRegime:
 
     def radius(self, state: DesignState) -> float:
         s = self.settings
-        inner = 2.0 * math.log(1.0 / s.delta) + state.logdet - state.dim * math.log(s.ridge)
-        return s.subgaussian * math.sqrt(max(inner, 0.0)) + math.sqrt(s.ridge) * s.norm_bound
+        return radius_determinant(state.logdet, state.dim, s.ridge, s.subgaussian, s.norm_bound, s.delta)
 
 
 @dataclass(frozen=True)

@@ -1,97 +1,274 @@
-"""The design-matrix state shared by the adaptive algorithms.
+"""The design-matrix state shared by every algorithm that fits a linear model online.
 
-A = λI + Σ n_s x_s x_sᵀ over all pulls, b = Σ x_s y_s, φ̂ = A⁻¹b (regularised least
-squares, paper Proposition 3). A⁻¹ is kept by Sherman–Morrison, and so are, for every
-arm at once, ‖x‖²_{A⁻¹} and xᵀφ̂: one update costs one matrix–vector product with the
-arm matrix, O(K·d + d²). The exact quantities are recomputed every ``refresh_every``
-updates so that round-off cannot drift.
+Regularised least squares: A = λI + Σ_s c_s x_s x_sᵀ, b = Σ_s y_s x_s, φ̂ = A⁻¹b
+(Lindner et al. 2022, Proposition 3; Abbasi-Yadkori, Pál, Szepesvári 2011, §2).
+
+- :class:`RidgeDesign` takes a stream of arbitrary action vectors and fits several
+  regression targets on the same design (Safe-LinGapE fits reward and safety from the
+  same partial pulls, "Price of Safety" §4). A⁻¹ is kept by Sherman–Morrison and log det A
+  by the matrix determinant lemma, both O(d²) per observation; every ``refresh_every``
+  updates both are recomputed exactly from A, so that round-off cannot drift.
+- :class:`DesignState` adds, for a fixed arm matrix, ‖x‖²_{A⁻¹} and xᵀφ̂ of every arm, kept
+  by the same rank-one update at O(K·d) per observation (the adaptive CBAI algorithms,
+  Lindner et al. 2022, Algorithm 2).
+
+Plain functions: quadratic forms xᵀMx and norms ‖x‖_M of many rows, the symmetric square
+root of an SPD matrix, the greedy variance-reduction gain, and the per-round least
+squares of round-based algorithms.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
-class DesignState:
-    """Regularised least squares over a fixed arm set, updated one arm at a time.
+def quadratic_forms(rows: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """``xᵀMx`` for every row x of ``rows``.
 
     Args:
-        arms: (K, d) arm features.
-        ridge: λ > 0 of A = λI + Σ x xᵀ.
-        refresh_every: updates between exact recomputations (None: d-dependent default).
+        rows: (m, d), or one (d,) vector.
+        matrix: (d, d) symmetric M.
+
+    Returns:
+        (m,), or a 0-d array for one vector.
+    """
+    rows = np.asarray(rows, dtype=float)
+    return np.einsum("...i,ij,...j->...", rows, matrix, rows)
+
+
+def weighted_norms(rows: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """``‖x‖_M = sqrt(xᵀMx)`` for every row x of ``rows`` (m, d) or one (d,) vector; M: (d, d) PSD.
+
+    Negative round-off in xᵀMx is clipped at 0 before the square root.
+    """
+    return np.sqrt(np.maximum(quadratic_forms(rows, matrix), 0.0))
+
+
+def sqrt_pair(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(A^{1/2}, A^{-1/2})`` of a symmetric positive definite A: (d, d), both symmetric.
+
+    d = 2 uses the closed form A^{1/2} = (A + sI)/sqrt(tr A + 2s), s = sqrt(det A)
+    (Cayley–Hamilton), several times cheaper than ``eigh`` on Safe-LUCB's per-round path
+    in the plane; other d use ``eigh``.
+    """
+    if matrix.shape == (2, 2):
+        a, b, c = float(matrix[0, 0]), float(0.5 * (matrix[0, 1] + matrix[1, 0])), float(matrix[1, 1])
+        s = math.sqrt(max(a * c - b * b, 0.0))
+        t = math.sqrt(a + c + 2.0 * s)
+        p, q, r = (a + s) / t, b / t, (c + s) / t
+        det = p * r - q * q
+        return np.array([[p, q], [q, r]]), np.array([[r, -q], [-q, p]]) / det
+    eigenvalues, eigenvectors = np.linalg.eigh(matrix)
+    roots = np.sqrt(eigenvalues)
+    return (eigenvectors * roots) @ eigenvectors.T, (eigenvectors / roots) @ eigenvectors.T
+
+
+def inverse_sqrt(matrix: np.ndarray) -> np.ndarray:
+    """Symmetric ``A^{-1/2}`` of a symmetric positive definite A: (d, d)."""
+    return sqrt_pair(matrix)[1]
+
+
+def variance_reduction(candidates: np.ndarray, inverse: np.ndarray, direction: np.ndarray,
+                       norms2: np.ndarray | None = None) -> np.ndarray:
+    """Reduction of ‖y‖²_{A⁻¹} from one more observation of each candidate a.
+
+    By Sherman–Morrison, ‖y‖²_{A⁻¹} − ‖y‖²_{(A + aaᵀ)⁻¹} = (yᵀA⁻¹a)² / (1 + ‖a‖²_{A⁻¹}): the
+    greedy rule of G-ACOL (Lindner et al. 2022, Algorithm 2) and of LinGapE (Xu, Honda,
+    Sugiyama 2018, greedy arm selection).
+
+    Args:
+        candidates: (K, d) the vectors a.
+        inverse: (d, d) A⁻¹.
+        direction: (d,) y.
+        norms2: (K,) ‖a‖²_{A⁻¹} when already known; computed otherwise.
+
+    Returns:
+        (K,) the reductions.
+    """
+    projected = candidates @ (inverse @ direction)
+    if norms2 is None:
+        norms2 = quadratic_forms(candidates, inverse)
+    return projected**2 / (1.0 + norms2)
+
+
+class RidgeDesign:
+    """Regularised least squares for a stream of (vector, observations) pairs.
+
+    A = λI + Σ_s c_s x_s x_sᵀ and, for each of ``n_targets`` regressions on the same design,
+    b[m] = Σ_s y_s[m] x_s, where an observation of weight c_s (``count`` pulls of one vector)
+    brings the sum y_s of its c_s values.
+
+    Args:
+        dim: d ≥ 1.
+        ridge: λ > 0.
+        n_targets: regressions fitted on the same design.
+        refresh_every: updates between exact recomputations of A⁻¹ and log det A.
+
+    Attributes:
+        gram: (d, d) A.
+        inverse: (d, d) A⁻¹.
+        targets: (n_targets, d) b.
+        logdet: log det A.
+        n_samples: Σ_s c_s, the observations in A.
     """
 
-    def __init__(self, arms: np.ndarray, ridge: float, refresh_every: int | None = None) -> None:
-        if ridge <= 0:
-            raise ValueError("ridge must be > 0")
-        self.arms = np.ascontiguousarray(arms, dtype=float)
-        k, d = self.arms.shape
+    def __init__(self, dim: int, ridge: float, n_targets: int = 1, refresh_every: int = 1000) -> None:
+        if dim < 1:
+            raise ValueError(f"d must be >= 1, got {dim}")
+        if not ridge > 0:
+            raise ValueError(f"ridge must be > 0, got {ridge}")
+        if n_targets < 1:
+            raise ValueError(f"n_targets must be >= 1, got {n_targets}")
+        if refresh_every < 1:
+            raise ValueError(f"refresh_every must be >= 1, got {refresh_every}")
+        self.dim = int(dim)
         self.ridge = float(ridge)
-        self.refresh_every = refresh_every or max(200, 20 * d)
-        self.gram = ridge * np.eye(d)  # A, kept exactly (rank-one additions are exact enough)
-        self.inverse = np.eye(d) / ridge  # A⁻¹
-        self.target = np.zeros(d)  # b
-        self.estimate = np.zeros(d)  # φ̂
-        self.norms2 = np.einsum("kd,kd->k", self.arms, self.arms) / ridge  # ‖x‖²_{A⁻¹}, (K,)
-        self.predictions = np.zeros(k)  # xᵀφ̂, (K,)
-        self.logdet = d * np.log(ridge)  # log det A
+        self.n_targets = int(n_targets)
+        self.refresh_every = int(refresh_every)
+        self.gram = self.ridge * np.eye(self.dim)
+        self.inverse = np.eye(self.dim) / self.ridge
+        self.targets = np.zeros((self.n_targets, self.dim))
+        self.logdet = self.dim * math.log(self.ridge)
         self.n_samples = 0
         self._since_refresh = 0
 
-    @property
-    def dim(self) -> int:
-        return self.arms.shape[1]
+    def add(self, x: np.ndarray, y: float | np.ndarray, count: int = 1) -> None:
+        """Add ``count`` observations of the vector ``x``: (d,) whose values sum to ``y``
+        (a scalar, or (n_targets,) for several targets)."""
+        self._absorb(np.asarray(x, dtype=float), y, count)
+        self._tick()
 
-    def update(self, arm: int, total: float, count: int = 1) -> None:
-        """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``.
+    def _absorb(self, x: np.ndarray, y: float | np.ndarray, count: int) -> tuple[np.ndarray, float]:
+        """The rank-``count`` update A += c·xxᵀ; returns u = A⁻¹x and q = xᵀA⁻¹x (old A).
 
-        With u = A⁻¹x and q = xᵀu, the rank-``count`` update A += c·xxᵀ gives
-        A⁻¹ −= c·uuᵀ/(1 + c q) and φ̂ += u (s − c xᵀφ̂)/(1 + c q).
+        Sherman–Morrison: A⁻¹ −= c·uuᵀ/(1 + c q); determinant lemma with the old inverse:
+        log det(A + c xxᵀ) = log det A + log(1 + c q).
         """
-        x = self.arms[arm]
         u = self.inverse @ x
         q = float(x @ u)
-        scale = count / (1.0 + count * q)
-        projected = self.arms @ u  # xᵢᵀA⁻¹x for every arm: the one O(K·d) product
-        residual = (total - count * float(x @ self.estimate)) / (1.0 + count * q)
-        self.inverse -= scale * np.outer(u, u)
-        self.norms2 -= scale * projected**2
-        self.estimate += residual * u
-        self.predictions += residual * projected
+        self.logdet += math.log1p(count * q)
+        self.inverse -= np.outer(u, u) / ((1.0 + count * q) / count)
         self.gram += count * np.outer(x, x)
-        self.target += total * x
-        self.logdet += np.log1p(count * q)
+        if self.n_targets == 1:
+            self.targets[0] += float(y) * x
+        else:
+            self.targets += np.reshape(np.asarray(y, dtype=float), (self.n_targets, 1)) * x
         self.n_samples += count
+        return u, q
+
+    def _tick(self) -> None:
         self._since_refresh += 1
         if self._since_refresh >= self.refresh_every:
             self.refresh()
 
     def refresh(self) -> None:
-        """Recompute A⁻¹, φ̂, ‖x‖²_{A⁻¹}, xᵀφ̂ and log det A from A and b directly."""
-        factor = np.linalg.cholesky(self.gram)
-        identity = np.eye(self.dim)
-        lower_inverse = np.linalg.solve(factor, identity)
-        self.inverse = lower_inverse.T @ lower_inverse
-        self.estimate = self.inverse @ self.target
-        half = self.arms @ lower_inverse.T
-        self.norms2 = np.einsum("kd,kd->k", half, half)
-        self.predictions = self.arms @ self.estimate
-        self.logdet = 2.0 * float(np.sum(np.log(np.diag(factor))))
+        """Recompute A⁻¹ and log det A exactly from A (round-off control)."""
+        inverse = np.linalg.inv(self.gram)
+        self.inverse = 0.5 * (inverse + inverse.T)
+        sign, logdet = np.linalg.slogdet(self.gram)
+        if sign <= 0:  # cannot happen for λ > 0; guard against silent nonsense
+            raise FloatingPointError("design matrix lost positive definiteness")
+        self.logdet = float(logdet)
         self._since_refresh = 0
+
+    def estimate(self, target: int = 0) -> np.ndarray:
+        """(d,) the ridge estimate A⁻¹b[target]."""
+        return self.inverse @ self.targets[target]
+
+    def norms(self, rows: np.ndarray) -> np.ndarray:
+        """``‖x‖_{A⁻¹}`` for every row of ``rows`` (m, d), or of one (d,) vector."""
+        return weighted_norms(rows, self.inverse)
+
+    def gain(self, direction: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """(K,) :func:`variance_reduction` of ‖y‖²_{A⁻¹}, y = ``direction``, for each row of
+        ``candidates`` (K, d)."""
+        return variance_reduction(candidates, self.inverse, direction)
+
+    def sqrt_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(A^{1/2}, A^{-1/2})``, both (d, d) and symmetric."""
+        return sqrt_pair(self.gram)
+
+    def lambda_min(self) -> float:
+        """Smallest eigenvalue of A (the ridge λ included)."""
+        return float(np.linalg.eigvalsh(self.gram)[0])
+
+
+class DesignState(RidgeDesign):
+    """:class:`RidgeDesign` over a fixed arm matrix, with per-arm caches.
+
+    Keeps ‖x‖²_{A⁻¹} and xᵀφ̂ of every arm: one update costs one matrix–vector product with
+    the arm matrix, O(K·d + d²).
+
+    Args:
+        arms: (K, d) arm features.
+        ridge: λ > 0 of A = λI + Σ x xᵀ.
+        refresh_every: updates between exact recomputations (None: max(200, 20·d)).
+
+    Attributes:
+        arms: (K, d).
+        norms2: (K,) ‖x‖²_{A⁻¹}.
+        predictions: (K,) xᵀφ̂.
+    """
+
+    def __init__(self, arms: np.ndarray, ridge: float, refresh_every: int | None = None) -> None:
+        arms = np.ascontiguousarray(arms, dtype=float)
+        k, d = arms.shape
+        super().__init__(d, ridge, 1, refresh_every or max(200, 20 * d))
+        self.arms = arms
+        self._estimate = np.zeros(d)
+        self.norms2 = np.einsum("kd,kd->k", arms, arms) / self.ridge
+        self.predictions = np.zeros(k)
+
+    def update(self, arm: int, total: float, count: int = 1) -> None:
+        """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``."""
+        self.add(self.arms[arm], total, count)
+
+    def add(self, x: np.ndarray, y: float | np.ndarray, count: int = 1) -> None:
+        """Add ``count`` observations of ``x``: (d,) summing to ``y``, and update the caches.
+
+        With u = A⁻¹x and q = xᵀu: ‖a‖²_{A⁻¹} −= c (aᵀu)²/(1 + c q) and
+        φ̂ += u (y − c xᵀφ̂)/(1 + c q), for every arm a at once.
+        """
+        x = np.asarray(x, dtype=float)
+        residual_before = float(y) - count * float(x @ self._estimate)
+        u, q = self._absorb(x, y, count)
+        projected = self.arms @ u  # aᵀA⁻¹x for every arm: the one O(K·d) product
+        residual = residual_before / (1.0 + count * q)
+        self.norms2 -= (count / (1.0 + count * q)) * projected**2
+        self._estimate += residual * u
+        self.predictions += residual * projected
+        self._tick()
+
+    def refresh(self) -> None:
+        """Recompute A⁻¹, log det A, φ̂, ‖x‖²_{A⁻¹} and xᵀφ̂ from A and b directly."""
+        super().refresh()
+        self._estimate = self.inverse @ self.targets[0]
+        # ‖a‖²_{A⁻¹} = ‖L⁻¹a‖² for A = LLᵀ: one BLAS product with the arm matrix, where a
+        # quadratic form with A⁻¹ row by row would cost O(K·d²) outside BLAS.
+        lower_inverse = np.linalg.solve(np.linalg.cholesky(self.gram), np.eye(self.dim))
+        whitened = self.arms @ lower_inverse.T
+        self.norms2 = np.einsum("kd,kd->k", whitened, whitened)
+        self.predictions = self.arms @ self._estimate
+
+    def estimate(self, target: int = 0) -> np.ndarray:
+        """(d,) φ̂, kept by the rank-one updates (one target only)."""
+        return self._estimate.copy()
 
     def widths(self, radius: float) -> np.ndarray:
         """(K,) confidence half-widths r·‖x‖_{A⁻¹}."""
         return radius * np.sqrt(np.maximum(self.norms2, 0.0))
 
-    def gain(self, direction: np.ndarray) -> np.ndarray:
-        """(K,) reduction of ‖y‖²_{A⁻¹} from one more pull of each arm:
-        (yᵀA⁻¹a)² / (1 + ‖a‖²_{A⁻¹}) (Sherman–Morrison), for y = ``direction``."""
-        projected = self.arms @ (self.inverse @ direction)
-        return projected**2 / (1.0 + self.norms2)
+    def gain(self, direction: np.ndarray, candidates: np.ndarray | None = None) -> np.ndarray:
+        """:func:`variance_reduction` for the arms (default, from the cache) or ``candidates``."""
+        if candidates is None:
+            return variance_reduction(self.arms, self.inverse, direction, self.norms2)
+        return super().gain(direction, candidates)
 
 
 def least_squares_widths(arms: np.ndarray, counts: np.ndarray, sums: np.ndarray, tolerance: float = 1e-10):
-    """Ordinary least squares on one round's data (paper Proposition 2).
+    """Ordinary least squares on one round's data (Lindner et al. 2022, Proposition 2).
 
     Args:
         arms: (K, d) arm features.

@@ -159,3 +159,12 @@ def _scalar(value: Any) -> Any:
     if isinstance(value, np.ndarray) and value.ndim == 0:
         return value.item()
     return value
+
+
+#: Slack when a known bound (S ≥ ‖μ*‖, L ≥ max ‖x‖) is checked against the truth: round-off only.
+NORM_TOL = 1e-9
+
+
+def replace_field(obj: object, name: str, value: object) -> None:
+    """Set a field of a frozen dataclass from its ``__post_init__`` (to store the checked copy)."""
+    object.__setattr__(obj, name, value)

@@ -2,11 +2,14 @@
 static (paper Proposition 2), theory (Proposition 3, Abbasi-Yadkori et al.'s horizon
 form), det (their determinant form) and tuned (§4.1, β = 1/4).
 
-Tested through the regime classes and ConfidenceSettings only, on small DesignStates
-whose A = λI + Σ n x xᵀ is written out by hand.
+Tested through the regime classes and ConfidenceSettings on small DesignStates whose
+A = λI + Σ n x xᵀ is written out by hand, and through the plain radius formulas that the
+regimes and the safe algorithms share.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -18,9 +21,13 @@ from cbai_cli.confidence import (
     StaticRegime,
     TheoryRegime,
     TunedRegime,
+    radius_determinant,
+    radius_horizon,
+    radius_lingape_script,
+    radius_static,
     regime_notes,
 )
-from cbai_cli.linalg import DesignState
+from cbai_cli.linalg import DesignState, RidgeDesign
 
 # λ = 0.5, S = 2: the ridge term √λ·S = √0.5 × 2 = √2 = 1.4142136 in every adaptive radius below.
 SETTINGS = ConfidenceSettings(delta=0.1, subgaussian=1.0, ridge=0.5, norm_bound=2.0, arm_bound=1.0)
@@ -203,3 +210,51 @@ def test_tuned_is_noted_as_unguaranteed_in_every_dimension(dim):
 def test_guaranteed_regimes_other_than_theory_have_no_caveat(name, dim):
     assert regime_notes(name, dim) == []
 
+
+# ---------------------------------------------------------------- the shared formulas
+
+def test_radius_forms():
+    # Determinant form at A = λI: R sqrt(2 log(1/δ)) + sqrt(λ) S.
+    assert radius_determinant(2 * math.log(2.0), 2, 2.0, 1.5, 3.0, 0.1) == pytest.approx(
+        1.5 * math.sqrt(2 * math.log(10)) + math.sqrt(2) * 3
+    )
+    # K² union factor.
+    assert radius_determinant(0.0, 1, 1.0, 1.0, 0.0, 0.05, union=16) == pytest.approx(math.sqrt(2 * math.log(16 / 0.05)))
+    assert radius_horizon(10, 2, 1.0, 1.0, 1.0, math.sqrt(2), 0.01) == pytest.approx(
+        math.sqrt(2 * math.log(21 / 0.01)) + 1
+    )
+    assert radius_lingape_script(7, 3, 1.0, 1.0, 2.0, 1.0, 0.05, 4) == pytest.approx(
+        math.sqrt(3 * math.log(16 * 8 / 0.05)) + 2
+    )
+    with pytest.raises(ValueError, match="delta"):
+        radius_horizon(1, 1, 1.0, 1.0, 1.0, 1.0, 1.5)
+
+
+def test_static_radius():
+    assert radius_static(10, 0.05, 2.0) == pytest.approx(2.0 * math.sqrt(2 * math.log(200)))
+
+
+def test_horizon_form_dominates_determinant_form_for_d_at_least_2():
+    """β_n ≥ β_det for d ≥ 2 (det A ≤ (λ + n L²/d)^d), not for d = 1."""
+    rng = np.random.default_rng(2)
+    for d in (2, 3, 5):
+        design = RidgeDesign(d, 1.0)
+        for _ in range(200):
+            x = rng.normal(size=d)
+            design.add(x / max(1.0, np.linalg.norm(x)), 0.0)
+        bd = radius_determinant(design.logdet, d, 1.0, 1.0, 1.0, 0.01)
+        bh = radius_horizon(design.n_samples, d, 1.0, 1.0, 1.0, 1.0, 0.01)
+        assert bh >= bd
+    one = RidgeDesign(1, 1.0)
+    for _ in range(100):
+        one.add(np.ones(1), 0.0)
+    assert radius_horizon(100, 1, 1.0, 1.0, 1.0, 1.0, 0.01) < radius_determinant(one.logdet, 1, 1.0, 1.0, 1.0, 0.01)
+
+
+def test_regimes_call_the_formulas_with_their_settings_and_the_design():
+    settings = ConfidenceSettings(delta=0.05, subgaussian=0.5, ridge=0.1, norm_bound=2.0, arm_bound=1.5)
+    state = DesignState(np.array([[1.0, 0.0], [0.6, 0.8]]), ridge=0.1)
+    state.update(1, 0.3, count=4)
+    assert TheoryRegime(settings).radius(state) == radius_horizon(4, 2, 0.1, 0.5, 2.0, 1.5, 0.05)
+    assert DeterminantRegime(settings).radius(state) == radius_determinant(state.logdet, 2, 0.1, 0.5, 2.0, 0.05)
+    assert StaticRegime(settings).round_radius(5, 0.01) == radius_static(5, 0.01, 0.5)

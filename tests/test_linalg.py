@@ -1,10 +1,23 @@
-"""Design-matrix state: rank-one updates agree with direct solves."""
+"""Design-matrix states (cbai_cli/linalg.py): rank-one updates agree with direct solves."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from cbai_cli.linalg import DesignState, least_squares_widths
+import math
+
+import pytest
+
+from cbai_cli.linalg import (
+    DesignState,
+    RidgeDesign,
+    inverse_sqrt,
+    least_squares_widths,
+    quadratic_forms,
+    sqrt_pair,
+    variance_reduction,
+    weighted_norms,
+)
 
 
 def direct(arms, pulls, totals, ridge):
@@ -25,7 +38,7 @@ def test_rank_one_updates_match_direct_solves_after_thousands_of_updates():
         state.update(int(arm), float(total))
     inverse, estimate, norms2, predictions, logdet = direct(arms, pulls, totals, 0.1)
     np.testing.assert_allclose(state.inverse, inverse, rtol=1e-6, atol=1e-10)
-    np.testing.assert_allclose(state.estimate, estimate, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(state.estimate(), estimate, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(state.norms2, norms2, rtol=1e-6, atol=1e-12)
     np.testing.assert_allclose(state.predictions, predictions, rtol=1e-6, atol=1e-9)
     assert abs(state.logdet - logdet) < 1e-8
@@ -39,7 +52,7 @@ def test_batched_update_equals_repeated_single_updates():
     for _ in range(3):
         many.update(2, 1.0)
     np.testing.assert_allclose(once.inverse, many.inverse)
-    np.testing.assert_allclose(once.estimate, many.estimate)
+    np.testing.assert_allclose(once.estimate(), many.estimate())
 
 
 def test_refresh_recomputes_the_same_values():
@@ -71,3 +84,96 @@ def test_least_squares_widths_are_infinite_outside_the_span():
     np.testing.assert_allclose(predictions[:2], [0.5, 1.0])
     np.testing.assert_allclose(norms[:2], [0.5, 1.0])
     assert np.isinf(norms[2])
+
+
+def test_ridge_design_matches_direct_solution():
+    rng = np.random.default_rng(0)
+    d, lam = 3, 0.7
+    design = RidgeDesign(d, lam, n_targets=2, refresh_every=10**9)  # no refresh: pure updates
+    X = rng.normal(size=(500, d))
+    Y = rng.normal(size=(500, 2))
+    for x, y in zip(X, Y):
+        design.add(x, y)
+    A = lam * np.eye(d) + X.T @ X
+    np.testing.assert_allclose(design.gram, A, rtol=1e-12)
+    np.testing.assert_allclose(design.inverse, np.linalg.inv(A), rtol=1e-9, atol=1e-12)
+    assert design.logdet == pytest.approx(np.linalg.slogdet(A)[1], rel=1e-10)
+    for m in range(2):
+        np.testing.assert_allclose(design.estimate(m), np.linalg.solve(A, X.T @ Y[:, m]), rtol=1e-8)
+    assert design.n_samples == 500
+    np.testing.assert_allclose(design.norms(X[:5]), np.sqrt(np.einsum("ij,jk,ik->i", X[:5], np.linalg.inv(A), X[:5])))
+    assert design.lambda_min() == pytest.approx(np.linalg.eigvalsh(A)[0])
+
+
+def test_ridge_design_weighted_observation_equals_repeated_ones():
+    once, many = RidgeDesign(2, 1.0), RidgeDesign(2, 1.0)
+    x = np.array([0.3, -1.2])
+    once.add(x, 6.0, count=3)
+    for _ in range(3):
+        many.add(x, 2.0)
+    np.testing.assert_allclose(once.inverse, many.inverse)
+    np.testing.assert_allclose(once.estimate(), many.estimate())
+    assert once.logdet == pytest.approx(many.logdet) and once.n_samples == many.n_samples == 3
+
+
+def test_ridge_design_refresh_keeps_long_streams_accurate():
+    """10^5 nearly collinear updates: the periodic refresh keeps A⁻¹ at machine accuracy."""
+    rng = np.random.default_rng(1)
+    design = RidgeDesign(2, 1.0, refresh_every=1000)
+    X = np.column_stack([np.ones(100_000), 1e-3 * rng.normal(size=100_000)])
+    for x in X:
+        design.add(x, 0.0)
+    A = np.eye(2) + X.T @ X
+    np.testing.assert_allclose(design.inverse @ A, np.eye(2), atol=1e-8)
+    assert design.logdet == pytest.approx(np.linalg.slogdet(A)[1], rel=1e-12)
+
+
+def test_ridge_design_validation():
+    with pytest.raises(ValueError, match="ridge"):
+        RidgeDesign(2, 0.0)
+    with pytest.raises(ValueError, match="d must"):
+        RidgeDesign(0, 1.0)
+
+
+def test_design_state_takes_arbitrary_vectors_and_keeps_its_arm_caches():
+    """A scaled pull γ·x_k (or any vector) updates ‖a‖²_{A⁻¹} and aᵀφ̂ of every arm correctly."""
+    rng = np.random.default_rng(4)
+    arms = rng.standard_normal((7, 3))
+    state = DesignState(arms, 0.5, refresh_every=10**9)
+    X = rng.standard_normal((200, 3))
+    Y = rng.standard_normal(200)
+    for x, y in zip(X, Y):
+        state.add(x, float(y))
+    A = 0.5 * np.eye(3) + X.T @ X
+    inverse = np.linalg.inv(A)
+    np.testing.assert_allclose(state.norms2, np.einsum("kd,de,ke->k", arms, inverse, arms), rtol=1e-9)
+    np.testing.assert_allclose(state.predictions, arms @ inverse @ (X.T @ Y), rtol=1e-8, atol=1e-12)
+
+
+def test_quadratic_forms_and_norms_of_rows_and_of_one_vector():
+    M = np.array([[2.0, 0.5], [0.5, 1.0]])
+    X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, -1.0]])
+    np.testing.assert_allclose(quadratic_forms(X, M), [2.0, 4.0, 2.0])
+    np.testing.assert_allclose(weighted_norms(X, M), [math.sqrt(2.0), 2.0, math.sqrt(2.0)])
+    assert float(weighted_norms(np.array([1.0, -1.0]), M)) == pytest.approx(math.sqrt(2.0))
+
+
+def test_variance_reduction_against_direct_inverses():
+    rng = np.random.default_rng(5)
+    candidates = rng.normal(size=(6, 3))
+    M = rng.normal(size=(3, 3))
+    A = M @ M.T + np.eye(3)
+    y = rng.normal(size=3)
+    direct = [y @ np.linalg.inv(A) @ y - y @ np.linalg.inv(A + np.outer(a, a)) @ y for a in candidates]
+    np.testing.assert_allclose(variance_reduction(candidates, np.linalg.inv(A), y), direct, rtol=1e-9)
+
+
+def test_sqrt_pair_in_two_and_three_dimensions():
+    rng = np.random.default_rng(6)
+    for d in (2, 3):
+        M = rng.normal(size=(d, d))
+        A = M @ M.T + 0.5 * np.eye(d)
+        root, inverse_root = sqrt_pair(A)
+        np.testing.assert_allclose(root @ root, A, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(inverse_root @ A @ inverse_root, np.eye(d), atol=1e-10)
+        np.testing.assert_allclose(inverse_sqrt(A), inverse_root)

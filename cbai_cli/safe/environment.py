@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .lingape import LinGapE, LinGapEConfig
-from .problems import LinearBaiProblem, SafeBaiProblem, SafeRegretProblem, regret_truth, safe_bai_truth
+from .problems import LinearBaiProblem, SafeBaiProblem, SafeRegretProblem
+from .truths import regret_truth, safe_bai_truth
 from .safe_lingape import SafeLinGapE, SafeLinGapEConfig
 from .safe_lucb import SafeLUCB, SafeLUCBConfig
 
@@ -157,7 +158,7 @@ class SafeRegretResult:
 
 def _design_lambda_min(alg: SafeLUCB, problem: SafeRegretProblem) -> float:
     """``λ_min(Σ_s x_s x_sᵀ)`` of the data so far (the design matrix without the ridge, §2.6)."""
-    return float(np.linalg.eigvalsh(alg.state.A - problem.lam * np.eye(problem.d))[0])
+    return float(np.linalg.eigvalsh(alg.state.gram - problem.lam * np.eye(problem.d))[0])
 
 
 def run_safe_regret(

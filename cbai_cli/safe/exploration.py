@@ -24,8 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .confidence import radius_horizon
-from .problems import BallSet, BoxSet, FiniteSet, SafeRegretSetting, optimal_action
+from cbai_cli.confidence import radius_horizon
+
+from .action_sets import ActionSet
+from .problems import SafeRegretSetting
 
 __all__ = [
     "ExplorationSet",
@@ -82,7 +84,7 @@ def _raw_sample(ex: ExplorationSet, rng: np.random.Generator, size: int, d: int)
 
 
 def sample_exploration(
-    ex: ExplorationSet, action_set, rng: np.random.Generator, size: int
+    ex: ExplorationSet, action_set: ActionSet, rng: np.random.Generator, size: int
 ) -> np.ndarray:
     """``size`` i.i.d. draws from ``Unif(D^w)`` (rejecting points outside ``D_0`` when needed). ``(size, d)``."""
     d = action_set.d
@@ -123,8 +125,8 @@ def build_exploration_set(
             raise ValueError("dw='ellipsoid' needs an invertible B") from None
         radius = c / S
 
-    if isinstance(D0, FiniteSet):
-        X = D0.arms
+    X = D0.finite_arms
+    if X is not None:
         if dw == "ball":
             size = np.linalg.norm(X, axis=1) / radius
         else:
@@ -138,24 +140,13 @@ def build_exploration_set(
         P.setflags(write=False)
         return ExplorationSet("finite", radius, lm, True, False, transform, P)
 
-    # Continuous D_0: does the set fit inside D_0?
+    # Continuous D_0: is the set, cut by D_0, a set with a closed-form λ_−?
     if dw == "ball":
-        if isinstance(D0, BoxSet):
-            inside = radius <= D0.half_width
-        else:
-            inside = radius <= D0.radius
-        exact_lm = radius**2 / (d + 2)
-    else:
-        if isinstance(D0, BoxSet):
-            inside = radius * np.max(np.linalg.norm(transform, axis=1)) <= D0.half_width
-        else:
-            inside = radius * np.linalg.norm(transform, 2) <= D0.radius
+        cut = D0.centred_ball_cut(radius)
+        if cut is not None:  # the ball inside D_0, or a ball D_0 inside the ball: the smaller ball
+            return ExplorationSet("ball", cut, float(cut**2 / (d + 2)), True, False, None, None)
+    elif D0.contains_ellipsoid(radius, transform):
         exact_lm = radius**2 / (d + 2) * float(np.linalg.eigvalsh(transform @ transform.T)[0])
-    if isinstance(D0, BallSet) and dw == "ball" and not inside:
-        # The ball D^w cut by a larger-or-equal ball D_0 is just the smaller ball: still exact.
-        radius = D0.radius
-        return ExplorationSet("ball", radius, radius**2 / (d + 2), True, False, None, None)
-    if inside:
         return ExplorationSet(dw, radius, float(exact_lm), True, False, transform, None)
     if rng is None:
         raise ValueError("D^w leaves D_0: λ_− needs a Monte Carlo estimate, pass rng")
@@ -247,10 +238,9 @@ def plug_in_gap(
     s = setting
     mu_hat = np.asarray(mu_hat, dtype=float)
     a = s.B @ mu_hat  # plug-in constraint aᵀx ≤ c
-    D0 = s.action_set
-    if isinstance(D0, FiniteSet) and not np.any(D0.arms @ a <= s.c):
+    x_hat = s.action_set.optimal_action(mu_hat, s.B, s.c)
+    if x_hat is None:
         return None, -math.inf
-    x_hat = optimal_action(D0, mu_hat, s.B, s.c)
     slack = s.c - float(x_hat @ a)
     Bt_x = s.B.T @ x_hat
     width = math.sqrt(max(float(Bt_x @ A_inv @ Bt_x), 0.0))

@@ -58,20 +58,10 @@ import numpy as np
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import instance_errors
 from cbai_cli.instance import content_hash_of, plain
-from cbai_cli.safe.problems import (
-    BallSet,
-    BoxSet,
-    FiniteSet,
-    RegretTruth,
-    SafeBaiProblem,
-    SafeBaiTruth,
-    SafeRegretProblem,
-    instance_a,
-    instance_b,
-    price_of_safety_instance,
-    regret_truth,
-    safe_bai_truth,
-)
+from cbai_cli.safe.action_sets import ACTION_SET_KINDS, ActionSet
+from cbai_cli.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
+from cbai_cli.safe.problems import SafeBaiProblem, SafeRegretProblem
+from cbai_cli.safe.truths import RegretTruth, SafeBaiTruth, regret_truth, safe_bai_truth
 from cbai_cli.validation import array as _array
 from cbai_cli.validation import integer
 from cbai_cli.validation import nonnegative as _nonnegative
@@ -88,7 +78,6 @@ BAI_FIELDS = ("schema_version", "kind", "name", "arms", "theta_star", "mu_star",
               "safety_noise", "epsilon", "delta_r", "delta_s", "lambda", "T_FE", "gamma_FE", "S_theta",
               "S_mu", "meta")
 _OPTIONAL = ("schema_version", "kind", "name", "meta")
-_ACTION_SET_KEYS = {"box": "half_width", "ball": "radius", "finite": "arms"}
 # The library names two fields differently from the files; its messages start with them.
 _LIBRARY_NAMES = {"lam": "lambda", "noise_sd": "noise.sigma"}
 
@@ -223,22 +212,14 @@ class SafeBaiInstance(_SafeInstance):
         }
 
 
-def action_set_label(action_set) -> str:
+def action_set_label(action_set: ActionSet) -> str:
     """``box [−w, w]^d``, ``ball of radius r in R^d`` or ``K arms in R^d``, for tables."""
-    if isinstance(action_set, BoxSet):
-        return f"box [−{action_set.half_width:g}, {action_set.half_width:g}]^{action_set.d}"
-    if isinstance(action_set, BallSet):
-        return f"ball of radius {action_set.radius:g} in R^{action_set.d}"
-    return f"{action_set.arms.shape[0]} arms in R^{action_set.d}"
+    return action_set.label()
 
 
-def action_set_mapping(action_set) -> dict[str, Any]:
+def action_set_mapping(action_set: ActionSet) -> dict[str, Any]:
     """The file form of an action set: ``{kind: box|ball|finite, half_width|radius|arms}``."""
-    if isinstance(action_set, BoxSet):
-        return {"kind": "box", "half_width": float(action_set.half_width)}
-    if isinstance(action_set, BallSet):
-        return {"kind": "ball", "radius": float(action_set.radius)}
-    return {"kind": "finite", "arms": action_set.arms.tolist()}
+    return action_set.to_mapping()
 
 
 # --------------------------------------------------------------------------- field parsers
@@ -264,28 +245,36 @@ def _gaussian_sigma(value: Any, field_name: str) -> float:
     return _nonnegative(value["sigma"], f"{field_name}.sigma")
 
 
-def _action_set(value: Any, d: int):
-    """``{kind: box, half_width}``, ``{kind: ball, radius}`` or ``{kind: finite, arms}`` (§2.5)."""
+def _alternatives(words: list[str]) -> str:
+    """``a, b or c``."""
+    return ", ".join(words[:-1]) + f" or {words[-1]}"
+
+
+def _action_set(value: Any, d: int) -> ActionSet:
+    """``{kind: <kind>, <parameter>: …}`` for one of the kinds of :data:`ACTION_SET_KINDS`
+    (Amani et al. 2019, §2: the action set D_0)."""
     if not isinstance(value, Mapping) or "kind" not in value:
-        raise InstanceError("action_set: must be a mapping like {kind: box, half_width: 1.0}, "
-                            "{kind: ball, radius: 1.0} or {kind: finite, arms: [[...], ...]}")
+        examples = _alternatives([kind.example for kind in ACTION_SET_KINDS.values()])
+        raise InstanceError(f"action_set: must be a mapping like {examples}")
     kind = value["kind"]
-    if kind not in _ACTION_SET_KEYS:
-        raise InstanceError(f"action_set.kind: must be 'box', 'ball' or 'finite', got {kind!r}")
-    key = _ACTION_SET_KEYS[kind]
+    if kind not in ACTION_SET_KINDS:
+        raise InstanceError(f"action_set.kind: must be {_alternatives([repr(name) for name in ACTION_SET_KINDS])}, "
+                            f"got {kind!r}")
+    key = ACTION_SET_KINDS[kind].parameter
     extra = sorted(map(str, set(value) - {"kind", key}))
     if extra:
         raise InstanceError(f"action_set: unknown key(s) {', '.join(extra)} for a {kind} (valid: kind, {key})")
     if key not in value:
         raise InstanceError(f"action_set.{key}: required for a {kind}")
-    if kind == "box":
-        return BoxSet(d, _positive(value[key], "action_set.half_width"))
-    if kind == "ball":
-        return BallSet(d, _positive(value[key], "action_set.radius"))
-    arms = _array(value[key], "action_set.arms", 2)
-    if arms.shape[1] != d:
-        raise InstanceError(f"action_set.arms: rows have length {arms.shape[1]}, but mu_star has length d = {d}")
-    return FiniteSet(arms)
+    field_name = f"action_set.{key}"
+    if ACTION_SET_KINDS[kind].parameter_is_array:
+        parameter = _array(value[key], field_name, 2)
+    else:
+        parameter = _positive(value[key], field_name)
+    action_set = ActionSet.from_mapping({"kind": kind, key: parameter}, d)
+    if action_set.d != d:
+        raise InstanceError(f"{field_name}: rows have length {action_set.d}, but mu_star has length d = {d}")
+    return action_set
 
 
 def _common(mapping: Mapping[str, Any], source: str, fields: tuple[str, ...], kind: str) -> tuple[str, dict]:

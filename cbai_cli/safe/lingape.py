@@ -26,7 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .confidence import RidgeState, radius_determinant, radius_lingape_script, weighted_norms
+from cbai_cli.confidence import radius_determinant, radius_lingape_script
+from cbai_cli.linalg import RidgeDesign, variance_reduction, weighted_norms
+
 from .problems import LinearBaiProblem, SafeBaiSetting
 
 __all__ = [
@@ -102,15 +104,15 @@ class LinGapEConfig:
 
 
 def confidence_width(
-    width: str, state: RidgeState, K: int, R: float, S: float, delta: float, L: float = 1.0
+    width: str, state: RidgeDesign, K: int, R: float, S: float, delta: float, L: float = 1.0
 ) -> float:
     """``C_t`` of §3.2 for the current design ``state`` (``"det_k2"``, ``"det"`` or ``"horizon_k2"``)."""
     if width == "det_k2":
-        return radius_determinant(state.logdet, state.d, state.lam, R, S, delta, union=K * K)
+        return radius_determinant(state.logdet, state.dim, state.ridge, R, S, delta, union=K * K)
     if width == "det":
-        return radius_determinant(state.logdet, state.d, state.lam, R, S, delta)
+        return radius_determinant(state.logdet, state.dim, state.ridge, R, S, delta)
     if width == "horizon_k2":
-        return radius_lingape_script(state.n, state.d, state.lam, R, S, L, delta, K)
+        return radius_lingape_script(state.n_samples, state.dim, state.ridge, R, S, L, delta, K)
     raise ValueError(f"width must be one of {_WIDTHS}, got {width!r}")
 
 
@@ -138,8 +140,7 @@ def greedy_arm(
 ) -> int:
     """Greedy rule (G): ``argmin_a yᵀ(A + x_a x_aᵀ)⁻¹y = argmax_a (x_aᵀA⁻¹y)² / (1 + x_aᵀA⁻¹x_a)``
     (Sherman–Morrison), over ``candidates: (K, d)``. ``ties="random"`` needs ``rng``."""
-    Ay = A_inv @ y
-    gain = (candidates @ Ay) ** 2 / (1.0 + weighted_norms(candidates, A_inv) ** 2)
+    gain = variance_reduction(candidates, A_inv, y)
     if ties == "first":
         return int(np.argmax(gain))
     top = np.flatnonzero(gain >= gain.max() - 1e-12 * max(abs(gain.max()), 1e-300))
@@ -197,7 +198,7 @@ class LinGapE:
         self._rng = rng
         self.K, self.d = arms.shape
         self._L = config.L if config.L is not None else float(np.max(np.linalg.norm(arms, axis=1)))
-        self.state = RidgeState(self.d, config.lam, 1, config.refresh_every)
+        self.state = RidgeDesign(self.d, config.lam, 1, config.refresh_every)
         self.pulls = np.zeros(self.K, dtype=np.int64)
         self.t = 0
         self.done = False
@@ -222,7 +223,7 @@ class LinGapE:
         if self.done:
             raise RuntimeError("LinGapE has stopped")
         k = int(k)
-        self.state.update(self.arms[k], float(reward))
+        self.state.add(self.arms[k], float(reward))
         self.pulls[k] += 1
         self.t += 1
         if self.t < self.K:  # still in the initial round-robin
@@ -236,7 +237,7 @@ class LinGapE:
 
     def _decide(self) -> None:
         theta_hat = self.state.estimate()
-        A_inv = self.state.A_inv
+        A_inv = self.state.inverse
         i, j, B = select_direction(self.arms, theta_hat, A_inv, self.width())
         self.B_value = B
         if B <= self.config.epsilon:

@@ -26,13 +26,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .confidence import RidgeState, radius_determinant, weighted_norms
+from cbai_cli.confidence import radius_determinant
+from cbai_cli.linalg import RidgeDesign, weighted_norms
+
 from .lingape import greedy_arm, l1_ratio, ratio_arm, select_direction
-from .problems import SafeBaiSetting, true_gamma
+from .problems import SafeBaiSetting, safe_scales
 
 __all__ = ["SafeLinGapEConfig", "SafeLinGapE", "safety_radius", "reward_radius", "conservative_scales"]
 
-_REWARD, _SAFETY = 0, 1  # targets of the shared RidgeState
+_REWARD, _SAFETY = 0, 1  # targets of the shared RidgeDesign
 
 
 @dataclass(frozen=True)
@@ -76,15 +78,15 @@ class SafeLinGapEConfig:
             raise ValueError(f"refresh_every must be >= 1, got {self.refresh_every}")
 
 
-def safety_radius(state: RidgeState, setting: SafeBaiSetting) -> float:
+def safety_radius(state: RidgeDesign, setting: SafeBaiSetting) -> float:
     """``β^s = σ_safe sqrt(2 log(det(A)^{1/2} λ^{-d/2} / δ'_s)) + λ^{1/2} S_μ`` (§4.3 step 3)."""
-    return radius_determinant(state.logdet, state.d, state.lam, setting.sigma_safe, setting.S_mu, setting.delta_s)
+    return radius_determinant(state.logdet, state.dim, state.ridge, setting.sigma_safe, setting.S_mu, setting.delta_s)
 
 
-def reward_radius(state: RidgeState, setting: SafeBaiSetting, width: str = "det") -> float:
+def reward_radius(state: RidgeDesign, setting: SafeBaiSetting, width: str = "det") -> float:
     """``β^r_t = σ sqrt(2 log(u det(A)^{1/2} λ^{-d/2} / δ_r)) + λ^{1/2} S_θ``, ``u = 1`` or ``K²`` (§4.4 step 1)."""
     union = 1.0 if width == "det" else float(setting.K) ** 2
-    return radius_determinant(state.logdet, state.d, state.lam, setting.sigma, setting.S_theta, setting.delta_r, union)
+    return radius_determinant(state.logdet, state.dim, state.ridge, setting.sigma, setting.S_theta, setting.delta_r, union)
 
 
 def conservative_scales(
@@ -96,7 +98,7 @@ def conservative_scales(
     is safe for every μ in the confidence set. ``arms: (K, d)`` → ``(K,)``.
     """
     lcb = arms @ mu_hat - beta_s * weighted_norms(arms, A_inv)
-    return true_gamma(lcb, eta0)
+    return safe_scales(lcb, eta0)
 
 
 class SafeLinGapE:
@@ -117,7 +119,7 @@ class SafeLinGapE:
         self._rng = rng
         self.arms = setting.arms
         self.K, self.d = setting.K, setting.d
-        self.state = RidgeState(self.d, setting.lam, 2, config.refresh_every)
+        self.state = RidgeDesign(self.d, setting.lam, 2, config.refresh_every)
         self.pulls = np.zeros(self.K, dtype=np.int64)
         self._scale_sum = np.zeros(self.K)  # Σ γ_s over pulls of arm k
         self._scale_sq_sum = np.zeros(self.K)  # Σ γ_s² over pulls of arm k
@@ -159,7 +161,7 @@ class SafeLinGapE:
             raise RuntimeError("Safe-LinGapE has stopped")
         k = int(k)
         scale = float(scale)
-        self.state.update(scale * self.arms[k], (float(reward), float(safety)))
+        self.state.add(scale * self.arms[k], (float(reward), float(safety)))
         self.pulls[k] += 1
         self._scale_sum[k] += scale
         self._scale_sq_sum[k] += scale * scale
@@ -188,7 +190,7 @@ class SafeLinGapE:
         """``γ̄`` computed from the current data (without the monotone max). ``(K,)``."""
         mu_hat = self.state.estimate(_SAFETY)
         beta_s = safety_radius(self.state, self.setting)
-        return conservative_scales(self.arms, mu_hat, self.state.A_inv, beta_s, self.setting.eta0)
+        return conservative_scales(self.arms, mu_hat, self.state.inverse, beta_s, self.setting.eta0)
 
     def empirical_best(self) -> tuple[int, float]:
         """Anytime recommendation ``(argmax_k x̃_kᵀθ̂, γ̄_k)`` (phase 2)."""
@@ -216,7 +218,7 @@ class SafeLinGapE:
             return
         W = self.working_arms()
         theta_hat = self.state.estimate(_REWARD)
-        A_inv = self.state.A_inv
+        A_inv = self.state.inverse
         C = reward_radius(self.state, self.setting, self.config.width)
         i, j, B = select_direction(W, theta_hat, A_inv, C)
         self.B_value = B

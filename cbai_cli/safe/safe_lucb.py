@@ -39,15 +39,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .confidence import (
-    RidgeState,
-    inverse_sqrt,
-    l1_polytope_halfspaces,
-    l1_polytope_vertices,
-    radius_horizon,
-    sqrt_pair,
-    weighted_norms,
-)
+from cbai_cli.confidence import radius_horizon
+from cbai_cli.linalg import RidgeDesign, inverse_sqrt, weighted_norms
+
+from .confidence_sets import l1_polytope_halfspaces, l1_polytope_vertices
 from .exploration import (
     ExplorationSet,
     build_exploration_set,
@@ -58,18 +53,9 @@ from .exploration import (
     t_delta,
     t_gap,
 )
-from .polytopes import (
-    FEASIBILITY_TOL,
-    ball_argmin,
-    bilinear_argmin,
-    box_halfspaces,
-    box_polygon_vertices,
-    clip_polygon_many,
-    simplify_polygon_outer,
-    enumerate_vertices,
-    lp_argmin,
-)
-from .problems import BallSet, BoxSet, FiniteSet, SafeRegretSetting
+from .action_sets import VERTEX_METHODS
+from .polytopes import FEASIBILITY_TOL, clip_polygon_many, simplify_polygon_outer
+from .problems import SafeRegretSetting
 
 __all__ = ["SafeLUCBConfig", "SafeLUCB", "estimated_safe_mask"]
 
@@ -168,7 +154,7 @@ class SafeLUCBConfig:
             raise ValueError(f"dw must be 'ball' or 'ellipsoid', got {self.dw!r}")
         if self.confidence_set not in ("polytope", "ellipsoid"):
             raise ValueError(f"confidence_set must be 'polytope' or 'ellipsoid', got {self.confidence_set!r}")
-        if self.vertex_method not in ("auto", "clip", "enumerate", "qhull", "lp"):
+        if self.vertex_method not in VERTEX_METHODS:
             raise ValueError(
                 f"vertex_method must be 'auto', 'clip', 'enumerate', 'qhull' or 'lp', got {self.vertex_method!r}"
             )
@@ -190,7 +176,7 @@ class SafeLUCB:
 
     - ``exploration_set`` (:class:`ExplorationSet`), ``lambda_minus`` (λ_−), ``t_delta`` (t_δ),
       ``exploration_rounds`` (T'), ``exploration_budget`` (the largest possible T');
-    - ``state`` (:class:`RidgeState`), ``t`` (the 1-based index of the round being asked).
+    - ``state`` (:class:`~cbai_cli.linalg.RidgeDesign`), ``t`` (the 1-based index of the round being asked).
 
     With ``exploration="heuristic"`` (§2.4 [PROPOSAL], heuristic, not the paper's) ``T'`` is
     decided on the fly: until then ``exploration_rounds`` is the budget ⌈T_0⌉ and
@@ -209,11 +195,11 @@ class SafeLUCB:
         if rng is None:
             raise ValueError("rng: a numpy.random.Generator is required")
         D0 = setting.action_set
-        if config.confidence_set == "ellipsoid" and not isinstance(D0, FiniteSet):
+        if config.confidence_set == "ellipsoid" and not D0.supports_ellipsoid_confidence:
             raise ValueError("confidence_set='ellipsoid' is implemented for finite action sets only")
-        if config.vertex_method == "clip" and not (isinstance(D0, BoxSet) and D0.d == 2):
+        if config.vertex_method == "clip" and not D0.supports_polygon_clipping:
             raise ValueError("vertex_method='clip' needs a 2-D box")
-        if config.intersect and not (isinstance(D0, BoxSet) and D0.d == 2 and config.confidence_set == "polytope"):
+        if config.intersect and not (D0.supports_intersection and config.confidence_set == "polytope"):
             raise ValueError("intersect=True needs a 2-D box and confidence_set='polytope'")
         self.setting = setting
         self.config = config
@@ -228,14 +214,10 @@ class SafeLUCB:
         self.exploration_decided = config.exploration != "heuristic"
         self._next_check = max(1, math.ceil(self.t_delta)) if math.isfinite(self.t_delta) else math.inf
         self.gap_checks: list[tuple[int, float]] = []
-        self.state = RidgeState(setting.d, setting.lam, 1, config.refresh_every)
+        self.state = RidgeDesign(setting.d, setting.lam, 1, config.refresh_every)
         self.t = 1
         self._pending: np.ndarray | None = None
         self._batch = np.empty((0, setting.d))
-        self._box = box_halfspaces(D0.d, D0.half_width) if isinstance(D0, BoxSet) else None
-        self._vertex_method = config.vertex_method
-        if self._vertex_method == "auto":
-            self._vertex_method = "clip" if D0.d == 2 else "enumerate"
         self._poly: np.ndarray | None = None  # intersected confidence polygon (intersect=True)
         self.intersection_resets = 0  # times the intersection became empty (confidence event failed)
         self._safe_rows: np.ndarray | None = None  # this round's rows g with gᵀx ≤ c (polytope)
@@ -258,7 +240,7 @@ class SafeLUCB:
     def beta(self) -> float:
         """``β_t = R sqrt(d log((1 + (t−1) L²/λ)/δ)) + λ^{1/2} S`` (§2.3 step 3); ``t − 1`` = samples so far."""
         s = self.setting
-        return radius_horizon(self.state.n, s.d, s.lam, s.R, s.S, s.L, s.delta)
+        return radius_horizon(self.state.n_samples, s.d, s.lam, s.R, s.S, s.L, s.delta)
 
     def ask(self) -> np.ndarray:
         """The action ``x_t``, shape ``(d,)``. Idempotent until :meth:`tell`."""
@@ -274,7 +256,7 @@ class SafeLUCB:
         x = np.asarray(x, dtype=float)
         if x.shape != (self.setting.d,):
             raise ValueError(f"x: expected shape ({self.setting.d},), got {x.shape}")
-        self.state.update(x, float(loss))
+        self.state.add(x, float(loss))
         self.t += 1
         self._pending = None
         if not self.exploration_decided:
@@ -306,7 +288,7 @@ class SafeLUCB:
     def _heuristic_step(self) -> None:
         """After exploration round ``n = t − 1``: apply the modified heuristic's stopping rule if
         ``n`` is on the geometric check grid (§2.4 [PROPOSAL]; heuristic, not the paper's)."""
-        n = self.state.n
+        n = self.state.n_samples
         if n >= self.exploration_budget:
             self.exploration_decided = True  # fell back to the budget ⌈T_0⌉
             return
@@ -318,7 +300,7 @@ class SafeLUCB:
         needed = heuristic_gap_needed(s, self.lambda_minus, n)
         if s.c + s.L * float(np.linalg.norm(s.B @ mu_hat)) < needed:
             return  # Δ̂ ≤ c + L‖Bμ̂‖ cannot reach the threshold: skip the LP
-        _, gap_hat = plug_in_gap(s, mu_hat, self.state.A_inv, self.beta())
+        _, gap_hat = plug_in_gap(s, mu_hat, self.state.inverse, self.beta())
         self.gap_checks.append((n, gap_hat))
         if gap_hat > 0 and n >= t_gap(s, self.lambda_minus, gap_hat):
             self._exploration_rounds = n
@@ -331,8 +313,8 @@ class SafeLUCB:
         mu_hat = self.state.estimate()
         beta = self.beta()
         if self.config.confidence_set == "ellipsoid":
-            return self._finite_ellipsoid(mu_hat, beta)
-        A_sqrt, A_inv_sqrt = sqrt_pair(self.state.A)
+            return self._ellipsoid(mu_hat, beta)
+        A_sqrt, A_inv_sqrt = self.state.sqrt_pair()
         V = l1_polytope_vertices(mu_hat, A_inv_sqrt, beta)  # (2d, d) confidence vertices
         if self.config.intersect:
             V = self._intersect(V, mu_hat, A_sqrt, beta)
@@ -340,47 +322,20 @@ class SafeLUCB:
         safe_rows = V @ s.B.T
         self._safe_rows = safe_rows
         self.confidence_vertices = V
-        D0 = s.action_set
-        if isinstance(D0, BoxSet):
-            method = self._vertex_method
-            if method == "lp":
-                x, _, _ = lp_argmin(V, safe_rows, np.full(len(V), s.c), bounds=(-D0.half_width, D0.half_width))
-                return x
-            if method == "clip":
-                U = box_polygon_vertices(safe_rows, np.full(len(V), s.c), D0.half_width)
-            else:
-                G = np.concatenate([safe_rows, self._box[0]])
-                h = np.concatenate([np.full(len(V), s.c), self._box[1]])
-                U = enumerate_vertices(G, h, method)
-            j, _, _ = bilinear_argmin(U, V)
-            return U[j].copy()
-        if isinstance(D0, BallSet):
-            x, _, _ = ball_argmin(V, safe_rows, np.full(len(V), s.c), D0.radius)
-            return x
-        # Finite set, polytope confidence set: exact enumeration (§2.5a).
-        X = D0.arms
-        safe = np.all(X @ safe_rows.T <= s.c, axis=1)
-        scores = np.min(X @ V.T, axis=1)  # min_{v ∈ P} vᵀx is attained at a vertex
-        return self._finite_pick(X, safe, scores)
+        x = s.action_set.optimistic_action(V, safe_rows, s.c, self.config.vertex_method)
+        return x if x is not None else self._fallback()
 
-    def _finite_ellipsoid(self, mu_hat: np.ndarray, beta: float) -> np.ndarray:
-        """§2.5a with the ellipsoid: safe iff ``xᵀBμ̂ + β‖Bᵀx‖_{A⁻¹} ≤ c``; optimistic loss
-        ``μ̂ᵀx − β‖x‖_{A⁻¹}``."""
+    def _ellipsoid(self, mu_hat: np.ndarray, beta: float) -> np.ndarray:
+        """The optimistic step with the confidence ellipsoid itself (finite sets)."""
         s = self.setting
-        X = s.action_set.arms
-        A_inv = self.state.A_inv
-        self._ell = (mu_hat, beta, A_inv.copy())
-        XB = X @ s.B  # rows (Bᵀx)ᵀ
-        safe = XB @ mu_hat + beta * weighted_norms(XB, A_inv) <= s.c
-        scores = X @ mu_hat - beta * weighted_norms(X, A_inv)
-        return self._finite_pick(X, safe, scores)
+        inverse = self.state.inverse
+        self._ell = (mu_hat, beta, inverse.copy())
+        x = s.action_set.ellipsoid_optimistic_action(mu_hat, beta, inverse, s.B, s.c)
+        return x if x is not None else self._fallback()
 
-    def _finite_pick(self, X: np.ndarray, safe: np.ndarray, scores: np.ndarray) -> np.ndarray:
-        if safe.any():
-            idx = np.flatnonzero(safe)
-            return X[idx[int(np.argmin(scores[idx]))]].copy()
-        # Empty estimated safe set (impossible when 0 ∈ X): fall back to the D^w arms,
-        # which are safe for every admissible parameter (§2.5a).
+    def _fallback(self) -> np.ndarray:
+        """The most optimistic D^w arm, when no arm of a finite set is estimated safe (impossible
+        when 0 is an arm): D^w is safe for every admissible parameter."""
         P = self.exploration_set.points
         if self.config.confidence_set == "ellipsoid":
             mu_hat, beta, A_inv = self._ell

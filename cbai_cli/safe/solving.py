@@ -54,15 +54,15 @@ def _exploration(value: str | None, safety_gap: float) -> str | int:
 
 
 def _check_safe_lucb_sets(instance: SafeRegretInstance, confidence_set: str, intersect: bool) -> None:
-    """The set options Safe-LUCB implements only for some action sets (§2.5a, §2.5b step 5)."""
-    from cbai_cli.safe.problems import BoxSet, FiniteSet
-
+    """The set options Safe-LUCB implements only for some action sets: the ellipsoid
+    confidence set for finite sets, the intersection of past polytopes (the authors'
+    ``intersectCLB.m``) for a 2-D box."""
     action_set = instance.problem.action_set
-    if confidence_set == "ellipsoid" and not isinstance(action_set, FiniteSet):
+    if confidence_set == "ellipsoid" and not action_set.supports_ellipsoid_confidence:
         raise OptionError("--confidence-set ellipsoid is implemented for finite action sets only "
-                          f"(this instance's action set is a {type(action_set).__name__})")
-    if intersect and not (isinstance(action_set, BoxSet) and action_set.d == 2 and confidence_set == "polytope"):
-        raise OptionError("--intersect needs a 2-D box action set and the polytope confidence set")
+                          f"(this instance's action set is a {type(action_set).__name__})", "confidence_set")
+    if intersect and not (action_set.supports_intersection and confidence_set == "polytope"):
+        raise OptionError("--intersect needs a 2-D box action set and the polytope confidence set", "intersect")
 
 
 def configure_safe_lucb(spec, regime, request, instance: SafeRegretInstance, *, solve_oracle: bool = True):

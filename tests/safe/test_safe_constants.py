@@ -12,15 +12,8 @@ import pytest
 
 from cbai_cli.safe.exploration import beta_T, build_exploration_set, exploration_length, t_delta, t_gap, t_zero
 from cbai_cli.safe.lingape import l1_ratio
-from cbai_cli.safe.problems import (
-    instance_a,
-    instance_b,
-    lingape_instance,
-    price_of_safety_instance,
-    regret_truth,
-    safe_bai_truth,
-    soare_arms,
-)
+from cbai_cli.safe.paper_instances import instance_a, instance_b, lingape_instance, price_of_safety_instance, soare_arms
+from cbai_cli.safe.truths import regret_truth, safe_bai_truth
 
 
 def close(value, printed, decimals):

@@ -11,7 +11,9 @@ from cbai_cli.safe.exploration import (
     sample_exploration,
     uniform_ball,
 )
-from cbai_cli.safe.problems import BallSet, BoxSet, FiniteSet, SafeRegretSetting, instance_a, instance_b
+from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
+from cbai_cli.safe.paper_instances import instance_a, instance_b
+from cbai_cli.safe.problems import SafeRegretSetting
 
 
 def _setting(action_set, B, c=0.9, S=1.0, T=1000):

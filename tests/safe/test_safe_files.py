@@ -14,7 +14,7 @@ from cbai_cli.fileio import read_mapping, yaml_text
 from cbai_cli.generators import family
 from cbai_cli.kinds import KINDS, from_mapping, load, save
 from cbai_cli.safe.files import SafeBaiInstance, SafeRegretInstance, amani_a, soare_safe
-from cbai_cli.safe.problems import instance_a, price_of_safety_instance
+from cbai_cli.safe.paper_instances import instance_a, price_of_safety_instance
 
 BALL = {
     "kind": "safe-regret", "name": "ball", "action_set": {"kind": "ball", "radius": 1.5},

@@ -6,10 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli.safe.confidence import RidgeState
+from cbai_cli.linalg import RidgeDesign
 from cbai_cli.safe.environment import SafeBaiEnvironment, run_safe_bai
 from cbai_cli.safe.lingape import LinGapEConfig
-from cbai_cli.safe.problems import price_of_safety_instance, safe_bai_truth
+from cbai_cli.safe.paper_instances import price_of_safety_instance
+from cbai_cli.safe.truths import safe_bai_truth
 from cbai_cli.safe.safe_lingape import (
     SafeLinGapE,
     SafeLinGapEConfig,
@@ -35,8 +36,8 @@ def test_conservative_scales_hand_made():
 
 def test_radii_formulas():
     s = price_of_safety_instance().learner_view()
-    st = RidgeState(3, 1.0)
-    st.update(np.array([0.2, 0.0, 0.0]), 0.0)
+    st = RidgeDesign(3, 1.0)
+    st.add(np.array([0.2, 0.0, 0.0]), 0.0)
     ld = math.log(1.04)
     assert safety_radius(st, s) == pytest.approx(0.1 * math.sqrt(2 * math.log(math.exp(ld / 2) / 0.001)) + 1.0)
     assert reward_radius(st, s) == pytest.approx(math.sqrt(2 * math.log(math.exp(ld / 2) / 0.001)) + 2.0)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli.safe.confidence import RidgeState
+from cbai_cli.linalg import RidgeDesign
 from cbai_cli.safe.environment import run_bai
 from cbai_cli.safe.lingape import (
     LinGapE,
@@ -16,7 +16,7 @@ from cbai_cli.safe.lingape import (
     ratio_arm,
     select_direction,
 )
-from cbai_cli.safe.problems import lingape_instance
+from cbai_cli.safe.paper_instances import lingape_instance
 
 
 def test_greedy_arm_matches_direct_inverse():
@@ -71,8 +71,8 @@ def test_select_direction_hand_made():
 
 
 def test_confidence_widths():
-    st = RidgeState(2, 1.0)
-    st.update(np.array([1.0, 0.0]), 0.0)
+    st = RidgeDesign(2, 1.0)
+    st.add(np.array([1.0, 0.0]), 0.0)
     logdet = math.log(2.0)
     assert confidence_width("det_k2", st, 3, 1.0, 2.0, 0.05) == pytest.approx(
         math.sqrt(2 * math.log(9 * math.exp(logdet / 2) / 0.05)) + 2

@@ -6,17 +6,12 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli.safe.confidence import inverse_sqrt
+from cbai_cli.linalg import inverse_sqrt
 from cbai_cli.safe.environment import run_safe_regret
-from cbai_cli.safe.problems import (
-    BallSet,
-    BoxSet,
-    FiniteSet,
-    SafeRegretProblem,
-    instance_a,
-    instance_b,
-    regret_truth,
-)
+from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
+from cbai_cli.safe.paper_instances import instance_a, instance_b
+from cbai_cli.safe.problems import SafeRegretProblem
+from cbai_cli.safe.truths import regret_truth
 from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig, estimated_safe_mask
 
 # --------------------------------------------------------------------------- safe sets
@@ -150,7 +145,7 @@ def test_finite_optimistic_step_is_exact_enumeration(confidence_set):
     for t in range(300):
         x = alg.ask()
         if t >= 30 and t % 50 == 0:
-            mu_hat, beta, A = alg.state.estimate(), alg.beta(), alg.state.A
+            mu_hat, beta, A = alg.state.estimate(), alg.beta(), alg.state.gram
             A_inv = np.linalg.inv(A)
             best, best_val = None, np.inf
             for a in arms:  # explicit loop: the definition, arm by arm

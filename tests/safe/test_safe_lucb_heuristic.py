@@ -18,7 +18,10 @@ import pytest
 from cbai_cli.generators import family
 from cbai_cli.safe.environment import SafeRegretEnvironment, run_safe_regret
 from cbai_cli.safe.exploration import exploration_length, plug_in_gap, t_gap, t_zero
-from cbai_cli.safe.problems import BallSet, BoxSet, FiniteSet, SafeRegretSetting, instance_a, regret_truth
+from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
+from cbai_cli.safe.paper_instances import instance_a
+from cbai_cli.safe.problems import SafeRegretSetting
+from cbai_cli.safe.truths import regret_truth
 from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
 
 HEURISTIC = SafeLUCBConfig(exploration="heuristic")
@@ -195,7 +198,7 @@ def test_run_result_reports_the_realised_exploration_length():
     assert r.exploration_rounds == alg.exploration_rounds < alg.exploration_budget
     assert r.regret_curve[alg.exploration_rounds - 1] == env.cumulative_regret
     assert r.lambda_min_target == pytest.approx(r.exploration_rounds * r.lambda_minus / 2)
-    design = np.linalg.eigvalsh(alg.state.A - p.lam * np.eye(2))[0]
+    design = np.linalg.eigvalsh(alg.state.gram - p.lam * np.eye(2))[0]
     assert r.lambda_min_design == pytest.approx(design, rel=1e-9)
 
 

@@ -1,4 +1,4 @@
-"""Problem dataclasses: validation, immutability, learner views, truths."""
+"""Problem dataclasses (cbai_cli/safe/problems.py): validation, immutability, learner views, safe scales."""
 
 import dataclasses
 import math
@@ -6,21 +6,17 @@ import math
 import numpy as np
 import pytest
 
+from cbai_cli.safe.action_sets import BoxSet
+from cbai_cli.safe.paper_instances import instance_a, price_of_safety_instance
 from cbai_cli.safe.problems import (
-    BallSet,
-    BoxSet,
-    FiniteSet,
     LinearBaiProblem,
     SafeBaiProblem,
     SafeRegretProblem,
     SafeRegretSetting,
-    instance_a,
-    optimal_action,
-    price_of_safety_instance,
-    safe_bai_truth,
-    true_gamma,
+    safe_scales,
     worst_case_safe_scale,
 )
+from cbai_cli.safe.truths import safe_bai_truth
 
 
 def _regret_kwargs(**over):
@@ -43,15 +39,6 @@ def _regret_kwargs(**over):
 def test_safe_regret_problem_validation_names_the_field(field, value):
     with pytest.raises(ValueError, match=field):
         SafeRegretProblem(**_regret_kwargs(**{field: value}))
-
-
-def test_action_set_validation():
-    with pytest.raises(ValueError, match="half_width"):
-        BoxSet(2, -1.0)
-    with pytest.raises(ValueError, match="radius"):
-        BallSet(2, 0.0)
-    with pytest.raises(ValueError, match="arms"):
-        FiniteSet(np.ones(3))
 
 
 def test_problems_are_frozen_and_arrays_read_only():
@@ -99,35 +86,8 @@ def test_linear_bai_problem_validation():
                          epsilon=0.0, delta=0.05, lam=1.0, S=2.0)
 
 
-def test_optimal_action_ball_against_brute_force():
-    rng = np.random.default_rng(0)
-    th = np.linspace(0, 2 * np.pi, 4000)
-    for _ in range(10):
-        mu = rng.normal(size=2)
-        B = rng.normal(size=(2, 2))
-        c = rng.uniform(0.05, 1.0)
-        r = rng.uniform(0.5, 2.0)
-        x = optimal_action(BallSet(2, r), mu, B, c)
-        assert np.linalg.norm(x) <= r + 1e-9 and x @ B @ mu <= c + 1e-9
-        rad = np.linspace(0, r, 100)
-        P = (rad[:, None, None] * np.stack([np.cos(th), np.sin(th)], -1)[None]).reshape(-1, 2)
-        P = P[P @ (B @ mu) <= c]
-        assert mu @ x <= (P @ mu).min() + 1e-9
-        assert mu @ x >= (P @ mu).min() - 1e-2 * np.linalg.norm(mu) * r
-
-
-def test_optimal_action_finite_and_box():
-    arms = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, -1.0], [0.0, 0.0]])
-    mu = np.array([1.0, 0.5])
-    B = np.eye(2)
-    # arm (−1, 0) has safety −1 ≤ 0.2 and the smallest loss −1.
-    np.testing.assert_allclose(optimal_action(FiniteSet(arms), mu, B, 0.2), [-1.0, 0.0])
-    # Bμ = (−1, 0): the constraint is x1 ≥ −0.2; the unique optimum is (−0.2, −1).
-    np.testing.assert_allclose(optimal_action(BoxSet(2), mu, np.diag([-1.0, 0.0]), 0.2), [-0.2, -1.0], atol=1e-9)
-
-
-def test_true_gamma_formula():
-    np.testing.assert_allclose(true_gamma(np.array([0.3, 0.0, -0.25, -1.0, -4.0]), -0.5), [1, 1, 1, 0.5, 0.125])
+def test_safe_scales_formula():
+    np.testing.assert_allclose(safe_scales(np.array([0.3, 0.0, -0.25, -1.0, -4.0]), -0.5), [1, 1, 1, 0.5, 0.125])
     assert worst_case_safe_scale(np.eye(3), -0.5, 1.0) == 0.5
     assert worst_case_safe_scale(np.eye(3), -2.0, 1.0) == 1.0
 
