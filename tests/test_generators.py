@@ -1,4 +1,4 @@
-"""The paper's instance families (specs/cbai.md §7)."""
+"""The paper's instance families (Lindner et al. 2022, §4.1–4.2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every algorithm returns the right arm on the paper's instances (specs/cbai.md §8),
+"""Every algorithm returns the right arm on the paper's instances (Lindner et al. 2022, §4.1),
 and guaranteed regimes are right in at least 1 − δ of seeded runs."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The elimination state (specs/cbai.md §4), by hand."""
+"""The elimination state (Lindner et al. 2022, Algorithm 1 lines 14–18), by hand."""
 
 from __future__ import annotations
 

@@ -309,7 +309,7 @@ def test_safe_lucb_set_options_reach_the_algorithm(cli):
 
 
 def test_heuristic_exploration_decides_its_length_during_the_run(cli):
-    """--exploration heuristic (specs/safe.md §2.4 proposal): T' is reported per run, at
+    """--exploration heuristic (a plug-in rule, not the paper's): T' is reported per run, at
     most the budget ⌈T_0⌉ given in the options, and the note says it is not the paper's."""
     result = cli("solve", AMANI_B, "--algo", "safe-lucb", "--T", "3000", "--exploration", "heuristic", "--json")
     assert result.exit_code == 0, result.stderr

@@ -1,5 +1,5 @@
 """`cbai compare` on the safe kinds: Safe-LUCB on safe-regret, LinGapE and Safe-LinGapE on
-safe-bai, run over seeds like any other algorithm (specs/safe.md; issue: compare on safe kinds)."""
+safe-bai, run over seeds like any other algorithm (Amani et al. 2019; "Price of Safety in Linear BAI")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Runs on the safe kinds as library calls (cbai_cli/safe/solving.py, cbai_cli/safe/bounds.py)."""
+"""Runs on the safe kinds as library calls (cbai_cli/safe/solving.py, cbai_cli/kinds/safe_*.py,
+cbai_cli/safe/bounds.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from cbai_cli.errors import InstanceError, OptionError, UnknownNameError
 from cbai_cli.generators import family
 from cbai_cli.kinds import from_mapping
 from cbai_cli.safe.bounds import lingape_complexity, safe_bai_bounds, safe_regret_bounds
-from cbai_cli.safe.registry import SAFE_ALGORITHMS, algorithm_for_kind, register, SafeAlgorithmSpec
-from cbai_cli.safe.solving import SafeRunSpec, curve_points, prepare, regret_checkpoints, run_once
+from cbai_cli.algorithms.registry import ALGORITHMS, AlgorithmEntry, for_kind, register
+from cbai_cli.safe.solving import curve_points, regret_checkpoints
+from cbai_cli.simulate import RunRequest, prepare, run_once
 
 RECORD_KEYS = {"seed", "algorithm", "kind", "iterations", "regret", "recommended", "scale", "correct", "violation",
                "violations", "exploration_rounds", "stopped", "wall_s"}
@@ -36,8 +38,8 @@ def test_checkpoints_are_powers_of_ten_and_the_horizon():
 
 
 def test_records_have_the_same_flat_keys_for_both_kinds(amani_a, soare):
-    regret = run_once(prepare(SafeRunSpec("safe-lucb", exploration="100"), amani_a), seed=3)
-    bai = run_once(prepare(SafeRunSpec("lingape", budget=300), soare), seed=3)
+    regret = run_once(prepare(RunRequest.of("safe-lucb", exploration="100"), amani_a), seed=3)
+    bai = run_once(prepare(RunRequest.of("lingape", budget=300), soare), seed=3)
     for run in (regret, bai):
         record = run.record()
         assert set(record) == RECORD_KEYS
@@ -50,18 +52,18 @@ def test_records_have_the_same_flat_keys_for_both_kinds(amani_a, soare):
 def test_a_recommendation_scaled_beyond_its_true_safe_scale_is_a_violation(soare):
     """LinGapE recommends whole arms; on soare-safe it pulls the risky arm unsafely, and a
     recommendation at scale 1 of an arm whose true γ is below 1 counts as a violation."""
-    prepared = prepare(SafeRunSpec("lingape"), soare)
+    prepared = prepare(RunRequest.of("lingape"), soare)
     gamma = soare.truth.gamma
     for seed in range(3):
         run = run_once(prepared, seed=seed)
         assert run.scale == 1.0
         assert run.violation == bool(gamma[run.recommended] < 1.0)
-    safe = run_once(prepare(SafeRunSpec("safe-lingape"), soare), seed=0)
+    safe = run_once(prepare(RunRequest.of("safe-lingape"), soare), seed=0)
     assert not safe.violation and safe.scale <= gamma[safe.recommended]
 
 
 def test_same_seed_and_key_give_the_same_run_and_keys_separate_streams(amani_a):
-    prepared = prepare(SafeRunSpec("safe-lucb", exploration="50"), amani_a)
+    prepared = prepare(RunRequest.of("safe-lucb", exploration="50"), amani_a)
     first, again = run_once(prepared, 7), run_once(prepared, 7)
     assert first.curve == again.curve and first.violations == again.violations
     assert run_once(prepared, 7, key=(1,)).curve != first.curve
@@ -69,14 +71,14 @@ def test_same_seed_and_key_give_the_same_run_and_keys_separate_streams(amani_a):
 
 
 def test_exploration_modes(amani_a):
-    gap = prepare(SafeRunSpec("safe-lucb"), amani_a)
+    gap = prepare(RunRequest.of("safe-lucb"), amani_a)
     assert gap.options["exploration"] == "gap" and gap.options["exploration_rounds"] == 1200  # T_Δ > T: capped
-    assert prepare(SafeRunSpec("safe-lucb", exploration="0"), amani_a).options["exploration_rounds"] == 0
+    assert prepare(RunRequest.of("safe-lucb", exploration="0"), amani_a).options["exploration_rounds"] == 0
     b = family("amani-b").generate(T=1000)
-    assert prepare(SafeRunSpec("safe-lucb"), b).options["exploration"] == "t23"
+    assert prepare(RunRequest.of("safe-lucb"), b).options["exploration"] == "t23"
     with pytest.raises(OptionError, match="Δ = 0"):
-        prepare(SafeRunSpec("safe-lucb", exploration="gap"), b)
-    longer = prepare(SafeRunSpec("safe-lucb", horizon=100_000), amani_a)
+        prepare(RunRequest.of("safe-lucb", exploration="gap"), b)
+    longer = prepare(RunRequest.of("safe-lucb", horizon=100_000), amani_a)
     assert longer.instance.problem.T == 100_000 and longer.options["exploration_rounds"] == 10_245
 
 
@@ -87,29 +89,29 @@ def test_safe_lucb_needs_an_arm_inside_the_exploration_set():
         "noise": {"kind": "gaussian", "sigma": 0.1}, "S": 1.0, "L": 1.0, "R": 0.1, "lambda": 1.0, "delta": 0.05,
     }
     with pytest.raises(InstanceError, match="safe-lucb cannot run on this instance: no arm of the finite action set"):
-        prepare(SafeRunSpec("safe-lucb", exploration="5"), from_mapping(mapping))
+        prepare(RunRequest.of("safe-lucb", exploration="5"), from_mapping(mapping))
 
 
 def test_algorithm_kind_checks():
-    assert algorithm_for_kind("lingape", "safe-bai") is SAFE_ALGORITHMS["lingape"]
-    assert algorithm_for_kind("acol", "cbai") is None
+    assert for_kind("lingape", "safe-bai")[0] is ALGORITHMS["lingape"]
+    assert for_kind("acol", "cbai")[0] is ALGORITHMS["acol"]
     with pytest.raises(OptionError, match="runs on safe-regret instances, but this is a safe-bai instance"):
-        algorithm_for_kind("safe-lucb", "safe-bai")
+        for_kind("safe-lucb", "safe-bai")
     with pytest.raises(OptionError, match="runs on cbai instances"):
-        algorithm_for_kind("g-acol", "safe-regret")
+        for_kind("g-acol", "safe-regret")
     with pytest.raises(UnknownNameError, match="did you mean 'lingape'"):
-        algorithm_for_kind("lingap", "safe-bai")
+        for_kind("lingap", "safe-bai")
 
 
 def test_registry_rejects_clashing_names():
     with pytest.raises(ValueError, match="already registered"):
-        register(SafeAlgorithmSpec("acol", "safe-bai", "clash", ()))
+        register(AlgorithmEntry("acol", "x", "Y", "clash", ("safe-bai",), "adaptive"))
     with pytest.raises(ValueError, match="unknown option"):
-        register(SafeAlgorithmSpec("new-one", "safe-bai", "bad option", ("--regime",)))
+        register(AlgorithmEntry("new-one", "x", "Y", "bad option", ("safe-bai",), "adaptive", ("regime",)))
 
 
 def test_regret_bounds_reproduce_the_paper_constants():
-    """specs/safe.md §7.2 C1 and C2 through the bound report."""
+    """Amani et al. (2019), Appendix F: the constants of instances A and B through the bound report."""
     a = safe_regret_bounds(family("amani-a").generate())
     assert a.x_star == (-1.0, -1.0) and a.loss_star == pytest.approx(-0.947826, abs=5e-7)
     assert a.safety_gap == pytest.approx(3.166087, abs=5e-7) and a.B_norm == pytest.approx(2.302776, abs=5e-7)
@@ -124,7 +126,7 @@ def test_regret_bounds_reproduce_the_paper_constants():
 
 
 def test_bai_bounds_reproduce_the_price_of_safety_truths(soare):
-    """specs/safe.md §7.2 C5."""
+    """"Price of Safety in Linear BAI", §5: the true safe scales and rewards of the Soare et al. instance."""
     report = safe_bai_bounds(soare)
     assert report.safety_values == pytest.approx((0, -1, 0, -0.099833), abs=5e-7)
     assert report.true_gamma == (1.0, 0.5, 1.0, 1.0)
