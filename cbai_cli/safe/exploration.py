@@ -105,7 +105,9 @@ def build_exploration_set(
 ) -> ExplorationSet:
     """Construct D^w for ``setting`` (§2.2; finite sets §2.5a; cut sets §2.5d).
 
-    ``rng`` is needed only when λ_− must be estimated by Monte Carlo (``mc_samples`` draws).
+    ``rng`` is needed only when λ_− must be estimated by Monte Carlo (``mc_samples`` draws);
+    without it such a set comes back with ``lambda_minus = nan`` (the set is known, its λ_−
+    is not).
     Finite sets: ``D^w_X`` = arms inside the ball/ellipsoid, λ_− exact for the uniform law on
     them; ``λ_− = 0`` when they do not span R^d (then only an explicit ``T'`` is possible).
     """
@@ -148,9 +150,9 @@ def build_exploration_set(
     elif D0.contains_ellipsoid(radius, transform):
         exact_lm = radius**2 / (d + 2) * float(np.linalg.eigvalsh(transform @ transform.T)[0])
         return ExplorationSet(dw, radius, float(exact_lm), True, False, transform, None)
-    if rng is None:
-        raise ValueError("D^w leaves D_0: λ_− needs a Monte Carlo estimate, pass rng")
     ex = ExplorationSet(dw, radius, math.nan, False, True, transform, None)
+    if rng is None:  # D^w leaves D_0: λ_− is a Monte Carlo estimate, which only a run's generator may draw
+        return ex
     Xmc = sample_exploration(ex, D0, rng, mc_samples)
     lm = float(np.linalg.eigvalsh(Xmc.T @ Xmc / mc_samples)[0])
     return ExplorationSet(dw, radius, lm, False, True, transform, None)

@@ -74,7 +74,8 @@ def configure_safe_lucb(spec, regime, request, instance: SafeRegretInstance, *, 
     :class:`InstanceError` when Safe-LUCB cannot run on the instance (e.g. no finite arm
     inside D^w).
     """
-    from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
+    from cbai_cli.safe.exploration import build_exploration_set, exploration_length
+    from cbai_cli.safe.safe_lucb import SafeLUCBConfig
     from cbai_cli.simulate import Configured
 
     horizon = request.get("horizon")
@@ -90,25 +91,28 @@ def configure_safe_lucb(spec, regime, request, instance: SafeRegretInstance, *, 
                             confidence_set=confidence_set, intersect=intersect)
     view = instance.problem.learner_view()
     try:
-        # Constructing once checks that Safe-LUCB can run here (e.g. a finite set needs an
-        # arm inside D^w) and gives T'; the generator only feeds a possible Monte Carlo λ_−.
-        probe = SafeLUCB(view, config, np.random.default_rng(0))
+        exploration_set = build_exploration_set(view, dw)
+        decided = exploration_set.lambda_minus_exact and mode != "heuristic"
+        budget = (exploration_length(view, mode, exploration_set.lambda_minus, config.safety_gap)
+                  if exploration_set.lambda_minus_exact or isinstance(mode, int) else None)
     except ValueError as error:
         raise InstanceError(f"{instance.name}: safe-lucb cannot run on this instance: {error}") from None
     notes: list[str] = []
     default = " (the default when Δ > 0)" if "exploration" not in given else ""
+    value = "" if budget is None else f" = {budget:,}"
     if mode == "gap":
-        notes.append(f"exploration gap{default}: T' = ⌈T_Δ⌉ = {probe.exploration_rounds:,} from the instance's "
-                     f"true safety gap Δ = {gap:.6g}, which Theorem 2 takes as known")
+        notes.append(f"exploration gap{default}: T' = ⌈T_Δ⌉{value} from the instance's true safety gap Δ = {gap:.6g}, "
+                     "which Theorem 2 takes as known")
     elif mode == "t23" and "exploration" not in given:
-        notes.append(f"exploration t23 (the default when Δ = 0): T' = ⌈T_0⌉ = {probe.exploration_rounds:,}")
+        notes.append(f"exploration t23 (the default when Δ = 0): T' = ⌈T_0⌉{value}")
     elif mode == "heuristic":
-        notes.append(f"exploration heuristic (a plug-in rule for an unknown Δ; heuristic, not the paper's): T' is "
-                     f"decided during the run from the plug-in gap Δ̂, at most ⌈T_0⌉ = {probe.exploration_rounds:,}")
-    # With the heuristic T' is only known after a run: the options give its budget ⌈T_0⌉.
-    decided = mode != "heuristic"
-    options = {"exploration": mode, "exploration_rounds": probe.exploration_rounds if decided else None,
-               "exploration_budget": probe.exploration_budget, "T": instance.problem.T,
+        notes.append("exploration heuristic (a plug-in rule for an unknown Δ; heuristic, not the paper's): T' is "
+                     f"decided during the run from the plug-in gap Δ̂, at most ⌈T_0⌉{value}")
+    if budget is None:
+        notes.append("D^w leaves the action set, so λ_− is a Monte Carlo estimate that each run draws from its own "
+                     "generator: T' is decided per run (see each run's exploration_rounds)")
+    options = {"exploration": mode, "exploration_rounds": budget if decided or isinstance(mode, int) else None,
+               "exploration_budget": budget, "T": instance.problem.T,
                "dw": dw, "confidence_set": confidence_set, "intersect": intersect}
     return Configured(view, config, instance.problem.T, options, tuple(notes), instance=instance)
 
