@@ -14,7 +14,7 @@ from cbai_cli.kinds import from_mapping
 from cbai_cli.safe.bounds import lingape_complexity, safe_bai_bounds, safe_regret_bounds
 from cbai_cli.algorithms.registry import ALGORITHMS, AlgorithmEntry, for_kind, register
 from cbai_cli.safe.solving import curve_points, regret_checkpoints
-from cbai_cli.simulate import RunRequest, prepare, run_once
+from cbai_cli.simulate import RunRequest, prepare, run_once, run_streams
 
 RECORD_KEYS = {"seed", "algorithm", "kind", "iterations", "regret", "recommended", "scale", "correct", "violation",
                "violations", "exploration_rounds", "stopped", "wall_s"}
@@ -141,3 +141,32 @@ def test_lingape_complexity_closed_form():
     assert lingape_complexity(np.eye(2), np.array([1.0, 0.0]), 0.0) == pytest.approx(36.0)
     # Two best arms tied and ε = 0: no finite sample separates them.
     assert lingape_complexity(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1.0, 1.0]), 0.0) == math.inf
+
+
+def cut_box(T: int = 3000):
+    """Instance A with a box of half-width 0.2: the ball D^w (radius c/(‖B‖S) ≈ 0.39) leaves
+    the box, so λ_− of the exploration law has no closed form."""
+    mapping = {
+        "kind": "safe-regret", "name": "cut-box", "action_set": {"kind": "box", "half_width": 0.2},
+        "mu_star": [0.9043478260869565, 0.043478260869565216], "B": [[0.6, 1.8], [1.8, 0.4]], "c": 0.9, "T": T,
+        "noise": {"kind": "gaussian", "sigma": 0.01}, "S": 1.0, "L": 0.3, "R": 1.0, "lambda": 1.0, "delta": 0.01,
+    }
+    return from_mapping(mapping)
+
+
+def test_no_hidden_seed_decides_the_recorded_exploration_length():
+    """With a Monte Carlo λ_−, T' is each run's own: the prepared options do not claim one,
+    and each run records the T' it ran with (drawn from its own generator)."""
+    prepared = prepare(RunRequest.of("safe-lucb", exploration="t23"), cut_box())
+    assert prepared.options["exploration_rounds"] is None and prepared.options["exploration_budget"] is None
+    assert any("Monte Carlo" in note for note in prepared.notes)
+    for seed in (0, 2):
+        run = run_once(prepared, seed=seed)
+        learner = prepared.make_algorithm(run_streams(seed)[1])
+        assert run.exploration_rounds == learner.exploration_rounds
+
+
+def test_an_exact_lambda_minus_gives_the_exploration_length_up_front(amani_a):
+    prepared = prepare(RunRequest.of("safe-lucb", exploration="t23"), amani_a)
+    run = run_once(prepared, seed=0)
+    assert prepared.options["exploration_rounds"] == run.exploration_rounds == 1200
