@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# BoxSet and FiniteSet are re-exported for cbai_cli.safe.solving, which imports them from here.
+# BoxSet and FiniteSet: old import path, still used by cbai_cli.safe.solving.
 from .action_sets import ACTION_SET_KINDS, ActionSet, BoxSet, FiniteSet  # noqa: F401
 from .validation import (
     NORM_TOL,
@@ -342,3 +342,23 @@ def worst_case_safe_scale(arms: np.ndarray, eta0: float, S_mu: float) -> float:
     (our choice: "Price of Safety" §5 fixes γ_FE = 0.2 for its instance). ``arms``: (K, d).
     """
     return float(min(1.0, abs(eta0) / (S_mu * np.max(np.linalg.norm(arms, axis=1)))))
+
+
+# Old import paths of names that moved out of this module, still used outside the safe
+# library's own modules (benchmarks/repro_pos_table1.py, docs/safe.md). Resolved lazily:
+# those modules import this one.
+_MOVED = {
+    "instance_a": "paper_instances",
+    "instance_b": "paper_instances",
+    "price_of_safety_instance": "paper_instances",
+    "regret_truth": "truths",
+    "safe_bai_truth": "truths",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__package__}.{_MOVED[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
