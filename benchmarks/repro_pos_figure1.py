@@ -49,8 +49,8 @@ def gamma_after_fe(problem, seed: int) -> np.ndarray:
     alg = SafeLinGapE(problem.learner_view(), SafeLinGapEConfig(), alg_rng)
     env = SafeBaiEnvironment(problem, env_rng)
     while alg.gamma_bar_fe is None:
-        k, g = alg.ask()
-        alg.tell(k, g, *env.pull(k, g))
+        query = alg.ask()
+        alg.tell(query, env.answer(query))
     return alg.gamma_bar_fe
 
 
@@ -164,7 +164,7 @@ def main() -> None:
     fig.tight_layout()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=120)
-    print(f"\nFigure: {Path(args.out).relative_to(ROOT)}")
+    print(f"\nFigure: {Path(args.out).relative_to(ROOT) if Path(args.out).is_relative_to(ROOT) else args.out}")
 
 
 if __name__ == "__main__":

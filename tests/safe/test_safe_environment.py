@@ -5,6 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from cbai_cli.protocol import Query
 from cbai_cli.safe.environment import (
     SafeBaiEnvironment,
     SafeRegretEnvironment,
@@ -20,14 +21,14 @@ def test_regret_environment_counts_violations_and_regret():
     p = instance_b()
     env = SafeRegretEnvironment(p, np.random.default_rng(0))
     x_star = env.truth.x_star
-    env.play(x_star)
+    env.answer(Query.play(x_star))
     assert env.n_unsafe == 0 and env.cumulative_regret == pytest.approx(0.0, abs=1e-12)
-    env.play(np.array([-1.0, -1.0]))  # (−1,−1)ᵀBμ* = 0.904 − 0.087 > 0.7: unsafe, and better than x*
+    env.answer(Query.play(np.array([-1.0, -1.0])))  # (−1,−1)ᵀBμ* = 0.904 − 0.087 > 0.7: unsafe, and better than x*
     assert env.n_unsafe == 1 and env.cumulative_regret < 0
-    env.play(np.zeros(2))
+    env.answer(Query.play(np.zeros(2)))
     assert env.cumulative_regret == pytest.approx(p.mu_star @ np.array([-1.0, -1.0]) - 2 * env.truth.loss_star)
     with pytest.raises(ValueError, match="outside"):
-        env.play(np.array([2.0, 0.0]))
+        env.answer(Query.play(np.array([2.0, 0.0])))
 
 
 def test_regret_noise_comes_from_the_generator():
@@ -35,24 +36,30 @@ def test_regret_noise_comes_from_the_generator():
     a = SafeRegretEnvironment(p, np.random.default_rng(5))
     b = SafeRegretEnvironment(p, np.random.default_rng(5))
     x = np.array([0.1, -0.2])
-    la = [a.play(x) for _ in range(5000)]
-    lb = [b.play(x) for _ in range(5000)]
+    la = [a.answer(Query.play(x)).constraint[0] for _ in range(5000)]
+    lb = [b.answer(Query.play(x)).constraint[0] for _ in range(5000)]
     assert la == lb
     assert np.std(np.array(la) - p.mu_star @ x) == pytest.approx(p.noise_sd, rel=0.05)
+
+
+def _pull(env, k, scale):
+    """(reward, safety) of one pull of arm k at ``scale``."""
+    answer = env.answer(Query.pull(k, scale))
+    return float(answer.reward[0]), float(answer.constraint[0])
 
 
 def test_bai_environment_signals_and_violations():
     p = dataclasses.replace(price_of_safety_instance(), sigma=0.0, sigma_safe=0.0)
     env = SafeBaiEnvironment(p, np.random.default_rng(0))
-    assert env.pull(1, 0.5) == (0.0, -0.5)  # exactly at η₀: safe
+    assert _pull(env, 1, 0.5) == (0.0, -0.5)  # exactly at η₀: safe
     assert env.n_unsafe == 0
-    assert env.pull(1, 0.6) == (0.0, pytest.approx(-0.6))
+    assert _pull(env, 1, 0.6) == (0.0, pytest.approx(-0.6))
     assert env.n_unsafe == 1
-    r, s = env.pull(3, 1.0)
+    r, s = _pull(env, 3, 1.0)
     assert r == pytest.approx(2 * np.cos(0.1)) and s == pytest.approx(-np.sin(0.1))
     assert env.pulls.tolist() == [0, 2, 0, 1]
     with pytest.raises(ValueError, match="scale"):
-        env.pull(0, 1.5)
+        _pull(env, 0, 1.5)
 
 
 def test_run_safe_regret_result_fields():

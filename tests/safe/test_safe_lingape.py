@@ -51,16 +51,18 @@ def test_forced_exploration_then_initial_pulls():
     seen = np.zeros(p.K, dtype=int)
     for _ in range(p.T_FE):
         assert alg.phase == "fe" and alg.gamma_bar is None
-        k, g = alg.ask()
+        query = alg.ask()
+        k, g = query.arm, query.scale
         assert g == p.gamma_FE
         seen[k] += 1
-        alg.tell(k, g, *env.pull(k, g))
+        alg.tell(query, env.answer(query))
     assert np.all(seen > 150)  # i.i.d. uniform arms: 200 expected per arm
     assert alg.phase == "bai" and alg.gamma_bar_fe is not None
     for k_expected in range(p.K):  # LinGapE's initial round-robin on the scaled arms
-        k, g = alg.ask()
+        query = alg.ask()
+        k, g = query.arm, query.scale
         assert k == k_expected and g == alg.gamma_bar[k]
-        alg.tell(k, g, *env.pull(k, g))
+        alg.tell(query, env.answer(query))
     assert alg.t == p.T_FE + p.K
 
 
@@ -103,8 +105,8 @@ def test_dynamic_scales_are_monotone_during_a_run():
     env = SafeBaiEnvironment(p, np.random.default_rng(4))
     prev = None
     while not alg.done:
-        k, g = alg.ask()
-        alg.tell(k, g, *env.pull(k, g))
+        query = alg.ask()
+        alg.tell(query, env.answer(query))
         if alg.gamma_bar is not None:
             if prev is not None:
                 assert np.all(alg.gamma_bar >= prev)
@@ -118,16 +120,16 @@ def test_weighted_counts():
     alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(rule="ratio"), np.random.default_rng(0))
     env = SafeBaiEnvironment(p, np.random.default_rng(1))
     for _ in range(p.T_FE):
-        k, g = alg.ask()
-        alg.tell(k, g, *env.pull(k, g))
+        query = alg.ask()
+        alg.tell(query, env.answer(query))
     N = alg.weighted_counts()
     # During FE every pull has scale 0.2: N_k = n_k · 0.04 / γ̄_k².
     np.testing.assert_allclose(N, alg.pulls * 0.04 / alg.gamma_bar**2)
     lin = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(rule="ratio", count_weight="linear"), np.random.default_rng(0))
     env = SafeBaiEnvironment(p, np.random.default_rng(1))
     for _ in range(p.T_FE):
-        k, g = lin.ask()
-        lin.tell(k, g, *env.pull(k, g))
+        query = lin.ask()
+        lin.tell(query, env.answer(query))
     np.testing.assert_allclose(lin.weighted_counts(), lin.pulls * 0.2 / lin.gamma_bar)
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from cbai_cli.linalg import RidgeDesign
+from cbai_cli.protocol import Answer
 from cbai_cli.safe.environment import run_bai
 from cbai_cli.safe.lingape import (
     LinGapE,
@@ -17,6 +18,11 @@ from cbai_cli.safe.lingape import (
     select_direction,
 )
 from cbai_cli.safe.paper_instances import lingape_instance
+
+
+def _reward(value):
+    """The answer to one pull of a problem without a constraint signal."""
+    return Answer(constraint=np.empty(0), reward=np.array([value]))
 
 
 def test_greedy_arm_matches_direct_inverse():
@@ -89,13 +95,14 @@ def test_initial_pulls_and_stopping_semantics():
     p = lingape_instance(d=2, omega=0.1)
     alg = LinGapE(p.arms, LinGapEConfig.from_problem(p), np.random.default_rng(0))
     for k in range(p.K):
-        assert alg.ask() == k
-        alg.tell(k, float(p.arms[k] @ p.theta_star))
+        query = alg.ask()
+        assert query.arm == k
+        alg.tell(query, _reward(float(p.arms[k] @ p.theta_star)))
     assert alg.t == p.K and not alg.done
     # A huge ε stops at the first check.
     alg2 = LinGapE(p.arms, LinGapEConfig.from_problem(p, epsilon=100.0), np.random.default_rng(0))
     for k in range(p.K):
-        alg2.tell(alg2.ask(), 0.0)
+        alg2.tell(alg2.ask(), _reward(0.0))
     assert alg2.done and alg2.recommendation is not None
     with pytest.raises(RuntimeError):
         alg2.ask()
@@ -124,9 +131,9 @@ def test_ratio_cache_is_per_pair():
     alg = LinGapE(p.arms, LinGapEConfig.from_problem(p, rule="ratio"), np.random.default_rng(1))
     rng = np.random.default_rng(2)
     while not alg.done:
-        k = alg.ask()
-        alg.tell(k, float(p.arms[k] @ p.theta_star + rng.standard_normal()))
-    assert 1 <= len(alg._ratio_cache) <= p.K * (p.K - 1)
-    for (i, j), pr in alg._ratio_cache.items():
+        query = alg.ask()
+        alg.tell(query, _reward(float(p.arms[query.arm] @ p.theta_star + rng.standard_normal())))
+    assert 1 <= len(alg.allocations) <= p.K * (p.K - 1)
+    for (i, j), pr in alg.allocations.items():
         w = l1_ratio(p.arms, p.arms[i] - p.arms[j])
         np.testing.assert_allclose(pr, np.abs(w) / np.abs(w).sum(), atol=1e-9)
