@@ -1,4 +1,4 @@
-"""The exploration set D^w and the exploration lengths (§2.2, §2.4, §2.5a, §2.5d)."""
+"""The exploration set D^w and the exploration lengths (Amani et al. 2019, §2.2 and §3.2–3.4)."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Safe-LinGapE (§4): γ̄, forced exploration, safety over seeds, dynamic updates, outputs."""
+"""Safe-LinGapE ("Price of Safety" §4): γ̄, forced exploration, safety over seeds, dynamic updates, outputs."""
 
 import dataclasses
 import math

@@ -1,4 +1,4 @@
-"""LinGapE (§3): selection rules, the L1 ratio LP, stopping and a full run."""
+"""LinGapE (Xu, Honda, Sugiyama 2018): selection rules, the L1 ratio LP, stopping and a full run."""
 
 import math
 
@@ -116,8 +116,8 @@ def test_initial_pulls_and_stopping_semantics():
 
 @pytest.mark.parametrize("rule", ["greedy", "ratio"])
 def test_lingape_identifies_the_best_arm_on_the_soare_instance(rule):
-    """§3.5 instance (ω = 0.1 to keep it fast): correct on every seed, and almost all pulls go
-    to arm 2 (e_2), the direction separating x_1 from x_{d+1} (§3.4)."""
+    """The Soare instance of LinGapE's experiments (ω = 0.1 to keep it fast): correct on every
+    seed, and almost all pulls go to arm 2 (e_2), the direction separating x_1 from x_{d+1}."""
     p = lingape_instance(d=3, omega=0.1)
     for seed in range(5):
         r = run_bai(p, LinGapEConfig.from_problem(p, rule=rule), np.random.default_rng(seed))

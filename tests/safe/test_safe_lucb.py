@@ -1,4 +1,4 @@
-"""Safe-LUCB (§2): safe sets, the optimistic step against brute force, zero violations, regret order."""
+"""Safe-LUCB (Amani et al. 2019): safe sets, the optimistic step against brute force, zero violations, regret order."""
 
 import dataclasses
 import math
@@ -225,7 +225,7 @@ def test_long_runs_gap_mode_and_intersection_variant():
                          np.random.default_rng(0))
     assert ra.n_unsafe == 0
     assert ra.exploration_rounds == math.ceil(ra.exploration_rounds)  # ⌈T_Δ(T = 2·10^4)⌉
-    # Lemma (§2.4): after T' ≥ t_δ rounds, λ_min(Σ x xᵀ) ≥ T'λ_−/2 (w.p. ≥ 1 − δ).
+    # Lemma 1: after T' ≥ t_δ rounds, λ_min(Σ x xᵀ) ≥ T'λ_−/2 (w.p. ≥ 1 − δ).
     assert ra.lambda_min_design >= ra.lambda_min_target
     # Lemma 2: with T' = ⌈T_Δ⌉, x* stays in the estimated safe set for all t > T'.
     assert ra.x_star_in_safe_fraction == 1.0

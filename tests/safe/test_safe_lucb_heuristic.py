@@ -1,6 +1,6 @@
 """Safe-LUCB's "modified heuristic" for an unknown Δ (``exploration="heuristic"``).
 
-This is the spec's proposal (specs/safe.md §2.4 [PROPOSAL]) — heuristic, not the paper's:
+This is our rule (the paper mentions a "modified heuristic" without details) — heuristic, not the paper's:
 explore as with ``"t23"`` (budget ⌈T_0⌉) but stop once the plug-in gap estimate Δ̂_t > 0 and
 ``t ≥ max{t_δ, 8L²‖B‖²β_T²/(λ_−Δ̂_t²)}``, checked on a geometric grid of rounds.
 

@@ -109,7 +109,7 @@ def test_registry_rejects_clashing_names():
 
 
 def test_regret_bounds_reproduce_the_paper_constants():
-    """specs/safe.md §7.2 C1 and C2 through the bound report."""
+    """The constants of Safe-LUCB's Appendix F instances (as in the authors' code) through the bound report."""
     a = safe_regret_bounds(family("amani-a").generate())
     assert a.x_star == (-1.0, -1.0) and a.loss_star == pytest.approx(-0.947826, abs=5e-7)
     assert a.safety_gap == pytest.approx(3.166087, abs=5e-7) and a.B_norm == pytest.approx(2.302776, abs=5e-7)
@@ -124,7 +124,7 @@ def test_regret_bounds_reproduce_the_paper_constants():
 
 
 def test_bai_bounds_reproduce_the_price_of_safety_truths(soare):
-    """specs/safe.md §7.2 C5."""
+    """The truths of the "Price of Safety" §5 instance through the bound report."""
     report = safe_bai_bounds(soare)
     assert report.safety_values == pytest.approx((0, -1, 0, -0.099833), abs=5e-7)
     assert report.true_gamma == (1.0, 0.5, 1.0, 1.0)
