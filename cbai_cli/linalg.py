@@ -267,7 +267,8 @@ class DesignState(RidgeDesign):
         return super().gain(direction, candidates)
 
 
-def least_squares_widths(arms: np.ndarray, counts: np.ndarray, sums: np.ndarray, tolerance: float = 1e-10):
+def least_squares_widths(arms: np.ndarray, counts: np.ndarray, sums: np.ndarray,
+                         tolerance: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
     """Ordinary least squares on one round's data (Lindner et al. 2022, Proposition 2).
 
     Args:

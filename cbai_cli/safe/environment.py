@@ -19,6 +19,7 @@ sequence does not depend on how many random numbers the learner consumed.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,7 +60,7 @@ _NOISE_CHUNK = 4096
 class _NoiseStream:
     """Standard normal draws from ``rng`` in chunks (one Python call per 4096 rounds)."""
 
-    def __init__(self, rng: np.random.Generator, width: int):
+    def __init__(self, rng: np.random.Generator, width: int) -> None:
         self._rng = rng
         self._width = width
         self._buf = np.empty((0, width))
@@ -220,7 +221,7 @@ def run_safe_regret(
     problem: SafeRegretProblem,
     config: SafeLUCBConfig,
     rng: np.random.Generator,
-    checkpoints=DEFAULT_CHECKPOINTS,
+    checkpoints: Iterable[int] = DEFAULT_CHECKPOINTS,
     track_x_star: bool = True,
 ) -> SafeRegretResult:
     """Run Safe-LUCB for ``problem.T`` rounds. ``config.safety_gap`` is passed as given (for
@@ -234,7 +235,7 @@ def simulate_safe_regret(
     config: SafeLUCBConfig,
     alg_rng: np.random.Generator,
     env_rng: np.random.Generator,
-    checkpoints=DEFAULT_CHECKPOINTS,
+    checkpoints: Iterable[int] = DEFAULT_CHECKPOINTS,
     track_x_star: bool = True,
 ) -> SafeRegretResult:
     """:func:`run_safe_regret` with the algorithm's and the environment's generators given

@@ -202,7 +202,7 @@ def t_zero(setting: SafeRegretSetting, lambda_minus: float) -> float:
 
 
 def exploration_length(
-    setting: SafeRegretSetting, mode, lambda_minus: float, safety_gap: float | None = None
+    setting: SafeRegretSetting, mode: str | int, lambda_minus: float, safety_gap: float | None = None
 ) -> int:
     """T' for ``mode`` ∈ {``"gap"`` (⌈T_Δ⌉), ``"t23"`` (⌈T_0⌉), an explicit int ≥ 0}, capped at T.
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from cbai_cli.linalg import RidgeDesign
+from cbai_cli.protocol import Answer
 from cbai_cli.safe.environment import SafeBaiEnvironment, run_safe_bai
 from cbai_cli.safe.lingape import LinGapEConfig
 from cbai_cli.safe.paper_instances import price_of_safety_instance
@@ -143,3 +144,13 @@ def test_zero_forced_exploration_and_validation():
         SafeLinGapEConfig(update="sometimes")
     with pytest.raises(ValueError, match="rng"):
         SafeLinGapE(p.learner_view(), SafeLinGapEConfig())
+
+
+def test_safe_lingape_reads_reward_and_safety_signal_of_a_scaled_pull():
+    p = price_of_safety_instance()
+    alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(), np.random.default_rng(0))
+    query = alg.ask()
+    assert query.scale == p.gamma_FE and query.total == 1 and alg.ask() is query
+    alg.tell(query, Answer(constraint=np.array([-0.25]), reward=np.array([0.5])))
+    x = p.gamma_FE * p.arms[query.arm]
+    np.testing.assert_allclose(alg.state.targets, [0.5 * x, -0.25 * x])

@@ -137,3 +137,13 @@ def test_ratio_cache_is_per_pair():
     for (i, j), pr in alg.allocations.items():
         w = l1_ratio(p.arms, p.arms[i] - p.arms[j])
         np.testing.assert_allclose(pr, np.abs(w) / np.abs(w).sum(), atol=1e-9)
+
+
+def test_lingape_asks_for_one_pull_and_needs_the_reward():
+    p = lingape_instance(d=2, omega=0.1)
+    alg = LinGapE(p.arms, LinGapEConfig.from_problem(p), np.random.default_rng(0))
+    query = alg.ask()
+    assert (query.arm, query.total, query.scale, query.action) == (0, 1, None, None)
+    assert alg.ask() is query  # the same query until tell
+    with pytest.raises(ValueError, match="reward"):
+        alg.tell(query, Answer(constraint=np.array([0.3])))

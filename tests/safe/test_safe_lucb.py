@@ -293,3 +293,16 @@ def test_ask_tell_semantics_and_validation():
     a1 = run_safe_regret(instance_b(T=300), SafeLUCBConfig(exploration=50), np.random.default_rng(9))
     a2 = run_safe_regret(instance_b(T=300), SafeLUCBConfig(exploration=50), np.random.default_rng(9))
     np.testing.assert_array_equal(a1.regret_curve, a2.regret_curve)
+
+
+def test_done_after_the_horizon():
+    """Safe-LUCB knows T: it stops itself after its T-th observation."""
+    p = instance_a(T=5)
+    alg = SafeLUCB(p.learner_view(), SafeLUCBConfig(exploration=2), np.random.default_rng(0))
+    for _ in range(5):
+        assert not alg.done
+        query = alg.ask()
+        alg.tell(query, _loss(float(p.mu_star @ query.action)))
+    assert alg.done
+    with pytest.raises(RuntimeError, match="T = 5"):
+        alg.ask()
