@@ -39,8 +39,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from cbai_cli.safe.environment import SafeBaiEnvironment, run_safe_bai  # noqa: E402
 from cbai_cli.safe.lingape import LinGapEConfig  # noqa: E402
 from cbai_cli.safe.paper_instances import price_of_safety_instance  # noqa: E402
-from cbai_cli.safe.truths import safe_bai_truth  # noqa: E402
 from cbai_cli.safe.safe_lingape import SafeLinGapE, SafeLinGapEConfig  # noqa: E402
+from cbai_cli.safe.truths import safe_bai_truth  # noqa: E402
 
 
 def gamma_after_fe(problem, seed: int) -> np.ndarray:

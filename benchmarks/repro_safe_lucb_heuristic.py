@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))  # this checkout's package, even if another cbai i
 
 from cbai_cli.generators import family  # noqa: E402
 from cbai_cli.safe.environment import run_safe_regret  # noqa: E402
-from cbai_cli.safe.truths import regret_truth  # noqa: E402
 from cbai_cli.safe.safe_lucb import SafeLUCBConfig  # noqa: E402
+from cbai_cli.safe.truths import regret_truth  # noqa: E402
 
 
 def configs(gap: float) -> list[tuple[str, SafeLUCBConfig]]:

@@ -28,9 +28,9 @@ from cbai_cli.protocol import Answer, Query
 
 from .lingape import LinGapE, LinGapEConfig
 from .problems import LinearBaiProblem, SafeBaiProblem, SafeRegretProblem
-from .truths import regret_truth, safe_bai_truth
 from .safe_lingape import SafeLinGapE, SafeLinGapEConfig
 from .safe_lucb import SafeLUCB, SafeLUCBConfig
+from .truths import regret_truth, safe_bai_truth
 
 __all__ = [
     "SafeRegretEnvironment",

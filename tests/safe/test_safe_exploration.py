@@ -5,13 +5,13 @@ import math
 import numpy as np
 import pytest
 
+from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
 from cbai_cli.safe.exploration import (
     build_exploration_set,
     exploration_length,
     sample_exploration,
     uniform_ball,
 )
-from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
 from cbai_cli.safe.paper_instances import instance_a, instance_b
 from cbai_cli.safe.problems import SafeRegretSetting
 

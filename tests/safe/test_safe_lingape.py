@@ -11,7 +11,6 @@ from cbai_cli.protocol import Answer
 from cbai_cli.safe.environment import SafeBaiEnvironment, run_safe_bai
 from cbai_cli.safe.lingape import LinGapEConfig
 from cbai_cli.safe.paper_instances import price_of_safety_instance
-from cbai_cli.safe.truths import safe_bai_truth
 from cbai_cli.safe.safe_lingape import (
     SafeLinGapE,
     SafeLinGapEConfig,
@@ -19,6 +18,7 @@ from cbai_cli.safe.safe_lingape import (
     reward_radius,
     safety_radius,
 )
+from cbai_cli.safe.truths import safe_bai_truth
 
 
 def test_conservative_scales_hand_made():

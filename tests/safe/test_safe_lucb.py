@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 from cbai_cli.linalg import inverse_sqrt
-from cbai_cli.safe.environment import run_safe_regret
 from cbai_cli.protocol import Answer, Query
 from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
+from cbai_cli.safe.environment import run_safe_regret
 from cbai_cli.safe.paper_instances import instance_a, instance_b
 from cbai_cli.safe.problems import SafeRegretProblem
-from cbai_cli.safe.truths import regret_truth
 from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig, estimated_safe_mask
+from cbai_cli.safe.truths import regret_truth
 
 # --------------------------------------------------------------------------- safe sets
 

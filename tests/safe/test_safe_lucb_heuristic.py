@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 from cbai_cli.generators import family
-from cbai_cli.safe.environment import SafeRegretEnvironment, run_safe_regret
-from cbai_cli.safe.exploration import exploration_length, plug_in_gap, t_gap, t_zero
 from cbai_cli.protocol import Answer
 from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
+from cbai_cli.safe.environment import SafeRegretEnvironment, run_safe_regret
+from cbai_cli.safe.exploration import exploration_length, plug_in_gap, t_gap, t_zero
 from cbai_cli.safe.paper_instances import instance_a
 from cbai_cli.safe.problems import SafeRegretSetting
-from cbai_cli.safe.truths import regret_truth
 from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
+from cbai_cli.safe.truths import regret_truth
 
 HEURISTIC = SafeLUCBConfig(exploration="heuristic")
 
