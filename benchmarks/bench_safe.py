@@ -28,6 +28,7 @@ import numpy as np
 # Use this checkout's package even when another cbai is installed in the environment.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from cbai_cli.protocol import Answer
 from cbai_cli.safe.environment import run_safe_bai, run_safe_regret
 from cbai_cli.safe.lingape import LinGapEConfig
 from cbai_cli.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
@@ -48,13 +49,13 @@ def phase2_cpu_per_round(problem, config, rounds, seed=0):
     noise = np.random.default_rng(seed + 1).standard_normal(problem.T) * problem.noise_sd
     t = 0
     while alg.phase == 1:
-        x = alg.ask()
-        alg.tell(x, float(problem.mu_star @ x + noise[t]))
+        query = alg.ask()
+        alg.tell(query, Answer(np.array([float(problem.mu_star @ query.action + noise[t])])))
         t += 1
     c0 = time.process_time()
     for _ in range(rounds):
-        x = alg.ask()
-        alg.tell(x, float(problem.mu_star @ x + noise[t]))
+        query = alg.ask()
+        alg.tell(query, Answer(np.array([float(problem.mu_star @ query.action + noise[t])])))
         t += 1
     return (time.process_time() - c0) / rounds * 1e6
 

@@ -1,20 +1,20 @@
-"""Reproduce "Price of Safety" Figure 1 (spec safe.md §4.7) — not run by CI.
+"""Reproduce "Price of Safety" Figure 1 (its §5 experiments) — not run by CI.
 
 Usage (from the repository root)::
 
     python benchmarks/repro_pos_figure1.py                 # 10 runs per point (the paper's count)
     python benchmarks/repro_pos_figure1.py --runs 5 --dims 2 3 4
 
-Panels (one parameter varied at a time, others at the §4.2 defaults):
+Panels (one parameter varied at a time, others at the paper's §5 defaults):
 
 - (a) γ̄ of the risky arm e_2 right after forced exploration vs the FE length T_FE;
 - (b) the same vs the safety threshold η₀ (true γ₂ = |η₀|), with γ_FE = 0.4|η₀| so that FE
-  stays safe ([PROPOSAL]; γ_FE = 0.2 would be unsafe on e_2 for |η₀| < 0.2); plotted as
+  stays safe (our choice; γ_FE = 0.2 would be unsafe on e_2 for |η₀| < 0.2); plotted as
   γ̄₂/γ₂ against T_FE for three thresholds;
 - (c) stopping time vs dimension d for LinGapE and Safe-LinGapE (static, dynamic; greedy);
 - (d) safety in growing dimension: fraction of unsafe pulls vs d.
 
-T_FE = 200·K in (c)/(d) ([PROPOSAL]: the paper's 4 × 200 read as 200 per arm). Writes
+T_FE = 200·K in (c)/(d) (our reading of the paper's 4 × 200 as 200 per arm). Writes
 ``docs/img/pos_figure1.png`` and prints the numbers as Markdown tables.
 """
 
@@ -39,8 +39,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from cbai_cli.safe.environment import SafeBaiEnvironment, run_safe_bai  # noqa: E402
 from cbai_cli.safe.lingape import LinGapEConfig  # noqa: E402
 from cbai_cli.safe.paper_instances import price_of_safety_instance  # noqa: E402
-from cbai_cli.safe.truths import safe_bai_truth  # noqa: E402
 from cbai_cli.safe.safe_lingape import SafeLinGapE, SafeLinGapEConfig  # noqa: E402
+from cbai_cli.safe.truths import safe_bai_truth  # noqa: E402
 
 
 def gamma_after_fe(problem, seed: int) -> np.ndarray:
@@ -49,8 +49,8 @@ def gamma_after_fe(problem, seed: int) -> np.ndarray:
     alg = SafeLinGapE(problem.learner_view(), SafeLinGapEConfig(), alg_rng)
     env = SafeBaiEnvironment(problem, env_rng)
     while alg.gamma_bar_fe is None:
-        k, g = alg.ask()
-        alg.tell(k, g, *env.pull(k, g))
+        query = alg.ask()
+        alg.tell(query, env.answer(query))
     return alg.gamma_bar_fe
 
 
@@ -73,7 +73,7 @@ def main() -> None:
     print("| γ̄₂ mean ± sd | " + " | ".join(f"{m:.3f} ± {s:.3f}" for m, s in zip(ga.mean(1), ga.std(1))) + " |")
 
     # (b) γ̄₂ after FE vs η₀. γ_FE = 0.2 is unsafe for e_2 when |η₀| < 0.2, so the known-safe
-    # FE scale follows the threshold: γ_FE = 0.4 |η₀| (= 0.2 at the default η₀ = −0.5) [PROPOSAL].
+    # FE scale follows the threshold: γ_FE = 0.4 |η₀| (= 0.2 at the default η₀ = −0.5; our choice).
     etas = [-0.1, -0.2, -0.3, -0.4, -0.5, -0.6, -0.8, -1.0]
 
     def pos(eta, **kw):
@@ -164,7 +164,7 @@ def main() -> None:
     fig.tight_layout()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=120)
-    print(f"\nFigure: {Path(args.out).relative_to(ROOT)}")
+    print(f"\nFigure: {Path(args.out).relative_to(ROOT) if Path(args.out).is_relative_to(ROOT) else args.out}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Reproduce Safe-LUCB's Appendix F simulations (spec safe.md §2.8) — not run by CI.
+"""Reproduce Safe-LUCB's Appendix F simulations (Amani et al. 2019, as set in the authors'
+MATLAB code ``CLBwithD_0.m`` and ``intersectCLB.m``) — not run by CI.
 
 Usage (from the repository root)::
 

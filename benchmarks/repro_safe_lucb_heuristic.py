@@ -1,6 +1,6 @@
 """Safe-LUCB's exploration lengths on the Appendix F instances, including the "modified
-heuristic" for an unknown Δ — heuristic, not the paper's (spec safe.md §2.4 [PROPOSAL]) —
-not run by CI.
+heuristic" for an unknown Δ — our rule, heuristic, not the paper's (which mentions such a
+heuristic without details) — not run by CI.
 
 Usage (from the repository root)::
 
@@ -11,7 +11,7 @@ Per instance and exploration mode (all with the paper's D^w ball, noise N(0, 0.0
 
 - ``gap``: T' = ⌈T_Δ⌉ from the true Δ (Theorem 2; Δ known — amani-a only, amani-b has Δ = 0);
 - ``t23``: T' = ⌈T_0⌉ (Theorem 3);
-- ``heuristic``: the spec's proposed stopping rule on the plug-in gap Δ̂_t (needs no Δ).
+- ``heuristic``: our stopping rule on the plug-in gap Δ̂_t (needs no Δ).
 
 Prints a Markdown table: median [min, max] over seeds of T' and of the final regret R_T, total
 unsafe actions, median fraction of phase-2 rounds with x* in the estimated safe set, wall time.
@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))  # this checkout's package, even if another cbai i
 
 from cbai_cli.generators import family  # noqa: E402
 from cbai_cli.safe.environment import run_safe_regret  # noqa: E402
-from cbai_cli.safe.truths import regret_truth  # noqa: E402
 from cbai_cli.safe.safe_lucb import SafeLUCBConfig  # noqa: E402
+from cbai_cli.safe.truths import regret_truth  # noqa: E402
 
 
 def configs(gap: float) -> list[tuple[str, SafeLUCBConfig]]:

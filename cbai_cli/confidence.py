@@ -177,7 +177,7 @@ class DeterminantRegime:
 
 @dataclass(frozen=True)
 class TunedRegime:
-    """A constant multiplier r = √β chosen by the user (paper §3.4, β = 1/4); no guarantee."""
+    """A constant multiplier r = √β chosen by the user (Lindner et al. 2022, §3.4: β = 1/4); no guarantee."""
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "tuned"

@@ -130,6 +130,7 @@ class RidgeDesign:
         self.gram = self.ridge * np.eye(self.dim)
         self.inverse = np.eye(self.dim) / self.ridge
         self.targets = np.zeros((self.n_targets, self.dim))
+        self._first_target = self.targets[0]  # a view: the single target's fast path
         self.logdet = self.dim * math.log(self.ridge)
         self.n_samples = 0
         self._since_refresh = 0
@@ -149,14 +150,18 @@ class RidgeDesign:
         u = self.inverse @ x
         q = float(x @ u)
         self.logdet += math.log1p(count * q)
-        self.inverse -= np.outer(u, u) / ((1.0 + count * q) / count)
+        self._downdate(u, q, count)
         self.gram += count * np.outer(x, x)
         if self.n_targets == 1:
-            self.targets[0] += float(y) * x
+            self._first_target += float(y) * x
         else:
             self.targets += np.reshape(np.asarray(y, dtype=float), (self.n_targets, 1)) * x
         self.n_samples += count
         return u, q
+
+    def _downdate(self, u: np.ndarray, q: float, count: int) -> None:
+        """A⁻¹ −= c·uuᵀ/(1 + c q), dividing the outer product (the safe algorithms' order)."""
+        self.inverse -= np.outer(u, u) / ((1.0 + count * q) / count)
 
     def _tick(self) -> None:
         self._since_refresh += 1
@@ -223,15 +228,15 @@ class DesignState(RidgeDesign):
 
     def update(self, arm: int, total: float, count: int = 1) -> None:
         """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``."""
-        self.add(self.arms[arm], total, count)
+        self._add_with_caches(self.arms[arm], total, count)
 
     def add(self, x: np.ndarray, y: float | np.ndarray, count: int = 1) -> None:
-        """Add ``count`` observations of ``x``: (d,) summing to ``y``, and update the caches.
+        """Add ``count`` observations of ``x``: (d,) summing to ``y``, and update the caches."""
+        self._add_with_caches(np.asarray(x, dtype=float), y, count)
 
-        With u = A⁻¹x and q = xᵀu: ‖a‖²_{A⁻¹} −= c (aᵀu)²/(1 + c q) and
-        φ̂ += u (y − c xᵀφ̂)/(1 + c q), for every arm a at once.
-        """
-        x = np.asarray(x, dtype=float)
+    def _add_with_caches(self, x: np.ndarray, y: float | np.ndarray, count: int) -> None:
+        """With u = A⁻¹x and q = xᵀu: ‖a‖²_{A⁻¹} −= c (aᵀu)²/(1 + c q) and
+        φ̂ += u (y − c xᵀφ̂)/(1 + c q), for every arm a at once."""
         residual_before = float(y) - count * float(x @ self._estimate)
         u, q = self._absorb(x, y, count)
         projected = self.arms @ u  # aᵀA⁻¹x for every arm: the one O(K·d) product
@@ -240,6 +245,11 @@ class DesignState(RidgeDesign):
         self._estimate += residual * u
         self.predictions += residual * projected
         self._tick()
+
+    def _downdate(self, u: np.ndarray, q: float, count: int) -> None:
+        """A⁻¹ −= c·uuᵀ/(1 + c q), scaling the outer product (the CBAI algorithms' order: a
+        multiplication is cheaper than a division of d² entries on this hot path)."""
+        self.inverse -= (count / (1.0 + count * q)) * np.outer(u, u)
 
     def refresh(self) -> None:
         """Recompute A⁻¹, log det A, φ̂, ‖x‖²_{A⁻¹} and xᵀφ̂ from A and b directly."""
@@ -267,7 +277,8 @@ class DesignState(RidgeDesign):
         return super().gain(direction, candidates)
 
 
-def least_squares_widths(arms: np.ndarray, counts: np.ndarray, sums: np.ndarray, tolerance: float = 1e-10):
+def least_squares_widths(arms: np.ndarray, counts: np.ndarray, sums: np.ndarray,
+                         tolerance: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
     """Ordinary least squares on one round's data (Lindner et al. 2022, Proposition 2).
 
     Args:

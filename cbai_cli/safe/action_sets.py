@@ -126,9 +126,10 @@ class ActionSet(ABC):
     def label(self) -> str:
         """A few words for tables: ``box [−1, 1]^2``, ``ball of radius 1 in R^3``, ``5 arms in R^2``."""
 
-    @abstractmethod
     def to_mapping(self) -> dict[str, Any]:
         """The file form ``{kind: …, <parameter>: …}`` as plain Python values."""
+        value = getattr(self, self.parameter)
+        return {"kind": self.kind, self.parameter: value.tolist() if isinstance(value, np.ndarray) else float(value)}
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any], d: int) -> ActionSet:
@@ -148,8 +149,20 @@ class ActionSet(ABC):
         """The set from its one file field ``value`` in dimension ``d``."""
 
 
+class _CentredBody(ActionSet):
+    """A convex body centred at the origin, given by its dimension and one positive size."""
+
+    def __post_init__(self) -> None:
+        integer(self.d, "action_set.d", 1)
+        positive(getattr(self, self.parameter), f"action_set.{self.parameter}")
+
+    @classmethod
+    def _from_parameter(cls, value: Any, d: int) -> ActionSet:
+        return cls(d, value)
+
+
 @dataclass(frozen=True)
-class BoxSet(ActionSet):
+class BoxSet(_CentredBody):
     """D_0 = [−w, w]^d (the authors' setting is w = 1)."""
 
     d: int
@@ -158,10 +171,6 @@ class BoxSet(ActionSet):
     kind: ClassVar[str] = "box"
     parameter: ClassVar[str] = "half_width"
     example: ClassVar[str] = "{kind: box, half_width: 1.0}"
-
-    def __post_init__(self) -> None:
-        integer(self.d, "action_set.d", 1)
-        positive(self.half_width, "action_set.half_width")
 
     @property
     def max_norm(self) -> float:
@@ -232,16 +241,9 @@ class BoxSet(ActionSet):
     def label(self) -> str:
         return f"box [−{self.half_width:g}, {self.half_width:g}]^{self.d}"
 
-    def to_mapping(self) -> dict[str, Any]:
-        return {"kind": self.kind, "half_width": float(self.half_width)}
-
-    @classmethod
-    def _from_parameter(cls, value: Any, d: int) -> BoxSet:
-        return cls(d, value)
-
 
 @dataclass(frozen=True)
-class BallSet(ActionSet):
+class BallSet(_CentredBody):
     """D_0 = {x : ‖x‖₂ ≤ r}."""
 
     d: int
@@ -250,10 +252,6 @@ class BallSet(ActionSet):
     kind: ClassVar[str] = "ball"
     parameter: ClassVar[str] = "radius"
     example: ClassVar[str] = "{kind: ball, radius: 1.0}"
-
-    def __post_init__(self) -> None:
-        integer(self.d, "action_set.d", 1)
-        positive(self.radius, "action_set.radius")
 
     @property
     def max_norm(self) -> float:
@@ -296,13 +294,6 @@ class BallSet(ActionSet):
 
     def label(self) -> str:
         return f"ball of radius {self.radius:g} in R^{self.d}"
-
-    def to_mapping(self) -> dict[str, Any]:
-        return {"kind": self.kind, "radius": float(self.radius)}
-
-    @classmethod
-    def _from_parameter(cls, value: Any, d: int) -> BallSet:
-        return cls(d, value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -379,9 +370,6 @@ class FiniteSet(ActionSet):
 
     def label(self) -> str:
         return f"{self.arms.shape[0]} arms in R^{self.d}"
-
-    def to_mapping(self) -> dict[str, Any]:
-        return {"kind": self.kind, "arms": self.arms.tolist()}
 
     @classmethod
     def _from_parameter(cls, value: Any, d: int) -> FiniteSet:

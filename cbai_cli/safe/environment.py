@@ -1,33 +1,41 @@
-"""Simulated environments and run loops (spec safe.md §2.6, §3.4, §4.6).
+"""Simulated environments of the safe kinds, and the run loops that drive the learners.
 
-The environments own the truth and the noise; they are the only code that reads ``μ*`` /
-``θ*`` during a run (the truth functions of :mod:`.problems` compute x*, γ_k, k* for the
-reports). Each run loop takes one ``numpy.random.Generator`` and spawns two independent
-children: one for the algorithm's own randomness, one for the environment's noise, so the
-noise sequence does not depend on how many random numbers the algorithm consumed.
+The environments own the truth and the noise; they are the only code that reads μ* / θ*
+during a run (the truths of :mod:`.truths` score it afterwards). Each answers the queries of
+the ask/tell protocol (:mod:`cbai_cli.protocol`), so any loop
+``while not learner.done: q = learner.ask(); learner.tell(q, environment.answer(q))`` runs
+them. Each run loop takes one ``numpy.random.Generator`` and spawns two independent
+children: one for the learner's own randomness, one for the environment's noise, so the noise
+sequence does not depend on how many random numbers the learner consumed.
 
-- :class:`SafeRegretEnvironment` / :func:`run_safe_regret` — Safe-LUCB, losses, regret.
+- :class:`SafeRegretEnvironment` / :func:`run_safe_regret` — Safe-LUCB (Amani et al. 2019),
+  losses, violations, regret.
 - :class:`SafeBaiEnvironment` / :func:`run_safe_bai` — LinGapE (full pulls, safety ignored)
-  or Safe-LinGapE on a :class:`~.problems.SafeBaiProblem`.
-- :func:`run_bai` — LinGapE on a plain :class:`~.problems.LinearBaiProblem`.
+  or Safe-LinGapE ("Price of Safety", §4) on a :class:`~.problems.SafeBaiProblem`.
+- :class:`LinearBaiEnvironment` / :func:`run_bai` — LinGapE (Xu et al. 2018) on a plain
+  :class:`~.problems.LinearBaiProblem`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
+from cbai_cli.protocol import Answer, Query
+
 from .lingape import LinGapE, LinGapEConfig
 from .problems import LinearBaiProblem, SafeBaiProblem, SafeRegretProblem
-from .truths import regret_truth, safe_bai_truth
 from .safe_lingape import SafeLinGapE, SafeLinGapEConfig
 from .safe_lucb import SafeLUCB, SafeLUCBConfig
+from .truths import regret_truth, safe_bai_truth
 
 __all__ = [
     "SafeRegretEnvironment",
     "SafeBaiEnvironment",
+    "LinearBaiEnvironment",
     "SafeRegretResult",
     "SafeBaiResult",
     "BaiResult",
@@ -40,7 +48,7 @@ __all__ = [
     "VIOLATION_TOL",
 ]
 
-#: Regret checkpoints of §2.6 (T is always added).
+#: Regret checkpoints (T is always added).
 DEFAULT_CHECKPOINTS = (1_000, 10_000, 20_000, 50_000, 100_000)
 
 #: A round is unsafe when the constraint is exceeded by more than this (pure round-off guard).
@@ -52,7 +60,7 @@ _NOISE_CHUNK = 4096
 class _NoiseStream:
     """Standard normal draws from ``rng`` in chunks (one Python call per 4096 rounds)."""
 
-    def __init__(self, rng: np.random.Generator, width: int):
+    def __init__(self, rng: np.random.Generator, width: int) -> None:
         self._rng = rng
         self._width = width
         self._buf = np.empty((0, width))
@@ -67,14 +75,21 @@ class _NoiseStream:
         return row
 
 
-class SafeRegretEnvironment:
-    """Safe linear bandit with losses (§2.1): ``play(x)`` returns ``μ*ᵀx + N(0, noise_sd²)``.
+def _single(query: Query) -> None:
+    """These environments answer one observation per query."""
+    if query.total != 1:
+        raise ValueError(f"the query asks for {query.total} observations; this environment answers one at a time")
 
-    Tracks ``t``, ``n_unsafe`` (rounds with ``xᵀBμ* > c``) and the pseudo-regret
-    ``Σ (μ*ᵀx_t − μ*ᵀx*)`` in ``cumulative_regret``.
+
+class SafeRegretEnvironment:
+    """Safe linear bandit with losses (Amani et al. 2019, §2).
+
+    Answers ``Query.play(x)`` with ``Answer(constraint=[ℓ])``, ℓ = μ*ᵀx + N(0, noise_sd²).
+    Tracks ``t``, ``n_unsafe`` (rounds with xᵀBμ* > c) and the pseudo-regret
+    Σ (μ*ᵀx_t − μ*ᵀx*) in ``cumulative_regret``.
     """
 
-    def __init__(self, problem: SafeRegretProblem, rng: np.random.Generator):
+    def __init__(self, problem: SafeRegretProblem, rng: np.random.Generator) -> None:
         self.problem = problem
         self.truth = regret_truth(problem)
         self._mu = np.asarray(problem.mu_star)
@@ -84,8 +99,12 @@ class SafeRegretEnvironment:
         self.n_unsafe = 0
         self.cumulative_regret = 0.0
 
-    def play(self, x: np.ndarray) -> float:
-        x = np.asarray(x, dtype=float)
+    def answer(self, query: Query) -> Answer:
+        """The loss of one play of ``query.action``: (d,), which must lie in D_0."""
+        _single(query)
+        if query.action is None:
+            raise ValueError("the safe regret environment answers action queries (Query.play)")
+        x = np.asarray(query.action, dtype=float)
         if not self.problem.action_set.contains(x, tol=1e-9):
             raise ValueError(f"action {x} is outside D_0")
         mean = float(self._mu @ x)
@@ -93,17 +112,19 @@ class SafeRegretEnvironment:
             self.n_unsafe += 1
         self.cumulative_regret += mean - self.truth.loss_star
         self.t += 1
-        return mean + self.problem.noise_sd * float(self._noise.next()[0])
+        return Answer(constraint=np.array([mean + self.problem.noise_sd * float(self._noise.next()[0])]))
 
 
 class SafeBaiEnvironment:
-    """Safe BAI with partial pulls (§4.1): ``pull(k, γ)`` returns ``(reward, safety)``.
+    """Safe BAI with partial pulls ("Price of Safety" §3.3).
 
-    ``reward = γ x_kᵀθ* + N(0, σ²)``, ``safety = γ x_kᵀμ* + N(0, σ_safe²)``; a pull is unsafe
-    when ``γ x_kᵀμ* < η₀``. Tracks ``t``, ``n_unsafe`` and ``pulls: (K,)``.
+    Answers ``Query.pull(k, scale=γ)`` (γ = 1 when ``scale`` is None) with
+    ``Answer(constraint=[safety], reward=[reward])``: reward = γ x_kᵀθ* + N(0, σ²) and
+    safety = γ x_kᵀμ* + N(0, σ_safe²); a pull is unsafe when γ x_kᵀμ* < η₀. Tracks ``t``,
+    ``n_unsafe`` and ``pulls``: (K,).
     """
 
-    def __init__(self, problem: SafeBaiProblem, rng: np.random.Generator):
+    def __init__(self, problem: SafeBaiProblem, rng: np.random.Generator) -> None:
         self.problem = problem
         self._r = problem.arms @ problem.theta_star
         self._s = problem.arms @ problem.mu_star
@@ -112,7 +133,11 @@ class SafeBaiEnvironment:
         self.n_unsafe = 0
         self.pulls = np.zeros(problem.K, dtype=np.int64)
 
-    def pull(self, k: int, scale: float) -> tuple[float, float]:
+    def answer(self, query: Query) -> Answer:
+        """The reward and the safety signal of one pull of ``query.arm`` at ``query.scale``."""
+        _single(query)
+        k = query.arm
+        scale = 1.0 if query.scale is None else float(query.scale)
         if not 0.0 <= scale <= 1.0:
             raise ValueError(f"scale must be in [0, 1], got {scale}")
         safety_mean = scale * self._s[k]
@@ -121,8 +146,38 @@ class SafeBaiEnvironment:
         self.pulls[k] += 1
         self.t += 1
         z = self._noise.next()
-        return (float(scale * self._r[k] + self.problem.sigma * z[0]),
-                float(safety_mean + self.problem.sigma_safe * z[1]))
+        return Answer(constraint=np.array([float(safety_mean + self.problem.sigma_safe * z[1])]),
+                      reward=np.array([float(scale * self._r[k] + self.problem.sigma * z[0])]))
+
+
+class LinearBaiEnvironment:
+    """Linear best-arm identification without safety (Xu et al. 2018, §2).
+
+    Answers ``Query.pull(k)`` with ``Answer(constraint=[], reward=[x_kᵀθ* + N(0, σ²)])``: there
+    is no constraint signal, so ``constraint`` is empty. Tracks ``t``.
+    """
+
+    def __init__(self, problem: LinearBaiProblem, rng: np.random.Generator) -> None:
+        self.problem = problem
+        self._means = problem.arms @ problem.theta_star
+        self._noise = _NoiseStream(rng, 1)
+        self.t = 0
+
+    def answer(self, query: Query) -> Answer:
+        """The reward of one pull of ``query.arm``."""
+        _single(query)
+        k = query.arm
+        self.t += 1
+        return Answer(constraint=np.empty(0),
+                      reward=np.array([float(self._means[k] + self.problem.sigma * self._noise.next()[0])]))
+
+
+def _drive(learner: LinGapE | SafeLinGapE, environment: SafeBaiEnvironment | LinearBaiEnvironment,
+           max_steps: int) -> None:
+    """Ask and tell until the learner stops or ``max_steps`` observations were made."""
+    while not learner.done and environment.t < max_steps:
+        query = learner.ask()
+        learner.tell(query, environment.answer(query))
 
 
 # --------------------------------------------------------------------------- safe regret
@@ -130,15 +185,16 @@ class SafeBaiEnvironment:
 
 @dataclass(frozen=True, eq=False)
 class SafeRegretResult:
-    """Outcome of one Safe-LUCB run (§2.6).
+    """Outcome of one Safe-LUCB run: the regret R_T of Amani et al. (2019, §2) and the
+    diagnostics of its analysis.
 
-    ``checkpoints: (m,)`` rounds and ``regret_at: (m,)`` cumulative regret there;
-    ``regret_curve: (T,)`` cumulative regret after every round; ``n_unsafe``;
+    ``checkpoints``: (m,) rounds and ``regret_at``: (m,) the cumulative regret there;
+    ``regret_curve``: (T,) the cumulative regret after every round; ``n_unsafe``;
     ``exploration_rounds`` the realised T' (decided during the run for
     ``exploration="heuristic"``); ``lambda_minus`` λ_−; ``lambda_min_design`` =
-    ``λ_min(Σ_{s≤T'} x_s x_sᵀ)`` (no ridge) against the lemma's ``lambda_min_target = T'λ_−/2``;
-    ``x_star_in_safe_fraction``: fraction of phase-2 rounds with ``x* ∈ D_t^s`` (nan if none);
-    ``x_star``, ``safety_gap``.
+    λ_min(Σ_{s≤T'} x_s x_sᵀ) (no ridge) against Lemma 1's ``lambda_min_target`` = T'λ_−/2;
+    ``x_star_in_safe_fraction``: the fraction of phase-2 rounds with x* ∈ D_t^s (nan if none;
+    where it is 1 the regret of safety of §3.1 vanishes); ``x_star``, ``safety_gap``.
     """
 
     T: int
@@ -157,7 +213,7 @@ class SafeRegretResult:
 
 
 def _design_lambda_min(alg: SafeLUCB, problem: SafeRegretProblem) -> float:
-    """``λ_min(Σ_s x_s x_sᵀ)`` of the data so far (the design matrix without the ridge, §2.6)."""
+    """λ_min(Σ_s x_s x_sᵀ) of the data so far (the design matrix without the ridge)."""
     return float(np.linalg.eigvalsh(alg.state.gram - problem.lam * np.eye(problem.d))[0])
 
 
@@ -165,7 +221,7 @@ def run_safe_regret(
     problem: SafeRegretProblem,
     config: SafeLUCBConfig,
     rng: np.random.Generator,
-    checkpoints=DEFAULT_CHECKPOINTS,
+    checkpoints: Iterable[int] = DEFAULT_CHECKPOINTS,
     track_x_star: bool = True,
 ) -> SafeRegretResult:
     """Run Safe-LUCB for ``problem.T`` rounds. ``config.safety_gap`` is passed as given (for
@@ -179,7 +235,7 @@ def simulate_safe_regret(
     config: SafeLUCBConfig,
     alg_rng: np.random.Generator,
     env_rng: np.random.Generator,
-    checkpoints=DEFAULT_CHECKPOINTS,
+    checkpoints: Iterable[int] = DEFAULT_CHECKPOINTS,
     track_x_star: bool = True,
 ) -> SafeRegretResult:
     """:func:`run_safe_regret` with the algorithm's and the environment's generators given
@@ -193,16 +249,16 @@ def simulate_safe_regret(
     inside = 0
     exploring = True
     # T' is read from the algorithm's phase every round: with exploration="heuristic" it is
-    # decided during phase 1 (§2.4 [PROPOSAL]); for the other modes this is the fixed T'.
-    for t in range(T):
+    # decided during phase 1; for the other modes this is the fixed T'.
+    while not alg.done:
         if exploring and alg.phase == 2:
             exploring = False
             lam_design = _design_lambda_min(alg, problem)
-        x = alg.ask()
+        query = alg.ask()
         if track_x_star and not exploring:
             inside += alg.in_estimated_safe_set(x_star)
-        alg.tell(x, env.play(x))
-        curve[t] = env.cumulative_regret
+        alg.tell(query, env.answer(query))
+        curve[env.t - 1] = env.cumulative_regret
     if exploring:
         lam_design = _design_lambda_min(alg, problem)
     Tp = alg.exploration_rounds
@@ -222,7 +278,8 @@ def simulate_safe_regret(
 
 @dataclass(frozen=True, eq=False)
 class SafeBaiResult:
-    """Outcome of one safe-BAI run (§4.6).
+    """Outcome of one safe best-arm identification run ("Price of Safety" §5: stopping time,
+    correctness, safety).
 
     ``stopping_time`` counts every pull (T_FE and initial pulls included); ``stopped`` is False
     when ``max_steps`` ran out (then the anytime recommendation is reported).
@@ -273,19 +330,13 @@ def simulate_safe_bai(
     truth = safe_bai_truth(problem)
     if isinstance(config, LinGapEConfig):
         alg = LinGapE(problem.arms, config, alg_rng)
-        while not alg.done and alg.t < max_steps:
-            k = alg.ask()
-            r, _ = env.pull(k, 1.0)
-            alg.tell(k, r)
+        _drive(alg, env, max_steps)
         k_hat = alg.recommendation if alg.done else alg.empirical_best()
         scale, name = 1.0, f"LinGapE-{config.rule}"
         g_fe = g_stop = None
     elif isinstance(config, SafeLinGapEConfig):
         alg = SafeLinGapE(problem.learner_view(), config, alg_rng)
-        while not alg.done and alg.t < max_steps:
-            k, g = alg.ask()
-            r, s = env.pull(k, g)
-            alg.tell(k, g, r, s)
+        _drive(alg, env, max_steps)
         if alg.done:
             k_hat, scale = alg.recommendation
         elif alg.gamma_bar is not None:
@@ -303,7 +354,7 @@ def simulate_safe_bai(
         algorithm=name, stopping_time=int(env.t), stopped=bool(alg.done),
         recommended_arm=int(k_hat), recommended_scale=float(scale),
         optimal_safe_arm=truth.optimal_safe_arm, correct=bool(k_hat == truth.optimal_safe_arm),
-        # 1e-12: the PoS gap a_1 vs a_4 equals ε exactly, up to round-off (§7.2 C5).
+        # 1e-12: on the "Price of Safety" §5 instance x_1ᵀθ* − x_4ᵀθ* = 2(1 − cos ω) = ε, up to round-off.
         epsilon_correct=bool(gap_true_scale <= problem.epsilon + 1e-12),
         reward_gap=float(best - scale * truth.rewards[k_hat]),
         n_unsafe=env.n_unsafe, pulls=env.pulls.copy(), gamma_bar_fe=g_fe, gamma_bar_stop=g_stop,
@@ -313,7 +364,8 @@ def simulate_safe_bai(
 
 @dataclass(frozen=True, eq=False)
 class BaiResult:
-    """Outcome of one LinGapE run on a :class:`LinearBaiProblem` (§3.4)."""
+    """Outcome of one LinGapE run on a :class:`~.problems.LinearBaiProblem` (Xu et al. 2018:
+    stopping time, correctness, pulls)."""
 
     stopping_time: int
     stopped: bool
@@ -329,12 +381,9 @@ def run_bai(
 ) -> BaiResult:
     """Drive LinGapE on a plain linear BAI problem with Gaussian noise ``σ``."""
     alg_rng, env_rng = rng.spawn(2)
-    noise = _NoiseStream(env_rng, 1)
-    means = problem.arms @ problem.theta_star
+    env = LinearBaiEnvironment(problem, env_rng)
     alg = LinGapE(problem.arms, config, alg_rng)
-    while not alg.done and alg.t < max_steps:
-        k = alg.ask()
-        alg.tell(k, float(means[k] + problem.sigma * noise.next()[0]))
+    _drive(alg, env, max_steps)
     k_hat = alg.recommendation if alg.done else alg.empirical_best()
     return BaiResult(
         stopping_time=int(alg.t), stopped=bool(alg.done), recommended_arm=int(k_hat),

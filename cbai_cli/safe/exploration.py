@@ -1,20 +1,22 @@
-"""Safe-LUCB's pure-exploration phase: the safe set D^w, λ_−, and the lengths t_δ, T_Δ, T_0
-(spec safe.md §2.2, §2.4, §2.5a, §2.5d), plus the plug-in quantities of the "modified heuristic"
-for an unknown Δ (§2.4 [PROPOSAL] — heuristic, not the paper's): :func:`plug_in_gap`,
+"""Safe-LUCB's pure-exploration phase (Amani, Alizadeh, Thrampoulidis 2019, §2.2 and §3.2–3.4):
+the safe set D^w, λ_−, and the lengths t_δ, T_Δ, T_0; plus the plug-in quantities of our
+rule for an unknown Δ (heuristic, not the paper's): :func:`plug_in_gap`,
 :func:`heuristic_gap_needed`.
 
-``D^w`` is safe for *every* admissible parameter ``‖μ‖ ≤ S``, so phase 1 is safe with
-probability one. Two shapes are offered (§2.5d):
+D^w is safe for *every* admissible parameter ‖μ‖ ≤ S, so phase 1 is safe with probability
+one. Two shapes are offered:
 
-- ``"ball"`` (paper): ``{x ∈ D_0 : ‖x‖ ≤ c / (‖B‖ S)}`` since ``xᵀBμ ≤ ‖x‖ ‖B‖ ‖μ‖``.
-- ``"ellipsoid"`` (authors' code): ``{x : ‖Bᵀx‖ ≤ c / S}`` since ``xᵀBμ = (Bᵀx)ᵀμ ≤ ‖Bᵀx‖ S``.
-  (The code writes ``‖Bx‖`` with its transposed-B convention; identical for symmetric B.)
-  Unlike the code we keep only samples inside ``D_0`` (rejection), which changes nothing when
-  the ellipsoid lies inside ``D_0`` — true for both Appendix F instances.
+- ``"ball"`` (the paper, §2.2): {x ∈ D_0 : ‖x‖ ≤ c/(‖B‖S)}, since xᵀBμ ≤ ‖x‖‖B‖‖μ‖.
+- ``"ellipsoid"`` (the authors' MATLAB code): {x : ‖Bᵀx‖ ≤ c/S}, since
+  xᵀBμ = (Bᵀx)ᵀμ ≤ ‖Bᵀx‖S. (The code writes ‖Bx‖ with its transposed-B convention;
+  identical for symmetric B.) Unlike the code we keep only samples inside D_0 (rejection),
+  which changes nothing when the ellipsoid lies inside D_0 — true for both Appendix F instances.
 
-For a uniform law on a centred ball of radius ``r`` the covariance is ``r²/(d+2) I``, so
-``λ_− = c² / ((d+2) S² ‖B‖²)`` for the ball; the ellipsoid gives the *same* λ_− because
-``λ_min(B⁻ᵀB⁻¹) = 1/σ_max(B)²``. When the set is cut by ``D_0`` λ_− is estimated by Monte Carlo.
+For a finite arm set, D^w is the set of arms inside the ball (or the ellipsoid), sampled
+uniformly (our adaptation). For the uniform law on a centred ball of radius r the
+covariance is r²/(d+2)·I, so λ_− = c²/((d+2)S²‖B‖²) for the ball (as in the authors' code);
+the ellipsoid gives the *same* λ_− because λ_min(B⁻ᵀB⁻¹) = 1/σ_max(B)². When the set is cut
+by D_0, λ_− is estimated by Monte Carlo.
 """
 
 from __future__ import annotations
@@ -46,15 +48,16 @@ __all__ = [
 
 @dataclass(frozen=True, eq=False)
 class ExplorationSet:
-    """The safe exploration set D^w of §2.2.
+    """The safe exploration set D^w (Amani et al. 2019, §2.2).
 
-    ``kind``: ``"ball"``, ``"ellipsoid"`` or ``"finite"``.
-    ``radius``: ``r_w = c/(‖B‖S)`` for the ball, ``c/S`` for the ellipsoid.
-    ``transform: (d, d)``: the ellipsoid is ``{radius · transform @ u : ‖u‖ ≤ 1}`` (``B⁻ᵀ``).
-    ``points: (n, d)``: the finite exploration arms (``kind == "finite"``).
-    ``lambda_minus``: ``λ_min(E[xxᵀ])`` under the uniform law on the set.
-    ``lambda_minus_exact``: False when λ_− is a Monte Carlo estimate (set cut by ``D_0``).
-    ``rejection``: samples outside ``D_0`` must be rejected.
+    Attributes:
+        kind: ``"ball"``, ``"ellipsoid"`` or ``"finite"``.
+        radius: r_w = c/(‖B‖S) for the ball, c/S for the ellipsoid.
+        lambda_minus: λ_− = λ_min(E[xxᵀ]) under the uniform law on the set.
+        lambda_minus_exact: False when λ_− is a Monte Carlo estimate (set cut by D_0).
+        rejection: samples outside D_0 must be rejected.
+        transform: (d, d): the ellipsoid is {radius · transform @ u : ‖u‖ ≤ 1} (transform = B⁻ᵀ).
+        points: (n, d) the finite exploration arms (``kind == "finite"``).
     """
 
     kind: str
@@ -67,7 +70,8 @@ class ExplorationSet:
 
 
 def uniform_ball(rng: np.random.Generator, size: int, d: int, r: float) -> np.ndarray:
-    """``size`` i.i.d. uniform points of the ball of radius ``r`` in R^d (§2.3 step 1). ``(size, d)``."""
+    """(size, d): i.i.d. uniform points of the ball of radius ``r`` in R^d (g ~ N(0, I),
+    u ~ U(0, 1), x = r·u^{1/d}·g/‖g‖)."""
     g = rng.standard_normal((size, d))
     g /= np.linalg.norm(g, axis=1, keepdims=True)
     u = rng.random(size) ** (1.0 / d)
@@ -86,7 +90,8 @@ def _raw_sample(ex: ExplorationSet, rng: np.random.Generator, size: int, d: int)
 def sample_exploration(
     ex: ExplorationSet, action_set: ActionSet, rng: np.random.Generator, size: int
 ) -> np.ndarray:
-    """``size`` i.i.d. draws from ``Unif(D^w)`` (rejecting points outside ``D_0`` when needed). ``(size, d)``."""
+    """(size, d): i.i.d. draws from Unif(D^w) (Amani et al. 2019, §2.2), rejecting points
+    outside D_0 when needed."""
     d = action_set.d
     if not ex.rejection:
         return _raw_sample(ex, rng, size, d)
@@ -103,13 +108,13 @@ def build_exploration_set(
     rng: np.random.Generator | None = None,
     mc_samples: int = 100_000,
 ) -> ExplorationSet:
-    """Construct D^w for ``setting`` (§2.2; finite sets §2.5a; cut sets §2.5d).
+    """D^w for ``setting`` (Amani et al. 2019, §2.2; see the module docstring).
 
     ``rng`` is needed only when λ_− must be estimated by Monte Carlo (``mc_samples`` draws);
     without it such a set comes back with ``lambda_minus = nan`` (the set is known, its λ_−
-    is not).
-    Finite sets: ``D^w_X`` = arms inside the ball/ellipsoid, λ_− exact for the uniform law on
-    them; ``λ_− = 0`` when they do not span R^d (then only an explicit ``T'`` is possible).
+    is not). Finite sets: D^w_X = the arms inside the ball/ellipsoid, λ_− exact for the
+    uniform law on them; λ_− = 0 when they do not span R^d (then only an explicit T' is
+    possible).
     """
     if dw not in ("ball", "ellipsoid"):
         raise ValueError(f"dw must be 'ball' or 'ellipsoid', got {dw!r}")
@@ -159,21 +164,24 @@ def build_exploration_set(
 
 
 def t_delta(L: float, lambda_minus: float, d: int, delta: float) -> float:
-    """``t_δ = (8 L² / λ_−) log(d/δ)`` (§2.4, [RECON] matrix Chernoff); ``∞`` if ``λ_− = 0``."""
+    """t_δ = (8L²/λ_−)·log(d/δ): after T' ≥ t_δ exploration rounds λ_min(Σ xxᵀ) ≥ T'λ_−/2 with
+    probability ≥ 1 − δ (Amani et al. 2019, Lemma 1, §3.2; constants re-derived from the
+    matrix Chernoff bound); ∞ if λ_− = 0."""
     if lambda_minus <= 0:
         return math.inf
     return 8.0 * L * L / lambda_minus * math.log(d / delta)
 
 
 def beta_T(setting: SafeRegretSetting) -> float:
-    """``β_T``: the horizon radius used at the last round ``t = T``, i.e. with ``n = T − 1``
-    samples (§2.3 step 3 uses ``t − 1``; this reproduces §7.2 C1's 6.798489)."""
+    """β_T: the radius of Theorem 1 (Amani et al. 2019) at the last round t = T, i.e. with
+    n = T − 1 samples (β_t uses t − 1, as in the authors' code; 6.798489 on instance A)."""
     s = setting
     return radius_horizon(s.T - 1, s.d, s.lam, s.R, s.S, s.L, s.delta)
 
 
 def t_gap(setting: SafeRegretSetting, lambda_minus: float, safety_gap: float) -> float:
-    """``T_Δ = max{t_δ, 8 L² ‖B‖² β_T² / (λ_− Δ²)}`` (§2.4, Lemma 2 [RECON]); needs ``Δ > 0``."""
+    """T_Δ = max{t_δ, 8L²‖B‖²β_T²/(λ_−Δ²)}: with T' ≥ T_Δ, x* lies in every later estimated safe
+    set (Amani et al. 2019, Lemma 2 and Theorem 2, §3.3; constants re-derived); needs Δ > 0."""
     if not safety_gap > 0:
         raise ValueError(f"safety_gap must be > 0 for T_Δ, got {safety_gap}")
     s = setting
@@ -185,8 +193,8 @@ def t_gap(setting: SafeRegretSetting, lambda_minus: float, safety_gap: float) ->
 
 
 def t_zero(setting: SafeRegretSetting, lambda_minus: float) -> float:
-    """``T_0 = max{t_δ, (sqrt(2d) ‖B‖ L β_T T / (2 c sqrt(λ_−)))^{2/3}}`` (§2.4, Theorem 3;
-    the expression of the authors' ``CLBwithD_0.m`` [CODE])."""
+    """T_0 = max{t_δ, (sqrt(2d)‖B‖Lβ_T T / (2c·sqrt(λ_−)))^{2/3}}, the T^{2/3} exploration of
+    Theorem 3 (Amani et al. 2019, §3.4), as written in the authors' ``CLBwithD_0.m``."""
     s = setting
     td = t_delta(s.L, lambda_minus, s.d, s.delta)
     if lambda_minus <= 0:
@@ -196,12 +204,12 @@ def t_zero(setting: SafeRegretSetting, lambda_minus: float) -> float:
 
 
 def exploration_length(
-    setting: SafeRegretSetting, mode, lambda_minus: float, safety_gap: float | None = None
+    setting: SafeRegretSetting, mode: str | int, lambda_minus: float, safety_gap: float | None = None
 ) -> int:
-    """``T'`` for ``mode`` ∈ {``"gap"`` (⌈T_Δ⌉), ``"t23"`` (⌈T_0⌉), an explicit int ≥ 0}, capped at ``T``.
+    """T' for ``mode`` ∈ {``"gap"`` (⌈T_Δ⌉), ``"t23"`` (⌈T_0⌉), an explicit int ≥ 0}, capped at T.
 
-    ``"heuristic"`` (§2.4 [PROPOSAL], heuristic, not the paper's) returns its *budget* ⌈T_0⌉
-    (capped at ``T``): an upper bound only, the realised ``T'`` is decided during the run
+    ``"heuristic"`` (heuristic, not the paper's) returns its *budget* ⌈T_0⌉ (capped at T):
+    an upper bound only, the realised T' is decided during the run
     (:class:`~.safe_lucb.SafeLUCB`).
     """
     if isinstance(mode, (int, np.integer)) and not isinstance(mode, bool):
@@ -224,18 +232,17 @@ def exploration_length(
 def plug_in_gap(
     setting: SafeRegretSetting, mu_hat: np.ndarray, A_inv: np.ndarray, beta: float
 ) -> tuple[np.ndarray | None, float]:
-    """Plug-in optimum and safety-gap estimate of the modified heuristic (specs/safe.md §2.4,
-    [PROPOSAL]; heuristic, not the paper's — it needs no knowledge of Δ).
+    """Plug-in optimum and safety-gap estimate of our rule for an unknown Δ (heuristic, not
+    the paper's — it needs no knowledge of Δ; the paper's safety gap is that of §3.3).
 
-    ``x̂* = argmin {μ̂ᵀx : x ∈ D_0, xᵀBμ̂ ≤ c}``, computed exactly by
-    :func:`~.problems.optimal_action` (HiGHS LP for the box, closed form for the ball,
-    enumeration for a finite set), and
-    ``Δ̂ = c − x̂*ᵀBμ̂ − 2β ‖Bᵀx̂*‖_{A⁻¹}``.
+    x̂* = argmin {μ̂ᵀx : x ∈ D_0, xᵀBμ̂ ≤ c}, computed exactly by
+    :meth:`~.action_sets.ActionSet.optimal_action` (HiGHS LP for the box, closed form for
+    the ball, enumeration for a finite set), and Δ̂ = c − x̂*ᵀBμ̂ − 2β‖Bᵀx̂*‖_{A⁻¹}.
 
-    ``mu_hat: (d,)`` the ridge estimate, ``A_inv: (d, d)`` the inverse design matrix, ``beta``
-    the confidence radius of the same data. Returns ``(x̂*: (d,), Δ̂)``; ``(None, −∞)`` when no
-    arm of a finite set is safe under ``μ̂`` (the origin is always plug-in safe for the box and
-    the ball since ``c > 0``).
+    ``mu_hat``: (d,) the ridge estimate, ``A_inv``: (d, d) the inverse design matrix, ``beta``
+    the confidence radius of the same data. Returns (x̂*: (d,), Δ̂); (None, −∞) when no arm of
+    a finite set is safe under μ̂ (the origin is always plug-in safe for the box and the ball
+    since c > 0).
     """
     s = setting
     mu_hat = np.asarray(mu_hat, dtype=float)
@@ -250,8 +257,8 @@ def plug_in_gap(
 
 
 def heuristic_gap_needed(setting: SafeRegretSetting, lambda_minus: float, t: float) -> float:
-    """The smallest gap estimate that lets the modified heuristic stop at round ``t``
-    (§2.4 [PROPOSAL], heuristic, not the paper's): ``sqrt(8 L² ‖B‖² β_T² / (λ_− t))``.
+    """The smallest gap estimate that lets our heuristic stop at round ``t`` (not the
+    paper's): sqrt(8L²‖B‖²β_T²/(λ_− t)).
 
     ``t ≥ 8L²‖B‖²β_T²/(λ_− Δ̂²)`` (the T_Δ formula with Δ̂) ⇔ ``Δ̂ ≥`` this value, for ``Δ̂ > 0``.
     ``∞`` when ``λ_− = 0`` or ``t ≤ 0``.

@@ -1,18 +1,23 @@
-"""Small computational-geometry kernels for Safe-LUCB's optimistic step (spec safe.md §2.5).
+"""Small computational-geometry kernels for Safe-LUCB's optimistic step.
 
-All polytopes are given in half-space form ``{x : G x ≤ h}`` with ``G: (m, d)``, ``h: (m,)``.
+Algorithm 1 step 10 of Amani, Alizadeh, Thrampoulidis (2019) minimises vᵀx jointly over a
+confidence set and the estimated safe set. With the confidence set replaced by its L1 outer
+polytope (the authors' MATLAB code), the safe set of a box is a polytope and a bilinear
+function over a product of two polytopes is minimised at a pair of vertices; the authors
+enumerate the vertices (``con2vert``). All polytopes here are in half-space form
+{x : Gx ≤ h} with G: (m, d), h: (m,).
 
 - :func:`enumerate_vertices` — vertex enumeration by brute force over d-subsets of the
-  constraints (vectorised; exact and fast for the small ``m``, ``d`` of the box recipe
-  §2.5b), or with ``scipy.spatial.HalfspaceIntersection`` (qhull).
+  constraints (vectorised; exact and fast for the small m, d of the box), or with
+  ``scipy.spatial.HalfspaceIntersection`` (qhull).
 - :func:`box_polygon_vertices` — 2-D: the square clipped by half-planes (the fastest exact
   vertex list for the authors' 2-D box).
-- :func:`bilinear_argmin` — ``min_{j,i} u_jᵀ v_i`` over two vertex lists (§2.5b step 4).
-- :func:`lp_argmin` — the LP alternative of §2.5b step 4 (``linprog(method="highs")``).
+- :func:`bilinear_argmin` — min_{j,i} u_jᵀv_i over two vertex lists.
+- :func:`lp_argmin` — the LP alternative: one HiGHS LP per confidence vertex.
 - :func:`clip_polygon` — 2-D convex polygon ∩ half-plane (Sutherland–Hodgman), used by the
-  confidence-set intersection variant (§2.5b step 5).
+  intersection of all past confidence polytopes (the authors' ``intersectCLB.m``).
 - :func:`disc_candidates` / :func:`ball_argmin` — exact 2-D optimisation of linear objectives
-  over a disc cut by half-planes, and a cvxpy SOCP for d ≥ 3 (§2.5c).
+  over a disc cut by half-planes, and a cvxpy SOCP for d ≥ 3 (our extension to a ball D_0).
 """
 
 from __future__ import annotations
@@ -75,7 +80,7 @@ def enumerate_vertices(
     vertices) may appear; that is harmless for minimisation.
 
     ``method="qhull"``: ``scipy.spatial.HalfspaceIntersection``; needs a strictly interior
-    point (default: the origin, which is interior for every safe set of §2 since ``c > 0``).
+    point (default: the origin, which is interior to every estimated safe set since c > 0).
     """
     G = np.asarray(G, dtype=float)
     h = np.asarray(h, dtype=float)
@@ -113,7 +118,7 @@ def box_polygon_vertices(G: np.ndarray, h: np.ndarray, half_width: float) -> np.
     """Vertices of ``[−w, w]² ∩ {x : Gx ≤ h}`` in cyclic order, shape ``(p, 2)`` (d = 2 only).
 
     Clips the square by each half-plane (Sutherland–Hodgman). Exact, and on the per-round
-    path of the 2-D box recipe (§2.5b step 3) several times cheaper than enumerating all
+    path of the 2-D box several times cheaper than enumerating all
     C(m, 2) line pairs.
     """
     w = float(half_width)
@@ -122,7 +127,7 @@ def box_polygon_vertices(G: np.ndarray, h: np.ndarray, half_width: float) -> np.
 
 
 def bilinear_argmin(U: np.ndarray, V: np.ndarray) -> tuple[int, int, float]:
-    """``(j, i, value)`` minimising ``U[j]ᵀ V[i]`` (§2.5b step 4). Ties: first in row-major order.
+    """``(j, i, value)`` minimising ``U[j]ᵀ V[i]``. Ties: first in row-major order.
 
     ``U: (p, d)`` (actions), ``V: (q, d)`` (parameters). A bilinear function over a product
     of two polytopes attains its minimum at a pair of vertices.
@@ -136,7 +141,7 @@ def bilinear_argmin(U: np.ndarray, V: np.ndarray) -> tuple[int, int, float]:
 def lp_argmin(
     V: np.ndarray, G: np.ndarray, h: np.ndarray, bounds: tuple[float, float] | None = None
 ) -> tuple[np.ndarray, int, float]:
-    """LP alternative (§2.5b step 4): for each objective ``V[i]`` solve ``min V[i]ᵀx s.t. Gx ≤ h``
+    """LP alternative to vertex enumeration: for each objective ``V[i]`` solve ``min V[i]ᵀx s.t. Gx ≤ h``
     (plus optional per-coordinate ``bounds``) with HiGHS, return ``(x, i, value)`` of the best.
     """
     from scipy.optimize import linprog
@@ -267,7 +272,7 @@ def simplify_polygon_outer(P: np.ndarray, max_vertices: int) -> np.ndarray:
 def disc_candidates(G: np.ndarray, h: np.ndarray, r: float, V: np.ndarray) -> np.ndarray:
     """Feasible candidate minimisers over ``{x ∈ R² : ‖x‖ ≤ r, Gx ≤ h}`` for the objectives ``V: (q, 2)``.
 
-    Exact in 2-D (§2.5c): the minimiser of ``vᵀx`` over a disc cut by half-planes is the
+    Exact in 2-D: the minimiser of ``vᵀx`` over a disc cut by half-planes is the
     tangent point ``−r v/‖v‖`` if it is feasible, else a corner — a line–circle intersection
     or a line–line intersection inside the disc. Including every objective's tangent point
     is harmless (each is a feasible point when kept). Returns ``(p, 2)``.
@@ -300,7 +305,7 @@ def ball_argmin(V: np.ndarray, G: np.ndarray, h: np.ndarray, r: float) -> tuple[
     """``min_{i, x} V[i]ᵀx`` over ``{‖x‖ ≤ r, Gx ≤ h}``; returns ``(x, i, value)``.
 
     2-D: exact enumeration (:func:`disc_candidates`). d ≥ 3: one cvxpy SOCP per objective
-    (slow, ~ms per solve; documented in §2.5c as the general fallback).
+    (slow, ~ms per solve: the general fallback).
     """
     d = V.shape[1]
     if d == 2:

@@ -1,35 +1,29 @@
-"""Safe-LUCB (Amani, Alizadeh, Thrampoulidis, NeurIPS 2019) as an ask/tell state machine
-(spec safe.md §2).
+"""Safe-LUCB (Amani, Alizadeh, Thrampoulidis, NeurIPS 2019, Algorithm 1) as an ask/tell learner.
 
-Phase 1, rounds ``t = 1..T'``: i.i.d. actions from the safe set ``D^w`` (§2.3 step 1).
-``T'`` is fixed at construction (``"gap"``, ``"t23"``, an integer) or, for
-``exploration="heuristic"``, decided during phase 1 by the spec's proposed "modified
-heuristic" for an unknown Δ (§2.4 [PROPOSAL] — heuristic, not the paper's; see
-:class:`SafeLUCBConfig`).
-Phase 2, rounds ``t = T'+1..T``: optimistic safe actions (§2.3 steps 2–6):
+Phase 1, rounds t = 1..T': i.i.d. actions from the safe set D^w (§2.2, pure exploration).
+T' is fixed at construction (``"gap"``: Lemma 2 / Theorem 2; ``"t23"``: Theorem 3; an
+integer) or, for ``exploration="heuristic"``, decided during phase 1 by our plug-in rule for
+an unknown Δ (heuristic, not the paper's; see :class:`SafeLUCBConfig`).
+Phase 2, rounds t = T'+1..T: optimistic safe actions (§2.3, safe exploration–exploitation):
 
-- ``μ̂_t`` = ridge estimate on all past data; ``β_t`` = horizon radius with ``t − 1`` samples;
-- ``D_t^s`` = actions safe for every parameter of the confidence set;
-- ``x_t = argmin_{x ∈ D_t^s} min_{v ∈ C_t} vᵀx``.
+- μ̂_t = the ridge estimate on all past data; β_t = the radius of Theorem 1 with t − 1 samples;
+- D_t^s = the actions safe for every parameter of the confidence set (eq. (8));
+- x_t = argmin_{x ∈ D_t^s} min_{v ∈ C_t} vᵀx (Algorithm 1 step 10).
 
-The confidence set is either the L1 outer polytope of the ellipsoid (§1.4, the authors'
-code and the default, ``confidence_set="polytope"``) or, for finite arm sets only, the
-ellipsoid itself (§2.5a, ``"ellipsoid"``). Per action set:
-
-- box (§2.5b): vertex enumeration of the safe polytope and a bilinear min over vertex pairs
-  (``vertex_method="clip"`` — the square clipped by the safety half-planes, 2-D default;
-  ``"enumerate"`` — vectorised brute force over constraint subsets, default for d ≥ 3;
-  ``"qhull"``), or one HiGHS LP per confidence vertex (``"lp"``). Optional intersection of all past confidence polytopes
-  (``intersect=True``, 2-D only, §2.5b step 5, the authors' ``intersectCLB.m``).
-- ball (§2.5c): exact enumeration of corner/tangent candidates in 2-D; cvxpy SOCPs for d ≥ 3.
-- finite (§2.5a): exact enumeration.
+The confidence set is either the L1 outer polytope of the ellipsoid (the authors' MATLAB
+code, and the default ``confidence_set="polytope"``) or, for finite arm sets only, the
+ellipsoid itself (``"ellipsoid"``). The per-set computation of step 10 belongs to the action
+set (:meth:`~.action_sets.ActionSet.optimistic_action`): vertex enumeration or LPs for the
+box, tangent/corner enumeration or SOCPs for the ball, enumeration for a finite set. For the
+2-D box the confidence polytopes of all rounds can be intersected (``intersect=True``: the
+authors' ``intersectCLB.m``; valid because Theorem 1 holds for all t simultaneously).
 
 Usage::
 
     alg = SafeLUCB(problem.learner_view(), SafeLUCBConfig(exploration="t23"), rng)
-    for t in range(T):
-        x = alg.ask()
-        alg.tell(x, loss_of(x))
+    while not alg.done:
+        query = alg.ask()
+        alg.tell(query, environment.answer(query))
 """
 
 from __future__ import annotations
@@ -41,7 +35,9 @@ import numpy as np
 
 from cbai_cli.confidence import radius_horizon
 from cbai_cli.linalg import RidgeDesign, inverse_sqrt, weighted_norms
+from cbai_cli.protocol import Answer, Query
 
+from .action_sets import VERTEX_METHODS
 from .confidence_sets import l1_polytope_halfspaces, l1_polytope_vertices
 from .exploration import (
     ExplorationSet,
@@ -53,7 +49,6 @@ from .exploration import (
     t_delta,
     t_gap,
 )
-from .action_sets import VERTEX_METHODS
 from .polytopes import FEASIBILITY_TOL, clip_polygon_many, simplify_polygon_outer
 from .problems import SafeRegretSetting
 
@@ -71,12 +66,12 @@ def estimated_safe_mask(
     beta: float,
     kind: str = "polytope",
 ) -> np.ndarray:
-    """Membership of the rows of ``X: (m, d)`` in the estimated safe set (§2.3 step 4, §2.5).
+    """Membership of the rows of ``X``: (m, d) in the estimated safe set D_t^s (Amani et al.
+    2019, eq. (8)); returns bool (m,). ``A``: (d, d) is the design matrix.
 
-    ``kind="ellipsoid"``: ``xᵀBμ̂ + β ‖Bᵀx‖_{A⁻¹} ≤ c`` (safe for every μ with ``‖μ − μ̂‖_A ≤ β``).
-    ``kind="polytope"``: ``xᵀBv_i ≤ c`` at the 2d vertices ``v_i`` of the L1 outer polytope
-    (§1.4), i.e. ``xᵀBμ̂ + sqrt(d) β ‖A^{-1/2} Bᵀx‖_∞ ≤ c`` — a subset of the ellipsoidal set.
-    Returns a boolean ``(m,)`` array. ``A: (d, d)`` is the design matrix.
+    ``kind="ellipsoid"``: xᵀBμ̂ + β‖Bᵀx‖_{A⁻¹} ≤ c (safe for every μ with ‖μ − μ̂‖_A ≤ β).
+    ``kind="polytope"``: xᵀBv_i ≤ c at the 2d vertices v_i of the L1 outer polytope (the
+    authors' code), i.e. xᵀBμ̂ + sqrt(d)·β‖A^{-1/2}Bᵀx‖_∞ ≤ c — a subset of the ellipsoidal set.
     """
     X = np.atleast_2d(np.asarray(X, dtype=float))
     XB = X @ B  # rows (Bᵀx)ᵀ
@@ -92,43 +87,44 @@ def estimated_safe_mask(
 class SafeLUCBConfig:
     """Options of Safe-LUCB.
 
-    ``exploration``: ``"gap"`` (``T' = ⌈T_Δ⌉``, Lemma 2 / Theorem 2; needs ``safety_gap``),
-    ``"t23"`` (``T' = ⌈T_0⌉``, Theorem 3), ``"heuristic"`` (below) or an explicit integer
-    ``T' ≥ 0`` (§2.4).
-    ``safety_gap``: the known Δ for ``"gap"``.
+    Attributes:
+        exploration: T' as ``"gap"`` (⌈T_Δ⌉, Lemma 2 / Theorem 2, §3.3; needs
+            ``safety_gap``), ``"t23"`` (⌈T_0⌉, Theorem 3, §3.4), ``"heuristic"`` (below) or an
+            explicit integer T' ≥ 0.
+        safety_gap: the known Δ for ``"gap"``.
+        dw: the exploration set D^w: ``"ball"`` {‖x‖ ≤ c/(‖B‖S)} (§2.2) or ``"ellipsoid"``
+            {‖Bᵀx‖ ≤ c/S} (the authors' code).
+        confidence_set: ``"polytope"`` (the L1 outer polytope of the authors' code, default)
+            or ``"ellipsoid"`` (finite action sets only).
+        vertex_method: the box's computation of step 10: ``"auto"`` (``"clip"`` in 2-D, else
+            ``"enumerate"``), ``"clip"`` (the square clipped by the safety half-planes, 2-D
+            only), ``"enumerate"`` (all d-subsets of constraints), ``"qhull"`` or ``"lp"`` (one
+            HiGHS LP per confidence vertex).
+        intersect: intersect all past confidence polytopes (2-D box; ``intersectCLB.m``).
+        max_polygon_vertices: with ``intersect``, once the running polygon has more vertices
+            it is outer-simplified to 4 fewer (it stays a superset, so safety is kept; without
+            a cap clipping accumulates tiny edges — 66 vertices after 10^5 rounds — and slows
+            every round down).
+        refresh_every: exact refresh period of A⁻¹ and log det A.
+        mc_samples: Monte Carlo draws for λ_− when D^w is cut by D_0.
+        heuristic_growth: g > 0 of the heuristic's check grid (below).
 
-    ``exploration="heuristic"`` is the "modified heuristic" for an unknown Δ as *proposed* by
-    specs/safe.md §2.4 [PROPOSAL]: **heuristic, not the paper's** (the paper's own heuristic is
-    not visible in any source), and it needs no knowledge of Δ. Phase 1 explores as ``"t23"``
-    (same samples, budget ``⌈T_0⌉``), but after exploration round ``t ≥ t_δ`` it may stop
-    early: with the ridge estimate ``μ̂``, ``A⁻¹`` and radius ``β`` of the ``t`` samples so far
-    it computes the plug-in ``x̂* = argmin{μ̂ᵀx : x ∈ D_0, xᵀBμ̂ ≤ c}`` (exact: HiGHS LP for the
-    box, closed form for the ball, enumeration for a finite set) and
-    ``Δ̂ = c − x̂*ᵀBμ̂ − 2β‖Bᵀx̂*‖_{A⁻¹}``, and ends phase 1 with ``T' = t`` once ``Δ̂ > 0`` and
-    ``t ≥ max{t_δ, 8L²‖B‖²β_T²/(λ_− Δ̂²)}`` (the T_Δ formula with Δ̂). Otherwise ``T' = ⌈T_0⌉``.
-    *Check schedule*: geometric — the first check at ``⌈t_δ⌉``, then at
-    ``t ← max(t + 1, ⌈(1 + heuristic_growth) t⌉)``. Each check costs an LP (a few ms with
-    HiGHS, ~100× a phase-2 round), so checking every round would dominate phase 1; a
-    geometric grid has only ``log(T_0/t_δ)/log(1 + g)`` points (≈ 100 on the Appendix F
-    instances at the default ``g = 1/32``) and overshoots the first grid-free round at which
-    the rule holds by at most a fraction ``g`` of ``T'`` — the same relative slack at every
-    horizon, unlike an every-k-rounds grid (too coarse for small T', too many LPs for large).
-    A grid point is skipped without an LP when even the upper bound ``Δ̂ ≤ c + L‖Bμ̂‖`` is too
-    small to stop (same decisions; ≈ 30–40 LPs per run remain on amani-a/-b at T = 10^5).
-    ``heuristic_growth``: ``g > 0`` above.
-    ``dw``: ``"ball"`` (paper) or ``"ellipsoid"`` (authors' code) exploration set (§2.5d).
-    ``confidence_set``: ``"polytope"`` (L1 outer polytope, default, §2.7 item 2) or
-    ``"ellipsoid"`` (finite action sets only, §2.5a).
-    ``vertex_method``: for the box (§2.5b steps 3–4): ``"auto"`` (``"clip"`` in 2-D, else
-    ``"enumerate"``), ``"clip"`` (clip the square by the safety half-planes, 2-D only),
-    ``"enumerate"`` (all d-subsets of constraints), ``"qhull"`` or ``"lp"`` (one HiGHS LP per
-    confidence vertex).
-    ``intersect``: intersect all past confidence polytopes (box, d = 2; §2.5b step 5).
-    ``max_polygon_vertices``: with ``intersect``, once the running polygon has more vertices it
-    is outer-simplified to 4 fewer (it stays a superset, so safety is kept; without a cap clipping
-    accumulates tiny edges — 66 vertices after 10^5 rounds — and slows every round down).
-    ``refresh_every``: exact refresh period of ``A⁻¹`` and ``log det A``.
-    ``mc_samples``: Monte Carlo draws for λ_− when D^w is cut by D_0 (§2.5d).
+    ``exploration="heuristic"`` is our plug-in rule for an unknown Δ: **heuristic, not the
+    paper's** (the paper mentions a "modified heuristic" without details), and it needs no
+    knowledge of Δ. Phase 1 explores as ``"t23"`` (same samples, budget ⌈T_0⌉), but after
+    exploration round t ≥ t_δ it may stop early: with the ridge estimate μ̂, A⁻¹ and radius β
+    of the t samples so far it computes the plug-in x̂* = argmin{μ̂ᵀx : x ∈ D_0, xᵀBμ̂ ≤ c}
+    (exact: :meth:`~.action_sets.ActionSet.optimal_action`) and
+    Δ̂ = c − x̂*ᵀBμ̂ − 2β‖Bᵀx̂*‖_{A⁻¹}, and ends phase 1 with T' = t once Δ̂ > 0 and
+    t ≥ max{t_δ, 8L²‖B‖²β_T²/(λ_−Δ̂²)} (the T_Δ of Lemma 2 with Δ̂). Otherwise T' = ⌈T_0⌉.
+    *Check schedule*: geometric — the first check at ⌈t_δ⌉, then at
+    t ← max(t + 1, ⌈(1 + heuristic_growth)·t⌉). Each check costs an LP (a few ms with HiGHS,
+    ~100× a phase-2 round), so checking every round would dominate phase 1; a geometric grid
+    has only log(T_0/t_δ)/log(1 + g) points (≈ 100 on the Appendix F instances at the default
+    g = 1/32) and overshoots the first grid-free round at which the rule holds by at most a
+    fraction g of T' — the same relative slack at every horizon. A grid point is skipped
+    without an LP when even the upper bound Δ̂ ≤ c + L‖Bμ̂‖ is too small to stop (same
+    decisions; ≈ 30–40 LPs per run remain on amani-a/-b at T = 10^5).
     """
 
     exploration: str | int = "gap"
@@ -142,7 +138,7 @@ class SafeLUCBConfig:
     mc_samples: int = 100_000
     heuristic_growth: float = 1.0 / 32.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         e = self.exploration
         if isinstance(e, bool) or not (
             e in ("gap", "t23", "heuristic") or (isinstance(e, (int, np.integer)) and e >= 0)
@@ -170,20 +166,35 @@ class SafeLUCBConfig:
 
 
 class SafeLUCB:
-    """Safe-LUCB ask/tell state machine (§2.3).
+    """Safe-LUCB as an ask/tell learner (Amani et al. 2019, Algorithm 1).
+
+    :meth:`ask` gives ``Query.play(x_t)``; :meth:`tell` reads the loss ℓ_t = μ*ᵀx_t + η_t from
+    ``answer.constraint[0]`` (the one signal: μ* sets both the loss and the constraint).
+
+    ``done`` after T rounds. The setting includes the horizon T and the algorithm depends on
+    it (T' through T_Δ or T_0, and β_T, §3.3–3.4), and the regret is defined over exactly T
+    rounds; so the learner stops itself after its T-th observation and a generic
+    ``while not done`` loop needs no separate budget.
 
     Attributes (read-only by convention):
 
-    - ``exploration_set`` (:class:`ExplorationSet`), ``lambda_minus`` (λ_−), ``t_delta`` (t_δ),
-      ``exploration_rounds`` (T'), ``exploration_budget`` (the largest possible T');
-    - ``state`` (:class:`~cbai_cli.linalg.RidgeDesign`), ``t`` (the 1-based index of the round being asked).
+    - ``exploration_set`` (:class:`~.exploration.ExplorationSet`), ``lambda_minus`` (λ_−),
+      ``t_delta`` (t_δ), ``exploration_rounds`` (T'), ``exploration_budget`` (the largest
+      possible T');
+    - ``state`` (:class:`~cbai_cli.linalg.RidgeDesign`), ``t`` (the 1-based index of the round
+      being asked).
 
-    With ``exploration="heuristic"`` (§2.4 [PROPOSAL], heuristic, not the paper's) ``T'`` is
-    decided on the fly: until then ``exploration_rounds`` is the budget ⌈T_0⌉ and
-    ``exploration_decided`` is False; once the rule fires after round ``t``, or the budget is
-    reached, ``exploration_rounds`` is the realised ``T'`` and ``exploration_decided`` is True.
-    ``gap_checks`` lists ``(t, Δ̂_t)`` of every check that solved the plug-in problem.
-    For the other modes ``exploration_rounds == exploration_budget`` from the start.
+    With ``exploration="heuristic"`` (heuristic, not the paper's) T' is decided on the fly:
+    until then ``exploration_rounds`` is the budget ⌈T_0⌉ and ``exploration_decided`` is
+    False; once the rule fires after round t, or the budget is reached,
+    ``exploration_rounds`` is the realised T' and ``exploration_decided`` is True.
+    ``gap_checks`` lists (t, Δ̂_t) of every check that solved the plug-in problem. For the
+    other modes ``exploration_rounds == exploration_budget`` from the start.
+
+    Args:
+        setting: what the learner knows.
+        config: the options.
+        rng: the learner's generator (exploration draws, a Monte Carlo λ_−).
     """
 
     def __init__(
@@ -191,7 +202,7 @@ class SafeLUCB:
         setting: SafeRegretSetting,
         config: SafeLUCBConfig = SafeLUCBConfig(exploration="t23"),
         rng: np.random.Generator | None = None,
-    ):
+    ) -> None:
         if rng is None:
             raise ValueError("rng: a numpy.random.Generator is required")
         D0 = setting.action_set
@@ -216,7 +227,7 @@ class SafeLUCB:
         self.gap_checks: list[tuple[int, float]] = []
         self.state = RidgeDesign(setting.d, setting.lam, 1, config.refresh_every)
         self.t = 1
-        self._pending: np.ndarray | None = None
+        self._query: Query | None = None
         self._batch = np.empty((0, setting.d))
         self._poly: np.ndarray | None = None  # intersected confidence polygon (intersect=True)
         self.intersection_resets = 0  # times the intersection became empty (confidence event failed)
@@ -234,39 +245,46 @@ class SafeLUCB:
 
     @property
     def phase(self) -> int:
-        """1 during pure exploration (``t ≤ T'``), 2 afterwards."""
+        """1 during pure exploration (t ≤ T'), 2 afterwards."""
         return 1 if self.t <= self.exploration_rounds else 2
 
+    @property
+    def done(self) -> bool:
+        """Whether the T rounds of the horizon have been played."""
+        return self.t > self.setting.T
+
     def beta(self) -> float:
-        """``β_t = R sqrt(d log((1 + (t−1) L²/λ)/δ)) + λ^{1/2} S`` (§2.3 step 3); ``t − 1`` = samples so far."""
+        """β_t = R·sqrt(d log((1 + (t−1)L²/λ)/δ)) + λ^{1/2} S (Theorem 1, as in the authors'
+        code); t − 1 = the samples so far."""
         s = self.setting
         return radius_horizon(self.state.n_samples, s.d, s.lam, s.R, s.S, s.L, s.delta)
 
-    def ask(self) -> np.ndarray:
-        """The action ``x_t``, shape ``(d,)``. Idempotent until :meth:`tell`."""
-        if self._pending is None:
-            self._pending = self._explore() if self.phase == 1 else self._optimistic()
-        return self._pending.copy()
+    def ask(self) -> Query:
+        """One play of the action x_t: (d,), read-only; the same query until :meth:`tell`."""
+        if self.done:
+            raise RuntimeError(f"Safe-LUCB has played its T = {self.setting.T} rounds")
+        if self._query is None:
+            action = np.array(self._explore() if self.phase == 1 else self._optimistic(), dtype=float)
+            action.setflags(write=False)
+            self._query = Query.play(action)
+        return self._query
 
-    def tell(self, x: np.ndarray, loss: float) -> None:
-        """Record the observed loss ``ℓ_t`` of action ``x: (d,)`` and move to round ``t + 1``.
-
-        With ``exploration="heuristic"`` this is also where phase 1 may end (§2.4 [PROPOSAL]).
-        """
-        x = np.asarray(x, dtype=float)
-        if x.shape != (self.setting.d,):
-            raise ValueError(f"x: expected shape ({self.setting.d},), got {x.shape}")
-        self.state.add(x, float(loss))
+    def tell(self, query: Query, answer: Answer) -> None:
+        """Record the loss ℓ_t = ``answer.constraint[0]`` of the action ``query.action`` and
+        move to round t + 1. With ``exploration="heuristic"`` this is also where phase 1 may end."""
+        x = query.action
+        if x is None or x.shape != (self.setting.d,):
+            shape = None if x is None else x.shape
+            raise ValueError(f"query.action: expected an action x of shape ({self.setting.d},), got {shape}")
+        self.state.add(x, float(answer.constraint[0]))
         self.t += 1
-        self._pending = None
+        self._query = None
         if not self.exploration_decided:
             self._heuristic_step()
 
     def in_estimated_safe_set(self, x: np.ndarray) -> bool:
-        """Whether ``x`` lies in this round's estimated safe set ``D_t^s`` (phase 2, after :meth:`ask`).
-
-        Diagnostic of §2.6 (fraction of rounds with ``x* ∈ D_t^s``).
-        """
+        """Whether ``x`` lies in this round's estimated safe set D_t^s (phase 2, after :meth:`ask`):
+        the diagnostic "does D_t^s contain x*?" of the regret of safety (§3.1)."""
         x = np.asarray(x, dtype=float)
         c = self.setting.c
         if self._safe_rows is not None:
@@ -286,8 +304,8 @@ class SafeLUCB:
         return x
 
     def _heuristic_step(self) -> None:
-        """After exploration round ``n = t − 1``: apply the modified heuristic's stopping rule if
-        ``n`` is on the geometric check grid (§2.4 [PROPOSAL]; heuristic, not the paper's)."""
+        """After exploration round n = t − 1: apply the heuristic's stopping rule if n is on the
+        geometric check grid (heuristic, not the paper's; see :class:`SafeLUCBConfig`)."""
         n = self.state.n_samples
         if n >= self.exploration_budget:
             self.exploration_decided = True  # fell back to the budget ⌈T_0⌉
@@ -309,6 +327,7 @@ class SafeLUCB:
 
     # ----------------------------------------------------------------- phase 2
     def _optimistic(self) -> np.ndarray:
+        """Algorithm 1 step 10 over the L1 confidence polytope (or the ellipsoid)."""
         s = self.setting
         mu_hat = self.state.estimate()
         beta = self.beta()
@@ -318,7 +337,7 @@ class SafeLUCB:
         V = l1_polytope_vertices(mu_hat, A_inv_sqrt, beta)  # (2d, d) confidence vertices
         if self.config.intersect:
             V = self._intersect(V, mu_hat, A_sqrt, beta)
-        # xᵀBv ≤ c for every vertex v ⇔ rows (B v)ᵀ = vᵀBᵀ (§2.5b step 2).
+        # xᵀBv ≤ c for every vertex v ⇔ rows (Bv)ᵀ = vᵀBᵀ: the safe polytope inside D_t^s.
         safe_rows = V @ s.B.T
         self._safe_rows = safe_rows
         self.confidence_vertices = V
@@ -345,7 +364,8 @@ class SafeLUCB:
         return P[int(np.argmin(sc))].copy()
 
     def _intersect(self, V: np.ndarray, mu_hat: np.ndarray, A_sqrt: np.ndarray, beta: float) -> np.ndarray:
-        """Intersect the running confidence polygon with this round's L1 polytope (§2.5b step 5).
+        """Intersect the running confidence polygon with this round's L1 polytope (the authors'
+        ``intersectCLB.m``).
 
         Valid because the confidence bound holds for all rounds simultaneously. If the
         intersection becomes empty the confidence event has failed; we then restart from the

@@ -1,8 +1,10 @@
-"""Exact constants C1–C5 of spec safe.md §7.2.
+"""Exact constants of the papers' instances.
 
-Each value is checked twice: against the number printed in the spec (to half a unit of its
-last printed digit, i.e. 1e-6 or better where six decimals are printed) and against an
-independent closed form to 1e-9.
+Safe-LUCB's two Appendix F instances (Amani et al. 2019, as set in the authors' code: x*,
+Δ, ‖B‖, λ_−, β_T, t_δ, T_Δ, T_0), LinGapE's Soare instance (Xu et al. 2018) and its L1 ratios,
+and the truths of the "Price of Safety" §5 instance. Each value is checked twice: against a
+reference value printed to a few decimals (to half a unit of its last printed digit, i.e.
+1e-6 or better where six decimals are printed) and against an independent closed form to 1e-9.
 """
 
 import math
@@ -21,7 +23,7 @@ def close(value, printed, decimals):
     return abs(value - printed) <= 0.5 * 10.0 ** (-decimals) + 1e-12
 
 
-# --------------------------------------------------------------------------- C1
+# --------------------------------------------------------------------------- Safe-LUCB, instance A
 
 
 def test_c1_instance_a():
@@ -39,7 +41,7 @@ def test_c1_instance_a():
     assert close(td, 2219.9, 1)
     TD = t_gap(s, ex.lambda_minus, tr.safety_gap)
     assert close(TD, 10244.3, 1)
-    # The authors' script used T' = 10 000 (spec §2.4 cross-check); ours is ⌈T_Δ⌉.
+    # The authors' script used T' = 10 000, close to T_Δ (a cross-check of its form); ours is ⌈T_Δ⌉.
     assert exploration_length(s, "gap", ex.lambda_minus, tr.safety_gap) == 10245
     # Closed forms.
     assert tr.loss_star == pytest.approx(-21.8 / 23, abs=1e-9)
@@ -50,7 +52,7 @@ def test_c1_instance_a():
     assert beta_T(s) == pytest.approx(math.sqrt(2 * math.log((1 + 99_999 * 2) / 0.01)) + 1, abs=1e-12)
     assert td == pytest.approx(16 / lm * math.log(200), abs=1e-9)
     assert TD == pytest.approx(16 * s.B_norm**2 * beta_T(s) ** 2 / (lm * tr.safety_gap**2), abs=1e-7)
-    # T_0 with the code formula (§7.2 C2 quotes A's value as 54 115).
+    # T_0 with the formula of the authors' code (54 115 on instance A).
     assert round(t_zero(s, ex.lambda_minus)) == 54115
 
 
@@ -64,7 +66,7 @@ def test_c1_ellipsoid_dw_has_the_same_lambda_minus():
         assert ell.lambda_minus == pytest.approx(ball.lambda_minus, rel=1e-12)
 
 
-# --------------------------------------------------------------------------- C2
+# --------------------------------------------------------------------------- Safe-LUCB, instance B
 
 
 def test_c2_instance_b():
@@ -91,7 +93,7 @@ def test_c2_instance_b():
         t_gap(s, ex.lambda_minus, tr.safety_gap)
 
 
-# --------------------------------------------------------------------------- C3
+# --------------------------------------------------------------------------- LinGapE's Soare instance
 
 
 def test_c3_lingape_instance():
@@ -104,7 +106,7 @@ def test_c3_lingape_instance():
     assert lingape_instance().epsilon == 0.0
 
 
-# --------------------------------------------------------------------------- C4
+# --------------------------------------------------------------------------- L1 ratios of the ratio rule
 
 
 @pytest.mark.parametrize(
@@ -126,7 +128,7 @@ def test_c4_l1_ratios(omega, p1, p2, rho, dec_p, dec_rho, d):
     assert r == pytest.approx((a + b) ** 2, abs=1e-12)
 
 
-# --------------------------------------------------------------------------- C5
+# --------------------------------------------------------------------------- Price of Safety §5 instance
 
 
 def test_c5_price_of_safety_truths():

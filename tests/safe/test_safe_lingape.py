@@ -1,4 +1,4 @@
-"""Safe-LinGapE (§4): γ̄, forced exploration, safety over seeds, dynamic updates, outputs."""
+"""Safe-LinGapE ("Price of Safety" §4): γ̄, forced exploration, safety over seeds, dynamic updates, outputs."""
 
 import dataclasses
 import math
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from cbai_cli.linalg import RidgeDesign
+from cbai_cli.protocol import Answer
 from cbai_cli.safe.environment import SafeBaiEnvironment, run_safe_bai
 from cbai_cli.safe.lingape import LinGapEConfig
 from cbai_cli.safe.paper_instances import price_of_safety_instance
-from cbai_cli.safe.truths import safe_bai_truth
 from cbai_cli.safe.safe_lingape import (
     SafeLinGapE,
     SafeLinGapEConfig,
@@ -18,6 +18,7 @@ from cbai_cli.safe.safe_lingape import (
     reward_radius,
     safety_radius,
 )
+from cbai_cli.safe.truths import safe_bai_truth
 
 
 def test_conservative_scales_hand_made():
@@ -51,16 +52,18 @@ def test_forced_exploration_then_initial_pulls():
     seen = np.zeros(p.K, dtype=int)
     for _ in range(p.T_FE):
         assert alg.phase == "fe" and alg.gamma_bar is None
-        k, g = alg.ask()
+        query = alg.ask()
+        k, g = query.arm, query.scale
         assert g == p.gamma_FE
         seen[k] += 1
-        alg.tell(k, g, *env.pull(k, g))
+        alg.tell(query, env.answer(query))
     assert np.all(seen > 150)  # i.i.d. uniform arms: 200 expected per arm
     assert alg.phase == "bai" and alg.gamma_bar_fe is not None
     for k_expected in range(p.K):  # LinGapE's initial round-robin on the scaled arms
-        k, g = alg.ask()
+        query = alg.ask()
+        k, g = query.arm, query.scale
         assert k == k_expected and g == alg.gamma_bar[k]
-        alg.tell(k, g, *env.pull(k, g))
+        alg.tell(query, env.answer(query))
     assert alg.t == p.T_FE + p.K
 
 
@@ -103,8 +106,8 @@ def test_dynamic_scales_are_monotone_during_a_run():
     env = SafeBaiEnvironment(p, np.random.default_rng(4))
     prev = None
     while not alg.done:
-        k, g = alg.ask()
-        alg.tell(k, g, *env.pull(k, g))
+        query = alg.ask()
+        alg.tell(query, env.answer(query))
         if alg.gamma_bar is not None:
             if prev is not None:
                 assert np.all(alg.gamma_bar >= prev)
@@ -118,16 +121,16 @@ def test_weighted_counts():
     alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(rule="ratio"), np.random.default_rng(0))
     env = SafeBaiEnvironment(p, np.random.default_rng(1))
     for _ in range(p.T_FE):
-        k, g = alg.ask()
-        alg.tell(k, g, *env.pull(k, g))
+        query = alg.ask()
+        alg.tell(query, env.answer(query))
     N = alg.weighted_counts()
     # During FE every pull has scale 0.2: N_k = n_k · 0.04 / γ̄_k².
     np.testing.assert_allclose(N, alg.pulls * 0.04 / alg.gamma_bar**2)
     lin = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(rule="ratio", count_weight="linear"), np.random.default_rng(0))
     env = SafeBaiEnvironment(p, np.random.default_rng(1))
     for _ in range(p.T_FE):
-        k, g = lin.ask()
-        lin.tell(k, g, *env.pull(k, g))
+        query = lin.ask()
+        lin.tell(query, env.answer(query))
     np.testing.assert_allclose(lin.weighted_counts(), lin.pulls * 0.2 / lin.gamma_bar)
 
 
@@ -141,3 +144,13 @@ def test_zero_forced_exploration_and_validation():
         SafeLinGapEConfig(update="sometimes")
     with pytest.raises(ValueError, match="rng"):
         SafeLinGapE(p.learner_view(), SafeLinGapEConfig())
+
+
+def test_safe_lingape_reads_reward_and_safety_signal_of_a_scaled_pull():
+    p = price_of_safety_instance()
+    alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(), np.random.default_rng(0))
+    query = alg.ask()
+    assert query.scale == p.gamma_FE and query.total == 1 and alg.ask() is query
+    alg.tell(query, Answer(constraint=np.array([-0.25]), reward=np.array([0.5])))
+    x = p.gamma_FE * p.arms[query.arm]
+    np.testing.assert_allclose(alg.state.targets, [0.5 * x, -0.25 * x])

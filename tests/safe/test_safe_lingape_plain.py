@@ -1,4 +1,4 @@
-"""LinGapE (§3): selection rules, the L1 ratio LP, stopping and a full run."""
+"""LinGapE (Xu, Honda, Sugiyama 2018): selection rules, the L1 ratio LP, stopping and a full run."""
 
 import math
 
@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from cbai_cli.linalg import RidgeDesign
+from cbai_cli.protocol import Answer
 from cbai_cli.safe.environment import run_bai
 from cbai_cli.safe.lingape import (
     LinGapE,
@@ -17,6 +18,11 @@ from cbai_cli.safe.lingape import (
     select_direction,
 )
 from cbai_cli.safe.paper_instances import lingape_instance
+
+
+def _reward(value):
+    """The answer to one pull of a problem without a constraint signal."""
+    return Answer(constraint=np.empty(0), reward=np.array([value]))
 
 
 def test_greedy_arm_matches_direct_inverse():
@@ -89,13 +95,14 @@ def test_initial_pulls_and_stopping_semantics():
     p = lingape_instance(d=2, omega=0.1)
     alg = LinGapE(p.arms, LinGapEConfig.from_problem(p), np.random.default_rng(0))
     for k in range(p.K):
-        assert alg.ask() == k
-        alg.tell(k, float(p.arms[k] @ p.theta_star))
+        query = alg.ask()
+        assert query.arm == k
+        alg.tell(query, _reward(float(p.arms[k] @ p.theta_star)))
     assert alg.t == p.K and not alg.done
     # A huge ε stops at the first check.
     alg2 = LinGapE(p.arms, LinGapEConfig.from_problem(p, epsilon=100.0), np.random.default_rng(0))
     for k in range(p.K):
-        alg2.tell(alg2.ask(), 0.0)
+        alg2.tell(alg2.ask(), _reward(0.0))
     assert alg2.done and alg2.recommendation is not None
     with pytest.raises(RuntimeError):
         alg2.ask()
@@ -109,8 +116,8 @@ def test_initial_pulls_and_stopping_semantics():
 
 @pytest.mark.parametrize("rule", ["greedy", "ratio"])
 def test_lingape_identifies_the_best_arm_on_the_soare_instance(rule):
-    """§3.5 instance (ω = 0.1 to keep it fast): correct on every seed, and almost all pulls go
-    to arm 2 (e_2), the direction separating x_1 from x_{d+1} (§3.4)."""
+    """The Soare instance of LinGapE's experiments (ω = 0.1 to keep it fast): correct on every
+    seed, and almost all pulls go to arm 2 (e_2), the direction separating x_1 from x_{d+1}."""
     p = lingape_instance(d=3, omega=0.1)
     for seed in range(5):
         r = run_bai(p, LinGapEConfig.from_problem(p, rule=rule), np.random.default_rng(seed))
@@ -124,9 +131,19 @@ def test_ratio_cache_is_per_pair():
     alg = LinGapE(p.arms, LinGapEConfig.from_problem(p, rule="ratio"), np.random.default_rng(1))
     rng = np.random.default_rng(2)
     while not alg.done:
-        k = alg.ask()
-        alg.tell(k, float(p.arms[k] @ p.theta_star + rng.standard_normal()))
-    assert 1 <= len(alg._ratio_cache) <= p.K * (p.K - 1)
-    for (i, j), pr in alg._ratio_cache.items():
+        query = alg.ask()
+        alg.tell(query, _reward(float(p.arms[query.arm] @ p.theta_star + rng.standard_normal())))
+    assert 1 <= len(alg.allocations) <= p.K * (p.K - 1)
+    for (i, j), pr in alg.allocations.items():
         w = l1_ratio(p.arms, p.arms[i] - p.arms[j])
         np.testing.assert_allclose(pr, np.abs(w) / np.abs(w).sum(), atol=1e-9)
+
+
+def test_lingape_asks_for_one_pull_and_needs_the_reward():
+    p = lingape_instance(d=2, omega=0.1)
+    alg = LinGapE(p.arms, LinGapEConfig.from_problem(p), np.random.default_rng(0))
+    query = alg.ask()
+    assert (query.arm, query.total, query.scale, query.action) == (0, 1, None, None)
+    assert alg.ask() is query  # the same query until tell
+    with pytest.raises(ValueError, match="reward"):
+        alg.tell(query, Answer(constraint=np.array([0.3])))

@@ -1,4 +1,4 @@
-"""Safe-LUCB (§2): safe sets, the optimistic step against brute force, zero violations, regret order."""
+"""Safe-LUCB (Amani et al. 2019): safe sets, the optimistic step against brute force, zero violations, regret order."""
 
 import dataclasses
 import math
@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 
 from cbai_cli.linalg import inverse_sqrt
-from cbai_cli.safe.environment import run_safe_regret
+from cbai_cli.protocol import Answer, Query
 from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
+from cbai_cli.safe.environment import run_safe_regret
 from cbai_cli.safe.paper_instances import instance_a, instance_b
 from cbai_cli.safe.problems import SafeRegretProblem
-from cbai_cli.safe.truths import regret_truth
 from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig, estimated_safe_mask
+from cbai_cli.safe.truths import regret_truth
 
 # --------------------------------------------------------------------------- safe sets
 
@@ -60,16 +61,22 @@ def test_estimated_safe_set_contains_only_safe_points_noise_free():
         X = _grid(81)
         true_safe = X @ p.B @ p.mu_star <= p.c
         for t in range(p.T):
-            x = alg.ask()
+            query = alg.ask()
+            x = query.action
             assert x @ p.B @ p.mu_star <= p.c
             if t >= 100 and t % 175 == 0:
                 flagged = np.array([alg.in_estimated_safe_set(z) for z in X])
                 assert flagged.any()
                 assert not np.any(flagged & ~true_safe)
-            alg.tell(x, float(p.mu_star @ x))
+            alg.tell(query, _loss(float(p.mu_star @ x)))
 
 
 # --------------------------------------------------------------------------- optimistic step
+
+
+def _loss(value):
+    """The answer to one play: the loss is Safe-LUCB's one (constraint) signal."""
+    return Answer(constraint=np.array([value]))
 
 
 def _objective(X, V):
@@ -79,8 +86,8 @@ def _objective(X, V):
 
 def _advance(alg, p, rounds, rng):
     for _ in range(rounds):
-        x = alg.ask()
-        alg.tell(x, float(p.mu_star @ x) + p.noise_sd * rng.standard_normal())
+        query = alg.ask()
+        alg.tell(query, _loss(float(p.mu_star @ query.action) + p.noise_sd * rng.standard_normal()))
 
 
 @pytest.mark.parametrize("method", ["clip", "enumerate", "qhull", "lp"])
@@ -99,7 +106,7 @@ def test_box_optimistic_step_against_dense_grid(method, which):
     X = _grid(501)
     for rounds in (60, 17, 150):
         _advance(alg, p, rounds, rng)
-        x = alg.ask()
+        x = alg.ask().action
         V = alg.confidence_vertices
         rows = V @ p.B.T
         safe = np.all(X @ rows.T <= p.c, axis=1)
@@ -121,7 +128,7 @@ def test_box_methods_agree_in_3d_and_beat_random_sampling():
     noise = np.random.default_rng(5).standard_normal(200) * p.noise_sd
     X = np.random.default_rng(6).uniform(-1, 1, size=(200_000, 3))
     for t in range(200):
-        xs = {m: a.ask() for m, a in algs.items()}
+        xs = {m: a.ask().action for m, a in algs.items()}
         if t in (80, 130, 199):
             V = algs["enumerate"].confidence_vertices
             vals = {m: _objective(x[None], V)[0] for m, x in xs.items()}
@@ -132,7 +139,7 @@ def test_box_methods_agree_in_3d_and_beat_random_sampling():
         # Feed all three the same (enumerate's) action so their states stay identical.
         x = xs["enumerate"]
         for a in algs.values():
-            a.tell(x, float(p.mu_star @ x + noise[t]))
+            a.tell(Query.play(x), _loss(float(p.mu_star @ x + noise[t])))
 
 
 @pytest.mark.parametrize("confidence_set", ["polytope", "ellipsoid"])
@@ -143,7 +150,8 @@ def test_finite_optimistic_step_is_exact_enumeration(confidence_set):
                           T=300, noise_sd=0.2, S=1.0, L=math.sqrt(2), R=0.2, lam=1.0, delta=0.05)
     alg = SafeLUCB(p.learner_view(), SafeLUCBConfig(exploration=30, confidence_set=confidence_set), rng)
     for t in range(300):
-        x = alg.ask()
+        query = alg.ask()
+        x = query.action
         if t >= 30 and t % 50 == 0:
             mu_hat, beta, A = alg.state.estimate(), alg.beta(), alg.state.gram
             A_inv = np.linalg.inv(A)
@@ -161,7 +169,7 @@ def test_finite_optimistic_step_is_exact_enumeration(confidence_set):
                     best, best_val = a, val
             np.testing.assert_allclose(x, best)
         assert x @ p.B @ p.mu_star <= p.c
-        alg.tell(x, float(p.mu_star @ x) + p.noise_sd * rng.standard_normal())
+        alg.tell(query, _loss(float(p.mu_star @ x) + p.noise_sd * rng.standard_normal()))
 
 
 def test_ball_optimistic_step_against_polar_grid():
@@ -175,7 +183,7 @@ def test_ball_optimistic_step_against_polar_grid():
     X = np.stack([(rad * np.cos(th)).ravel(), (rad * np.sin(th)).ravel()], 1)
     for rounds in (50, 100):
         _advance(alg, p, rounds, rng)
-        x = alg.ask()
+        x = alg.ask().action
         V = alg.confidence_vertices
         safe = np.all(X @ (V @ p.B.T).T <= p.c, axis=1)
         brute = _objective(X[safe], V).min()
@@ -217,7 +225,7 @@ def test_long_runs_gap_mode_and_intersection_variant():
                          np.random.default_rng(0))
     assert ra.n_unsafe == 0
     assert ra.exploration_rounds == math.ceil(ra.exploration_rounds)  # ⌈T_Δ(T = 2·10^4)⌉
-    # Lemma (§2.4): after T' ≥ t_δ rounds, λ_min(Σ x xᵀ) ≥ T'λ_−/2 (w.p. ≥ 1 − δ).
+    # Lemma 1: after T' ≥ t_δ rounds, λ_min(Σ x xᵀ) ≥ T'λ_−/2 (w.p. ≥ 1 − δ).
     assert ra.lambda_min_design >= ra.lambda_min_target
     # Lemma 2: with T' = ⌈T_Δ⌉, x* stays in the estimated safe set for all t > T'.
     assert ra.x_star_in_safe_fraction == 1.0
@@ -258,15 +266,15 @@ def test_ask_tell_semantics_and_validation():
     p = instance_a(T=100)
     alg = SafeLUCB(p.learner_view(), SafeLUCBConfig(exploration=3), np.random.default_rng(0))
     assert alg.phase == 1
-    x1 = alg.ask()
-    np.testing.assert_array_equal(x1, alg.ask())  # idempotent until tell
+    x1 = alg.ask().action
+    np.testing.assert_array_equal(x1, alg.ask().action)  # idempotent until tell
     for _ in range(3):
-        alg.tell(alg.ask(), 0.0)
+        alg.tell(alg.ask(), _loss(0.0))
     assert alg.phase == 2 and alg.t == 4
     with pytest.raises(RuntimeError):
         SafeLUCB(p.learner_view(), SafeLUCBConfig(exploration=3), np.random.default_rng(0)).in_estimated_safe_set(x1)
     with pytest.raises(ValueError, match="x"):
-        alg.tell(np.zeros(3), 0.0)
+        alg.tell(Query.play(np.zeros(3)), _loss(0.0))
     with pytest.raises(ValueError, match="rng"):
         SafeLUCB(p.learner_view(), SafeLUCBConfig(exploration=3))
     with pytest.raises(ValueError, match="safety_gap"):
@@ -285,3 +293,16 @@ def test_ask_tell_semantics_and_validation():
     a1 = run_safe_regret(instance_b(T=300), SafeLUCBConfig(exploration=50), np.random.default_rng(9))
     a2 = run_safe_regret(instance_b(T=300), SafeLUCBConfig(exploration=50), np.random.default_rng(9))
     np.testing.assert_array_equal(a1.regret_curve, a2.regret_curve)
+
+
+def test_done_after_the_horizon():
+    """Safe-LUCB knows T: it stops itself after its T-th observation."""
+    p = instance_a(T=5)
+    alg = SafeLUCB(p.learner_view(), SafeLUCBConfig(exploration=2), np.random.default_rng(0))
+    for _ in range(5):
+        assert not alg.done
+        query = alg.ask()
+        alg.tell(query, _loss(float(p.mu_star @ query.action)))
+    assert alg.done
+    with pytest.raises(RuntimeError, match="T = 5"):
+        alg.ask()

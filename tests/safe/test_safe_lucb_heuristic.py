@@ -1,6 +1,6 @@
 """Safe-LUCB's "modified heuristic" for an unknown Δ (``exploration="heuristic"``).
 
-This is the spec's proposal (specs/safe.md §2.4 [PROPOSAL]) — heuristic, not the paper's:
+This is our rule (the paper mentions a "modified heuristic" without details) — heuristic, not the paper's:
 explore as with ``"t23"`` (budget ⌈T_0⌉) but stop once the plug-in gap estimate Δ̂_t > 0 and
 ``t ≥ max{t_δ, 8L²‖B‖²β_T²/(λ_−Δ̂_t²)}``, checked on a geometric grid of rounds.
 
@@ -16,13 +16,14 @@ import numpy as np
 import pytest
 
 from cbai_cli.generators import family
+from cbai_cli.protocol import Answer
+from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
 from cbai_cli.safe.environment import SafeRegretEnvironment, run_safe_regret
 from cbai_cli.safe.exploration import exploration_length, plug_in_gap, t_gap, t_zero
-from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
 from cbai_cli.safe.paper_instances import instance_a
 from cbai_cli.safe.problems import SafeRegretSetting
-from cbai_cli.safe.truths import regret_truth
 from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
+from cbai_cli.safe.truths import regret_truth
 
 HEURISTIC = SafeLUCBConfig(exploration="heuristic")
 
@@ -33,9 +34,10 @@ def _explore_until_phase_2(problem, config, seed, noise_sd=0.01):
     noise = np.random.default_rng(seed + 1000)
     actions = []
     while alg.phase == 1 and alg.t <= problem.T:
-        x = alg.ask()
+        query = alg.ask()
+        x = query.action
         actions.append(x)
-        alg.tell(x, float(problem.mu_star @ x) + noise_sd * noise.standard_normal())
+        alg.tell(query, Answer(constraint=np.array([float(problem.mu_star @ x) + noise_sd * noise.standard_normal()])))
     return alg, np.array(actions)
 
 
@@ -170,8 +172,8 @@ def test_zero_unsafe_actions_over_20_seeds():
         env = SafeRegretEnvironment(p, env_rng)
         alg = SafeLUCB(p.learner_view(), HEURISTIC, alg_rng)
         while alg.t <= min(p.T, alg.exploration_rounds + 500):
-            x = alg.ask()
-            alg.tell(x, env.play(x))
+            query = alg.ask()
+            alg.tell(query, env.answer(query))
         assert alg.exploration_decided and alg.exploration_rounds < alg.exploration_budget
         assert env.n_unsafe == 0
 
@@ -193,8 +195,8 @@ def test_run_result_reports_the_realised_exploration_length():
     env = SafeRegretEnvironment(p, env_rng)
     alg = SafeLUCB(p.learner_view(), HEURISTIC, alg_rng)
     while alg.phase == 1:
-        x = alg.ask()
-        alg.tell(x, env.play(x))
+        query = alg.ask()
+        alg.tell(query, env.answer(query))
     assert r.exploration_rounds == alg.exploration_rounds < alg.exploration_budget
     assert r.regret_curve[alg.exploration_rounds - 1] == env.cumulative_regret
     assert r.lambda_min_target == pytest.approx(r.exploration_rounds * r.lambda_minus / 2)

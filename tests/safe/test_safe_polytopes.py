@@ -1,4 +1,4 @@
-"""Geometry kernels of §2.5: vertex enumeration, LP, polygon clipping, disc optimisation."""
+"""Geometry kernels of Safe-LUCB's optimistic step: vertex enumeration, LP, polygon clipping, disc optimisation."""
 
 import numpy as np
 import pytest
@@ -20,7 +20,7 @@ from cbai_cli.safe.polytopes import (
 
 
 def _random_safe_polytope(rng, d, n_cuts):
-    """Box [−1,1]^d cut by half-planes gᵀx ≤ c with c > 0 (origin interior, as in §2.5b)."""
+    """Box [−1,1]^d cut by half-planes gᵀx ≤ c with c > 0 (origin interior, as for every estimated safe set)."""
     Gb, hb = box_halfspaces(d, 1.0)
     G = np.concatenate([rng.normal(size=(n_cuts, d)), Gb])
     h = np.concatenate([rng.uniform(0.05, 1.0, n_cuts), hb])
@@ -116,7 +116,7 @@ def test_simplify_polygon_outer_contains_original():
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10**6), n_cuts=st.integers(0, 4))
 def test_disc_optimum_against_dense_sampling(seed, n_cuts):
-    """Exact 2-D ball recipe (§2.5c) vs dense sampling of the feasible set."""
+    """Exact 2-D ball optimisation vs dense sampling of the feasible set."""
     rng = np.random.default_rng(seed)
     r = rng.uniform(0.5, 2.0)
     G = rng.normal(size=(n_cuts, 2))
