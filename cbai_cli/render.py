@@ -124,15 +124,12 @@ def solve_table(prepared, results: Sequence, name: str) -> Table:
 def algorithms_table(out: Console) -> None:
     """``cbai algorithms``: one row per registered algorithm, then the authors' aliases."""
     from cbai_cli.algorithms.registry import ALIASES, entries
-    from cbai_cli.options import OPTIONS
 
-    table = Table(title="Algorithms", header_style="bold")
-    for column in ("name", "instance kinds", "style", "regimes (default first)", "options", "description"):
-        table.add_column(column)
+    table = Table(title="Algorithms (options: cbai algorithms --json, or cbai solve --help)", header_style="bold")
+    for column in ("name", "instance kinds", "style", "regimes (default first)", "description"):
+        table.add_column(column, no_wrap=column in ("name", "instance kinds"))
     for entry in entries().values():
-        options = ", ".join(OPTIONS[name].flag for name in entry.describe_option_names())
-        table.add_row(entry.name, ", ".join(entry.kinds), entry.style, ", ".join(entry.regimes) or "—", options,
-                      entry.summary)
+        table.add_row(entry.name, ", ".join(entry.kinds), entry.style, ", ".join(entry.regimes) or "—", entry.summary)
     out.print(table)
     aliases = ", ".join(f"{name} → {alias.target} ({alias.regime})" for name, alias in ALIASES.items())
     out.print(f"Aliases from the authors' code: {aliases}")

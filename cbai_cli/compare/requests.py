@@ -36,4 +36,5 @@ def prepare_request(request: RunRequest, instance: Any, *, solve_oracle: bool = 
 def run_prepared(prepared: PreparedRun, seed: int, key: tuple[int, ...]) -> RunParts:
     """Run one seed of a prepared request and score it."""
     result = run_once(prepared, seed, key)
-    return RunParts(prepared.algorithm, prepared.regime, prepared.kind.record_options(prepared), result.record())
+    kind = prepared.kind
+    return RunParts(prepared.algorithm, prepared.regime, kind.record_options(prepared), kind.result_record(result))

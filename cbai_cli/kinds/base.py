@@ -94,6 +94,10 @@ class InstanceKind:
         compare) and ``to_dict()`` (``cbai solve --json``)."""
         raise NotImplementedError
 
+    def result_record(self, result: Any) -> dict[str, Any]:
+        """The columns a scored run fills in a compare record."""
+        return result.record()
+
     def run_identity(self, request: Any) -> dict[str, Any]:
         """The request as plain values for a store's run key: the algorithm and every
         option of :attr:`identity_options` (None when not given)."""
@@ -102,7 +106,7 @@ class InstanceKind:
 
     def record_options(self, prepared: Any) -> dict[str, Any]:
         """The options of a prepared run as record columns."""
-        return {"budget": prepared.budget, "algorithm_options": dict(prepared.options)}
+        return {"budget": prepared.options.get("budget"), "algorithm_options": dict(prepared.options)}
 
     def solve(self, prepared: Any, results: tuple, trace_rows: tuple = ()) -> Any:
         """The outcome of ``cbai solve``: an object with ``to_json()``, ``render(out)`` and

@@ -12,11 +12,6 @@ from __future__ import annotations
 from cbai_cli.kinds.base import InstanceKind
 from cbai_cli.kinds.safe_regret import SAFE_IDENTITY_OPTIONS
 
-# A recommended scale counts as unsafe only above the true safe scale by more than round-off.
-SCALE_TOLERANCE = 1e-12
-# The PoS gap a_1 vs a_4 equals ε exactly, up to round-off.
-EPSILON_TOLERANCE = 1e-12
-
 
 class SafeBaiKind(InstanceKind):
     name = "safe-bai"
@@ -48,25 +43,11 @@ class SafeBaiKind(InstanceKind):
         return SafeBaiEnvironment(instance.problem, rng)
 
     def score(self, prepared, seed, learner, environment, observer, loop):
+        from cbai_cli.safe.environment import bai_result
         from cbai_cli.safe.solving import BaiRun
 
-        instance = prepared.instance
-        truth = instance.truth
-        arm, scale = learner.recommend()
-        best = truth.safe_rewards[truth.optimal_safe_arm]
-        gamma_fe, gamma_stop = getattr(learner, "gamma_bar_fe", None), getattr(learner, "gamma_bar", None)
-        return BaiRun(
-            seed=seed, algorithm=prepared.algorithm, variant=learner.variant, iterations=int(environment.t),
-            stopped=loop.stopped, recommended=int(arm), scale=float(scale), optimal_arm=int(truth.optimal_safe_arm),
-            correct=bool(best - truth.safe_rewards[arm] <= instance.problem.epsilon + EPSILON_TOLERANCE),
-            optimal=bool(arm == truth.optimal_safe_arm),
-            violation=bool(scale > truth.gamma[arm] + SCALE_TOLERANCE),
-            reward_gap=float(best - scale * truth.rewards[arm]),
-            violations=int(environment.n_unsafe), pulls=tuple(int(n) for n in environment.pulls),
-            gamma_bar_fe=None if gamma_fe is None else tuple(map(float, gamma_fe)),
-            gamma_bar=None if gamma_stop is None else tuple(map(float, gamma_stop)),
-            wall_s=loop.wall_s,
-        )
+        return BaiRun.of(seed, prepared.algorithm, bai_result(prepared.instance.problem, learner, environment),
+                         loop.wall_s)
 
     def solve(self, prepared, results, trace_rows=()):
         from cbai_cli.safe.solving import SafeSolveOutcome, _vector

@@ -2,11 +2,12 @@
 
 The environments own the truth and the noise; they are the only code that reads μ* / θ*
 during a run (the truths of :mod:`.truths` score it afterwards). Each answers the queries of
-the ask/tell protocol (:mod:`cbai_cli.protocol`), so any loop
-``while not learner.done: q = learner.ask(); learner.tell(q, environment.answer(q))`` runs
-them. Each run loop takes one ``numpy.random.Generator`` and spawns two independent
-children: one for the learner's own randomness, one for the environment's noise, so the noise
-sequence does not depend on how many random numbers the learner consumed.
+the ask/tell protocol (:mod:`cbai_cli.protocol`), and every run goes through the one loop,
+:func:`cbai_cli.simulate.drive`. The convenience functions here take one
+``numpy.random.Generator`` and spawn two independent children: one for the learner's own
+randomness, one for the environment's noise, so the noise sequence does not depend on how
+many random numbers the learner consumed. The instance kinds (:mod:`cbai_cli.kinds`) use
+the same environments, observer and scoring.
 
 - :class:`SafeRegretEnvironment` / :func:`run_safe_regret` — Safe-LUCB (Amani et al. 2019),
   losses, violations, regret.
@@ -44,6 +45,9 @@ __all__ = [
     "simulate_safe_regret",
     "simulate_safe_bai",
     "run_bai",
+    "RegretObserver",
+    "regret_result",
+    "bai_result",
     "DEFAULT_CHECKPOINTS",
     "VIOLATION_TOL",
 ]
@@ -172,14 +176,6 @@ class LinearBaiEnvironment:
                       reward=np.array([float(self._means[k] + self.problem.sigma * self._noise.next()[0])]))
 
 
-def _drive(learner: LinGapE | SafeLinGapE, environment: SafeBaiEnvironment | LinearBaiEnvironment,
-           max_steps: int) -> None:
-    """Ask and tell until the learner stops or ``max_steps`` observations were made."""
-    while not learner.done and environment.t < max_steps:
-        query = learner.ask()
-        learner.tell(query, environment.answer(query))
-
-
 # --------------------------------------------------------------------------- safe regret
 
 
@@ -212,9 +208,65 @@ class SafeRegretResult:
     safety_gap: float
 
 
+class RegretObserver:
+    """Follows a Safe-LUCB run for its score: the cumulative regret after every round,
+    λ_min of the exploration design when phase 1 ends (Lemma 1), and how often x* lay in
+    the estimated safe set D_t^s. It reads the truth (x*), as scoring does; the learner
+    never sees it. Use it as the observer of :func:`cbai_cli.simulate.drive`.
+    """
+
+    def __init__(self, problem: SafeRegretProblem, environment: SafeRegretEnvironment,
+                 track_x_star: bool = True) -> None:
+        self.problem = problem
+        self.environment = environment
+        self.x_star = environment.truth.x_star if track_x_star else None
+        self.curve = np.empty(problem.T)
+        self.exploring = True
+        self.lambda_min_design = math.nan
+        self.inside = 0
+        self.started = False
+
+    def _phase_check(self, learner: SafeLUCB) -> None:
+        # T' is read from the learner's phase before every action: with the heuristic rule
+        # it is decided during phase 1; for the other rules this is the fixed T'.
+        if self.exploring and learner.phase == 2:
+            self.exploring = False
+            self.lambda_min_design = _design_lambda_min(learner, self.problem)
+
+    def asked(self, query: Query, learner: SafeLUCB) -> None:
+        if not self.started:
+            self.started = True
+            self._phase_check(learner)
+        if self.x_star is not None and not self.exploring:
+            self.inside += learner.in_estimated_safe_set(self.x_star)
+
+    def told(self, query: Query, answer: Answer, learner: SafeLUCB, used: int) -> None:
+        self.curve[self.environment.t - 1] = self.environment.cumulative_regret
+        self._phase_check(learner)
+
+
 def _design_lambda_min(alg: SafeLUCB, problem: SafeRegretProblem) -> float:
     """λ_min(Σ_s x_s x_sᵀ) of the data so far (the design matrix without the ridge)."""
     return float(np.linalg.eigvalsh(alg.state.gram - problem.lam * np.eye(problem.d))[0])
+
+
+def regret_result(problem: SafeRegretProblem, learner: SafeLUCB, environment: SafeRegretEnvironment,
+                  observer: RegretObserver, checkpoints: Iterable[int] = DEFAULT_CHECKPOINTS) -> SafeRegretResult:
+    """The score of a finished Safe-LUCB run (``checkpoints``: rounds of ``regret_at``; T is added)."""
+    T = problem.T
+    if observer.exploring:
+        observer.lambda_min_design = _design_lambda_min(learner, problem)
+    Tp = learner.exploration_rounds
+    cps = np.array(sorted({c for c in checkpoints if c <= T} | {T}), dtype=np.int64)
+    curve = observer.curve
+    return SafeRegretResult(
+        T=T, checkpoints=cps, regret_at=curve[cps - 1].copy(), regret_curve=curve,
+        final_regret=float(curve[-1]), n_unsafe=environment.n_unsafe, exploration_rounds=Tp,
+        lambda_minus=learner.lambda_minus, lambda_min_design=observer.lambda_min_design,
+        lambda_min_target=Tp * learner.lambda_minus / 2.0,
+        x_star_in_safe_fraction=(observer.inside / (T - Tp)) if (observer.x_star is not None and T > Tp) else math.nan,
+        x_star=environment.truth.x_star, safety_gap=environment.truth.safety_gap,
+    )
 
 
 def run_safe_regret(
@@ -239,38 +291,14 @@ def simulate_safe_regret(
     track_x_star: bool = True,
 ) -> SafeRegretResult:
     """:func:`run_safe_regret` with the algorithm's and the environment's generators given
-    separately (the CLI derives both from the user's seed, like every other run)."""
-    env = SafeRegretEnvironment(problem, env_rng)
-    alg = SafeLUCB(problem.learner_view(), config, alg_rng)
-    T = problem.T
-    x_star = env.truth.x_star
-    curve = np.empty(T)
-    lam_design = math.nan
-    inside = 0
-    exploring = True
-    # T' is read from the algorithm's phase every round: with exploration="heuristic" it is
-    # decided during phase 1; for the other modes this is the fixed T'.
-    while not alg.done:
-        if exploring and alg.phase == 2:
-            exploring = False
-            lam_design = _design_lambda_min(alg, problem)
-        query = alg.ask()
-        if track_x_star and not exploring:
-            inside += alg.in_estimated_safe_set(x_star)
-        alg.tell(query, env.answer(query))
-        curve[env.t - 1] = env.cumulative_regret
-    if exploring:
-        lam_design = _design_lambda_min(alg, problem)
-    Tp = alg.exploration_rounds
-    cps = np.array(sorted({c for c in checkpoints if c <= T} | {T}), dtype=np.int64)
-    return SafeRegretResult(
-        T=T, checkpoints=cps, regret_at=curve[cps - 1].copy(), regret_curve=curve,
-        final_regret=float(curve[-1]), n_unsafe=env.n_unsafe, exploration_rounds=Tp,
-        lambda_minus=alg.lambda_minus, lambda_min_design=lam_design,
-        lambda_min_target=Tp * alg.lambda_minus / 2.0,
-        x_star_in_safe_fraction=(inside / (T - Tp)) if (track_x_star and T > Tp) else math.nan,
-        x_star=x_star, safety_gap=env.truth.safety_gap,
-    )
+    separately; the run goes through the one loop, :func:`cbai_cli.simulate.drive`."""
+    from cbai_cli.simulate import drive
+
+    environment = SafeRegretEnvironment(problem, env_rng)
+    learner = SafeLUCB(problem.learner_view(), config, alg_rng)
+    observer = RegretObserver(problem, environment, track_x_star)
+    drive(learner, environment, problem.T, observer)
+    return regret_result(problem, learner, environment, observer, checkpoints)
 
 
 # --------------------------------------------------------------------------- safe BAI
@@ -306,6 +334,25 @@ class SafeBaiResult:
     true_gamma: np.ndarray
 
 
+def bai_result(problem: SafeBaiProblem, learner: LinGapE | SafeLinGapE, environment: SafeBaiEnvironment) -> SafeBaiResult:
+    """The score of a finished (or budget-stopped) safe BAI run against the truth."""
+    truth = safe_bai_truth(problem)
+    k_hat, scale = learner.recommend()
+    best = truth.safe_rewards[truth.optimal_safe_arm]
+    return SafeBaiResult(
+        algorithm=learner.variant, stopping_time=int(environment.t), stopped=bool(learner.done),
+        recommended_arm=int(k_hat), recommended_scale=float(scale),
+        optimal_safe_arm=truth.optimal_safe_arm, correct=bool(k_hat == truth.optimal_safe_arm),
+        # 1e-12: on the "Price of Safety" §5 instance x_1ᵀθ* − x_4ᵀθ* = 2(1 − cos ω) = ε, up to round-off.
+        epsilon_correct=bool(best - truth.safe_rewards[k_hat] <= problem.epsilon + 1e-12),
+        reward_gap=float(best - scale * truth.rewards[k_hat]),
+        n_unsafe=environment.n_unsafe, pulls=environment.pulls.copy(),
+        gamma_bar_fe=None if learner.gamma_bar_fe is None else learner.gamma_bar_fe.copy(),
+        gamma_bar_stop=None if learner.gamma_bar is None else learner.gamma_bar.copy(),
+        true_gamma=truth.gamma.copy(),
+    )
+
+
 def run_safe_bai(
     problem: SafeBaiProblem,
     config: LinGapEConfig | SafeLinGapEConfig,
@@ -325,41 +372,19 @@ def simulate_safe_bai(
     env_rng: np.random.Generator,
     max_steps: int = 1_000_000,
 ) -> SafeBaiResult:
-    """:func:`run_safe_bai` with the algorithm's and the environment's generators given separately."""
-    env = SafeBaiEnvironment(problem, env_rng)
-    truth = safe_bai_truth(problem)
-    if isinstance(config, LinGapEConfig):
-        alg = LinGapE(problem.arms, config, alg_rng)
-        _drive(alg, env, max_steps)
-        k_hat = alg.recommendation if alg.done else alg.empirical_best()
-        scale, name = 1.0, f"LinGapE-{config.rule}"
-        g_fe = g_stop = None
+    """:func:`run_safe_bai` with the algorithm's and the environment's generators given
+    separately; the run goes through the one loop, :func:`cbai_cli.simulate.drive`."""
+    from cbai_cli.simulate import drive
+
+    if isinstance(config, LinGapEConfig):  # the learner's view: LinGapE sees only the arms
+        learner = LinGapE(problem.arms, config, alg_rng)
     elif isinstance(config, SafeLinGapEConfig):
-        alg = SafeLinGapE(problem.learner_view(), config, alg_rng)
-        _drive(alg, env, max_steps)
-        if alg.done:
-            k_hat, scale = alg.recommendation
-        elif alg.gamma_bar is not None:
-            k_hat, scale = alg.empirical_best()
-        else:  # stopped during FE: nothing safe beyond γ_FE is known
-            k_hat, scale = 0, float(problem.gamma_FE)
-        name = f"Safe-LinGapE-{config.rule}-{config.update}"
-        g_fe = None if alg.gamma_bar_fe is None else alg.gamma_bar_fe.copy()
-        g_stop = None if alg.gamma_bar is None else alg.gamma_bar.copy()
+        learner = SafeLinGapE(problem.learner_view(), config, alg_rng)
     else:
         raise TypeError(f"config must be LinGapEConfig or SafeLinGapEConfig, got {type(config).__name__}")
-    best = truth.safe_rewards[truth.optimal_safe_arm]
-    gap_true_scale = best - truth.safe_rewards[k_hat]
-    return SafeBaiResult(
-        algorithm=name, stopping_time=int(env.t), stopped=bool(alg.done),
-        recommended_arm=int(k_hat), recommended_scale=float(scale),
-        optimal_safe_arm=truth.optimal_safe_arm, correct=bool(k_hat == truth.optimal_safe_arm),
-        # 1e-12: on the "Price of Safety" §5 instance x_1ᵀθ* − x_4ᵀθ* = 2(1 − cos ω) = ε, up to round-off.
-        epsilon_correct=bool(gap_true_scale <= problem.epsilon + 1e-12),
-        reward_gap=float(best - scale * truth.rewards[k_hat]),
-        n_unsafe=env.n_unsafe, pulls=env.pulls.copy(), gamma_bar_fe=g_fe, gamma_bar_stop=g_stop,
-        true_gamma=truth.gamma.copy(),
-    )
+    environment = SafeBaiEnvironment(problem, env_rng)
+    drive(learner, environment, max_steps)
+    return bai_result(problem, learner, environment)
 
 
 @dataclass(frozen=True, eq=False)
@@ -380,11 +405,12 @@ def run_bai(
     problem: LinearBaiProblem, config: LinGapEConfig, rng: np.random.Generator, max_steps: int = 1_000_000
 ) -> BaiResult:
     """Drive LinGapE on a plain linear BAI problem with Gaussian noise ``σ``."""
+    from cbai_cli.simulate import drive
+
     alg_rng, env_rng = rng.spawn(2)
-    env = LinearBaiEnvironment(problem, env_rng)
     alg = LinGapE(problem.arms, config, alg_rng)
-    _drive(alg, env, max_steps)
-    k_hat = alg.recommendation if alg.done else alg.empirical_best()
+    drive(alg, LinearBaiEnvironment(problem, env_rng), max_steps)
+    k_hat, _ = alg.recommend()
     return BaiResult(
         stopping_time=int(alg.t), stopped=bool(alg.done), recommended_arm=int(k_hat),
         best_arm=problem.best_arm, correct=bool(k_hat == problem.best_arm),

@@ -297,6 +297,20 @@ class LinGapE:
         """argmax_k x_kᵀθ̂ (the anytime recommendation)."""
         return int(np.argmax(self.arms @ self.state.estimate()))
 
+    def recommend(self) -> tuple[int, float]:
+        """(arm, scale): i_t once stopped, else the anytime argmax_k x_kᵀθ̂; always at full
+        scale 1 (LinGapE ignores safety)."""
+        return (self.recommendation if self._done else self.empirical_best()), 1.0
+
+    @property
+    def variant(self) -> str:
+        """The algorithm and its arm-selection rule, for records."""
+        return f"LinGapE-{self.config.rule}"
+
+    #: LinGapE keeps no safe scales (for records shared with Safe-LinGapE).
+    gamma_bar_fe = None
+    gamma_bar = None
+
     def _decide(self) -> None:
         theta_hat = self.state.estimate()
         A_inv = self.state.inverse

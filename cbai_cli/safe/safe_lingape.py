@@ -219,6 +219,20 @@ class SafeLinGapE:
         k = int(np.argmax(self.working_arms() @ self.state.estimate(_REWARD)))
         return k, float(self.gamma_bar[k])
 
+    def recommend(self) -> tuple[int, float]:
+        """(arm, scale): (k̂, γ̄_k̂) once stopped, else the anytime answer; during forced
+        exploration nothing beyond γ_FE is known to be safe, so (0, γ_FE)."""
+        if self._done:
+            return self.recommendation
+        if self.gamma_bar is not None:
+            return self.empirical_best()
+        return 0, float(self.setting.gamma_FE)
+
+    @property
+    def variant(self) -> str:
+        """The algorithm, its arm-selection rule and its scale updates, for records."""
+        return f"Safe-LinGapE-{self.config.rule}-{self.config.update}"
+
     # ----------------------------------------------------------------- internals
     def _finish_fe(self) -> None:
         self.gamma_bar = self.current_scales()

@@ -175,6 +175,22 @@ class RegretRun:
     kind = "safe-regret"
     stopped = "horizon"
 
+    @classmethod
+    def of(cls, seed: int, algorithm: str, result: Any, wall_s: float) -> RegretRun:
+        """The record of a :class:`~cbai_cli.safe.environment.SafeRegretResult`."""
+        horizon = result.T
+        curve = result.regret_curve
+        inside = result.x_star_in_safe_fraction
+        return cls(
+            seed=seed, algorithm=algorithm, horizon=horizon, regret=float(result.final_regret),
+            curve=tuple((t, float(curve[t - 1])) for t in curve_points(horizon)),
+            checkpoints=tuple((t, float(curve[t - 1])) for t in regret_checkpoints(horizon)),
+            violations=int(result.n_unsafe), exploration_rounds=int(result.exploration_rounds),
+            lambda_minus=float(result.lambda_minus), lambda_min_design=float(result.lambda_min_design),
+            lambda_min_target=float(result.lambda_min_target),
+            x_star_in_safe=None if math.isnan(inside) else float(inside), wall_s=wall_s,
+        )
+
     @property
     def iterations(self) -> int:
         return self.horizon
@@ -185,8 +201,7 @@ class RegretRun:
         return {"seed": self.seed, "algorithm": self.algorithm, "kind": self.kind, "iterations": self.horizon,
                 "regret": self.regret, "recommended": None, "scale": None, "correct": None, "violation": None,
                 "violations": self.violations, "exploration_rounds": self.exploration_rounds,
-                "stopped": self.stopped, "wall_s": self.wall_s,
-                "regret_curve": [[t, regret] for t, regret in self.curve]}
+                "stopped": self.stopped, "wall_s": self.wall_s}
 
     def to_dict(self) -> dict:
         return {
@@ -230,6 +245,24 @@ class BaiRun:
     wall_s: float
 
     kind = "safe-bai"
+
+    @classmethod
+    def of(cls, seed: int, algorithm: str, result: Any, wall_s: float) -> BaiRun:
+        """The record of a :class:`~cbai_cli.safe.environment.SafeBaiResult`: ``correct`` is
+        ε-correctness at the true safe scale, ``violation`` a recommended scale above the
+        arm's true safe scale."""
+        arm = int(result.recommended_arm)
+        return cls(
+            seed=seed, algorithm=algorithm, variant=result.algorithm, iterations=int(result.stopping_time),
+            stopped="solved" if result.stopped else "budget", recommended=arm, scale=float(result.recommended_scale),
+            optimal_arm=int(result.optimal_safe_arm), correct=bool(result.epsilon_correct), optimal=bool(result.correct),
+            violation=bool(result.recommended_scale > result.true_gamma[arm] + SCALE_TOLERANCE),
+            reward_gap=float(result.reward_gap), violations=int(result.n_unsafe),
+            pulls=tuple(int(n) for n in result.pulls),
+            gamma_bar_fe=None if result.gamma_bar_fe is None else tuple(map(float, result.gamma_bar_fe)),
+            gamma_bar=None if result.gamma_bar_stop is None else tuple(map(float, result.gamma_bar_stop)),
+            wall_s=wall_s,
+        )
 
     @property
     def unsafe_fraction(self) -> float:
