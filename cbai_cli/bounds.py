@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cbai_cli.errors import OptionError
+from cbai_cli.options import OPTIONS
 from cbai_cli.instance import Instance
 from cbai_cli.noise import GaussianNoise
 
@@ -159,8 +160,8 @@ def oracle_design(instance: Instance) -> np.ndarray:
     return summary.weights
 
 
-def compute_bounds(instance: Instance, delta: float = 0.05, solver: str = "auto", tolerance: float = 1e-6,
-                   epsilon: float = 0.01) -> BoundReport:
+def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, solver: str = "auto",
+                   tolerance: float = 1e-6, epsilon: float = OPTIONS["rounding_epsilon"].default) -> BoundReport:
     """All the quantities of ``cbai bound`` for ``instance`` at confidence δ."""
     if not 0 < delta < 1:
         raise OptionError(f"--delta must lie in (0, 1), got {delta}")

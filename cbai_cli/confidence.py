@@ -29,6 +29,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from cbai_cli.options import OPTIONS
+
 if TYPE_CHECKING:  # the registry reads the regimes' declarations without loading numpy
     from cbai_cli.linalg import DesignState
 
@@ -115,7 +117,7 @@ class ConfidenceSettings:
 
     delta: float
     subgaussian: float = 1.0
-    ridge: float = 0.1
+    ridge: float = OPTIONS["ridge"].default
     norm_bound: float = 1.0
     arm_bound: float = 1.0
     beta: float | None = None

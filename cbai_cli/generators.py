@@ -90,8 +90,11 @@ class Family:
 
     @property
     def takes_noise(self) -> bool:
-        """CBAI families take a noise model; the safe kinds carry theirs in the instance."""
-        return self.kind == "cbai"
+        """Whether the family takes a noise model (``--noise``, ``--sigma``); the safe kinds
+        carry theirs in the instance (see the kind's ``noise_from_generator``)."""
+        from cbai_cli.kinds import get
+
+        return get(self.kind).noise_from_generator
 
     @property
     def seeded(self) -> bool:

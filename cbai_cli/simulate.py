@@ -7,6 +7,7 @@ loop every algorithm of every instance kind goes through. The instance kind
 (:mod:`cbai_cli.kinds`) supplies the simulated environment — the only code that reads
 the hidden truth while a run is in progress — an observer for traces and curves, and
 the scoring after the run.
+
 Randomness: every run derives three independent streams (noise, algorithm, trace)
 from ``SeedSequence(seed, spawn_key=key)``, so the same seed gives the same result
 whatever else runs, and every algorithm run on a seed faces the same noise stream.
@@ -14,9 +15,8 @@ whatever else runs, and every algorithm run on a seed faces the same noise strea
 
 from __future__ import annotations
 
-import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -35,7 +35,7 @@ class RunRequest:
     :data:`cbai_cli.options.OPTIONS`; options not given take their defaults.
 
     Frozen and made of plain values, so it pickles (worker processes, Dask) and names a
-    run in a store (:meth:`identity`).
+    run in a store (:meth:`cbai_cli.kinds.base.InstanceKind.run_identity`).
     """
 
     algorithm: str
@@ -57,16 +57,6 @@ class RunRequest:
     def get(self, name: str) -> Any:
         """The value of option ``name``: given, or its declared default."""
         return self.given().get(name, OPTIONS[name].default)
-
-    def replace(self, **options: Any) -> RunRequest:
-        """The same request with some options set (``None`` removes one)."""
-        merged = {**self.given(), **options}
-        return RunRequest.of(self.algorithm, self.regime, **merged)
-
-    def identity(self, names: Sequence[str]) -> dict[str, Any]:
-        """The request as plain values, with every option of ``names`` (given or default):
-        what a store's run key hashes."""
-        return {"algorithm": self.algorithm, "regime": self.regime, **{name: self.get(name) for name in names}}
 
 
 @dataclass(frozen=True)

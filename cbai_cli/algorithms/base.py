@@ -24,6 +24,7 @@ from cbai_cli.algorithms.elimination import EliminationState
 from cbai_cli.confidence import REGIMES, ConfidenceSettings
 from cbai_cli.instance import Problem
 from cbai_cli.linalg import DesignState, least_squares_widths
+from cbai_cli.options import OPTIONS
 from cbai_cli.protocol import Answer, Query
 
 
@@ -40,7 +41,7 @@ class AlgorithmConfig:
 
     regime: str
     confidence: ConfidenceSettings
-    rounding_epsilon: float = 0.01
+    rounding_epsilon: float = OPTIONS["rounding_epsilon"].default
     design_tolerance: float = 1e-4
 
 

@@ -30,7 +30,7 @@ class AlgorithmChoice:
 
     label: str
     request: RunRequest
-    kinds: tuple[str, ...] = ("cbai",)
+    kinds: tuple[str, ...]
 
 
 def split_algorithm_specs(texts: Iterable[str]) -> list[str]:

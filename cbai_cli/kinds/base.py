@@ -33,6 +33,8 @@ class InstanceKind:
         unsafe_label: what compare calls the unsafe queries of a run (None: the kind
             counts none).
         draws_curves: whether a run's record carries a regret curve that compare plots.
+        noise_from_generator: whether ``cbai generate`` takes the noise model of this
+            kind's families (``--noise``, ``--sigma``) rather than the family fixing it.
     """
 
     name: ClassVar[str]
@@ -45,6 +47,7 @@ class InstanceKind:
     judges_answers: ClassVar[bool] = True
     unsafe_label: ClassVar[str | None] = None
     draws_curves: ClassVar[bool] = False
+    noise_from_generator: ClassVar[bool] = False
 
     # ------------------------------------------------------------ files
     def parse(self, mapping: Mapping[str, Any], source: str) -> Any:

@@ -112,6 +112,7 @@ class CbaiKind(InstanceKind):
     metric = ("queries", "iterations")
     traces = True
     has_reference_bound = True
+    noise_from_generator = True
     identity_options = RECORD_OPTIONS
 
     def run_identity(self, request) -> dict:
