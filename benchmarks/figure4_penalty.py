@@ -1,6 +1,6 @@
 """Reproduce Figure 4 of Lindner et al. (ICML 2022): constraint versus reward penalty.
 
-For each driver scenario (driver.md "Scenarios"; paper Section 4.3) and each
+For each driver scenario (paper Figure 1 and Section 4.3; docs/driver.md) and each
 penalty weight lambda on the authors' grid 0, 0.1, ..., 2, the unconstrained CEM
 maximises ``(theta - lambda phi)^T f``; the plot shows the task reward
 ``theta^T f`` and the constraint value ``phi^T f`` of that policy, against the

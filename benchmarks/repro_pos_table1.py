@@ -1,11 +1,11 @@
-"""Reproduce "Price of Safety" Table 1: LinGapE vs Safe-LinGapE (spec safe.md §4.7) — not run by CI.
+"""Reproduce "Price of Safety" Table 1 (its §5): LinGapE vs Safe-LinGapE — not run by CI.
 
 Usage (from the repository root)::
 
     python benchmarks/repro_pos_table1.py             # 10 runs per algorithm (the paper's count)
     python benchmarks/repro_pos_table1.py --runs 30
 
-Default instance (§4.2): d = 3, K = 4, ω = 0.1, θ* = (2, 0, 0), μ* = (0, −1, 0), η₀ = −0.5,
+Default instance (the paper's §5 defaults): d = 3, K = 4, ω = 0.1, θ* = (2, 0, 0), μ* = (0, −1, 0), η₀ = −0.5,
 ε = 2(1 − cos ω), δ_r = δ'_s = 0.001, σ = 1, σ_safe = 0.1, λ = 1, T_FE = 800, γ_FE = 0.2.
 Algorithms: LinGapE (greedy and ratio; full pulls, safety ignored) and Safe-LinGapE
 (greedy/ratio × static/dynamic). Stopping times count every pull (T_FE and the K initial

@@ -1,4 +1,4 @@
-"""Reproduce the paper's claims on its synthetic instances (specs/cbai.md §8).
+"""Reproduce the claims of Lindner et al. (ICML 2022) on its synthetic instances (§4.1–4.2).
 
 Usage: python benchmarks/reproduce_synthetic.py [--seeds 10] [--jobs 2] [--budget 2000000]
 

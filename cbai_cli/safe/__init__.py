@@ -1,16 +1,26 @@
-"""Safe linear bandits: Safe-LUCB, LinGapE and Safe-LinGapE (Amani et al. 2019; "Price of Safety in Linear BAI"; Xu et al. 2018).
+"""Safe linear bandits: Safe-LUCB (Amani, Alizadeh, Thrampoulidis 2019), LinGapE (Xu, Honda,
+Sugiyama 2018) and Safe-LinGapE ("Price of Safety in Linear Best Arm Identification").
 
 Pure library code: numpy arrays in and out, no printing, no global state. Every random
-draw comes from a ``numpy.random.Generator`` that the caller passes in.
+draw comes from a ``numpy.random.Generator`` that the caller passes in. The design state
+and the radius formulas are shared with the CBAI algorithms (:mod:`cbai_cli.linalg`,
+:mod:`cbai_cli.confidence`); runs go through :func:`cbai_cli.simulate.drive`.
 
-Modules, one job each:
+Modules, one job each (Amani = Amani et al. 2019, PoS = "Price of Safety"):
 
-- :mod:`.confidence`   regularised least squares, confidence radii, closed forms (§1)
-- :mod:`.polytopes`    vertex enumeration, polygon clipping, LP/disc optimisation (§2.5)
-- :mod:`.problems`     frozen problem dataclasses, instance builders, truths (§2.8, §3.5, §4.7)
-- :mod:`.exploration`  the safe exploration set D^w, λ_−, t_δ, T_Δ, T_0 (§2.2, §2.4)
-- :mod:`.safe_lucb`    Safe-LUCB as an ask/tell state machine (§2)
-- :mod:`.lingape`      LinGapE as an ask/tell state machine (§3)
-- :mod:`.safe_lingape` Safe-LinGapE as an ask/tell state machine (§4)
-- :mod:`.environment`  simulated environments (the only readers of μ*/θ*) and run loops
+- :mod:`.action_sets`      the action sets D_0: box, ball, finite arms (Amani, §2)
+- :mod:`.confidence_sets`  closed forms over the ellipsoid of Amani's Theorem 1 and the authors' L1 polytope
+- :mod:`.polytopes`        vertex enumeration, polygon clipping, LP/disc optimisation (Amani, Algorithm 1 step 10)
+- :mod:`.problems`         frozen, validated problems and their learner views (Amani, §2; PoS, §3.3)
+- :mod:`.paper_instances`  Amani's Appendix F instances, the Soare instance of Xu et al. 2018, PoS §5
+- :mod:`.truths`           x* and Δ of a regret problem; γ_k and k* of a safe best-arm problem
+- :mod:`.exploration`      the safe exploration set D^w, λ_−, t_δ, T_Δ, T_0 (Amani, §2.2, §3.2–3.4)
+- :mod:`.safe_lucb`        Safe-LUCB as an ask/tell learner (Amani, Algorithm 1)
+- :mod:`.lingape`          LinGapE as an ask/tell learner (Xu et al. 2018, Algorithms 1–2)
+- :mod:`.safe_lingape`     Safe-LinGapE as an ask/tell learner (PoS, §4)
+- :mod:`.environment`      environments (the only readers of μ*/θ*), scoring, convenience run functions
+- :mod:`.solving`          the configure functions the registry names, and the records of a run
+- :mod:`.files`            the ``safe-regret`` and ``safe-bai`` instance files, ``cbai generate`` builders
+- :mod:`.bounds`           ``cbai bound`` on the safe kinds (Amani, Lemma 1, Theorems 2–3; LinGapE's H_ε)
+- :mod:`.render`           the tables of ``cbai solve`` and ``cbai bound`` on the safe kinds
 """

@@ -1,4 +1,5 @@
-"""Instance files of the safe kinds: ``safe-regret`` (specs/safe.md §2) and ``safe-bai`` (§3–4).
+"""Instance files of the safe kinds: ``safe-regret`` (Safe-LUCB, Amani et al. 2019) and ``safe-bai``
+(LinGapE and Safe-LinGapE, "Price of Safety in Linear Best Arm Identification").
 
 Both share the file format of CBAI instances (:mod:`cbai_cli.fileio`: YAML or NPZ,
 ``schema_version``, ``kind``, ``name``, ``meta``; unknown keys rejected) and wrap the
@@ -6,7 +7,7 @@ library's problems (:class:`~cbai_cli.safe.problems.SafeRegretProblem`,
 :class:`~cbai_cli.safe.problems.SafeBaiProblem`), which hold the hidden truth as well as
 what the learner knows; algorithms only ever receive ``problem.learner_view()``.
 
-``safe-regret`` fields (§2.1–2.2)::
+``safe-regret`` fields (Amani et al. 2019, eq. (1) and §2)::
 
     action_set: {kind: box, half_width: 1.0} | {kind: ball, radius: 1.0} | {kind: finite, arms: [[..], ..]}
     mu_star: [..]          # unknown loss parameter μ* (d); the dimension of box and ball
@@ -20,7 +21,7 @@ what the learner knows; algorithms only ever receive ``problem.learner_view()``.
     lambda: 1.0            # ridge λ
     delta: 0.01            # confidence δ
 
-``safe-bai`` fields (§4.1–4.2)::
+``safe-bai`` fields ("Price of Safety", §3.3; values of its §5 instance, S_θ and S_μ our choice)::
 
     arms: [[..], ..]       # K×d, spanning R^d
     theta_star: [..]       # reward parameter θ*
@@ -118,7 +119,7 @@ class _SafeInstance:
 
 @dataclass(frozen=True, eq=False)
 class SafeRegretInstance(_SafeInstance):
-    """One ``kind: safe-regret`` file (specs/safe.md §2.1): a Safe-LUCB problem and its meta.
+    """One ``kind: safe-regret`` file (Amani et al. 2019, §2): a Safe-LUCB problem and its meta.
 
     Attributes:
         problem: the validated library problem (setting and truth μ*).
@@ -136,7 +137,7 @@ class SafeRegretInstance(_SafeInstance):
 
     @cached_property
     def truth(self) -> RegretTruth:
-        """x*, its loss and the safety gap Δ (§2.1–2.2)."""
+        """x*, its loss and the safety gap Δ (Amani et al. 2019, §2 and §3.3)."""
         return regret_truth(self.problem)
 
     def with_horizon(self, horizon: int) -> SafeRegretInstance:
@@ -169,7 +170,7 @@ class SafeRegretInstance(_SafeInstance):
 
 @dataclass(frozen=True, eq=False)
 class SafeBaiInstance(_SafeInstance):
-    """One ``kind: safe-bai`` file (specs/safe.md §4.1): a safe BAI problem and its meta."""
+    """One ``kind: safe-bai`` file ("Price of Safety", §3.3): a safe BAI problem and its meta."""
 
     problem: SafeBaiProblem
     meta: Mapping[str, Any] = field(default_factory=dict)
@@ -185,7 +186,7 @@ class SafeBaiInstance(_SafeInstance):
 
     @cached_property
     def truth(self) -> SafeBaiTruth:
-        """Safety values x_kᵀμ*, true safe scales γ_k, safe rewards and k* (§4.1)."""
+        """Safety values x_kᵀμ*, true safe scales γ_k, safe rewards and k* ("Price of Safety", §3.3)."""
         return safe_bai_truth(self.problem)
 
     def to_mapping(self) -> dict[str, Any]:
@@ -336,7 +337,7 @@ def _safe_regret(mapping: Mapping[str, Any], source: str) -> SafeRegretInstance:
         raise InstanceError(f"B: must be {d}×{d} (d = {d} from mu_star), got shape {B.shape}")
     c = _real(mapping["c"], "c")
     if c <= 0:
-        raise InstanceError(f"c: must be > 0 so that the zero action is safe (specs/safe.md §2.1), got {c:g}")
+        raise InstanceError(f"c: must be > 0 so that the zero action is safe (Amani et al. 2019, eq. (1)), got {c:g}")
     fields = dict(
         T=_integer(mapping["T"], "T", 1), noise_sd=_gaussian_sigma(mapping["noise"], "noise"),
         S=_positive(mapping["S"], "S"), L=_positive(mapping["L"], "L"), R=_nonnegative(mapping["R"], "R"),
@@ -366,7 +367,7 @@ def _safe_bai(mapping: Mapping[str, Any], source: str) -> SafeBaiInstance:
             raise InstanceError(f"{key}: length {vectors[key].shape[0]} does not match the arms' dimension d = {d}")
     eta0 = _real(mapping["eta0"], "eta0")
     if eta0 >= 0:
-        raise InstanceError(f"eta0: must be < 0 so that the zero action is safe (specs/safe.md §4.1), got {eta0:g}")
+        raise InstanceError(f"eta0: must be < 0 so that γ = 0 is safe (\"Price of Safety\", §3.3), got {eta0:g}")
     gamma_fe = _real(mapping["gamma_FE"], "gamma_FE")
     if not 0 < gamma_fe <= 1:
         raise InstanceError(f"gamma_FE: must lie in (0, 1], got {gamma_fe:g}")
@@ -384,7 +385,8 @@ def _safe_bai(mapping: Mapping[str, Any], source: str) -> SafeBaiInstance:
     except ValueError as error:
         raise _library_error(error) from None
     # Forced exploration plays γ_FE·x_k for every arm on the learner's word that it is safe
-    # (§4.3 step 1); a file that breaks this promise would make Safe-LinGapE unsafe by design.
+    # ("Price of Safety", §4: forced exploration samples "from a known safe set"); a file that
+    # breaks this promise would make Safe-LinGapE unsafe by design.
     values = problem.gamma_FE * (problem.arms @ problem.mu_star)
     if problem.T_FE > 0 and np.any(values < problem.eta0):
         arm = int(np.argmin(values))
@@ -397,18 +399,18 @@ def _safe_bai(mapping: Mapping[str, Any], source: str) -> SafeBaiInstance:
 
 
 def amani_a(T: int, name: str = "amani-a", meta: Mapping[str, Any] | None = None) -> SafeRegretInstance:
-    """Appendix F instance A of Safe-LUCB (specs/safe.md §2.8): box [−1, 1]², Δ > 0."""
+    """Instance A of Amani et al. 2019, Appendix F (the authors' ``CLBwithD_0.m``): box [−1, 1]², Δ > 0."""
     return SafeRegretInstance(dataclasses.replace(instance_a(T), name=name), dict(meta or {}))
 
 
 def amani_b(T: int, name: str = "amani-b", meta: Mapping[str, Any] | None = None) -> SafeRegretInstance:
-    """Appendix F instance B of Safe-LUCB (specs/safe.md §2.8): box [−1, 1]², Δ = 0."""
+    """Instance B of Amani et al. 2019, Appendix F (the authors' ``intersectCLB.m``): box [−1, 1]², Δ = 0."""
     return SafeRegretInstance(dataclasses.replace(instance_b(T), name=name), dict(meta or {}))
 
 
 def soare_safe(d: int, omega: float, eta0: float, name: str = "soare-safe",
                meta: Mapping[str, Any] | None = None) -> SafeBaiInstance:
-    """The Price-of-Safety instance (specs/safe.md §4.7, defaults §4.2).
+    """The instance of "Price of Safety", §5: Soare et al.'s hard instance with a safety parameter.
 
     γ_FE is the paper's 0.2 while that is safe for e_2 (x_2ᵀμ* = −1), i.e. for η₀ ≤ −0.2;
     closer to 0 it is 0.4|η₀|, the choice of benchmarks/repro_pos_figure1.py (docs/safe.md).
