@@ -143,7 +143,7 @@ OPTIONS: dict[str, Option] = _declare(
            "none (safe BAI: 1,000,000)", 1.0),
     Option("exploration", "--exploration", str,
            "Safe-LUCB's pure-exploration length T': ⌈T_Δ⌉ from the known safety gap, ⌈T_0⌉ (the T^{2/3} "
-           "rule), the plug-in Δ̂ heuristic (not the paper's) or N rounds (Amani et al. 2019, §4)",
+           "rule), the plug-in Δ̂ heuristic (not the paper's) or N rounds (Amani et al. 2019, §3)",
            None, "gap if Δ > 0, else t23", values="gap | t23 | heuristic | N"),
     Option("horizon", "--T", int, "Horizon T of a safe-regret run (the T' rules use it)", None, "the file's T", 1.0),
     Option("dw", "--dw", str, "Safe-LUCB's exploration set D^w: the paper's ball ‖x‖ ≤ c/(‖B‖S) or the authors' "
