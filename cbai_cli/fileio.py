@@ -7,7 +7,10 @@ YAML → NPZ → YAML is exact.
 
 Every problem with a file ends as one :class:`~cbai_cli.errors.InstanceError` that names
 the file; :func:`instance_errors` does that for the field validators' errors
-(:class:`~cbai_cli.validation.FieldError`).
+(:class:`~cbai_cli.validation.FieldError`). Reading is strict: a YAML mapping that repeats
+a key is an error (PyYAML would keep the last value), and NPZ files are read without
+pickles. Strings from a file are escaped (:func:`~cbai_cli.validation.safe_text`) in the
+messages.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import os
 import sys
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,7 +31,7 @@ import numpy as np
 import yaml
 
 from cbai_cli.errors import InstanceError
-from cbai_cli.validation import FieldError
+from cbai_cli.validation import FieldError, safe_text
 
 YAML_SUFFIXES = (".yaml", ".yml")
 NPZ_SUFFIX = ".npz"
@@ -46,7 +50,7 @@ def instance_errors(source: str | None = None) -> Iterator[None]:
         if source is None and isinstance(error, InstanceError):
             raise
         prefix = "" if source is None else f"{source}: "
-        raise InstanceError(f"{prefix}{error}") from None
+        raise InstanceError(safe_text(f"{prefix}{error}")) from None
 
 
 def encoding_of(path: str | Path) -> str:
@@ -65,50 +69,147 @@ def read_mapping(path: str | Path) -> dict[str, Any]:
     """Read one mapping from a YAML or NPZ file (or YAML from stdin for ``-``)."""
     kind = encoding_of(path)
     if str(path) == "-":
-        return _parse_yaml(sys.stdin.read(), "<stdin>")
+        try:
+            text = sys.stdin.read()
+        except (OSError, UnicodeDecodeError) as error:
+            raise InstanceError(f"<stdin>: cannot read: {_reason(error)}") from None
+        return _parse_yaml(text, "<stdin>")
     path = Path(path)
+    shown = safe_text(path)
     if not path.exists():
-        raise InstanceError(f"{path}: no such file")
+        raise InstanceError(f"{shown}: no such file")
     if path.is_dir():
-        raise InstanceError(f"{path}: is a directory, not an instance file")
+        raise InstanceError(f"{shown}: is a directory, not an instance file")
     if kind == "yaml":
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
-            raise InstanceError(f"{path}: cannot read: {error}") from None
-        return _parse_yaml(text, str(path))
+            raise InstanceError(f"{shown}: cannot read: {_reason(error)}") from None
+        return _parse_yaml(text, shown)
     return _read_npz(path)
 
 
-def _parse_yaml(text: str, source: str) -> dict[str, Any]:
+def _reason(error: BaseException) -> str:
+    """An exception's message as one printable line (``strerror`` for OS errors, which
+    would otherwise repeat the file name)."""
+    text = getattr(error, "strerror", None) or str(error) or type(error).__name__
+    return safe_text(text.splitlines()[0] if text.splitlines() else text)
+
+
+class _DuplicateKey(Exception):
+    """A YAML mapping repeats a key (raised by :class:`_StrictLoader`)."""
+
+    def __init__(self, key: Any, first_line: int, line: int) -> None:
+        super().__init__(key)
+        self.key, self.first_line, self.line = key, first_line, line
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a mapping may not repeat a key (the YAML spec
+    requires unique keys; PyYAML keeps the last value) and a malformed date says where it is."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":  # "<<: *base" may be overridden
+                    continue
+                key = self.construct_object(key_node, deep=deep)
+                line = key_node.start_mark.line + 1
+                try:
+                    if key in seen:
+                        raise _DuplicateKey(key, seen[key], line)
+                    seen[key] = line
+                except TypeError:  # an unhashable key: the base class says so
+                    continue
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_timestamp(self, node: yaml.ScalarNode):
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError as error:
+            raise yaml.constructor.ConstructorError(None, None, f"invalid date {node.value!r}: {error}",
+                                                    node.start_mark) from None
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_timestamp)
+_StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_yaml_map)
+
+
+def load_yaml(text: str, source: str) -> Any:
+    """Parse YAML text with the strict loader; every problem is one :class:`InstanceError`
+    ``SOURCE: not valid YAML (line N): PROBLEM`` or ``SOURCE: KEY: duplicate key ...``."""
     try:
-        data = yaml.safe_load(text)
+        return yaml.load(text, Loader=_StrictLoader)
+    except _DuplicateKey as duplicate:
+        lines = (f"line {duplicate.line}" if duplicate.first_line == duplicate.line
+                 else f"lines {duplicate.first_line} and {duplicate.line}")
+        raise InstanceError(f"{source}: {safe_text(duplicate.key)}: duplicate key ({lines}); each key may appear only once") from None
     except yaml.YAMLError as error:
         first_line = str(error).splitlines()[0] if str(error) else "syntax error"
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise InstanceError(f"{source}: not valid YAML{where}: {first_line}") from None
+        raise InstanceError(f"{source}: not valid YAML{where}: {safe_text(first_line)}") from None
+    except RecursionError:
+        raise InstanceError(f"{source}: not valid YAML: nested too deeply") from None
+    except (ValueError, TypeError, OverflowError) as error:  # a constructor's own error, e.g. !!int abc
+        raise InstanceError(f"{source}: not valid YAML: {_reason(error)}") from None
+
+
+def _parse_yaml(text: str, source: str) -> dict[str, Any]:
+    data = load_yaml(text, source)
     if not isinstance(data, dict):
         raise InstanceError(f"{source}: expected a mapping of fields at the top level")
     return data
 
 
+_NPY_MAGIC = b"\x93NUMPY"
+
+
 def _read_npz(path: Path) -> dict[str, Any]:
+    """The arrays of an NPZ archive, read without pickles; a file that is no such archive,
+    or a member that cannot be read, is ``FILE: not a valid .npz file (REASON)``, and a
+    member of Python objects ``FILE: FIELD: must hold real numbers only, …``."""
+    shown = safe_text(path)
+
+    def invalid(reason: str) -> InstanceError:
+        return InstanceError(f"{shown}: not a valid .npz file ({reason})")
+
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(len(_NPY_MAGIC))
+    except OSError as error:
+        raise InstanceError(f"{shown}: cannot read: {_reason(error)}") from None
+    if head == _NPY_MAGIC:
+        raise invalid("a single .npy array, not an archive of named fields")
+    if not zipfile.is_zipfile(path):
+        raise invalid("not a zip archive")
+    raw: dict[str, np.ndarray] = {}
     try:
         with np.load(path, allow_pickle=False) as archive:
-            raw = {key: archive[key] for key in archive.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
-        raise InstanceError(f"{path}: not a readable NPZ file: {error}") from None
+            for key in archive.files:
+                try:
+                    raw[key] = archive[key]
+                except ValueError as error:
+                    if "pickle" in str(error):  # numpy's way of saying "dtype object"
+                        raise InstanceError(f"{shown}: {safe_text(key)}: must hold real numbers only, got an array of "
+                                            "Python objects (cbai never loads pickled data)") from None
+                    raise invalid(f"field {safe_text(key)!r}: {_reason(error)}") from None
+    except InstanceError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError, KeyError) as error:
+        raise invalid(_reason(error)) from None
     mapping: dict[str, Any] = {}
     for key, value in raw.items():
         group, _, member = key.partition("/")
         if member and group in ARRAY_GROUPS:
             mapping.setdefault(group, {})[member] = value
         elif key.startswith(_JSON_PREFIX):
+            field = safe_text(key[len(_JSON_PREFIX):])
             try:
                 mapping[key[len(_JSON_PREFIX):]] = json.loads(str(value))
-            except json.JSONDecodeError:
-                raise InstanceError(f"{path}: field {key[len(_JSON_PREFIX):]!r} holds malformed JSON") from None
+            except (json.JSONDecodeError, RecursionError):
+                raise InstanceError(f"{shown}: field {field!r} holds malformed JSON") from None
         elif value.ndim == 0:
             mapping[key] = value.item()
         else:
@@ -195,3 +296,4 @@ def write_mapping(mapping: dict[str, Any], path: str | Path) -> None:
     np.savez(buffer, **_npz_arrays(mapping))
     data = buffer.getvalue()
     write_atomic(path, lambda stream: stream.write(data))
+

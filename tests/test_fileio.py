@@ -1,0 +1,173 @@
+"""Reading and writing mappings: strict YAML, NPZ without pickles, atomic writes that leave
+no temporary file behind (Ctrl-C, SIGTERM, a killed writer), and one-line errors."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cbai_cli.errors import InstanceError
+from cbai_cli.fileio import instance_errors, read_mapping, write_mapping
+from cbai_cli.validation import FieldError
+
+POSIX_ONLY = pytest.mark.skipif(os.name != "posix", reason="signals and PIDs as on POSIX")
+
+
+def read_yaml(tmp_path: Path, text: str) -> dict:
+    path = tmp_path / "f.yaml"
+    path.write_text(text)
+    return read_mapping(path)
+
+
+def yaml_error(tmp_path: Path, text: str) -> str:
+    with pytest.raises(InstanceError) as error:
+        read_yaml(tmp_path, text)
+    message = str(error.value)
+    assert "\n" not in message
+    return message.replace(str(tmp_path / "f.yaml"), "f.yaml")
+
+
+def dead_pid() -> int:
+    """The PID of a process that has exited (and been reaped)."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def temporaries(folder: Path) -> list[str]:
+    return sorted(name for name in os.listdir(folder) if name.endswith(".tmp"))
+
+
+# ---------------------------------------------------------------- YAML
+
+
+def test_a_repeated_top_level_key_is_an_error_naming_key_and_lines(tmp_path):
+    message = yaml_error(tmp_path, "threshold: 1.0\narms: [[1.0]]\nthreshold: 2.0\n")
+    assert message == "f.yaml: threshold: duplicate key (lines 1 and 3); each key may appear only once"
+
+
+def test_a_repeated_key_in_a_nested_flow_mapping_is_an_error(tmp_path):
+    message = yaml_error(tmp_path, "noise: {kind: gaussian, sigma: 1, sigma: 2}\n")
+    assert message == "f.yaml: sigma: duplicate key (line 1); each key may appear only once"
+
+
+def test_a_merge_key_may_be_overridden(tmp_path):
+    mapping = read_yaml(tmp_path, "base: &b {a: 1, b: 2}\nother:\n  <<: *b\n  a: 3\n")
+    assert mapping["other"] == {"a": 3, "b": 2}
+
+
+def test_distinct_keys_read_as_before(tmp_path):
+    assert read_yaml(tmp_path, "a: 1\nb: {c: 2, d: [1, 2]}\n") == {"a": 1, "b": {"c": 2, "d": [1, 2]}}
+
+
+def test_a_duplicate_key_with_control_characters_is_escaped(tmp_path):
+    message = yaml_error(tmp_path, '"a\\e[31m": 1\n"a\\e[31m": 2\n')
+    assert "\x1b" not in message and "a\\x1b[31m: duplicate key" in message
+
+
+def test_an_impossible_date_is_one_line_with_its_line(tmp_path):
+    message = yaml_error(tmp_path, "a: 1\nmeta: {made: 2020-13-45}\n")
+    assert message == "f.yaml: not valid YAML (line 2): invalid date '2020-13-45': month must be in 1..12"
+
+
+def test_a_bad_explicit_tag_is_one_line(tmp_path):
+    assert yaml_error(tmp_path, "a: !!int abc\n").startswith("f.yaml: not valid YAML: ")
+
+
+def test_deep_nesting_is_one_line(tmp_path):
+    assert yaml_error(tmp_path, "a: " + "[" * 20000 + "]" * 20000 + "\n") == "f.yaml: not valid YAML: nested too deeply"
+
+
+def test_python_tags_are_refused(tmp_path):
+    assert "not valid YAML" in yaml_error(tmp_path, "a: !!python/object/apply:os.system ['true']\n")
+
+
+def test_stdin_that_cannot_be_read_is_one_line(monkeypatch):
+    class Broken(io.StringIO):
+        def read(self, *args):
+            raise OSError(errno.EISDIR, "Is a directory")
+
+    monkeypatch.setattr("sys.stdin", Broken())
+    with pytest.raises(InstanceError, match=r"^<stdin>: cannot read: Is a directory$"):
+        read_mapping("-")
+
+
+# ---------------------------------------------------------------- NPZ
+
+
+def npz_error(path: Path) -> str:
+    with pytest.raises(InstanceError) as error:
+        read_mapping(path)
+    message = str(error.value)
+    assert "\n" not in message and "allow_pickle" not in message and "trust" not in message
+    return message.replace(str(path), "F")
+
+
+def test_a_text_file_named_npz_is_not_a_valid_npz_file(tmp_path):
+    path = tmp_path / "x.npz"
+    path.write_text("garbage")
+    assert npz_error(path) == "F: not a valid .npz file (not a zip archive)"
+
+
+def test_a_single_npy_array_named_npz_is_not_a_valid_npz_file(tmp_path):
+    path = tmp_path / "x.npz"
+    with open(path, "wb") as stream:
+        np.save(stream, np.ones(3))
+    assert npz_error(path) == "F: not a valid .npz file (a single .npy array, not an archive of named fields)"
+
+
+def test_a_truncated_npz_file_is_not_a_valid_npz_file(tmp_path):
+    path = tmp_path / "x.npz"
+    np.savez(path, arms=np.ones((50, 4)), threshold=np.array(1.0))
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    assert npz_error(path).startswith("F: not a valid .npz file (")
+
+
+def test_a_corrupt_member_is_not_a_valid_npz_file(tmp_path):
+    path = tmp_path / "x.npz"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("arms.npy", b"\x93NUMPY\x01\x00garbage")
+    assert npz_error(path).startswith("F: not a valid .npz file (field 'arms': ")
+
+
+def test_an_npz_array_of_python_objects_names_the_field(tmp_path):
+    path = tmp_path / "x.npz"
+    np.savez(path, arms=np.array([[1.0, None]], dtype=object))
+    assert npz_error(path) == ("F: arms: must hold real numbers only, got an array of Python objects "
+                               "(cbai never loads pickled data)")
+
+
+def test_npz_scalars_strings_and_arrays_read_back(tmp_path):
+    path = tmp_path / "x.npz"
+    write_mapping({"name": "n", "threshold": 0.5, "arms": [[1.0, 2.0]], "meta": {"a": [1]}}, path)
+    mapping = read_mapping(path)
+    assert mapping["name"] == "n" and mapping["threshold"] == 0.5 and mapping["meta"] == {"a": [1]}
+    assert mapping["arms"].tolist() == [[1.0, 2.0]]
+
+
+# ---------------------------------------------------------------- errors name the file, safely
+
+
+def test_instance_errors_escapes_control_characters():
+    with pytest.raises(InstanceError) as error:
+        with instance_errors("f\x1b[2J.yaml"):
+            raise FieldError("na\rme", "bad")
+    assert str(error.value) == "f\\x1b[2J.yaml: na\\rme: bad"
+
+
+def test_a_missing_file_with_control_characters_in_its_name_is_escaped(tmp_path):
+    with pytest.raises(InstanceError) as error:
+        read_mapping(tmp_path / "a\x1b[31m.yaml")
+    assert "\x1b" not in str(error.value) and str(error.value).endswith("a\\x1b[31m.yaml: no such file")
