@@ -11,15 +11,26 @@ the file; :func:`instance_errors` does that for the field validators' errors
 a key is an error (PyYAML would keep the last value), and NPZ files are read without
 pickles. Strings from a file are escaped (:func:`~cbai_cli.validation.safe_text`) in the
 messages.
+
+Writing is atomic (:func:`write_atomic`): a temporary ``.NAME.PID-HOST.XXXXXXXX.tmp`` next
+to the target, renamed over it when complete. Ctrl-C or SIGTERM during the write removes
+the temporary; one left behind by a killed process (SIGKILL, power loss) is removed the
+next time the same target is written.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
+import re
+import signal
+import socket
 import sys
 import tempfile
+import threading
+import time
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -30,7 +41,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from cbai_cli.errors import InstanceError
+from cbai_cli.errors import InstanceError, Terminated
 from cbai_cli.validation import FieldError, safe_text
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -249,29 +260,143 @@ def yaml_text(mapping: dict[str, Any]) -> str:
     return yaml.dump(mapping, Dumper=_FlowListDumper, sort_keys=False, allow_unicode=True)
 
 
+# A temporary file is "." + target name + "." + writer PID "-" host tag + "." + mkstemp's
+# random part + ".tmp"; the PID says whether its writer still runs.
+_TEMPORARY = r"\.{name}\.(?P<pid>\d+)-(?P<host>[0-9a-f]{{8}})\.[A-Za-z0-9_]+\.tmp"
+#: A temporary of the same target at least this old (seconds) is removed even when its writer
+#: cannot be checked (another host on a shared folder); writes take seconds at most.
+STALE_TEMPORARY_AGE_S = 3600.0
+
+
+def _host_tag() -> str:
+    """8 hex digits naming this host, so that a PID is only checked on the host it belongs to."""
+    return hashlib.sha256(socket.gethostname().encode("utf-8", "surrogateescape")).hexdigest()[:8]
+
+
+def temporary_prefix(path: str | Path, pid: int | None = None) -> str:
+    """How the temporary files of a write to ``path`` by process ``pid`` (default: this one)
+    on this host begin: ``.NAME.PID-HOST.``; ``mkstemp`` adds a random part and ``.tmp``."""
+    return f".{Path(path).name}.{os.getpid() if pid is None else pid}-{_host_tag()}."
+
+
+class _TerminatedWhileWriting(Terminated):
+    """SIGTERM or SIGHUP arrived while :func:`write_atomic` held a temporary file."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def _signals_remove_temporary() -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP raise :class:`_TerminatedWhileWriting`, so that
+    the temporary file is removed; only where they would kill the process anyway (default
+    action) and in the main thread (where Python runs signal handlers). Handlers installed by
+    others (``compare``'s) are left alone: theirs raise too."""
+    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    mine = [getattr(signal, name) for name in names if signal.getsignal(getattr(signal, name)) is signal.SIG_DFL]
+
+    def handler(signum: int, frame: Any) -> None:
+        raise _TerminatedWhileWriting(signum)
+
+    for signum in mine:
+        signal.signal(signum, handler)
+    try:
+        yield
+    finally:
+        for signum in mine:
+            signal.signal(signum, signal.SIG_DFL)
+
+
+def _writer_is_gone(pid: int) -> bool:
+    """Whether no process with this PID runs on this host (POSIX only: elsewhere unknown)."""
+    if os.name != "posix" or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # EPERM: it runs, as another user
+        return False
+    return False
+
+
+def remove_stale_temporaries(path: str | Path) -> list[Path]:
+    """Remove the temporary files of ``path`` that :func:`write_atomic` left behind when its
+    process was killed: regular files named ``.NAME.PID-HOST.*.tmp`` whose writer on this
+    host is gone, or older than :data:`STALE_TEMPORARY_AGE_S`. Returns what was removed."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    pattern = re.compile(_TEMPORARY.format(name=re.escape(path.name)))
+    host, removed = _host_tag(), []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = pattern.fullmatch(entry.name)
+        if match is None:
+            continue
+        pid = int(match["pid"])
+        if pid == os.getpid() and match["host"] == host:
+            continue  # this process's own write in another thread
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            age = time.time() - entry.stat(follow_symlinks=False).st_mtime
+        except OSError:
+            continue
+        if age >= STALE_TEMPORARY_AGE_S or (match["host"] == host and _writer_is_gone(pid)):
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                continue
+            removed.append(Path(entry.path))
+    return removed
+
+
 def write_atomic(path: str | Path, write) -> None:
     """Write a file through ``write(binary_file)`` into a temporary file, then rename it.
 
-    A crash or Ctrl-C leaves either the old file or the new one, never half of one.
+    A crash, Ctrl-C or SIGTERM leaves either the old file or the new one, never half of one;
+    Ctrl-C and SIGTERM also remove the temporary file (SIGTERM then ends the process as it
+    would have), and temporaries of the same target left by a killed process are removed
+    first (:func:`remove_stale_temporaries`).
+
+    Raises:
+        InstanceError: ``PATH: folder F does not exist`` or ``PATH: cannot write: REASON``
+            (permissions, a full disk, a read-only file system).
     """
     path = Path(path)
+    shown = safe_text(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
-        raise InstanceError(f"{path}: folder {directory} does not exist")
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        raise InstanceError(f"{shown}: folder {safe_text(directory)} does not exist")
+    remove_stale_temporaries(path)
+    temporary: str | None = None
     try:
-        with os.fdopen(handle, "wb") as stream:
-            write(stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-        # mkstemp creates the file 0600; give it the permissions a plain open() would.
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except PermissionError as error:
-        Path(temporary).unlink(missing_ok=True)
-        raise InstanceError(f"{path}: cannot write: {error.strerror}") from None
+        with _signals_remove_temporary():
+            handle, temporary = tempfile.mkstemp(prefix=temporary_prefix(path), suffix=".tmp", dir=directory)
+            with os.fdopen(handle, "wb") as stream:
+                write(stream)
+                stream.flush()
+                os.fsync(stream.fileno())
+            # mkstemp creates the file 0600; give it the permissions a plain open() would.
+            os.chmod(temporary, 0o666 & ~_umask())
+            os.replace(temporary, path)
+    except _TerminatedWhileWriting as terminated:
+        _discard(temporary)
+        # End the process as the signal's default action would have (exit status 128 + signum).
+        os.kill(os.getpid(), terminated.signum)
+        raise
+    except OSError as error:
+        _discard(temporary)
+        raise InstanceError(f"{shown}: cannot write: {_reason(error)}") from None
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        _discard(temporary)
         raise
 
 
@@ -281,12 +406,16 @@ def _umask() -> int:
     return mask
 
 
+def _discard(temporary: str | None) -> None:
+    if temporary is not None:
+        Path(temporary).unlink(missing_ok=True)
+
+
 def write_mapping(mapping: dict[str, Any], path: str | Path) -> None:
     """Write a mapping as YAML or NPZ by extension; ``-`` writes YAML to stdout."""
     kind = encoding_of(path)
     if str(path) == "-":
-        sys.stdout.write(yaml_text(mapping))
-        sys.stdout.flush()
+        _write_stdout(yaml_text(mapping))
         return
     if kind == "yaml":
         text = yaml_text(mapping).encode("utf-8")
@@ -297,3 +426,18 @@ def write_mapping(mapping: dict[str, Any], path: str | Path) -> None:
     data = buffer.getvalue()
     write_atomic(path, lambda stream: stream.write(data))
 
+
+def _write_stdout(text: str) -> None:
+    """Write to stdout; a reader that went away (``cbai generate … | head``) is one line."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Point stdout at /dev/null so that the interpreter's final flush stays quiet.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+        raise InstanceError("-: cannot write: standard output was closed by its reader") from None

@@ -18,7 +18,15 @@ import numpy as np
 import pytest
 
 from cbai_cli.errors import InstanceError
-from cbai_cli.fileio import instance_errors, read_mapping, write_mapping
+from cbai_cli.fileio import (
+    STALE_TEMPORARY_AGE_S,
+    instance_errors,
+    read_mapping,
+    remove_stale_temporaries,
+    temporary_prefix,
+    write_atomic,
+    write_mapping,
+)
 from cbai_cli.validation import FieldError
 
 POSIX_ONLY = pytest.mark.skipif(os.name != "posix", reason="signals and PIDs as on POSIX")
@@ -171,3 +179,188 @@ def test_a_missing_file_with_control_characters_in_its_name_is_escaped(tmp_path)
     with pytest.raises(InstanceError) as error:
         read_mapping(tmp_path / "a\x1b[31m.yaml")
     assert "\x1b" not in str(error.value) and str(error.value).endswith("a\\x1b[31m.yaml: no such file")
+
+
+# ---------------------------------------------------------------- atomic writes
+
+
+def test_write_atomic_names_its_temporary_after_target_and_process(tmp_path):
+    seen = []
+    write_atomic(tmp_path / "x.yaml", lambda stream: seen.extend(temporaries(tmp_path)))
+    assert len(seen) == 1 and seen[0].startswith(temporary_prefix(tmp_path / "x.yaml"))
+    assert temporary_prefix(tmp_path / "x.yaml").startswith(f".x.yaml.{os.getpid()}-")
+    assert temporaries(tmp_path) == []
+
+
+def test_an_exception_in_the_writer_removes_the_temporary(tmp_path):
+    def fail(stream):
+        stream.write(b"half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(tmp_path / "x.yaml", fail)
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_os_error_while_writing_is_one_line_and_removes_the_temporary(tmp_path):
+    def full(stream):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(InstanceError, match=r"x\.yaml: cannot write: No space left on device$"):
+        write_atomic(tmp_path / "x.yaml", full)
+    assert os.listdir(tmp_path) == []
+
+
+@POSIX_ONLY
+def test_write_atomic_removes_a_stale_temporary_of_a_dead_writer(tmp_path):
+    target = tmp_path / "x.npz"
+    stale = tmp_path / f"{temporary_prefix(target, dead_pid())}abcd_123.tmp"
+    stale.write_bytes(b"half")
+    write_atomic(target, lambda stream: stream.write(b"new"))
+    assert not stale.exists() and target.read_bytes() == b"new"
+
+
+@POSIX_ONLY
+def test_a_temporary_of_a_running_writer_is_kept(tmp_path):
+    target = tmp_path / "x.npz"
+    running = tmp_path / f"{temporary_prefix(target, os.getppid())}abcd_123.tmp"
+    running.write_bytes(b"in progress")
+    write_atomic(target, lambda stream: stream.write(b"new"))
+    assert running.exists()
+
+
+def test_a_temporary_older_than_the_limit_is_removed_whoever_wrote_it(tmp_path):
+    target = tmp_path / "x.npz"
+    old = tmp_path / f".x.npz.{os.getppid()}-0123abcd.abcd_123.tmp"
+    old.write_bytes(b"old")
+    past = time.time() - STALE_TEMPORARY_AGE_S - 60
+    os.utime(old, (past, past))
+    assert remove_stale_temporaries(target) == [old]
+
+
+@POSIX_ONLY
+def test_stale_temporaries_of_other_targets_and_other_files_are_kept(tmp_path):
+    pid = dead_pid()
+    keep = [tmp_path / f"{temporary_prefix(tmp_path / 'y.npz', pid)}abcd_123.tmp",  # another target
+            tmp_path / f".x.npz.{pid}.abcd_123.tmp",  # not the writer's pattern
+            tmp_path / "x.npz.tmp",
+            tmp_path / f"{temporary_prefix(tmp_path / 'x.npz', pid)}abcd_123.tmp.bak"]
+    for path in keep:
+        path.write_bytes(b"keep")
+    assert remove_stale_temporaries(tmp_path / "x.npz") == []
+    assert all(path.exists() for path in keep)
+
+
+@POSIX_ONLY
+def test_a_stale_temporary_that_is_a_folder_is_kept(tmp_path):
+    folder = tmp_path / f"{temporary_prefix(tmp_path / 'x.npz', dead_pid())}abcd_123.tmp"
+    folder.mkdir()
+    assert remove_stale_temporaries(tmp_path / "x.npz") == [] and folder.is_dir()
+
+
+SLOW_WRITER = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from cbai_cli.fileio import write_atomic
+
+    target, ready = Path(sys.argv[1]), Path(sys.argv[2])
+
+    def slow(stream):
+        stream.write(b"half of a file")
+        stream.flush()
+        ready.write_text("writing")
+        time.sleep(60)
+        stream.write(b"the rest")
+
+    write_atomic(target, slow)
+""")
+
+
+def start_slow_writer(tmp_path: Path, *setup: str) -> tuple[subprocess.Popen, Path]:
+    """A process writing ``tmp_path/out/x.npz`` that stops halfway; returns it once its
+    temporary file exists."""
+    out = tmp_path / "out"
+    out.mkdir()
+    ready = tmp_path / "ready"
+    script = "\n".join(setup) + SLOW_WRITER
+    process = subprocess.Popen([sys.executable, "-c", script, str(out / "x.npz"), str(ready)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not ready.exists():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the writer did not start"
+        time.sleep(0.05)
+    assert len(temporaries(out)) == 1
+    return process, out
+
+
+@POSIX_ONLY
+def test_sigterm_during_a_write_removes_the_temporary_and_ends_the_process(tmp_path):
+    process, out = start_slow_writer(tmp_path)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == -signal.SIGTERM, stderr
+    assert stderr == "" and os.listdir(out) == []
+
+
+@POSIX_ONLY
+def test_sigterm_with_a_handler_of_the_caller_is_left_to_it(tmp_path):
+    # compare installs its own SIGTERM handler, which raises: the temporary goes, and the
+    # caller decides how to end.
+    process, out = start_slow_writer(
+        tmp_path, "import signal, sys",
+        "def handler(signum, frame): raise KeyboardInterrupt",
+        "signal.signal(signal.SIGTERM, handler)",
+        "sys.excepthook = lambda *args: sys.exit(7)")
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=60)
+    assert process.returncode == 7 and os.listdir(out) == []
+
+
+@POSIX_ONLY
+def test_sigint_during_a_write_removes_the_temporary(tmp_path):
+    process, out = start_slow_writer(tmp_path)
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=60)
+    assert process.returncode != 0 and os.listdir(out) == []
+
+
+@POSIX_ONLY
+def test_sigkill_leaves_a_temporary_that_the_next_write_removes(tmp_path):
+    process, out = start_slow_writer(tmp_path)
+    process.kill()
+    process.communicate(timeout=60)
+    assert len(temporaries(out)) == 1
+    write_atomic(out / "x.npz", lambda stream: stream.write(b"complete"))
+    assert os.listdir(out) == ["x.npz"] and (out / "x.npz").read_bytes() == b"complete"
+
+
+def test_the_sigterm_handler_is_restored_after_a_write(tmp_path):
+    before = signal.getsignal(signal.SIGTERM)
+    write_atomic(tmp_path / "x.yaml", lambda stream: stream.write(b"a: 1\n"))
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+# ---------------------------------------------------------------- stdout
+
+
+@POSIX_ONLY
+def test_a_closed_stdout_is_one_line():
+    script = textwrap.dedent("""
+        import sys
+        from cbai_cli.errors import InstanceError
+        from cbai_cli.fileio import write_mapping
+        try:
+            for _ in range(200):
+                write_mapping({"a": list(range(100000))}, "-")
+        except InstanceError as error:
+            print(error, file=sys.stderr)
+            sys.exit(2)
+    """)
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.read(10)
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    process.wait(timeout=120)
+    assert process.returncode == 2
+    assert stderr == "-: cannot write: standard output was closed by its reader\n"

@@ -1,0 +1,80 @@
+"""Instance files through the command line: every mistake in a file is one line
+``cbai: error: FILE: FIELD: RULE`` with exit code 2, and writes leave no temporary file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from cbai_cli.fileio import temporary_prefix
+
+POSIX_ONLY = pytest.mark.skipif(os.name != "posix", reason="signals and PIDs as on POSIX")
+
+
+def temporaries(folder) -> list[str]:
+    return sorted(name for name in os.listdir(folder) if name.endswith(".tmp"))
+
+
+# ---------------------------------------------------------------- temporary files
+
+# `cbai generate` in a real process whose write stops after the data are in the temporary
+# file (fsync waits), so that the signal arrives while the temporary exists.
+STALLED_CLI = textwrap.dedent("""
+    import os, sys, time
+    from pathlib import Path
+
+    ready = Path(sys.argv.pop(1))
+
+    def stalled_fsync(fd):
+        ready.write_text("writing")
+        time.sleep(60)
+
+    os.fsync = stalled_fsync
+    from cbai_cli.cli import main
+    sys.argv[0] = "cbai"
+    main()
+""")
+
+
+@POSIX_ONLY
+@pytest.mark.parametrize("suffix", ["npz", "yaml"])
+def test_sigterm_while_generate_writes_leaves_no_temporary_file(tmp_path, suffix):
+    out, ready = tmp_path / "out", tmp_path / "ready"
+    out.mkdir()
+    process = subprocess.Popen([sys.executable, "-c", STALLED_CLI, str(ready), "generate", "unit-sphere", "--d", "20",
+                                "--n", "200", "-o", str(out / f"X.{suffix}")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not ready.exists():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "generate did not reach its write"
+        time.sleep(0.05)
+    assert [name.startswith(f".X.{suffix}.") for name in temporaries(out)] == [True]
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == -signal.SIGTERM, stderr
+    assert os.listdir(out) == []
+
+
+@POSIX_ONLY
+def test_generate_removes_a_stale_temporary_left_by_a_killed_writer(tmp_path, cbai_process):
+    target = tmp_path / "X.npz"
+    killed = subprocess.Popen([sys.executable, "-c", "pass"])
+    killed.wait()
+    stale = tmp_path / f"{temporary_prefix(target, killed.pid)}k1ll3d_x.tmp"
+    stale.write_bytes(b"half a file")
+    process = cbai_process("generate", "unit-sphere", "--d", "3", "--n", "5", "-o", target)
+    assert process.returncode == 0, process.stderr
+    assert sorted(os.listdir(tmp_path)) == ["X.npz"]
+
+
+def test_generate_into_a_missing_folder_is_one_line(tmp_path, cli):
+    result = cli("generate", "regret-1d", "-o", tmp_path / "missing" / "x.yaml")
+    assert result.exit_code == 2
+    assert result.stderr == f"cbai: error: {tmp_path / 'missing' / 'x.yaml'}: folder {tmp_path / 'missing'} does not exist\n"
