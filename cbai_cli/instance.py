@@ -360,7 +360,7 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
     version = mapping.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise InstanceError(f"schema_version: {version!r} is not supported (this cbai reads version {SCHEMA_VERSION})")
-    for required in ("arms", "constraint", "noise"):
+    for required in ("arms", "constraint", "threshold", "noise"):
         if required not in mapping:
             raise InstanceError(f"{required}: required field is missing")
     name = mapping.get("name", Path(source).stem if source not in ("-", "<stdin>") else "instance")
@@ -387,7 +387,7 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
         constraint=_array(mapping["constraint"], "constraint"),
         reward=None if reward is None else _array(reward, "reward"),
         reward_values=None if reward_values is None else _array(reward_values, "reward_values"),
-        threshold=real(mapping.get("threshold", 0.0), "threshold"),
+        threshold=real(mapping["threshold"], "threshold"),
         threshold_known=bool(threshold_known),
         noise=parse_noise(mapping["noise"]),
         constraint_norm_bound=None if bound is None else real(bound, "constraint_norm_bound"),

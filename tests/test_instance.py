@@ -121,6 +121,13 @@ def test_validation_names_the_field(changes, message):
     assert "\n" not in str(error.value)
 
 
+def test_a_missing_threshold_is_an_error_not_zero():
+    mapping = base_mapping()
+    del mapping["threshold"]
+    with pytest.raises(InstanceError, match=r"^file\.yaml: threshold: required field is missing$"):
+        from_mapping(mapping, "file.yaml")
+
+
 def test_binary_noise_accepts_values_inside_minus_one_one():
     instance = from_mapping(base_mapping(constraint=[0.5, -0.9], noise={"kind": "binary"}))
     assert isinstance(instance.noise, BinaryNoise)

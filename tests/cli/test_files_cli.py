@@ -78,3 +78,32 @@ def test_generate_into_a_missing_folder_is_one_line(tmp_path, cli):
     result = cli("generate", "regret-1d", "-o", tmp_path / "missing" / "x.yaml")
     assert result.exit_code == 2
     assert result.stderr == f"cbai: error: {tmp_path / 'missing' / 'x.yaml'}: folder {tmp_path / 'missing'} does not exist\n"
+
+
+# ---------------------------------------------------------------- cbai fields
+
+CBAI = ("kind: cbai\narms: [[1.0, 0.0], [0.0, 1.0]]\nreward: [1.0, 2.0]\nconstraint: [0.6, 0.8]\nthreshold: 0.7\n"
+        "noise: {kind: gaussian, sigma: 0.1}\n")
+
+
+def bad_file(tmp_path, text: str, name: str = "f.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def one_line_error(cli, path, *command: str) -> str:
+    """Run ``cbai bound PATH`` (or COMMAND PATH …); it must fail with one line and exit code 2."""
+    result = cli(*(command or ("bound",)), path, *(("--algo", "acol") if command == ("solve",) else ()))
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("cbai: error: "), result.stderr
+    return result.stderr[len("cbai: error: "):].rstrip("\n").replace(str(path), "FILE")
+
+
+def test_the_example_file_is_valid(tmp_path, cli):
+    assert cli("bound", bad_file(tmp_path, CBAI)).exit_code == 0
+
+
+def test_a_cbai_file_without_threshold_is_an_error(tmp_path, cli):
+    path = bad_file(tmp_path, CBAI.replace("threshold: 0.7\n", ""))
+    assert one_line_error(cli, path, "solve") == "FILE: threshold: required field is missing"
