@@ -25,7 +25,7 @@ import numpy as np
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import instance_errors, read_mapping, write_mapping
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.validation import array, positive, real
+from cbai_cli.validation import NORM_TOL, array, positive, real
 
 SCHEMA_VERSION = 1
 KIND = "cbai"
@@ -326,6 +326,12 @@ def _validate(instance: Instance) -> None:
     bound = instance.constraint_norm_bound
     if bound is not None and not (math.isfinite(bound) and bound > 0):
         raise InstanceError(f"constraint_norm_bound: must be a finite number > 0, got {bound!r}")
+    if bound is not None:
+        # S bounds φ in the learner's coordinates: (φ, −τ) when the threshold is folded in.
+        norm = float(np.linalg.norm(instance.truth.constraint))
+        if bound < norm - NORM_TOL:
+            what = "‖φ‖" if instance.threshold_known else "‖(φ, −τ)‖ (the threshold is folded in)"
+            raise InstanceError(f"constraint_norm_bound: {bound:g} is below {what} = {norm:.6g}")
     if isinstance(instance.noise, BinaryNoise):
         means = instance.truth.means(instance.problem.arms)
         worst = int(np.argmax(np.abs(means)))

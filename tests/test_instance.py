@@ -128,6 +128,23 @@ def test_a_missing_threshold_is_an_error_not_zero():
         from_mapping(mapping, "file.yaml")
 
 
+def test_a_constraint_norm_bound_below_the_norm_of_phi_is_an_error():
+    # ‖(0.5, 1.5)‖ = 1.58114
+    with pytest.raises(InstanceError, match=r"^file\.yaml: constraint_norm_bound: 1\.5 is below ‖φ‖ = 1\.58114$"):
+        from_mapping(base_mapping(constraint_norm_bound=1.5), "file.yaml")
+
+
+def test_a_constraint_norm_bound_covers_the_folded_threshold():
+    # The learner's φ is (0.5, 1.5, −1) when τ = 1 is unknown: ‖·‖ = 1.87083.
+    with pytest.raises(InstanceError, match=r"constraint_norm_bound: 1\.6 is below ‖\(φ, −τ\)‖ \(the threshold is folded in\) = 1\.87083$"):
+        from_mapping(base_mapping(constraint_norm_bound=1.6, threshold_known=False), "file.yaml")
+
+
+def test_a_constraint_norm_bound_equal_to_the_norm_up_to_round_off_is_accepted():
+    norm = float(np.linalg.norm([0.5, 1.5]))
+    assert from_mapping(base_mapping(constraint_norm_bound=norm - 1e-12)).constraint_norm_bound == norm - 1e-12
+
+
 def test_binary_noise_accepts_values_inside_minus_one_one():
     instance = from_mapping(base_mapping(constraint=[0.5, -0.9], noise={"kind": "binary"}))
     assert isinstance(instance.noise, BinaryNoise)

@@ -107,3 +107,8 @@ def test_the_example_file_is_valid(tmp_path, cli):
 def test_a_cbai_file_without_threshold_is_an_error(tmp_path, cli):
     path = bad_file(tmp_path, CBAI.replace("threshold: 0.7\n", ""))
     assert one_line_error(cli, path, "solve") == "FILE: threshold: required field is missing"
+
+
+def test_a_constraint_norm_bound_below_the_norm_of_phi_is_an_error(tmp_path, cli):
+    path = bad_file(tmp_path, CBAI + "constraint_norm_bound: 0.5\n")
+    assert one_line_error(cli, path, "solve") == "FILE: constraint_norm_bound: 0.5 is below ‖φ‖ = 1"
