@@ -25,7 +25,7 @@ import numpy as np
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import instance_errors, read_mapping, write_mapping
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.validation import NORM_TOL, array, positive, real
+from cbai_cli.validation import NORM_TOL, array, positive, real, safe_text, text
 
 SCHEMA_VERSION = 1
 KIND = "cbai"
@@ -129,6 +129,8 @@ class Instance:
     kind: ClassVar[str] = KIND
 
     def __post_init__(self) -> None:
+        with instance_errors():
+            text(self.name, "name")
         for name in ("arms", "constraint", "reward", "reward_values"):
             value = getattr(self, name)
             if value is not None and not (isinstance(value, np.ndarray) and value.dtype == float and not value.flags.writeable):
@@ -369,9 +371,7 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
     for required in ("arms", "constraint", "threshold", "noise"):
         if required not in mapping:
             raise InstanceError(f"{required}: required field is missing")
-    name = mapping.get("name", Path(source).stem if source not in ("-", "<stdin>") else "instance")
-    if not isinstance(name, str):
-        raise InstanceError("name: must be a string")
+    name = text(mapping.get("name", _default_name(source)), "name")
     threshold_known = mapping.get("threshold_known", True)
     if not isinstance(threshold_known, (bool, np.bool_)):
         raise InstanceError("threshold_known: must be true or false")
@@ -400,6 +400,11 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
         meta=dict(meta),
         data=data,
     )
+
+
+def _default_name(source: str) -> str:
+    """A file without ``name`` is named after the file (its stem, control characters escaped)."""
+    return "instance" if source in ("-", "<stdin>") else safe_text(Path(source).stem)
 
 
 def load(path: str | Path) -> Instance:

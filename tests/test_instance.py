@@ -145,6 +145,34 @@ def test_a_constraint_norm_bound_equal_to_the_norm_up_to_round_off_is_accepted()
     assert from_mapping(base_mapping(constraint_norm_bound=norm - 1e-12)).constraint_norm_bound == norm - 1e-12
 
 
+@pytest.mark.parametrize("name", ["red\x1b[31m", "a\rb", "two\nlines", "c1\x9bcontrol", "bidi\u202eoverride"])
+def test_a_name_with_control_characters_is_refused(name):
+    with pytest.raises(InstanceError, match=r"^file\.yaml: name: must not contain control characters, got '") as error:
+        from_mapping(base_mapping(name=name), "file.yaml")
+    assert str(error.value).isprintable()
+
+
+def test_building_an_instance_with_control_characters_in_its_name_is_refused():
+    with pytest.raises(InstanceError, match=r"^name: must not contain control characters"):
+        Instance(name="\x1b[2J", arms=np.eye(2), constraint=np.ones(2), reward=np.ones(2))
+
+
+def test_a_name_with_unicode_letters_and_symbols_is_kept():
+    assert from_mapping(base_mapping(name="φ ≥ τ — Bäckerei")).name == "φ ≥ τ — Bäckerei"
+
+
+def test_a_file_without_name_is_named_after_the_file_with_controls_escaped():
+    mapping = base_mapping()
+    del mapping["name"]
+    assert from_mapping(mapping, "dir/evil\x1b[31m.yaml").name == "evil\\x1b[31m"
+
+
+def test_an_unknown_field_with_control_characters_is_escaped_in_the_message():
+    with pytest.raises(InstanceError) as error:
+        from_mapping(base_mapping(**{"x\x1b[2J": 1}), "file.yaml")
+    assert str(error.value).startswith("file.yaml: unknown field(s) x\\x1b[2J; ")
+
+
 def test_binary_noise_accepts_values_inside_minus_one_one():
     instance = from_mapping(base_mapping(constraint=[0.5, -0.9], noise={"kind": "binary"}))
     assert isinstance(instance.noise, BinaryNoise)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -112,3 +113,32 @@ def test_a_cbai_file_without_threshold_is_an_error(tmp_path, cli):
 def test_a_constraint_norm_bound_below_the_norm_of_phi_is_an_error(tmp_path, cli):
     path = bad_file(tmp_path, CBAI + "constraint_norm_bound: 0.5\n")
     assert one_line_error(cli, path, "solve") == "FILE: constraint_norm_bound: 0.5 is below ‖φ‖ = 1"
+
+
+# ---------------------------------------------------------------- strings from files reach no terminal raw
+
+
+def test_a_name_with_an_ansi_escape_is_refused(tmp_path, cli):
+    path = bad_file(tmp_path, CBAI + 'name: "evil\\e[2J\\e[31m"\n')
+    message = one_line_error(cli, path)
+    assert message == "FILE: name: must not contain control characters, got 'evil\\x1b[2J\\x1b[31m'"
+
+
+def test_a_name_with_a_carriage_return_is_refused_in_a_safe_file(tmp_path, cli):
+    path = tmp_path / "a.yaml"
+    assert cli("generate", "amani-a", "-o", path).exit_code == 0
+    path.write_text(re.sub(r"(?m)^name: .*$", 'name: "amani\\\\rfake"', path.read_text()))
+    assert one_line_error(cli, path) == "FILE: name: must not contain control characters, got 'amani\\rfake'"
+
+
+def test_an_unknown_key_with_control_characters_is_printed_escaped(tmp_path, cli):
+    path = bad_file(tmp_path, CBAI + '"\\e]0;title\\a": 1\n')
+    message = one_line_error(cli, path)
+    assert message.startswith("FILE: unknown field(s) \\x1b]0;title\\x07; valid fields: ")
+
+
+def test_a_file_name_with_control_characters_is_printed_escaped(tmp_path, cli):
+    path = bad_file(tmp_path, CBAI.replace("threshold: 0.7\n", ""), name="evil\x1b[31m.yaml")
+    result = cli("bound", path)
+    assert result.exit_code == 2 and "\x1b" not in result.stderr
+    assert result.stderr.endswith("evil\\x1b[31m.yaml: threshold: required field is missing\n")
