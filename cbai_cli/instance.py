@@ -25,7 +25,7 @@ import numpy as np
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import instance_errors, read_mapping, write_mapping
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.validation import NORM_TOL, array, positive, real, safe_text, text
+from cbai_cli.validation import NORM_TOL, array, numbers, positive, real, safe_text, text
 
 SCHEMA_VERSION = 1
 KIND = "cbai"
@@ -381,10 +381,7 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
     data = mapping.get("data", {}) or {}
     if not isinstance(data, Mapping):
         raise InstanceError("data: must be a mapping of names to arrays")
-    try:
-        data = {str(name): np.array(array, dtype=float) for name, array in data.items()}
-    except (TypeError, ValueError):
-        raise InstanceError("data: every entry must be an array of numbers") from None
+    data = {str(key): numbers(value, f"data.{key}") for key, value in data.items()}
     bound = mapping.get("constraint_norm_bound")
     reward, reward_values = mapping.get("reward"), mapping.get("reward_values")
     return Instance(

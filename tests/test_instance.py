@@ -173,6 +173,33 @@ def test_an_unknown_field_with_control_characters_is_escaped_in_the_message():
     assert str(error.value).startswith("file.yaml: unknown field(s) x\\x1b[2J; ")
 
 
+@pytest.mark.parametrize("field, value, shown", [
+    ("arms", [[1.0, True], [0.0, 1.0]], "True (a boolean) at position [0, 1]"),
+    ("arms", [[1.0, 0.0], [None, 1.0]], "None (an empty entry) at position [1, 0]"),
+    ("constraint", [0.5, "1.5"], "'1.5' (a string) at position [1]"),
+    ("reward", [1j, 2.0], "1j (a complex number) at position [0]"),
+])
+def test_an_array_entry_that_is_not_a_real_number_names_the_field(field, value, shown):
+    with pytest.raises(InstanceError) as error:
+        from_mapping(base_mapping(**{field: value}), "file.yaml")
+    assert str(error.value) == f"file.yaml: {field}: must hold real numbers only, got {shown}"
+
+
+@pytest.mark.parametrize("dtype, words", [(bool, "booleans"), (complex, "complex numbers"), (str, "strings")])
+def test_an_npz_array_of_a_non_real_dtype_names_the_field(tmp_path, dtype, words):
+    arrays = {key: np.asarray(value) for key, value in base_mapping().items() if key != "noise"}
+    arrays["arms"] = np.array([[1, 0], [0, 1]], dtype=dtype)
+    arrays["__json__noise"] = np.array('{"kind": "gaussian", "sigma": 0.1}')
+    np.savez(tmp_path / "x.npz", **arrays)
+    with pytest.raises(InstanceError, match=rf"x\.npz: arms: must hold real numbers only, got an array of {words} \(dtype"):
+        load(tmp_path / "x.npz")
+
+
+def test_a_data_array_with_a_boolean_names_its_entry():
+    with pytest.raises(InstanceError, match=r"^file\.yaml: data\.actions: must hold real numbers only, got True \(a boolean\) at position \[1\]$"):
+        from_mapping(base_mapping(data={"actions": [0.5, True]}), "file.yaml")
+
+
 def test_binary_noise_accepts_values_inside_minus_one_one():
     instance = from_mapping(base_mapping(constraint=[0.5, -0.9], noise={"kind": "binary"}))
     assert isinstance(instance.noise, BinaryNoise)

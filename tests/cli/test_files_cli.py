@@ -142,3 +142,82 @@ def test_a_file_name_with_control_characters_is_printed_escaped(tmp_path, cli):
     result = cli("bound", path)
     assert result.exit_code == 2 and "\x1b" not in result.stderr
     assert result.stderr.endswith("evil\\x1b[31m.yaml: threshold: required field is missing\n")
+
+
+# ---------------------------------------------------------------- numbers in arrays
+
+
+@pytest.mark.parametrize("row, shown", [
+    ("[1.0, true]", "True (a boolean)"),
+    ("[1.0, yes]", "True (a boolean)"),
+    ("[1.0, null]", "None (an empty entry)"),
+    ("[1.0, '0.5']", "'0.5' (a string)"),
+])
+def test_an_arms_entry_that_is_not_a_real_number_is_one_line(tmp_path, cli, row, shown):
+    path = bad_file(tmp_path, CBAI.replace("arms: [[1.0, 0.0], [0.0, 1.0]]", f"arms: [[1.0, 0.0], {row}]"))
+    assert one_line_error(cli, path, "solve") == f"FILE: arms: must hold real numbers only, got {shown} at position [1, 1]"
+
+
+def npz_file(tmp_path, **changes):
+    """The CBAI example as an NPZ file, with some arrays replaced."""
+    import numpy as np
+
+    from cbai_cli.fileio import read_mapping, write_mapping
+
+    source = bad_file(tmp_path, CBAI, name="example.yaml")
+    path = tmp_path / "f.npz"
+    write_mapping(read_mapping(source), path)
+    with np.load(path) as archive:
+        arrays = {key: archive[key] for key in archive.files}
+    arrays.update(changes)
+    np.savez(path, **arrays)
+    return path
+
+
+@pytest.mark.parametrize("dtype, words", [("bool", "booleans"), ("complex128", "complex numbers"), ("<U3", "strings")])
+def test_an_npz_constraint_of_a_non_real_dtype_is_one_line(tmp_path, cli, dtype, words):
+    import numpy as np
+
+    path = npz_file(tmp_path, constraint=np.array([1, 0], dtype=dtype))
+    assert one_line_error(cli, path) == f"FILE: constraint: must hold real numbers only, got an array of {words} (dtype {dtype})"
+
+
+def test_an_npz_array_of_python_objects_is_one_line_without_pickle_advice(tmp_path, cli):
+    import numpy as np
+
+    path = npz_file(tmp_path, reward=np.array([1.0, None], dtype=object))
+    assert one_line_error(cli, path) == ("FILE: reward: must hold real numbers only, got an array of Python objects "
+                                         "(cbai never loads pickled data)")
+
+
+def test_an_npz_threshold_that_is_complex_is_one_line(tmp_path, cli):
+    import numpy as np
+
+    path = npz_file(tmp_path, threshold=np.array(0.7 + 1j))
+    assert one_line_error(cli, path) == "FILE: threshold: must be a number, got (0.7+1j)"
+
+
+def test_a_corrupt_npz_file_is_one_line_without_pickle_advice(tmp_path, cli):
+    path = tmp_path / "f.npz"
+    path.write_bytes(b"not an archive")
+    assert one_line_error(cli, path, "solve") == "FILE: not a valid .npz file (not a zip archive)"
+
+
+def test_a_truncated_npz_file_is_one_line(tmp_path, cli):
+    path = npz_file(tmp_path)
+    path.write_bytes(path.read_bytes()[:200])
+    assert one_line_error(cli, path).startswith("FILE: not a valid .npz file (")
+
+
+def test_a_duplicate_key_is_one_line(tmp_path, cli):
+    path = bad_file(tmp_path, CBAI + "threshold: 0.2\n")
+    assert one_line_error(cli, path, "solve") == ("FILE: threshold: duplicate key (lines 5 and 7); "
+                                                  "each key may appear only once")
+
+
+def test_a_duplicate_key_in_a_safe_file_is_one_line(tmp_path, cli):
+    path = tmp_path / "a.yaml"
+    assert cli("generate", "amani-a", "-o", path).exit_code == 0
+    path.write_text(path.read_text() + "c: 0.5\n")
+    assert re.fullmatch(r"FILE: c: duplicate key \(lines \d+ and \d+\); each key may appear only once",
+                        one_line_error(cli, path))
