@@ -228,6 +228,37 @@ def _read_npz(path: Path) -> dict[str, Any]:
     return mapping
 
 
+def read_npy(path: str | Path) -> np.ndarray:
+    """One array from a ``.npy`` file, read without pickles.
+
+    Raises:
+        InstanceError: ``FILE: no such file``, ``FILE: cannot read: REASON``, or ``FILE: not
+            a valid .npy file (REASON)`` — never numpy's advice to allow pickles.
+    """
+    path = Path(path)
+    shown = safe_text(path)
+    if not path.is_file():
+        raise InstanceError(f"{shown}: no such file" if not path.exists() else f"{shown}: is not a file")
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(len(_NPY_MAGIC))
+            if head != _NPY_MAGIC:
+                raise InstanceError(f"{shown}: not a valid .npy file (no .npy header)")
+            stream.seek(0)
+            return np.load(stream, allow_pickle=False)
+    except InstanceError:
+        raise
+    except ValueError as error:
+        if "pickle" in str(error):  # numpy's way of saying "dtype object"
+            raise InstanceError(f"{shown}: not a valid .npy file (an array of Python objects; cbai never loads "
+                                "pickled data)") from None
+        raise InstanceError(f"{shown}: not a valid .npy file ({_reason(error)})") from None
+    except OSError as error:
+        raise InstanceError(f"{shown}: cannot read: {_reason(error)}") from None
+    except (EOFError, OverflowError, TypeError) as error:  # a truncated or inconsistent header
+        raise InstanceError(f"{shown}: not a valid .npy file ({_reason(error)})") from None
+
+
 def _npz_arrays(mapping: dict[str, Any]) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {}
     for key, value in mapping.items():

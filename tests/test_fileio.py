@@ -22,6 +22,7 @@ from cbai_cli.fileio import (
     STALE_TEMPORARY_AGE_S,
     instance_errors,
     read_mapping,
+    read_npy,
     remove_stale_temporaries,
     temporary_prefix,
     write_atomic,
@@ -163,6 +164,46 @@ def test_npz_scalars_strings_and_arrays_read_back(tmp_path):
     mapping = read_mapping(path)
     assert mapping["name"] == "n" and mapping["threshold"] == 0.5 and mapping["meta"] == {"a": [1]}
     assert mapping["arms"].tolist() == [[1.0, 2.0]]
+
+
+# ---------------------------------------------------------------- NPY
+
+
+def npy_error(path: Path) -> str:
+    with pytest.raises(InstanceError) as error:
+        read_npy(path)
+    message = str(error.value)
+    assert "\n" not in message and "allow_pickle" not in message and "trust" not in message
+    return message.replace(str(path), "F")
+
+
+def test_read_npy_reads_an_array(tmp_path):
+    np.save(tmp_path / "a.npy", np.arange(6.0).reshape(2, 3))
+    assert read_npy(tmp_path / "a.npy").tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+def test_a_text_file_named_npy_is_not_a_valid_npy_file(tmp_path):
+    (tmp_path / "a.npy").write_text("garbage")
+    assert npy_error(tmp_path / "a.npy") == "F: not a valid .npy file (no .npy header)"
+
+
+def test_an_npy_array_of_python_objects_is_refused_without_pickle_advice(tmp_path):
+    np.save(tmp_path / "a.npy", np.array([1, None], dtype=object))
+    assert npy_error(tmp_path / "a.npy") == ("F: not a valid .npy file (an array of Python objects; "
+                                             "cbai never loads pickled data)")
+
+
+def test_a_truncated_npy_file_is_not_a_valid_npy_file(tmp_path):
+    np.save(tmp_path / "a.npy", np.ones((20, 30)))
+    data = (tmp_path / "a.npy").read_bytes()
+    (tmp_path / "a.npy").write_bytes(data[:300])
+    assert npy_error(tmp_path / "a.npy").startswith("F: not a valid .npy file (")
+    (tmp_path / "a.npy").write_bytes(data[:60])
+    assert npy_error(tmp_path / "a.npy").startswith("F: not a valid .npy file (")
+
+
+def test_a_missing_npy_file_is_one_line(tmp_path):
+    assert npy_error(tmp_path / "a.npy") == "F: no such file"
 
 
 # ---------------------------------------------------------------- errors name the file, safely
