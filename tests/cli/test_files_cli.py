@@ -221,3 +221,19 @@ def test_a_duplicate_key_in_a_safe_file_is_one_line(tmp_path, cli):
     path.write_text(path.read_text() + "c: 0.5\n")
     assert re.fullmatch(r"FILE: c: duplicate key \(lines \d+ and \d+\); each key may appear only once",
                         one_line_error(cli, path))
+
+
+def test_markup_safe_prints_brackets_and_escapes_controls():
+    from rich.console import Console
+    from rich.table import Table
+
+    from cbai_cli.render import markup_safe
+
+    out = Console(record=True, width=80, force_terminal=False)
+    name = "a[/x]b[red]c\x1b[2J"
+    table = Table(title=f"Bounds for {markup_safe(name)}")
+    table.add_column("quantity")
+    table.add_row(markup_safe(name))
+    out.print(table)
+    text = out.export_text()
+    assert "a[/x]b[red]c\\x1b[2J" in text and "\x1b" not in text
