@@ -73,7 +73,7 @@ def encoding_of(path: str | Path) -> str:
         return "yaml"
     if suffix == NPZ_SUFFIX:
         return "npz"
-    raise InstanceError(f"{path}: unknown file type {suffix or '(none)'!r}; use .yaml, .yml or .npz")
+    raise InstanceError(f"{safe_text(path)}: unknown file type {suffix or '(none)'!r}; use .yaml, .yml or .npz")
 
 
 def read_mapping(path: str | Path) -> dict[str, Any]:

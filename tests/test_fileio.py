@@ -222,6 +222,12 @@ def test_a_missing_file_with_control_characters_in_its_name_is_escaped(tmp_path)
     assert "\x1b" not in str(error.value) and str(error.value).endswith("a\\x1b[31m.yaml: no such file")
 
 
+def test_an_unknown_file_type_with_control_characters_is_escaped(tmp_path):
+    with pytest.raises(InstanceError) as error:
+        read_mapping(tmp_path / "a\x1b[31m.txt")
+    assert "\x1b" not in str(error.value) and "a\\x1b[31m.txt: unknown file type '.txt'" in str(error.value)
+
+
 # ---------------------------------------------------------------- atomic writes
 
 
