@@ -7,17 +7,32 @@ YAML → NPZ → YAML is exact.
 
 Every problem with a file ends as one :class:`~cbai_cli.errors.InstanceError` that names
 the file; :func:`instance_errors` does that for the field validators' errors
-(:class:`~cbai_cli.validation.FieldError`).
+(:class:`~cbai_cli.validation.FieldError`). Reading is strict: a YAML mapping that repeats
+a key is an error (PyYAML would keep the last value), and NPZ files are read without
+pickles. Strings from a file are escaped (:func:`~cbai_cli.validation.safe_text`) in the
+messages.
+
+Writing is atomic (:func:`write_atomic`): a temporary ``.NAME.PID-HOST.XXXXXXXX.tmp`` next
+to the target, renamed over it when complete. Ctrl-C or SIGTERM during the write removes
+the temporary; one left behind by a killed process (SIGKILL, power loss) is removed the
+next time the same target is written.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
+import re
+import signal
+import socket
 import sys
 import tempfile
+import threading
+import time
 import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,8 +41,8 @@ from typing import Any
 import numpy as np
 import yaml
 
-from cbai_cli.errors import InstanceError
-from cbai_cli.validation import FieldError
+from cbai_cli.errors import InstanceError, Terminated
+from cbai_cli.validation import FieldError, safe_text
 
 YAML_SUFFIXES = (".yaml", ".yml")
 NPZ_SUFFIX = ".npz"
@@ -46,7 +61,7 @@ def instance_errors(source: str | None = None) -> Iterator[None]:
         if source is None and isinstance(error, InstanceError):
             raise
         prefix = "" if source is None else f"{source}: "
-        raise InstanceError(f"{prefix}{error}") from None
+        raise InstanceError(safe_text(f"{prefix}{error}")) from None
 
 
 def encoding_of(path: str | Path) -> str:
@@ -58,62 +73,190 @@ def encoding_of(path: str | Path) -> str:
         return "yaml"
     if suffix == NPZ_SUFFIX:
         return "npz"
-    raise InstanceError(f"{path}: unknown file type {suffix or '(none)'!r}; use .yaml, .yml or .npz")
+    raise InstanceError(f"{safe_text(path)}: unknown file type {suffix or '(none)'!r}; use .yaml, .yml or .npz")
 
 
 def read_mapping(path: str | Path) -> dict[str, Any]:
     """Read one mapping from a YAML or NPZ file (or YAML from stdin for ``-``)."""
     kind = encoding_of(path)
     if str(path) == "-":
-        return _parse_yaml(sys.stdin.read(), "<stdin>")
+        try:
+            text = sys.stdin.read()
+        except (OSError, UnicodeDecodeError) as error:
+            raise InstanceError(f"<stdin>: cannot read: {_reason(error)}") from None
+        return _parse_yaml(text, "<stdin>")
     path = Path(path)
+    shown = safe_text(path)
     if not path.exists():
-        raise InstanceError(f"{path}: no such file")
+        raise InstanceError(f"{shown}: no such file")
     if path.is_dir():
-        raise InstanceError(f"{path}: is a directory, not an instance file")
+        raise InstanceError(f"{shown}: is a directory, not an instance file")
     if kind == "yaml":
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
-            raise InstanceError(f"{path}: cannot read: {error}") from None
-        return _parse_yaml(text, str(path))
+            raise InstanceError(f"{shown}: cannot read: {_reason(error)}") from None
+        return _parse_yaml(text, shown)
     return _read_npz(path)
 
 
-def _parse_yaml(text: str, source: str) -> dict[str, Any]:
+def _reason(error: BaseException) -> str:
+    """An exception's message as one printable line (``strerror`` for OS errors, which
+    would otherwise repeat the file name)."""
+    text = getattr(error, "strerror", None) or str(error) or type(error).__name__
+    return safe_text(text.splitlines()[0] if text.splitlines() else text)
+
+
+class _DuplicateKey(Exception):
+    """A YAML mapping repeats a key (raised by :class:`_StrictLoader`)."""
+
+    def __init__(self, key: Any, first_line: int, line: int) -> None:
+        super().__init__(key)
+        self.key, self.first_line, self.line = key, first_line, line
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a mapping may not repeat a key (the YAML spec
+    requires unique keys; PyYAML keeps the last value) and a malformed date says where it is."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":  # "<<: *base" may be overridden
+                    continue
+                key = self.construct_object(key_node, deep=deep)
+                line = key_node.start_mark.line + 1
+                try:
+                    if key in seen:
+                        raise _DuplicateKey(key, seen[key], line)
+                    seen[key] = line
+                except TypeError:  # an unhashable key: the base class says so
+                    continue
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_timestamp(self, node: yaml.ScalarNode):
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError as error:
+            raise yaml.constructor.ConstructorError(None, None, f"invalid date {node.value!r}: {error}",
+                                                    node.start_mark) from None
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_timestamp)
+_StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_yaml_map)
+
+
+def load_yaml(text: str, source: str) -> Any:
+    """Parse YAML text with the strict loader; every problem is one :class:`InstanceError`
+    ``SOURCE: not valid YAML (line N): PROBLEM`` or ``SOURCE: KEY: duplicate key ...``."""
     try:
-        data = yaml.safe_load(text)
+        return yaml.load(text, Loader=_StrictLoader)
+    except _DuplicateKey as duplicate:
+        lines = (f"line {duplicate.line}" if duplicate.first_line == duplicate.line
+                 else f"lines {duplicate.first_line} and {duplicate.line}")
+        raise InstanceError(f"{source}: {safe_text(duplicate.key)}: duplicate key ({lines}); each key may appear only once") from None
     except yaml.YAMLError as error:
         first_line = str(error).splitlines()[0] if str(error) else "syntax error"
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise InstanceError(f"{source}: not valid YAML{where}: {first_line}") from None
+        raise InstanceError(f"{source}: not valid YAML{where}: {safe_text(first_line)}") from None
+    except RecursionError:
+        raise InstanceError(f"{source}: not valid YAML: nested too deeply") from None
+    except (ValueError, TypeError, OverflowError) as error:  # a constructor's own error, e.g. !!int abc
+        raise InstanceError(f"{source}: not valid YAML: {_reason(error)}") from None
+
+
+def _parse_yaml(text: str, source: str) -> dict[str, Any]:
+    data = load_yaml(text, source)
     if not isinstance(data, dict):
         raise InstanceError(f"{source}: expected a mapping of fields at the top level")
     return data
 
 
+_NPY_MAGIC = b"\x93NUMPY"
+
+
 def _read_npz(path: Path) -> dict[str, Any]:
+    """The arrays of an NPZ archive, read without pickles; a file that is no such archive,
+    or a member that cannot be read, is ``FILE: not a valid .npz file (REASON)``, and a
+    member of Python objects ``FILE: FIELD: must hold real numbers only, …``."""
+    shown = safe_text(path)
+
+    def invalid(reason: str) -> InstanceError:
+        return InstanceError(f"{shown}: not a valid .npz file ({reason})")
+
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(len(_NPY_MAGIC))
+    except OSError as error:
+        raise InstanceError(f"{shown}: cannot read: {_reason(error)}") from None
+    if head == _NPY_MAGIC:
+        raise invalid("a single .npy array, not an archive of named fields")
+    if not zipfile.is_zipfile(path):
+        raise invalid("not a zip archive")
+    raw: dict[str, np.ndarray] = {}
     try:
         with np.load(path, allow_pickle=False) as archive:
-            raw = {key: archive[key] for key in archive.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
-        raise InstanceError(f"{path}: not a readable NPZ file: {error}") from None
+            for key in archive.files:
+                try:
+                    raw[key] = archive[key]
+                except ValueError as error:
+                    if "pickle" in str(error):  # numpy's way of saying "dtype object"
+                        raise InstanceError(f"{shown}: {safe_text(key)}: must hold real numbers only, got an array of "
+                                            "Python objects (cbai never loads pickled data)") from None
+                    raise invalid(f"field {safe_text(key)!r}: {_reason(error)}") from None
+    except InstanceError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError, KeyError) as error:
+        raise invalid(_reason(error)) from None
     mapping: dict[str, Any] = {}
     for key, value in raw.items():
         group, _, member = key.partition("/")
         if member and group in ARRAY_GROUPS:
             mapping.setdefault(group, {})[member] = value
         elif key.startswith(_JSON_PREFIX):
+            field = safe_text(key[len(_JSON_PREFIX):])
             try:
                 mapping[key[len(_JSON_PREFIX):]] = json.loads(str(value))
-            except json.JSONDecodeError:
-                raise InstanceError(f"{path}: field {key[len(_JSON_PREFIX):]!r} holds malformed JSON") from None
+            except (json.JSONDecodeError, RecursionError):
+                raise InstanceError(f"{shown}: field {field!r} holds malformed JSON") from None
         elif value.ndim == 0:
             mapping[key] = value.item()
         else:
             mapping[key] = value
     return mapping
+
+
+def read_npy(path: str | Path) -> np.ndarray:
+    """One array from a ``.npy`` file, read without pickles.
+
+    Raises:
+        InstanceError: ``FILE: no such file``, ``FILE: cannot read: REASON``, or ``FILE: not
+            a valid .npy file (REASON)`` — never numpy's advice to allow pickles.
+    """
+    path = Path(path)
+    shown = safe_text(path)
+    if not path.is_file():
+        raise InstanceError(f"{shown}: no such file" if not path.exists() else f"{shown}: is not a file")
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(len(_NPY_MAGIC))
+            if head != _NPY_MAGIC:
+                raise InstanceError(f"{shown}: not a valid .npy file (no .npy header)")
+            stream.seek(0)
+            return np.load(stream, allow_pickle=False)
+    except InstanceError:
+        raise
+    except ValueError as error:
+        if "pickle" in str(error):  # numpy's way of saying "dtype object"
+            raise InstanceError(f"{shown}: not a valid .npy file (an array of Python objects; cbai never loads "
+                                "pickled data)") from None
+        raise InstanceError(f"{shown}: not a valid .npy file ({_reason(error)})") from None
+    except OSError as error:
+        raise InstanceError(f"{shown}: cannot read: {_reason(error)}") from None
+    except (EOFError, OverflowError, TypeError) as error:  # a truncated or inconsistent header
+        raise InstanceError(f"{shown}: not a valid .npy file ({_reason(error)})") from None
 
 
 def _npz_arrays(mapping: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -148,29 +291,143 @@ def yaml_text(mapping: dict[str, Any]) -> str:
     return yaml.dump(mapping, Dumper=_FlowListDumper, sort_keys=False, allow_unicode=True)
 
 
+# A temporary file is "." + target name + "." + writer PID "-" host tag + "." + mkstemp's
+# random part + ".tmp"; the PID says whether its writer still runs.
+_TEMPORARY = r"\.{name}\.(?P<pid>\d+)-(?P<host>[0-9a-f]{{8}})\.[A-Za-z0-9_]+\.tmp"
+#: A temporary of the same target at least this old (seconds) is removed even when its writer
+#: cannot be checked (another host on a shared folder); writes take seconds at most.
+STALE_TEMPORARY_AGE_S = 3600.0
+
+
+def _host_tag() -> str:
+    """8 hex digits naming this host, so that a PID is only checked on the host it belongs to."""
+    return hashlib.sha256(socket.gethostname().encode("utf-8", "surrogateescape")).hexdigest()[:8]
+
+
+def temporary_prefix(path: str | Path, pid: int | None = None) -> str:
+    """How the temporary files of a write to ``path`` by process ``pid`` (default: this one)
+    on this host begin: ``.NAME.PID-HOST.``; ``mkstemp`` adds a random part and ``.tmp``."""
+    return f".{Path(path).name}.{os.getpid() if pid is None else pid}-{_host_tag()}."
+
+
+class _TerminatedWhileWriting(Terminated):
+    """SIGTERM or SIGHUP arrived while :func:`write_atomic` held a temporary file."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def _signals_remove_temporary() -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP raise :class:`_TerminatedWhileWriting`, so that
+    the temporary file is removed; only where they would kill the process anyway (default
+    action) and in the main thread (where Python runs signal handlers). Handlers installed by
+    others (``compare``'s) are left alone: theirs raise too."""
+    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    mine = [getattr(signal, name) for name in names if signal.getsignal(getattr(signal, name)) is signal.SIG_DFL]
+
+    def handler(signum: int, frame: Any) -> None:
+        raise _TerminatedWhileWriting(signum)
+
+    for signum in mine:
+        signal.signal(signum, handler)
+    try:
+        yield
+    finally:
+        for signum in mine:
+            signal.signal(signum, signal.SIG_DFL)
+
+
+def _writer_is_gone(pid: int) -> bool:
+    """Whether no process with this PID runs on this host (POSIX only: elsewhere unknown)."""
+    if os.name != "posix" or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # EPERM: it runs, as another user
+        return False
+    return False
+
+
+def remove_stale_temporaries(path: str | Path) -> list[Path]:
+    """Remove the temporary files of ``path`` that :func:`write_atomic` left behind when its
+    process was killed: regular files named ``.NAME.PID-HOST.*.tmp`` whose writer on this
+    host is gone, or older than :data:`STALE_TEMPORARY_AGE_S`. Returns what was removed."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    pattern = re.compile(_TEMPORARY.format(name=re.escape(path.name)))
+    host, removed = _host_tag(), []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = pattern.fullmatch(entry.name)
+        if match is None:
+            continue
+        pid = int(match["pid"])
+        if pid == os.getpid() and match["host"] == host:
+            continue  # this process's own write in another thread
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            age = time.time() - entry.stat(follow_symlinks=False).st_mtime
+        except OSError:
+            continue
+        if age >= STALE_TEMPORARY_AGE_S or (match["host"] == host and _writer_is_gone(pid)):
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                continue
+            removed.append(Path(entry.path))
+    return removed
+
+
 def write_atomic(path: str | Path, write) -> None:
     """Write a file through ``write(binary_file)`` into a temporary file, then rename it.
 
-    A crash or Ctrl-C leaves either the old file or the new one, never half of one.
+    A crash, Ctrl-C or SIGTERM leaves either the old file or the new one, never half of one;
+    Ctrl-C and SIGTERM also remove the temporary file (SIGTERM then ends the process as it
+    would have), and temporaries of the same target left by a killed process are removed
+    first (:func:`remove_stale_temporaries`).
+
+    Raises:
+        InstanceError: ``PATH: folder F does not exist`` or ``PATH: cannot write: REASON``
+            (permissions, a full disk, a read-only file system).
     """
     path = Path(path)
+    shown = safe_text(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
-        raise InstanceError(f"{path}: folder {directory} does not exist")
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        raise InstanceError(f"{shown}: folder {safe_text(directory)} does not exist")
+    remove_stale_temporaries(path)
+    temporary: str | None = None
     try:
-        with os.fdopen(handle, "wb") as stream:
-            write(stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-        # mkstemp creates the file 0600; give it the permissions a plain open() would.
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except PermissionError as error:
-        Path(temporary).unlink(missing_ok=True)
-        raise InstanceError(f"{path}: cannot write: {error.strerror}") from None
+        with _signals_remove_temporary():
+            handle, temporary = tempfile.mkstemp(prefix=temporary_prefix(path), suffix=".tmp", dir=directory)
+            with os.fdopen(handle, "wb") as stream:
+                write(stream)
+                stream.flush()
+                os.fsync(stream.fileno())
+            # mkstemp creates the file 0600; give it the permissions a plain open() would.
+            os.chmod(temporary, 0o666 & ~_umask())
+            os.replace(temporary, path)
+    except _TerminatedWhileWriting as terminated:
+        _discard(temporary)
+        # End the process as the signal's default action would have (exit status 128 + signum).
+        os.kill(os.getpid(), terminated.signum)
+        raise
+    except OSError as error:
+        _discard(temporary)
+        raise InstanceError(f"{shown}: cannot write: {_reason(error)}") from None
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        _discard(temporary)
         raise
 
 
@@ -180,12 +437,16 @@ def _umask() -> int:
     return mask
 
 
+def _discard(temporary: str | None) -> None:
+    if temporary is not None:
+        Path(temporary).unlink(missing_ok=True)
+
+
 def write_mapping(mapping: dict[str, Any], path: str | Path) -> None:
     """Write a mapping as YAML or NPZ by extension; ``-`` writes YAML to stdout."""
     kind = encoding_of(path)
     if str(path) == "-":
-        sys.stdout.write(yaml_text(mapping))
-        sys.stdout.flush()
+        _write_stdout(yaml_text(mapping))
         return
     if kind == "yaml":
         text = yaml_text(mapping).encode("utf-8")
@@ -195,3 +456,19 @@ def write_mapping(mapping: dict[str, Any], path: str | Path) -> None:
     np.savez(buffer, **_npz_arrays(mapping))
     data = buffer.getvalue()
     write_atomic(path, lambda stream: stream.write(data))
+
+
+def _write_stdout(text: str) -> None:
+    """Write to stdout; a reader that went away (``cbai generate … | head``) is one line."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Point stdout at /dev/null so that the interpreter's final flush stays quiet.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+        raise InstanceError("-: cannot write: standard output was closed by its reader") from None

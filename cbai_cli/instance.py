@@ -25,7 +25,7 @@ import numpy as np
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import instance_errors, read_mapping, write_mapping
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.validation import array, positive, real
+from cbai_cli.validation import NORM_TOL, array, numbers, positive, real, safe_text, text
 
 SCHEMA_VERSION = 1
 KIND = "cbai"
@@ -129,6 +129,8 @@ class Instance:
     kind: ClassVar[str] = KIND
 
     def __post_init__(self) -> None:
+        with instance_errors():
+            text(self.name, "name")
         for name in ("arms", "constraint", "reward", "reward_values"):
             value = getattr(self, name)
             if value is not None and not (isinstance(value, np.ndarray) and value.dtype == float and not value.flags.writeable):
@@ -326,6 +328,12 @@ def _validate(instance: Instance) -> None:
     bound = instance.constraint_norm_bound
     if bound is not None and not (math.isfinite(bound) and bound > 0):
         raise InstanceError(f"constraint_norm_bound: must be a finite number > 0, got {bound!r}")
+    if bound is not None:
+        # S bounds φ in the learner's coordinates: (φ, −τ) when the threshold is folded in.
+        norm = float(np.linalg.norm(instance.truth.constraint))
+        if bound < norm - NORM_TOL:
+            what = "‖φ‖" if instance.threshold_known else "‖(φ, −τ)‖ (the threshold is folded in)"
+            raise InstanceError(f"constraint_norm_bound: {bound:g} is below {what} = {norm:.6g}")
     if isinstance(instance.noise, BinaryNoise):
         means = instance.truth.means(instance.problem.arms)
         worst = int(np.argmax(np.abs(means)))
@@ -360,12 +368,10 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
     version = mapping.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise InstanceError(f"schema_version: {version!r} is not supported (this cbai reads version {SCHEMA_VERSION})")
-    for required in ("arms", "constraint", "noise"):
+    for required in ("arms", "constraint", "threshold", "noise"):
         if required not in mapping:
             raise InstanceError(f"{required}: required field is missing")
-    name = mapping.get("name", Path(source).stem if source not in ("-", "<stdin>") else "instance")
-    if not isinstance(name, str):
-        raise InstanceError("name: must be a string")
+    name = text(mapping.get("name", _default_name(source)), "name")
     threshold_known = mapping.get("threshold_known", True)
     if not isinstance(threshold_known, (bool, np.bool_)):
         raise InstanceError("threshold_known: must be true or false")
@@ -375,10 +381,7 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
     data = mapping.get("data", {}) or {}
     if not isinstance(data, Mapping):
         raise InstanceError("data: must be a mapping of names to arrays")
-    try:
-        data = {str(name): np.array(array, dtype=float) for name, array in data.items()}
-    except (TypeError, ValueError):
-        raise InstanceError("data: every entry must be an array of numbers") from None
+    data = {str(key): numbers(value, f"data.{key}") for key, value in data.items()}
     bound = mapping.get("constraint_norm_bound")
     reward, reward_values = mapping.get("reward"), mapping.get("reward_values")
     return Instance(
@@ -387,13 +390,18 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
         constraint=_array(mapping["constraint"], "constraint"),
         reward=None if reward is None else _array(reward, "reward"),
         reward_values=None if reward_values is None else _array(reward_values, "reward_values"),
-        threshold=real(mapping.get("threshold", 0.0), "threshold"),
+        threshold=real(mapping["threshold"], "threshold"),
         threshold_known=bool(threshold_known),
         noise=parse_noise(mapping["noise"]),
         constraint_norm_bound=None if bound is None else real(bound, "constraint_norm_bound"),
         meta=dict(meta),
         data=data,
     )
+
+
+def _default_name(source: str) -> str:
+    """A file without ``name`` is named after the file (its stem, control characters escaped)."""
+    return "instance" if source in ("-", "<stdin>") else safe_text(Path(source).stem)
 
 
 def load(path: str | Path) -> Instance:

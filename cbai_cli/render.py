@@ -33,6 +33,17 @@ def progress_bar(total: int, enabled: bool, label: str = "compare",
         yield lambda finished: progress.update(task, completed=finished)
 
 
+def markup_safe(value: object) -> str:
+    """A string from a file (an instance name, a meta value) ready for a Rich table or
+    ``console.print``: control characters escaped (:func:`~cbai_cli.validation.safe_text`)
+    and square brackets escaped, so ``[/x]`` is printed, not read as markup (which fails)."""
+    from rich.markup import escape
+
+    from cbai_cli.validation import safe_text
+
+    return escape(safe_text(value))
+
+
 def console() -> Console:
     return Console(highlight=False, soft_wrap=False)
 

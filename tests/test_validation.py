@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import instance_errors
-from cbai_cli.validation import FieldError, array, integer, nonnegative, positive, probability, real
+from cbai_cli.validation import FieldError, array, integer, nonnegative, numbers, positive, probability, real, safe_text, text
 
 NON_FINITE = [math.nan, math.inf, -math.inf]
 
@@ -96,6 +96,58 @@ def test_array_keeps_every_finite_array(values):
     np.testing.assert_array_equal(result, values)
 
 
+@pytest.mark.parametrize("entry, shown", [
+    (True, r"True \(a boolean\)"),
+    (np.bool_(False), r"False \(a boolean\)"),
+    (1 + 2j, r"\(1\+2j\) \(a complex number\)"),
+    ("1.5", r"'1\.5' \(a string\)"),
+    (b"1", r"b'1' \(a byte string\)"),
+    (None, r"None \(an empty entry\)"),
+    ({"a": 1}, r"a mapping"),
+])
+def test_array_refuses_an_entry_that_is_not_a_real_number(entry, shown):
+    with pytest.raises(FieldError, match=rf"^B: must hold real numbers only, got {shown} at position \[1, 0\]$"):
+        array([[1.0, 2.0], [entry, 3.0]], "B", 2)
+
+
+@pytest.mark.parametrize("dtype, words", [(bool, "booleans"), (complex, "complex numbers"), (str, "strings"),
+                                          (bytes, "byte strings")])
+def test_array_refuses_an_array_of_a_non_real_dtype(dtype, words):
+    with pytest.raises(FieldError, match=rf"^mu_star: must hold real numbers only, got an array of {words} \(dtype "):
+        array(np.array([1, 0], dtype=dtype), "mu_star", 1)
+
+
+def test_array_refuses_an_object_array_holding_none():
+    with pytest.raises(FieldError, match=r"^mu_star: must hold real numbers only, got None \(an empty entry\) at position \[1\]$"):
+        array(np.array([1.0, None], dtype=object), "mu_star", 1)
+
+
+def test_array_accepts_an_object_array_of_numbers():
+    assert array(np.array([1, 2.5], dtype=object), "mu_star", 1).tolist() == [1.0, 2.5]
+
+
+def test_array_escapes_control_characters_of_a_string_entry():
+    with pytest.raises(FieldError) as error:
+        array(["\x1b[2J"], "mu_star", 1)
+    assert "\x1b" not in str(error.value) and "\\x1b[2J" in str(error.value)
+
+
+def test_array_refuses_an_integer_beyond_the_float_range():
+    with pytest.raises(FieldError, match=r"^mu_star: must be a list of numbers$"):
+        array([10**400], "mu_star", 1)
+
+
+def test_numbers_keeps_any_shape_and_non_finite_values():
+    result = numbers([[[1, math.inf]]], "data.x")
+    assert result.shape == (1, 1, 2) and result.dtype == float
+
+
+@pytest.mark.parametrize("value", [[1, True], np.array([True]), "abc", None])
+def test_numbers_refuses_what_is_not_an_array_of_real_numbers(value):
+    with pytest.raises(FieldError, match=r"^data\.x: must "):
+        numbers(value, "data.x")
+
+
 # ---------------------------------------------------------------- real
 
 
@@ -121,6 +173,11 @@ def test_real_refuses_what_is_not_a_number(value):
 def test_real_refuses_nan_and_infinity(value):
     with pytest.raises(FieldError, match=r"^eta0: must be finite, got "):
         real(value, "eta0")
+
+
+def test_real_refuses_an_integer_beyond_the_float_range():
+    with pytest.raises(FieldError, match=r"^threshold: must be finite, got an integer of 401 digits$"):
+        real(10**400, "threshold")
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False))
@@ -226,6 +283,38 @@ def test_integer_accepts_exactly_the_integers_from_the_bound(value, low):
     else:
         with pytest.raises(FieldError):
             integer(value, "n", low)
+
+
+# ---------------------------------------------------------------- text
+
+
+def test_text_accepts_printable_unicode():
+    assert text("irrelevant-dims φ ≥ 0 — ü", "name") == "irrelevant-dims φ ≥ 0 — ü"
+
+
+@pytest.mark.parametrize("value, shown", [
+    ("red\x1b[31m", r"'red\\x1b\[31m'"),
+    ("a\rb", r"'a\\rb'"),
+    ("a\nb", r"'a\\nb'"),
+    ("a\x9bb", r"'a\\x9bb'"),
+    ("a\x7fb", r"'a\\x7fb'"),
+    ("a\u202eb", r"'a\\u202eb'"),
+])
+def test_text_refuses_control_characters(value, shown):
+    with pytest.raises(FieldError, match=rf"^name: must not contain control characters, got {shown}$"):
+        text(value, "name")
+
+
+@pytest.mark.parametrize("value", [3, None, b"name", ["a"]])
+def test_text_refuses_what_is_not_a_string(value):
+    with pytest.raises(FieldError, match=r"^name: must be a string$"):
+        text(value, "name")
+
+
+def test_safe_text_escapes_controls_and_keeps_printable_text():
+    assert safe_text("φ ≥ τ\x1b[31m\r\n\x85\u202e") == "φ ≥ τ\\x1b[31m\\r\\n\\x85\\u202e"
+    assert safe_text("plain-name_1.yaml") == "plain-name_1.yaml"
+    assert safe_text(3) == "3"
 
 
 # ---------------------------------------------------------------- the file layer

@@ -69,6 +69,7 @@ from cbai_cli.validation import nonnegative as _nonnegative
 from cbai_cli.validation import positive as _positive
 from cbai_cli.validation import probability as _probability
 from cbai_cli.validation import real as _real
+from cbai_cli.validation import safe_text, text
 
 SCHEMA_VERSION = 1
 REGRET_KIND = "safe-regret"
@@ -293,9 +294,8 @@ def _common(mapping: Mapping[str, Any], source: str, fields: tuple[str, ...], ki
     for required in fields:
         if required not in _OPTIONAL and required not in mapping:
             raise InstanceError(f"{required}: required field is missing")
-    name = mapping.get("name", Path(source).stem if source not in ("-", "<stdin>", "<instance>") else kind)
-    if not isinstance(name, str):
-        raise InstanceError("name: must be a string")
+    name = text(mapping.get("name", safe_text(Path(source).stem) if source not in ("-", "<stdin>", "<instance>") else kind),
+                "name")
     meta = mapping.get("meta", {}) or {}
     if not isinstance(meta, Mapping):
         raise InstanceError("meta: must be a mapping")

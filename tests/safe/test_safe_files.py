@@ -153,6 +153,7 @@ _DELETE = object()
     ("B", _DELETE, "B: required field is missing"),
     ("schema_version", 2, "schema_version: 2 is not supported"),
     ("name", 3, "name: must be a string"),
+    ("name", "amani\x1b[31m", "name: must not contain control characters, got 'amani\\x1b[31m'"),
     ("meta", [1], "meta: must be a mapping"),
     ("action_set", "box", "action_set: must be a mapping"),
     ("action_set.kind", "sphere", "action_set.kind: must be 'box', 'ball' or 'finite', got 'sphere'"),
@@ -204,6 +205,7 @@ def test_safe_regret_validation_is_one_line_naming_the_field(path, value, messag
     ("safety_noise.sigma", "x", "safety_noise.sigma: must be a number"),
     ("S_mu", 0.5, "S_mu: 0.5 is below ‖mu_star‖"),
     ("S_theta", 0.0, "S_theta: must be > 0"),
+    ("name", "soare\r", "name: must not contain control characters, got 'soare\\r'"),
 ])
 def test_safe_bai_validation_is_one_line_naming_the_field(path, value, message):
     assert_one_line_error(_set(bai_mapping(), path, value), "s.npz", message)

@@ -1,0 +1,413 @@
+"""Reading and writing mappings: strict YAML, NPZ without pickles, atomic writes that leave
+no temporary file behind (Ctrl-C, SIGTERM, a killed writer), and one-line errors."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cbai_cli.errors import InstanceError
+from cbai_cli.fileio import (
+    STALE_TEMPORARY_AGE_S,
+    instance_errors,
+    read_mapping,
+    read_npy,
+    remove_stale_temporaries,
+    temporary_prefix,
+    write_atomic,
+    write_mapping,
+)
+from cbai_cli.validation import FieldError
+
+POSIX_ONLY = pytest.mark.skipif(os.name != "posix", reason="signals and PIDs as on POSIX")
+
+
+def read_yaml(tmp_path: Path, text: str) -> dict:
+    path = tmp_path / "f.yaml"
+    path.write_text(text)
+    return read_mapping(path)
+
+
+def yaml_error(tmp_path: Path, text: str) -> str:
+    with pytest.raises(InstanceError) as error:
+        read_yaml(tmp_path, text)
+    message = str(error.value)
+    assert "\n" not in message
+    return message.replace(str(tmp_path / "f.yaml"), "f.yaml")
+
+
+def dead_pid() -> int:
+    """The PID of a process that has exited (and been reaped)."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def temporaries(folder: Path) -> list[str]:
+    return sorted(name for name in os.listdir(folder) if name.endswith(".tmp"))
+
+
+# ---------------------------------------------------------------- YAML
+
+
+def test_a_repeated_top_level_key_is_an_error_naming_key_and_lines(tmp_path):
+    message = yaml_error(tmp_path, "threshold: 1.0\narms: [[1.0]]\nthreshold: 2.0\n")
+    assert message == "f.yaml: threshold: duplicate key (lines 1 and 3); each key may appear only once"
+
+
+def test_a_repeated_key_in_a_nested_flow_mapping_is_an_error(tmp_path):
+    message = yaml_error(tmp_path, "noise: {kind: gaussian, sigma: 1, sigma: 2}\n")
+    assert message == "f.yaml: sigma: duplicate key (line 1); each key may appear only once"
+
+
+def test_a_merge_key_may_be_overridden(tmp_path):
+    mapping = read_yaml(tmp_path, "base: &b {a: 1, b: 2}\nother:\n  <<: *b\n  a: 3\n")
+    assert mapping["other"] == {"a": 3, "b": 2}
+
+
+def test_distinct_keys_read_as_before(tmp_path):
+    assert read_yaml(tmp_path, "a: 1\nb: {c: 2, d: [1, 2]}\n") == {"a": 1, "b": {"c": 2, "d": [1, 2]}}
+
+
+def test_a_duplicate_key_with_control_characters_is_escaped(tmp_path):
+    message = yaml_error(tmp_path, '"a\\e[31m": 1\n"a\\e[31m": 2\n')
+    assert "\x1b" not in message and "a\\x1b[31m: duplicate key" in message
+
+
+def test_an_impossible_date_is_one_line_with_its_line(tmp_path):
+    message = yaml_error(tmp_path, "a: 1\nmeta: {made: 2020-13-45}\n")
+    assert message == "f.yaml: not valid YAML (line 2): invalid date '2020-13-45': month must be in 1..12"
+
+
+def test_a_bad_explicit_tag_is_one_line(tmp_path):
+    assert yaml_error(tmp_path, "a: !!int abc\n").startswith("f.yaml: not valid YAML: ")
+
+
+def test_deep_nesting_is_one_line(tmp_path):
+    assert yaml_error(tmp_path, "a: " + "[" * 20000 + "]" * 20000 + "\n") == "f.yaml: not valid YAML: nested too deeply"
+
+
+def test_python_tags_are_refused(tmp_path):
+    assert "not valid YAML" in yaml_error(tmp_path, "a: !!python/object/apply:os.system ['true']\n")
+
+
+def test_stdin_that_cannot_be_read_is_one_line(monkeypatch):
+    class Broken(io.StringIO):
+        def read(self, *args):
+            raise OSError(errno.EISDIR, "Is a directory")
+
+    monkeypatch.setattr("sys.stdin", Broken())
+    with pytest.raises(InstanceError, match=r"^<stdin>: cannot read: Is a directory$"):
+        read_mapping("-")
+
+
+# ---------------------------------------------------------------- NPZ
+
+
+def npz_error(path: Path) -> str:
+    with pytest.raises(InstanceError) as error:
+        read_mapping(path)
+    message = str(error.value)
+    assert "\n" not in message and "allow_pickle" not in message and "trust" not in message
+    return message.replace(str(path), "F")
+
+
+def test_a_text_file_named_npz_is_not_a_valid_npz_file(tmp_path):
+    path = tmp_path / "x.npz"
+    path.write_text("garbage")
+    assert npz_error(path) == "F: not a valid .npz file (not a zip archive)"
+
+
+def test_a_single_npy_array_named_npz_is_not_a_valid_npz_file(tmp_path):
+    path = tmp_path / "x.npz"
+    with open(path, "wb") as stream:
+        np.save(stream, np.ones(3))
+    assert npz_error(path) == "F: not a valid .npz file (a single .npy array, not an archive of named fields)"
+
+
+def test_a_truncated_npz_file_is_not_a_valid_npz_file(tmp_path):
+    path = tmp_path / "x.npz"
+    np.savez(path, arms=np.ones((50, 4)), threshold=np.array(1.0))
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    assert npz_error(path).startswith("F: not a valid .npz file (")
+
+
+def test_a_corrupt_member_is_not_a_valid_npz_file(tmp_path):
+    path = tmp_path / "x.npz"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("arms.npy", b"\x93NUMPY\x01\x00garbage")
+    assert npz_error(path).startswith("F: not a valid .npz file (field 'arms': ")
+
+
+def test_an_npz_array_of_python_objects_names_the_field(tmp_path):
+    path = tmp_path / "x.npz"
+    np.savez(path, arms=np.array([[1.0, None]], dtype=object))
+    assert npz_error(path) == ("F: arms: must hold real numbers only, got an array of Python objects "
+                               "(cbai never loads pickled data)")
+
+
+def test_npz_scalars_strings_and_arrays_read_back(tmp_path):
+    path = tmp_path / "x.npz"
+    write_mapping({"name": "n", "threshold": 0.5, "arms": [[1.0, 2.0]], "meta": {"a": [1]}}, path)
+    mapping = read_mapping(path)
+    assert mapping["name"] == "n" and mapping["threshold"] == 0.5 and mapping["meta"] == {"a": [1]}
+    assert mapping["arms"].tolist() == [[1.0, 2.0]]
+
+
+# ---------------------------------------------------------------- NPY
+
+
+def npy_error(path: Path) -> str:
+    with pytest.raises(InstanceError) as error:
+        read_npy(path)
+    message = str(error.value)
+    assert "\n" not in message and "allow_pickle" not in message and "trust" not in message
+    return message.replace(str(path), "F")
+
+
+def test_read_npy_reads_an_array(tmp_path):
+    np.save(tmp_path / "a.npy", np.arange(6.0).reshape(2, 3))
+    assert read_npy(tmp_path / "a.npy").tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+def test_a_text_file_named_npy_is_not_a_valid_npy_file(tmp_path):
+    (tmp_path / "a.npy").write_text("garbage")
+    assert npy_error(tmp_path / "a.npy") == "F: not a valid .npy file (no .npy header)"
+
+
+def test_an_npy_array_of_python_objects_is_refused_without_pickle_advice(tmp_path):
+    np.save(tmp_path / "a.npy", np.array([1, None], dtype=object))
+    assert npy_error(tmp_path / "a.npy") == ("F: not a valid .npy file (an array of Python objects; "
+                                             "cbai never loads pickled data)")
+
+
+def test_a_truncated_npy_file_is_not_a_valid_npy_file(tmp_path):
+    np.save(tmp_path / "a.npy", np.ones((20, 30)))
+    data = (tmp_path / "a.npy").read_bytes()
+    (tmp_path / "a.npy").write_bytes(data[:300])
+    assert npy_error(tmp_path / "a.npy").startswith("F: not a valid .npy file (")
+    (tmp_path / "a.npy").write_bytes(data[:60])
+    assert npy_error(tmp_path / "a.npy").startswith("F: not a valid .npy file (")
+
+
+def test_a_missing_npy_file_is_one_line(tmp_path):
+    assert npy_error(tmp_path / "a.npy") == "F: no such file"
+
+
+# ---------------------------------------------------------------- errors name the file, safely
+
+
+def test_instance_errors_escapes_control_characters():
+    with pytest.raises(InstanceError) as error:
+        with instance_errors("f\x1b[2J.yaml"):
+            raise FieldError("na\rme", "bad")
+    assert str(error.value) == "f\\x1b[2J.yaml: na\\rme: bad"
+
+
+def test_a_missing_file_with_control_characters_in_its_name_is_escaped(tmp_path):
+    with pytest.raises(InstanceError) as error:
+        read_mapping(tmp_path / "a\x1b[31m.yaml")
+    assert "\x1b" not in str(error.value) and str(error.value).endswith("a\\x1b[31m.yaml: no such file")
+
+
+def test_an_unknown_file_type_with_control_characters_is_escaped(tmp_path):
+    with pytest.raises(InstanceError) as error:
+        read_mapping(tmp_path / "a\x1b[31m.txt")
+    assert "\x1b" not in str(error.value) and "a\\x1b[31m.txt: unknown file type '.txt'" in str(error.value)
+
+
+# ---------------------------------------------------------------- atomic writes
+
+
+def test_write_atomic_names_its_temporary_after_target_and_process(tmp_path):
+    seen = []
+    write_atomic(tmp_path / "x.yaml", lambda stream: seen.extend(temporaries(tmp_path)))
+    assert len(seen) == 1 and seen[0].startswith(temporary_prefix(tmp_path / "x.yaml"))
+    assert temporary_prefix(tmp_path / "x.yaml").startswith(f".x.yaml.{os.getpid()}-")
+    assert temporaries(tmp_path) == []
+
+
+def test_an_exception_in_the_writer_removes_the_temporary(tmp_path):
+    def fail(stream):
+        stream.write(b"half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(tmp_path / "x.yaml", fail)
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_os_error_while_writing_is_one_line_and_removes_the_temporary(tmp_path):
+    def full(stream):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(InstanceError, match=r"x\.yaml: cannot write: No space left on device$"):
+        write_atomic(tmp_path / "x.yaml", full)
+    assert os.listdir(tmp_path) == []
+
+
+@POSIX_ONLY
+def test_write_atomic_removes_a_stale_temporary_of_a_dead_writer(tmp_path):
+    target = tmp_path / "x.npz"
+    stale = tmp_path / f"{temporary_prefix(target, dead_pid())}abcd_123.tmp"
+    stale.write_bytes(b"half")
+    write_atomic(target, lambda stream: stream.write(b"new"))
+    assert not stale.exists() and target.read_bytes() == b"new"
+
+
+@POSIX_ONLY
+def test_a_temporary_of_a_running_writer_is_kept(tmp_path):
+    target = tmp_path / "x.npz"
+    running = tmp_path / f"{temporary_prefix(target, os.getppid())}abcd_123.tmp"
+    running.write_bytes(b"in progress")
+    write_atomic(target, lambda stream: stream.write(b"new"))
+    assert running.exists()
+
+
+def test_a_temporary_older_than_the_limit_is_removed_whoever_wrote_it(tmp_path):
+    target = tmp_path / "x.npz"
+    old = tmp_path / f".x.npz.{os.getppid()}-0123abcd.abcd_123.tmp"
+    old.write_bytes(b"old")
+    past = time.time() - STALE_TEMPORARY_AGE_S - 60
+    os.utime(old, (past, past))
+    assert remove_stale_temporaries(target) == [old]
+
+
+@POSIX_ONLY
+def test_stale_temporaries_of_other_targets_and_other_files_are_kept(tmp_path):
+    pid = dead_pid()
+    keep = [tmp_path / f"{temporary_prefix(tmp_path / 'y.npz', pid)}abcd_123.tmp",  # another target
+            tmp_path / f".x.npz.{pid}.abcd_123.tmp",  # not the writer's pattern
+            tmp_path / "x.npz.tmp",
+            tmp_path / f"{temporary_prefix(tmp_path / 'x.npz', pid)}abcd_123.tmp.bak"]
+    for path in keep:
+        path.write_bytes(b"keep")
+    assert remove_stale_temporaries(tmp_path / "x.npz") == []
+    assert all(path.exists() for path in keep)
+
+
+@POSIX_ONLY
+def test_a_stale_temporary_that_is_a_folder_is_kept(tmp_path):
+    folder = tmp_path / f"{temporary_prefix(tmp_path / 'x.npz', dead_pid())}abcd_123.tmp"
+    folder.mkdir()
+    assert remove_stale_temporaries(tmp_path / "x.npz") == [] and folder.is_dir()
+
+
+SLOW_WRITER = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from cbai_cli.fileio import write_atomic
+
+    target, ready = Path(sys.argv[1]), Path(sys.argv[2])
+
+    def slow(stream):
+        stream.write(b"half of a file")
+        stream.flush()
+        ready.write_text("writing")
+        time.sleep(60)
+        stream.write(b"the rest")
+
+    write_atomic(target, slow)
+""")
+
+
+def start_slow_writer(tmp_path: Path, *setup: str) -> tuple[subprocess.Popen, Path]:
+    """A process writing ``tmp_path/out/x.npz`` that stops halfway; returns it once its
+    temporary file exists."""
+    out = tmp_path / "out"
+    out.mkdir()
+    ready = tmp_path / "ready"
+    script = "\n".join(setup) + SLOW_WRITER
+    process = subprocess.Popen([sys.executable, "-c", script, str(out / "x.npz"), str(ready)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not ready.exists():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the writer did not start"
+        time.sleep(0.05)
+    assert len(temporaries(out)) == 1
+    return process, out
+
+
+@POSIX_ONLY
+def test_sigterm_during_a_write_removes_the_temporary_and_ends_the_process(tmp_path):
+    process, out = start_slow_writer(tmp_path)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == -signal.SIGTERM, stderr
+    assert stderr == "" and os.listdir(out) == []
+
+
+@POSIX_ONLY
+def test_sigterm_with_a_handler_of_the_caller_is_left_to_it(tmp_path):
+    # compare installs its own SIGTERM handler, which raises: the temporary goes, and the
+    # caller decides how to end.
+    process, out = start_slow_writer(
+        tmp_path, "import signal, sys",
+        "def handler(signum, frame): raise KeyboardInterrupt",
+        "signal.signal(signal.SIGTERM, handler)",
+        "sys.excepthook = lambda *args: sys.exit(7)")
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=60)
+    assert process.returncode == 7 and os.listdir(out) == []
+
+
+@POSIX_ONLY
+def test_sigint_during_a_write_removes_the_temporary(tmp_path):
+    process, out = start_slow_writer(tmp_path)
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=60)
+    assert process.returncode != 0 and os.listdir(out) == []
+
+
+@POSIX_ONLY
+def test_sigkill_leaves_a_temporary_that_the_next_write_removes(tmp_path):
+    process, out = start_slow_writer(tmp_path)
+    process.kill()
+    process.communicate(timeout=60)
+    assert len(temporaries(out)) == 1
+    write_atomic(out / "x.npz", lambda stream: stream.write(b"complete"))
+    assert os.listdir(out) == ["x.npz"] and (out / "x.npz").read_bytes() == b"complete"
+
+
+def test_the_sigterm_handler_is_restored_after_a_write(tmp_path):
+    before = signal.getsignal(signal.SIGTERM)
+    write_atomic(tmp_path / "x.yaml", lambda stream: stream.write(b"a: 1\n"))
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+# ---------------------------------------------------------------- stdout
+
+
+@POSIX_ONLY
+def test_a_closed_stdout_is_one_line():
+    script = textwrap.dedent("""
+        import sys
+        from cbai_cli.errors import InstanceError
+        from cbai_cli.fileio import write_mapping
+        try:
+            for _ in range(200):
+                write_mapping({"a": list(range(100000))}, "-")
+        except InstanceError as error:
+            print(error, file=sys.stderr)
+            sys.exit(2)
+    """)
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.read(10)
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    process.wait(timeout=120)
+    assert process.returncode == 2
+    assert stderr == "-: cannot write: standard output was closed by its reader\n"
