@@ -59,3 +59,43 @@ def test_trace_failing_when_written_is_one_line(cli, tmp_path, monkeypatch):
     monkeypatch.setattr("cbai_cli.solving.write_atomic", full_disk)
     line = one_error_line(cli("solve", INSTANCE, "--algo", "acol", "--trace", tmp_path / "t.csv"))
     assert line.endswith("t.csv: cannot write: No space left on device")
+
+
+# compare --plot and --out
+
+
+@needs_proc
+def test_compare_plot_where_no_file_can_be_made_fails_before_any_run(cli, tmp_path):
+    out = tmp_path / "runs.jsonl"
+    result = cli(*COMPARE, "--out", out, "--plot", "/proc/figure.png")
+    assert one_error_line(result) == "cbai: error: --plot /proc/figure.png: cannot write: No such file or directory"
+    assert result.stdout == "" and not out.exists()
+
+
+def test_compare_plot_onto_a_folder_fails_before_any_run(cli, tmp_path):
+    (tmp_path / "figure.png").mkdir()
+    result = cli(*COMPARE, "--plot", tmp_path / "figure.png")
+    assert one_error_line(result).endswith("figure.png: is a folder") and result.stdout == ""
+
+
+def test_compare_plot_failing_after_the_runs_prints_the_tables_first(cli, tmp_path, monkeypatch):
+    monkeypatch.setattr("cbai_cli.fileio.write_atomic", full_disk)
+    result = cli(*COMPARE, "--plot", tmp_path / "figure.png")
+    assert one_error_line(result).endswith("figure.png: cannot write: No space left on device")
+    assert "g-acol:tuned:beta=0.25" in result.stdout and "median" in result.stdout
+
+
+def test_compare_plot_failing_after_the_runs_prints_the_json_first(cli, tmp_path, monkeypatch):
+    monkeypatch.setattr("cbai_cli.fileio.write_atomic", full_disk)
+    result = cli(*COMPARE, "--json", "--plot", tmp_path / "figure.png")
+    one_error_line(result)
+    assert len(json.loads(result.stdout)["records"]) == 2
+
+
+def test_compare_plot_failing_after_the_runs_keeps_the_stored_records(cli, tmp_path, monkeypatch):
+    from cbai_cli.compare.store import read_store
+
+    monkeypatch.setattr("cbai_cli.fileio.write_atomic", full_disk)
+    out = tmp_path / "runs.sqlite"
+    one_error_line(cli(*COMPARE, "--out", out, "--plot", tmp_path / "figure.png"))
+    assert len(read_store(out).records) == 2
