@@ -99,3 +99,55 @@ def test_compare_plot_failing_after_the_runs_keeps_the_stored_records(cli, tmp_p
     out = tmp_path / "runs.sqlite"
     one_error_line(cli(*COMPARE, "--out", out, "--plot", tmp_path / "figure.png"))
     assert len(read_store(out).records) == 2
+
+
+# driver-arms -o
+
+
+@needs_proc
+def test_driver_arms_output_where_no_file_can_be_made_fails_before_the_cem(cli):
+    started = time.monotonic()
+    line = one_error_line(cli("driver-arms", "--n", "100000", "-o", "/proc/arms.npz"))
+    assert line == "cbai: error: -o /proc/arms.npz: cannot write: No such file or directory"
+    assert time.monotonic() - started < 30  # 100,000 CEMs would take hours
+
+
+def test_driver_arms_output_into_a_missing_folder_fails_before_the_cem(cli, tmp_path):
+    line = one_error_line(cli("driver-arms", "--n", "100000", "-o", tmp_path / "missing" / "arms.npz"))
+    assert line.endswith(f"folder {tmp_path / 'missing'} does not exist")
+
+
+def test_driver_arms_output_onto_a_folder_fails_before_the_cem(cli, tmp_path):
+    (tmp_path / "arms.npz").mkdir()
+    line = one_error_line(cli("driver-arms", "--n", "100000", "-o", tmp_path / "arms.npz"))
+    assert line.endswith("arms.npz: is a folder")
+
+
+def test_driver_arms_checks_every_scenario_file_before_the_cem(cli, tmp_path):
+    (tmp_path / "arms-different-reward.npz").mkdir()
+    line = one_error_line(cli("driver-arms", "--n", "100000", "--scenario", "all", "-o", tmp_path / "arms.npz"))
+    assert line.endswith("arms-different-reward.npz: is a folder")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["arms-different-reward.npz"]
+
+
+def test_driver_arms_output_failing_when_written_is_one_line(cli, tmp_path, monkeypatch):
+    monkeypatch.setattr("cbai_cli.fileio.write_atomic", full_disk)
+    line = one_error_line(cli("driver-arms", "--n", "2", "-o", tmp_path / "arms.npz"))
+    assert line.endswith("arms.npz: cannot write: No space left on device")
+
+
+@needs_proc
+def test_driver_arms_picture_where_no_file_can_be_made_fails_before_drawing(cli, tmp_path):
+    line = one_error_line(cli("driver-arms", "--show", tmp_path / "missing.npz", "--arm", "0", "-o", "/proc/x.png"))
+    assert line == "cbai: error: -o /proc/x.png: cannot write: No such file or directory"
+
+
+def test_driver_picture_failing_when_written_is_one_line(tmp_path, monkeypatch):
+    import numpy as np
+
+    from cbai_cli.driver.plot import plot_trajectories
+    from cbai_cli.errors import OptionError
+
+    monkeypatch.setattr("cbai_cli.driver.plot.tempfile.mkstemp", full_disk)
+    with pytest.raises(OptionError, match=r"x\.png: cannot write: No space left on device$"):
+        plot_trajectories(tmp_path / "x.png", np.zeros((3, 4)), np.zeros((0, 3, 4)))
