@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 from cbai_cli.errors import OptionError
@@ -35,11 +36,10 @@ def driver_arms(output: str | Path | None, *, show: str | Path | None = None, ar
     from cbai_cli.driver.instances import build_driver_files, output_paths, scenario_names
     from cbai_cli.outputs import check_writable, write_errors
 
-    if output is None:
-        raise OptionError("give -o FILE.npz for the instance (or --show FILE to draw one)")
-    for path in output_paths(output, scenario_names(scenario if scenario is not None else "base")).values():
-        check_writable(path, "-o")  # every file the scenarios will write, before the CEM runs
-    with write_errors(output, "-o"):
+    if output is not None:  # every file the scenarios will write, checked before the CEM runs
+        for path in output_paths(output, scenario_names(scenario if scenario is not None else "base")).values():
+            check_writable(path, "-o")
+    with write_errors(output, "-o") if output is not None else nullcontext():
         return build_driver_files(output, n=n, seed=seed, scenario=scenario, jobs=jobs, feedback=feedback,
                                   sigma=sigma, rescale_rewards=rescale_rewards, policies=policies,
                                   progress=None if progress is None else lambda done, total: progress(done))
