@@ -12,6 +12,7 @@ from typing import Any
 
 from cbai_cli.errors import OptionError
 from cbai_cli.fileio import write_atomic
+from cbai_cli.outputs import check_writable, write_errors
 from cbai_cli.simulate import RunRequest, prepare, run_once
 
 TRACE_COLUMNS = ("step", "arm", "observation", "uncertain", "feasible", "recommendation")
@@ -33,7 +34,8 @@ def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], tra
 
 def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: Path | None = None) -> Any:
     """``cbai solve FILE``: load the instance, run seeds ``seed … seed + runs − 1`` and write
-    the trace of a single run to ``trace`` (.csv or .jsonl) when asked."""
+    the trace of a single run to ``trace`` (.csv or .jsonl) when asked; the trace's path
+    is checked before anything runs."""
     from cbai_cli.kinds import load
 
     if runs < 1:
@@ -43,8 +45,9 @@ def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int =
     if trace is not None:
         if runs != 1:
             raise OptionError("--trace records one run; use it without --runs", "trace")
-        if Path(trace).suffix.lower() not in (".csv", ".jsonl"):
+        if Path(trace).suffix.lower() not in (".csv", ".jsonl") and not Path(trace).is_dir():
             raise OptionError(f"--trace must end in .csv or .jsonl, got {Path(trace).name!r}", "trace")
+        check_writable(trace, "--trace")
     outcome = solve_instance(load(path), request, range(seed, seed + runs), trace=trace is not None)
     if trace is not None:
         write_trace(Path(trace), outcome.trace_rows)
@@ -52,7 +55,8 @@ def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int =
 
 
 def write_trace(path: Path, rows: Sequence[tuple]) -> None:
-    """One line per query, CSV or JSON Lines by extension, written atomically."""
+    """One line per query, CSV or JSON Lines by extension, written atomically; an OS
+    failure (a full disk) is one line naming the file."""
     text = io.StringIO()
     if path.suffix.lower() == ".csv":
         writer = csv.writer(text, lineterminator="\n")
@@ -62,4 +66,5 @@ def write_trace(path: Path, rows: Sequence[tuple]) -> None:
         for row in rows:
             text.write(json.dumps(dict(zip(TRACE_COLUMNS, row))) + "\n")
     data = text.getvalue().encode()
-    write_atomic(path, lambda stream: stream.write(data))
+    with write_errors(path, "--trace"):
+        write_atomic(path, lambda stream: stream.write(data))

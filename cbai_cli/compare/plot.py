@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from cbai_cli.compare.summary import SummaryRow, record_kind
+from cbai_cli.errors import OptionError
 from cbai_cli.kinds import get
 
 MARKERS = "osD^v<>phX*"
@@ -65,12 +66,20 @@ def _sweep_title(source: str, parameter: str) -> str:
 
 
 def plot_comparison(rows: Sequence[SummaryRow], records: Sequence[dict], path: Path, title: str | None = None) -> None:
-    """Write the figure to ``path`` (.png, .pdf or .svg, by its suffix), atomically."""
+    """Write the figure to ``path`` (.png, .pdf or .svg, by its suffix), atomically.
+
+    Raises:
+        OptionError: ``--plot PATH: no records to plot`` when there is nothing to draw,
+            ``--plot PATH: cannot write: REASON`` when the file cannot be written.
+    """
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
-    from cbai_cli.fileio import write_atomic
+    from cbai_cli import fileio
+    from cbai_cli.outputs import write_errors
 
+    if not rows:
+        raise OptionError(f"--plot {path}: no records to plot")
     panels = _panels(rows)
     algorithms = sorted({row.algorithm: row.algorithm_index for row in rows}.items(), key=lambda item: (item[1], item[0]))
     names = [name for name, _ in algorithms]
@@ -107,7 +116,8 @@ def plot_comparison(rows: Sequence[SummaryRow], records: Sequence[dict], path: P
     buffer = io.BytesIO()
     figure.savefig(buffer, format=path.suffix.lower().lstrip("."), dpi=150, bbox_inches="tight")
     data = buffer.getvalue()
-    write_atomic(path, lambda stream: stream.write(data))
+    with write_errors(path, "--plot"):
+        fileio.write_atomic(path, lambda stream: stream.write(data))
 
 
 def _sweep_panel(axis, source: str, members: Sequence[SummaryRow], colors: dict, markers: dict) -> None:

@@ -21,15 +21,16 @@ PLOT_SUFFIXES = (".png", ".pdf", ".svg")
 
 
 def check_outputs(as_json: bool, as_csv: bool, plot: Path | None) -> None:
-    """Reject impossible output requests before anything runs."""
+    """Reject impossible output requests, and a figure that could not be written,
+    before anything runs."""
+    from cbai_cli.outputs import check_writable
+
     if as_json and as_csv:
         raise OptionError("--json and --csv both write to stdout: choose one")
     if plot is not None:
-        if plot.suffix.lower() not in PLOT_SUFFIXES:
+        if plot.suffix.lower() not in PLOT_SUFFIXES and not plot.is_dir():
             raise OptionError(f"--plot must end in {', '.join(PLOT_SUFFIXES)}, got {plot.name!r}")
-        folder = plot.parent if str(plot.parent) else Path(".")
-        if not folder.is_dir():
-            raise OptionError(f"--plot {plot}: folder {folder} does not exist")
+        check_writable(plot, "--plot")
 
 
 def _number(value: float | None, digits: int = 4) -> str:
@@ -149,17 +150,18 @@ def _cell(value) -> str:
 
 def show_comparison(records: Sequence[dict], title: str | None, *, as_json: bool = False, as_csv: bool = False,
                     plot: Path | None = None) -> None:
-    """Summarise records and render them: tables on stdout (or JSON, or CSV), and the
-    figure when ``plot`` is given. Duplicate run keys are shown once."""
+    """Summarise records and render them: tables on stdout (or JSON, or CSV), then the
+    figure when ``plot`` is given. Duplicate run keys are shown once.
+
+    The figure comes last, so a figure that cannot be drawn or written (no records, a
+    full disk) is reported as one line after the results are on stdout: they are
+    never lost to it.
+    """
     from cbai_cli.compare.study import deduplicate
     from cbai_cli.compare.summary import sort_records, summarize
 
     records = sort_records(deduplicate(records))
     rows = summarize(records)
-    if plot is not None:
-        from cbai_cli.compare.plot import plot_comparison
-
-        plot_comparison(rows, records, plot, title)
     if as_json:
         print_json_document(records, rows)
     elif as_csv:
@@ -171,3 +173,8 @@ def show_comparison(records: Sequence[dict], title: str | None, *, as_json: bool
         for table in group_tables(rows):
             out.print(table)
             out.print()
+    if plot is not None:
+        from cbai_cli.compare.plot import plot_comparison
+
+        sys.stdout.flush()
+        plot_comparison(rows, records, plot, title)

@@ -3,11 +3,16 @@
 - JSON Lines (``.jsonl``): one record per line, each appended with a single unbuffered
   ``write`` call, so a record is on disk (in the page cache) as soon as it finishes and
   an interruption can at worst cut the last line short. Readers skip such a line, and
-  the next writer starts on a fresh line. Several processes may append to one file
-  on a local file system (O_APPEND writes of one line do not interleave).
+  the next writer starts on a fresh line. One writer at a time: a writer holds an
+  exclusive ``flock`` on the file while it is open, and a second ``cbai compare``
+  writing the same file is refused with one line (it would run the same runs again and
+  store them twice). Readers (``--from``) need no lock.
 - SQLite (``.sqlite``, ``.sqlite3``, ``.db``): one transaction per record in WAL mode
   with a busy timeout, so several processes (shards, or a second terminal) can write
-  the same store; ``INSERT OR IGNORE`` on the run key makes a duplicate harmless.
+  the same store; ``INSERT OR IGNORE`` on the run key makes a duplicate harmless. A
+  store is marked with SQLite's ``application_id`` and its schema version in
+  ``user_version``; a database of another program, a cbai store of an unknown schema
+  or a file that is not SQLite at all is refused, never given a new table.
 
 Neither locking scheme holds across machines on a network file system (SQLite's WAL
 needs shared memory; NFS appends are not atomic): there, give every shard its own
@@ -15,10 +20,13 @@ store and merge them with ``cbai compare --from A --from B --out ALL``.
 
 Both are append-only, so they are not written through a temporary file: a record once
 stored is never rewritten. Resuming means skipping the runs whose key is stored.
+Every problem with a store file is one :class:`~cbai_cli.errors.OptionError` naming
+the option and the file.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
@@ -29,11 +37,16 @@ from pathlib import Path
 from typing import Protocol
 
 from cbai_cli.errors import OptionError
+from cbai_cli.outputs import check_writable, reason
 
 JSONL_SUFFIXES = (".jsonl",)
 SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 # How long a SQLite writer waits for another process's transaction to finish.
 SQLITE_BUSY_TIMEOUT_MS = 60_000
+# SQLite's application_id of a cbai store ("cbai" in ASCII) and the schema version kept
+# in its user_version; stores made before the mark have application_id 0.
+SQLITE_APPLICATION_ID = 0x63626169
+SQLITE_SCHEMA_VERSION = 1
 SQLITE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     run_key TEXT PRIMARY KEY,
@@ -52,6 +65,8 @@ CREATE TABLE IF NOT EXISTS runs (
     record TEXT NOT NULL
 )
 """
+RUNS_COLUMNS = ("run_key", "group", "instance", "instance_hash", "seed", "algorithm", "spec", "regime", "iterations",
+                "correct", "violation", "stopped", "wall_s", "record")
 
 
 class Store(Protocol):
@@ -87,55 +102,121 @@ def kind_of(path: Path, option: str = "--out") -> str:
 
 
 class JsonlStore:
-    """Records as JSON Lines, appended one ``write`` per record."""
+    """Records as JSON Lines, appended one ``write`` per record, by one writer at a time."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
             self._descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         except OSError as error:
-            raise OptionError(f"--out {path}: cannot write: {error.strerror}") from None
-        # An interrupted writer may have left a line without its newline: start afresh.
-        if path.stat().st_size > 0:
-            with open(path, "rb") as stream:
-                stream.seek(-1, os.SEEK_END)
-                if stream.read(1) != b"\n":
-                    os.write(self._descriptor, b"\n")
+            raise OptionError(f"--out {path}: cannot write: {reason(error)}") from None
+        try:
+            _lock(self._descriptor, path)
+            read_jsonl(path, "--out")  # refuses a file that is not a store before writing to it
+            # An interrupted writer may have left a line without its newline: start afresh.
+            if path.stat().st_size > 0:
+                with open(path, "rb") as stream:
+                    stream.seek(-1, os.SEEK_END)
+                    if stream.read(1) != b"\n":
+                        self._write(b"\n")
+        except BaseException:
+            self.close()
+            raise
 
     def keys(self) -> set[str]:
         return {record["run_key"] for record in self.records()}
 
     def records(self) -> list[dict]:
-        return list(read_jsonl(self.path).records)
+        return list(read_jsonl(self.path, "--out").records)
 
     def append(self, record: dict) -> None:
-        line = (json.dumps(record, allow_nan=False) + "\n").encode()
-        os.write(self._descriptor, line)
+        self._write((json.dumps(record, allow_nan=False) + "\n").encode())
+
+    def _write(self, data: bytes) -> None:
+        try:
+            os.write(self._descriptor, data)
+        except OSError as error:
+            raise OptionError(f"--out {self.path}: cannot write: {reason(error)}") from None
 
     def close(self) -> None:
+        """Close the file, which releases the lock."""
         if self._descriptor >= 0:
             os.close(self._descriptor)
             self._descriptor = -1
 
 
-def read_jsonl(path: Path) -> StoreContents:
-    """Every complete record of a JSON Lines store (cut-short lines are counted, not read)."""
+def _lock(descriptor: int, path: Path) -> None:
+    """Take the exclusive writer's lock on an open store, or fail with one line naming the
+    process that holds it. File systems without ``flock`` are written without a lock."""
+    import fcntl
+
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as error:
+        if error.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return
+        holder = _lock_holder(descriptor)
+        who = "" if holder is None else f" (pid {holder})"
+        raise OptionError(f"--out {path} is being written by another cbai compare{who}; wait for it to finish "
+                          "or use another --out file") from None
+
+
+def _lock_holder(descriptor: int) -> int | None:
+    """The process holding a ``flock`` on the file, from Linux's /proc/locks (lines like
+    ``1: FLOCK  ADVISORY  WRITE 5220 fe:00:2213185 0 EOF``); None elsewhere."""
+    status = os.fstat(descriptor)
+    wanted = (os.major(status.st_dev), os.minor(status.st_dev), status.st_ino)
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as stream:
+            lines = stream.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 6 and fields[1] == "->":  # a process waiting for the lock
+            continue
+        if len(fields) < 6 or fields[1] != "FLOCK":
+            continue
+        try:
+            major, minor, inode = fields[5].split(":")
+            if (int(major, 16), int(minor, 16), int(inode)) == wanted:
+                return int(fields[4])
+        except ValueError:
+            continue
+    return None
+
+
+def read_jsonl(path: Path, option: str = "--from") -> StoreContents:
+    """Every complete record of a JSON Lines store (cut-short lines are counted, not read).
+
+    A non-empty file in which no line is a record is not a store, and is refused (one
+    line naming ``option`` and the file) — except for a single line cut short that
+    starts like a record: the first record of a store, interrupted.
+    """
     records: list[dict] = []
-    skipped = 0
-    with open(path, "rb") as stream:
-        for line in stream:
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                skipped += 1
-                continue
-            if isinstance(record, dict) and "run_key" in record:
-                records.append(record)
-            else:
-                skipped += 1
-    return StoreContents(tuple(records), skipped)
+    cut_short = foreign = 0
+    try:
+        with open(path, "rb") as stream:
+            for line in stream:
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    if line.lstrip().startswith(b"{"):
+                        cut_short += 1
+                    else:
+                        foreign += 1
+                    continue
+                if isinstance(record, dict) and "run_key" in record:
+                    records.append(record)
+                else:
+                    foreign += 1
+    except OSError as error:
+        raise OptionError(f"{option} {path}: cannot read: {reason(error)}") from None
+    if not records and (foreign or cut_short > 1):
+        raise OptionError(f"{option} {path}: not a cbai store: no line is a run record")
+    return StoreContents(tuple(records), cut_short + foreign)
 
 
 class SqliteStore:
@@ -146,18 +227,31 @@ class SqliteStore:
         self.path = path
         try:
             self._connection = sqlite3.connect(path, timeout=SQLITE_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-            self._connection.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
-            # WAL lets readers and one writer proceed together; writers take turns.
-            self._connection.execute("PRAGMA journal_mode = WAL")
-            self._connection.execute(SQLITE_SCHEMA)
         except sqlite3.Error as error:
             raise OptionError(f"--out {path}: cannot use as a SQLite store: {error}") from None
+        try:
+            self._connection.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            # Look before writing anything: another program's database is left untouched.
+            if check_sqlite_store(self._connection, path, "--out") == "empty":
+                with self._transaction():
+                    if check_sqlite_store(self._connection, path, "--out") == "empty":  # nobody made it meanwhile
+                        self._connection.execute(SQLITE_SCHEMA)
+                        self._connection.execute(f"PRAGMA application_id = {SQLITE_APPLICATION_ID}")
+                        self._connection.execute(f"PRAGMA user_version = {SQLITE_SCHEMA_VERSION}")
+            # WAL lets readers and one writer proceed together; writers take turns.
+            self._connection.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.Error as error:
+            self._connection.close()
+            raise OptionError(f"--out {path}: cannot use as a SQLite store: {error}") from None
+        except BaseException:
+            self._connection.close()
+            raise
 
     def keys(self) -> set[str]:
         return {row[0] for row in self._connection.execute("SELECT run_key FROM runs")}
 
     def records(self) -> list[dict]:
-        return [json.loads(row[0]) for row in self._connection.execute("SELECT record FROM runs ORDER BY rowid")]
+        return _sqlite_records(self._connection, self.path, "--out")
 
     def append(self, record: dict) -> None:
         """Store one record; a run key already stored (another writer's) is left as it is.
@@ -179,6 +273,8 @@ class SqliteStore:
             # Stores created before the safe kinds require a regime and a correctness flag.
             raise OptionError(f"--out {self.path}: cannot store the record of {record['spec']!r} "
                               f"({error}); this store was made by an older cbai: use a new --out file") from None
+        except sqlite3.Error as error:  # a full disk, a file removed or locked for too long
+            raise OptionError(f"--out {self.path}: cannot write: {error}") from None
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -196,6 +292,42 @@ class SqliteStore:
         self._connection.close()
 
 
+def check_sqlite_store(connection: sqlite3.Connection, path: Path, option: str) -> str:
+    """``"cbai"`` for a cbai store, ``"empty"`` for a database with no table yet (a new
+    file); anything else is one :class:`OptionError`: a file that is not SQLite, another
+    program's database, a cbai store of a schema this cbai does not know."""
+    application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    tables = [row[0] for row in connection.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")]
+    if application_id not in (0, SQLITE_APPLICATION_ID):
+        raise OptionError(f"{option} {path}: not a cbai store: another program's SQLite database "
+                          f"(application id {application_id:#x})")
+    if application_id == SQLITE_APPLICATION_ID and version != SQLITE_SCHEMA_VERSION:
+        raise OptionError(f"{option} {path}: a cbai store of schema {version}, which this cbai does not know "
+                          f"(it reads schema {SQLITE_SCHEMA_VERSION}): use the cbai that wrote it, or a new file")
+    if not tables and application_id == 0:
+        return "empty"
+    if "runs" not in tables:
+        raise OptionError(f"{option} {path}: not a cbai store: it holds the table(s) {', '.join(tables) or '(none)'} "
+                          "and no table runs")
+    columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
+    if sorted(columns) != sorted(RUNS_COLUMNS):
+        raise OptionError(f"{option} {path}: not a cbai store: its table runs has the columns {', '.join(columns)}, "
+                          "not cbai's")
+    return "cbai"
+
+
+def _sqlite_records(connection: sqlite3.Connection, path: Path, option: str) -> list[dict]:
+    records = []
+    for run_key, text in connection.execute("SELECT run_key, record FROM runs ORDER BY rowid"):
+        try:
+            records.append(json.loads(text))
+        except (TypeError, json.JSONDecodeError):
+            raise OptionError(f"{option} {path}: the record of run {run_key} is not valid JSON") from None
+    return records
+
+
 def _flag(value: bool | None) -> int | None:
     """A boolean column: 0/1, or NULL where it does not apply (a regret run's correctness)."""
     return None if value is None else int(value)
@@ -203,13 +335,11 @@ def _flag(value: bool | None) -> int | None:
 
 def open_store(path: str | Path) -> Store:
     """Open (creating if needed) a store for appending; fails with one line when the
-    type is unknown or the file cannot be written."""
+    type is unknown, the file cannot be written, is not a cbai store, or (JSON Lines)
+    is being written by another process."""
     path = Path(path)
     kind = kind_of(path)
-    if path.is_dir():
-        raise OptionError(f"--out {path}: is a folder")
-    if not path.parent.is_dir() and str(path.parent):
-        raise OptionError(f"--out {path}: folder {path.parent} does not exist")
+    check_writable(path, "--out")
     if path.exists() and not os.access(path, os.W_OK):
         raise OptionError(f"--out {path}: cannot write: permission denied")
     return JsonlStore(path) if kind == "jsonl" else SqliteStore(path)
@@ -219,6 +349,8 @@ def read_store(path: str | Path) -> StoreContents:
     """All records of an existing store (``--from``)."""
     path = Path(path)
     kind = kind_of(path, "--from")
+    if path.is_dir():
+        raise OptionError(f"--from {path}: is a folder")
     if not path.is_file():
         raise OptionError(f"--from {path}: no such file")
     if kind == "jsonl":
@@ -226,9 +358,10 @@ def read_store(path: str | Path) -> StoreContents:
     try:
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=SQLITE_BUSY_TIMEOUT_MS / 1000)
         try:
-            rows = connection.execute("SELECT record FROM runs ORDER BY rowid").fetchall()
+            if check_sqlite_store(connection, path, "--from") == "empty":
+                return StoreContents(())
+            return StoreContents(tuple(_sqlite_records(connection, path, "--from")))
         finally:
             connection.close()
     except sqlite3.Error as error:
         raise OptionError(f"--from {path}: not a cbai SQLite store: {error}") from None
-    return StoreContents(tuple(json.loads(row[0]) for row in rows))

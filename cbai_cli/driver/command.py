@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 from cbai_cli.errors import OptionError
@@ -17,7 +18,8 @@ def driver_arms(output: str | Path | None, *, show: str | Path | None = None, ar
                 progress: Callable[[int], None] | None = None) -> list[str]:
     """Build (``output`` an instance file) or, with ``show``, draw (``output`` a picture);
     returns the lines that say what was written. ``None`` means not given. Options of the
-    other mode are one-line errors."""
+    other mode are one-line errors, and so is an output that cannot be written (checked
+    before the CEM runs, and again when writing)."""
     building = {"--n": n, "--seed": seed, "--scenario": scenario, "--jobs": jobs, "--feedback": feedback,
                 "--sigma": sigma, "--policies": policies, "--rescale-rewards": rescale_rewards or None}
     if show is not None:
@@ -31,8 +33,13 @@ def driver_arms(output: str | Path | None, *, show: str | Path | None = None, ar
         return [draw(show, output, arms, highlight, solved)]
     if arms or highlight is not None or solved is not None:
         raise OptionError("--arm, --highlight and --solved draw pictures: use them with --show FILE")
-    from cbai_cli.driver.instances import build_driver_files
+    from cbai_cli.driver.instances import build_driver_files, output_paths, scenario_names
+    from cbai_cli.outputs import check_writable, write_errors
 
-    return build_driver_files(output, n=n, seed=seed, scenario=scenario, jobs=jobs, feedback=feedback, sigma=sigma,
-                              rescale_rewards=rescale_rewards, policies=policies,
-                              progress=None if progress is None else lambda done, total: progress(done))
+    if output is not None:  # every file the scenarios will write, checked before the CEM runs
+        for path in output_paths(output, scenario_names(scenario if scenario is not None else "base")).values():
+            check_writable(path, "-o")
+    with write_errors(output, "-o") if output is not None else nullcontext():
+        return build_driver_files(output, n=n, seed=seed, scenario=scenario, jobs=jobs, feedback=feedback,
+                                  sigma=sigma, rescale_rewards=rescale_rewards, policies=policies,
+                                  progress=None if progress is None else lambda done, total: progress(done))

@@ -45,7 +45,16 @@ def _new_figure(figsize: tuple[float, float]) -> Figure:
 
 
 def _save_atomic(fig: Figure, path: str | os.PathLike[str], dpi: int = 120) -> Path:
+    """Write the figure through a temporary file; an OS failure (a missing or read-only
+    folder, a full disk) is one :class:`~cbai_cli.errors.OptionError` naming the file."""
+    from cbai_cli.outputs import write_errors
+
     target = Path(path)
+    with write_errors(target):
+        return _save_through_temporary(fig, target, dpi)
+
+
+def _save_through_temporary(fig: Figure, target: Path, dpi: int) -> Path:
     fmt = target.suffix.lstrip(".").lower() or "png"
     folder = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)

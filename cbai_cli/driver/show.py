@@ -83,13 +83,14 @@ def driver_view(instance: Instance, source: str = "instance") -> DriverView:
 
 
 def check_figure_path(path: str | Path) -> Path:
-    """The picture's path: its suffix picks the format."""
+    """The picture's path: its suffix picks the format; it must be writable
+    (:func:`cbai_cli.outputs.check_writable`)."""
+    from cbai_cli.outputs import check_writable
+
     path = Path(path)
-    if path.suffix.lower() not in FIGURE_SUFFIXES:
+    if path.suffix.lower() not in FIGURE_SUFFIXES and not path.is_dir():
         raise OptionError(f"the picture must end in {', '.join(FIGURE_SUFFIXES)}, got {path.name!r}")
-    if not path.parent.is_dir():
-        raise OptionError(f"{path}: folder {path.parent} does not exist")
-    return path
+    return check_writable(path, "-o")
 
 
 def show_arms(view: DriverView, arms: Sequence[int], path: str | Path) -> Path:

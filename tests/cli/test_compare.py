@@ -171,6 +171,38 @@ def test_from_takes_no_sources(cli, tmp_path):
     assert result.exit_code == 2 and "--from" in result.stderr
 
 
+def test_from_an_empty_store_with_plot_says_there_is_nothing_to_plot(cli, tmp_path):
+    store = tmp_path / "runs.jsonl"
+    store.write_text("")
+    plot = tmp_path / "figure.png"
+    result = cli("compare", "--from", store, "--plot", plot)
+    assert result.exit_code == 2 and result.stderr == f"cbai: error: --plot {plot}: no records to plot\n"
+    assert not plot.exists()
+
+
+@pytest.mark.parametrize("name, content, reason", [
+    ("runs.jsonl", b"these are not records\n", "not a cbai store: no line is a run record"),
+    ("runs.sqlite", b"these are not records\n" * 10, "file is not a database"),
+])
+def test_from_a_file_of_garbage_is_one_line(cli, tmp_path, name, content, reason):
+    (tmp_path / name).write_bytes(content)
+    result = cli("compare", "--from", tmp_path / name)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and reason in result.stderr and name in result.stderr
+
+
+def test_out_into_another_programs_database_fails_before_any_run(cli, tmp_path):
+    import sqlite3
+
+    out = tmp_path / "app.sqlite"
+    with sqlite3.connect(out) as connection:
+        connection.execute("CREATE TABLE users (id INTEGER)")
+    result = cli("compare", "regret-1d", "--algos", "uniform", "--out", out)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (f"cbai: error: --out {out}: not a cbai store: it holds the table(s) users and no "
+                             "table runs\n")
+
+
 def long_compare_with_a_first_record(out) -> subprocess.Popen:
     """A 20,000-run compare on two workers in its own session, once its store holds a record."""
     process = subprocess.Popen(
@@ -261,3 +293,19 @@ def test_safe_records_are_stored_and_a_rerun_skips_them(cli, tmp_path, suffix):
     again = cli("compare", *SAFE_GRID, "--out", out, "--json")
     assert again.exit_code == 0 and "4 of 4 runs already stored" in again.stderr
     assert json.loads(again.stdout)["summary"] == first["summary"]
+
+
+def test_second_compare_on_a_jsonl_store_being_written_is_refused_with_the_writers_pid(tmp_path, cbai_process):
+    """Two commands on one JSON Lines store would run the same runs and store them twice."""
+    out = tmp_path / "runs.jsonl"
+    first = long_compare_with_a_first_record(out)
+    try:
+        second = cbai_process("compare", "regret-1d", "--algos", "maxrew-f:tuned:beta=0.25", "--seeds", "20000",
+                              "--jobs", "1", "--no-bounds", "--out", out)
+    finally:
+        os.killpg(first.pid, signal.SIGINT)
+        first.communicate(timeout=60)
+    assert second.returncode == 2 and second.stdout == "" and "Traceback" not in second.stderr
+    pid = f" (pid {first.pid})" if os.path.exists("/proc/locks") else ""
+    assert second.stderr == (f"cbai: error: --out {out} is being written by another cbai compare{pid}; wait for it "
+                             "to finish or use another --out file\n")

@@ -1,5 +1,5 @@
 """JSON Lines and SQLite stores: round trips, cut-short lines, duplicates, two writers,
-unwritable paths."""
+unwritable paths, files that are not stores."""
 
 from __future__ import annotations
 
@@ -121,9 +121,8 @@ def write_from_two_processes(path) -> list[int]:
     return [writer.wait(timeout=120) for writer in writers]
 
 
-@pytest.mark.parametrize("suffix", ["jsonl", "sqlite"])
-def test_two_processes_writing_one_store_keep_every_record(tmp_path, suffix):
-    path = tmp_path / f"runs.{suffix}"
+def test_two_processes_writing_one_sqlite_store_keep_every_record(tmp_path):
+    path = tmp_path / "runs.sqlite"
     assert write_from_two_processes(path) == [0, 0]
     contents = read_store(path)
     assert contents.skipped_lines == 0
@@ -162,3 +161,227 @@ def test_read_only_store_is_rejected(tmp_path):
 def test_missing_store_cannot_be_shown(tmp_path):
     with pytest.raises(OptionError, match="no such file"):
         read_store(tmp_path / "none.sqlite")
+
+
+# One writer at a time on a JSON Lines store
+
+
+def test_second_jsonl_writer_is_refused_while_the_first_has_the_store_open(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    first = open_store(path)
+    try:
+        with pytest.raises(OptionError, match=r"^--out \S+runs\.jsonl is being written by another cbai compare"):
+            open_store(path)
+    finally:
+        first.close()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/locks"), reason="the lock's holder is read from Linux's /proc/locks")
+def test_refused_jsonl_writer_is_told_the_pid_of_the_writer(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    first = open_store(path)
+    try:
+        with pytest.raises(OptionError, match=rf"being written by another cbai compare \(pid {os.getpid()}\)"):
+            open_store(path)
+    finally:
+        first.close()
+
+
+def test_jsonl_store_can_be_written_again_once_closed(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    open_store(path).close()
+    store = open_store(path)
+    store.append(make_record(1))
+    store.close()
+    assert [record["run_key"] for record in read_store(path).records] == ["key-1"]
+
+
+def test_refused_jsonl_writer_leaves_the_store_unchanged(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    first = open_store(path)
+    first.append(make_record(1))
+    before = path.read_bytes()
+    with pytest.raises(OptionError):
+        open_store(path)
+    first.close()
+    assert path.read_bytes() == before
+
+
+def test_jsonl_store_can_be_read_while_it_is_written(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    store = open_store(path)
+    store.append(make_record(1))
+    try:
+        assert [record["run_key"] for record in read_store(path).records] == ["key-1"]
+    finally:
+        store.close()
+
+
+def test_second_jsonl_writer_process_is_refused_with_one_line(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    store = open_store(path)
+    try:
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        environment = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        code = ("import sys\nfrom cbai_cli.compare.store import open_store\nfrom cbai_cli.errors import CbaiError\n"
+                "try:\n    open_store(sys.argv[1])\nexcept CbaiError as error:\n    print(error)\n    sys.exit(2)\n")
+        result = subprocess.run([sys.executable, "-c", code, str(path)], env=environment, capture_output=True,
+                                text=True, timeout=60)
+    finally:
+        store.close()
+    assert result.returncode == 2 and "is being written by another cbai compare" in result.stdout
+
+
+# Files that are not cbai stores
+
+
+@pytest.mark.parametrize("content", [b"hello\nworld\n", b'{"a": 1}\n', b"[1, 2]\n", b"\x00\xff\xfe binary\n",
+                                     b'{"run_key": "k", "gr\n{"run_key": "l", "gr\n'],
+                         ids=["text", "json-objects", "json-lists", "binary", "two-cut-lines"])
+def test_jsonl_file_without_any_record_cannot_be_shown(tmp_path, content):
+    path = tmp_path / "other.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(OptionError, match=r"^--from \S+other\.jsonl: not a cbai store: no line is a run record$"):
+        read_store(path)
+
+
+def test_jsonl_file_without_any_record_is_not_appended_to(tmp_path):
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(b'{"note": "mine"}\n')
+    with pytest.raises(OptionError, match=r"^--out \S+notes\.jsonl: not a cbai store"):
+        open_store(path)
+    assert path.read_bytes() == b'{"note": "mine"}\n'
+
+
+def test_jsonl_store_whose_only_record_was_cut_short_is_still_a_store(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(b'{"run_key": "key-1", "gro')
+    contents = read_store(path)
+    assert contents.records == () and contents.skipped_lines == 1
+    open_store(path).close()
+
+
+def test_empty_jsonl_file_is_an_empty_store(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(b"")
+    assert read_store(path).records == ()
+
+
+def test_jsonl_store_with_some_garbage_keeps_its_records_and_counts_the_rest(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    store = open_store(path)
+    store.append(make_record(1))
+    store.close()
+    with open(path, "ab") as stream:
+        stream.write(b"garbage\n")
+    contents = read_store(path)
+    assert [record["run_key"] for record in contents.records] == ["key-1"] and contents.skipped_lines == 1
+
+
+def other_programs_database(path, application_id: int = 0) -> None:
+    connection = sqlite3.connect(path)
+    connection.execute(f"PRAGMA application_id = {application_id}")
+    connection.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+    connection.execute("INSERT INTO users (name) VALUES ('ada')")
+    connection.commit()
+    connection.close()
+
+
+def test_database_of_another_program_is_refused_as_out_and_left_untouched(tmp_path):
+    path = tmp_path / "app.db"
+    other_programs_database(path)
+    before = path.read_bytes()
+    with pytest.raises(OptionError, match=r"^--out \S+app\.db: not a cbai store: it holds the table\(s\) users "
+                                          r"and no table runs$"):
+        open_store(path)
+    assert path.read_bytes() == before and not (tmp_path / "app.db-wal").exists()
+
+
+def test_database_of_another_program_cannot_be_shown(tmp_path):
+    path = tmp_path / "app.sqlite"
+    other_programs_database(path)
+    with pytest.raises(OptionError, match=r"^--from \S+app\.sqlite: not a cbai store: it holds the table"):
+        read_store(path)
+
+
+def test_database_marked_by_another_program_is_refused(tmp_path):
+    path = tmp_path / "app.sqlite"
+    other_programs_database(path, application_id=0x1234)
+    with pytest.raises(OptionError, match=r"not a cbai store: another program's SQLite database "
+                                          r"\(application id 0x1234\)$"):
+        open_store(path)
+
+
+def test_runs_table_of_another_layout_is_refused(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE runs (id INTEGER, started TEXT)")
+    with pytest.raises(OptionError, match=r"not a cbai store: its table runs has the columns id, started, not cbai's$"):
+        open_store(path)
+
+
+def test_cbai_store_of_an_unknown_schema_is_refused(tmp_path):
+    from cbai_cli.compare.store import SQLITE_APPLICATION_ID
+
+    path = tmp_path / "future.sqlite"
+    open_store(path).close()
+    with sqlite3.connect(path) as connection:
+        connection.execute("PRAGMA user_version = 2")
+    for option, call in (("--out", open_store), ("--from", read_store)):
+        with pytest.raises(OptionError, match=rf"^{option} \S+future\.sqlite: a cbai store of schema 2, which this cbai "
+                                              r"does not know \(it reads schema 1\)"):
+            call(path)
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA application_id").fetchone()[0] == SQLITE_APPLICATION_ID
+
+
+@pytest.mark.parametrize("option", ["--out", "--from"])
+def test_file_that_is_not_sqlite_is_refused(tmp_path, option):
+    path = tmp_path / "runs.sqlite"
+    path.write_bytes(b"these are not the records you are looking for\n" * 20)
+    with pytest.raises(OptionError, match=rf"^{option} \S+runs\.sqlite: .*file is not a database$"):
+        open_store(path) if option == "--out" else read_store(path)
+
+
+def test_new_sqlite_store_is_marked_as_a_cbai_store_of_schema_1(tmp_path):
+    from cbai_cli.compare.store import SQLITE_APPLICATION_ID
+
+    open_store(tmp_path / "runs.sqlite").close()
+    with sqlite3.connect(tmp_path / "runs.sqlite") as connection:
+        assert connection.execute("PRAGMA application_id").fetchone()[0] == SQLITE_APPLICATION_ID
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 1
+
+
+def test_sqlite_store_made_before_the_mark_is_still_read_and_written(tmp_path):
+    from cbai_cli.compare.store import SQLITE_SCHEMA
+
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.execute(SQLITE_SCHEMA)
+    store = open_store(path)
+    store.append(make_record(1))
+    store.close()
+    assert [record["run_key"] for record in read_store(path).records] == ["key-1"]
+
+
+def test_empty_sqlite_file_is_an_empty_store(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    path.write_bytes(b"")
+    assert read_store(path).records == ()
+
+
+# Failures while writing
+
+
+def test_jsonl_store_on_a_full_disk_fails_with_one_line(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("needs /dev/full")
+    store = open_store(tmp_path / "runs.jsonl")
+    full = os.open("/dev/full", os.O_WRONLY)
+    os.dup2(full, store._descriptor)  # the store's file now answers every write with ENOSPC
+    os.close(full)
+    try:
+        with pytest.raises(OptionError, match=r"^--out \S+runs\.jsonl: cannot write: No space left on device$"):
+            store.append(make_record(1))
+    finally:
+        store.close()
