@@ -82,10 +82,10 @@ def test_solve_bad_options(cli, instance_file, args, message):
 
 
 @pytest.mark.parametrize("content, message", [
-    ("arms: [[1, 2], [3]]\nconstraint: [1, 1]\nnoise: {kind: binary}\n", "arms"),
-    ("arms: [[1, .nan]]\nreward: [1, 1]\nconstraint: [1, 1]\nnoise: {kind: gaussian, sigma: 1}\n", "NaN"),
-    ("arms: [[1, 1]]\nreward: [1, 1]\nconstraint: [1, 1]\nnoise: {kind: binary}\n", "binary feedback"),
-    ("arms: [[1, 1]]\nreward: [1, 1]\nconstraint: [1, 1]\nnoise: {kind: gaussian, sigma: -2}\n", "sigma"),
+    ("arms: [[1, 2], [3]]\nconstraint: [1, 1]\nthreshold: 0\nnoise: {kind: binary}\n", "arms"),
+    ("arms: [[1, .nan]]\nreward: [1, 1]\nconstraint: [1, 1]\nthreshold: 0\nnoise: {kind: gaussian, sigma: 1}\n", "NaN"),
+    ("arms: [[1, 1]]\nreward: [1, 1]\nconstraint: [1, 1]\nthreshold: 0\nnoise: {kind: binary}\n", "binary feedback"),
+    ("arms: [[1, 1]]\nreward: [1, 1]\nconstraint: [1, 1]\nthreshold: 0\nnoise: {kind: gaussian, sigma: -2}\n", "sigma"),
     ("arms: [[1, 1]\n", "not valid YAML"),
 ])
 def test_solve_bad_files(cli, tmp_path, content, message):
