@@ -195,14 +195,9 @@ def load_policies(path: str | Path) -> np.ndarray:
     path = Path(path)
     if path.suffix.lower() != ".npy":
         raise InstanceError(f"{path}: --policies reads a .npy array of shape (n, {HORIZON}, 2)")
-    if not path.is_file():
-        raise InstanceError(f"{path}: no such file")
-    try:
-        array = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as error:
-        first = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise InstanceError(f"{path}: not a readable .npy array: {first}") from None
-    return check_policies(array, str(path))
+    from cbai_cli.fileio import read_npy
+
+    return check_policies(read_npy(path), str(path))
 
 
 def driver_instance(

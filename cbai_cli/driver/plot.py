@@ -11,9 +11,7 @@ follows the path's suffix (``.png``, ``.pdf``, ``.svg``, ...).
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,30 +43,13 @@ def _new_figure(figsize: tuple[float, float]) -> Figure:
 
 
 def _save_atomic(fig: Figure, path: str | os.PathLike[str], dpi: int = 120) -> Path:
-    """Write the figure through a temporary file; an OS failure (a missing or read-only
-    folder, a full disk) is one :class:`~cbai_cli.errors.OptionError` naming the file."""
-    from cbai_cli.outputs import write_errors
+    """Write the figure atomically (:func:`cbai_cli.fileio.write_atomic`); an OS failure is
+    one line naming the file."""
+    from cbai_cli.fileio import write_atomic
 
     target = Path(path)
-    with write_errors(target):
-        return _save_through_temporary(fig, target, dpi)
-
-
-def _save_through_temporary(fig: Figure, target: Path, dpi: int) -> Path:
     fmt = target.suffix.lstrip(".").lower() or "png"
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            fig.savefig(handle, format=fmt, dpi=dpi, bbox_inches="tight")
-        # mkstemp creates the file private (0600); give it the mode of the file it
-        # replaces, or an ordinary readable one.
-        os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_atomic(target, lambda stream: fig.savefig(stream, format=fmt, dpi=dpi, bbox_inches="tight"))
     return target
 
 
