@@ -36,8 +36,10 @@ class CbaiGroup(TyperGroup):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except CbaiError as error:
-            click.echo(f"cbai: error: {error}", err=True)
+        except CbaiError as error:  # its text may quote a file's contents: no control characters
+            from cbai_cli.validation import safe_text
+
+            click.echo(f"cbai: error: {safe_text(str(error))}", err=True)
             raise typer.Exit(EXIT_BAD_INPUT) from None
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
@@ -139,7 +141,10 @@ def generate(
     """Write one of the papers' instances (or a random one) to a file."""
     from cbai_cli.generators import generate_instance
     from cbai_cli.kinds import save
+    from cbai_cli.outputs import check_writable
 
+    if output != "-":
+        check_writable(Path(output), "-o")
     instance = generate_instance(family, noise=noise, sigma=sigma, d=d, eps=eps, n=n, seed=seed, T=horizon,
                                  omega=omega, eta0=eta0)
     save(instance, output)
@@ -178,10 +183,12 @@ def solve(
 ) -> None:
     """Run an algorithm on an instance's simulated feedback and score it."""
     from cbai_cli.simulate import RunRequest
-    from cbai_cli.solving import solve_file
+    from cbai_cli.solving import solve_file, write_trace
 
     outcome = solve_file(path, RunRequest.of(algo, regime, **options), seed, runs, trace)
     _show(outcome, as_json)
+    if trace is not None:
+        write_trace(trace, outcome.trace_rows)
     if outcome.hit_budget:
         raise typer.Exit(1)
 

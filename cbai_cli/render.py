@@ -69,7 +69,7 @@ def print_json(document: dict) -> None:
 
 
 def bound_table(report: BoundReport, top: int = 5) -> Table:
-    table = Table(title=f"Bounds for {report.name}", show_header=True, header_style="bold")
+    table = Table(title=f"Bounds for {markup_safe(report.name)}", show_header=True, header_style="bold")
     table.add_column("quantity")
     table.add_column("value", justify="right")
     table.add_column("meaning")
@@ -111,7 +111,7 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
 
 def solve_table(prepared, results: Sequence, name: str) -> Table:
     # A light box and short headers so that the table fits an 80-column terminal.
-    table = Table(title=f"{prepared.algorithm} ({prepared.regime}) on {name}", header_style="bold", box=box.SIMPLE_HEAD,
+    table = Table(title=f"{prepared.algorithm} ({prepared.regime}) on {markup_safe(name)}", header_style="bold", box=box.SIMPLE_HEAD,
                   padding=(0, 1), collapse_padding=True, pad_edge=False)
     for column, justify in (("seed", "right"), ("algorithm", "left"), ("regime", "left"), ("queries", "right"),
                             ("arm", "right"), ("correct", "center"), ("violates", "center"),

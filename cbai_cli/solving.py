@@ -33,9 +33,10 @@ def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], tra
 
 
 def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: Path | None = None) -> Any:
-    """``cbai solve FILE``: load the instance, run seeds ``seed … seed + runs − 1`` and write
-    the trace of a single run to ``trace`` (.csv or .jsonl) when asked; the trace's path
-    is checked before anything runs."""
+    """``cbai solve FILE``: load the instance and run seeds ``seed … seed + runs − 1``,
+    keeping the trace of a single run when ``trace`` (.csv or .jsonl) is given; the
+    trace's path is checked before anything runs, and written by the caller with
+    :func:`write_trace` once the results are shown (a failing write loses nothing)."""
     from cbai_cli.kinds import load
 
     if runs < 1:
@@ -48,10 +49,7 @@ def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int =
         if Path(trace).suffix.lower() not in (".csv", ".jsonl") and not Path(trace).is_dir():
             raise OptionError(f"--trace must end in .csv or .jsonl, got {Path(trace).name!r}", "trace")
         check_writable(trace, "--trace")
-    outcome = solve_instance(load(path), request, range(seed, seed + runs), trace=trace is not None)
-    if trace is not None:
-        write_trace(Path(trace), outcome.trace_rows)
-    return outcome
+    return solve_instance(load(path), request, range(seed, seed + runs), trace=trace is not None)
 
 
 def write_trace(path: Path, rows: Sequence[tuple]) -> None:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from rich.table import Table
 
+from cbai_cli.render import markup_safe
+
 from cbai_cli.compare.records import RECORD_KEYS
 from cbai_cli.compare.summary import SummaryRow, by_group
 from cbai_cli.errors import OptionError
@@ -75,10 +77,10 @@ def group_tables(rows: Sequence[SummaryRow]) -> list[Table]:
     tables = []
     for group, members in by_group(rows).items():
         first = members[0]
-        caption = f"instance: {first.instance}; median and quartiles of the {METRIC_CAPTIONS[first.metric]}"
+        caption = f"instance: {markup_safe(first.instance)}; median and quartiles of the {METRIC_CAPTIONS[first.metric]}"
         if first.lower_bound is not None:
             caption += f"; lower bound (Thm 1, at the noise level): {_number(first.lower_bound)}"
-        table = Table(title=group, caption=caption, header_style="bold", title_justify="left", caption_justify="left",
+        table = Table(title=markup_safe(group), caption=caption, header_style="bold", title_justify="left", caption_justify="left",
                       box=box.SIMPLE_HEAD, show_edge=False)
         columns: list[tuple[str, Callable[[SummaryRow], str]]] = [
             ("algorithm", lambda row: row.display_name),

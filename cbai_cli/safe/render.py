@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from rich.table import Table
 
-from cbai_cli.render import fmt, quartiles
+from cbai_cli.render import fmt, markup_safe, quartiles
 from cbai_cli.safe.bounds import SafeBaiBounds, SafeRegretBounds
 from cbai_cli.safe.solving import BaiRun, RegretRun, SafeSolveOutcome
 
@@ -37,7 +37,7 @@ def regret_table(outcome: SafeSolveOutcome) -> Table:
     settings += [f"D^w {options['dw']}"] if options["dw"] != "ball" else []
     settings += [f"{options['confidence_set']} confidence set"] if options["confidence_set"] != "polytope" else []
     settings += ["intersected polytopes"] if options["intersect"] else []
-    table = Table(title=f"{outcome.prepared.algorithm} ({', '.join(settings)}) on {instance.name} "
+    table = Table(title=f"{outcome.prepared.algorithm} ({', '.join(settings)}) on {markup_safe(instance.name)} "
                         f"({instance.summary})", header_style="bold")
     table.add_column("seed", justify="right")
     table.add_column("T'", justify="right")
@@ -80,7 +80,7 @@ def bai_table(outcome: SafeSolveOutcome) -> Table:
     results: Sequence[BaiRun] = outcome.results
     options = ", ".join(f"{key} {value}" for key, value in outcome.prepared.options.items() if key != "budget")
     instance = outcome.instance
-    table = Table(title=f"{outcome.prepared.algorithm} ({options}) on {instance.name} ({instance.summary})",
+    table = Table(title=f"{outcome.prepared.algorithm} ({options}) on {markup_safe(instance.name)} ({instance.summary})",
                   header_style="bold")
     for column, justify in (("seed", "right"), ("pulls τ", "right"), ("stopped", "left"), ("arm @ γ", "right"),
                             ("correct", "center"), ("unsafe pulls", "right"), ("wall s", "right")):
@@ -147,7 +147,7 @@ def lingape_note(outcome: SafeSolveOutcome) -> str | None:
 
 
 def regret_bound_table(report: SafeRegretBounds) -> Table:
-    table = Table(title=f"Safe-LUCB constants for {report.name}", header_style="bold")
+    table = Table(title=f"Safe-LUCB constants for {markup_safe(report.name)}", header_style="bold")
     table.add_column("quantity")
     table.add_column("value", justify="right")
     table.add_column("meaning")
@@ -172,7 +172,7 @@ def regret_bound_table(report: SafeRegretBounds) -> Table:
 
 
 def bai_bound_table(report: SafeBaiBounds) -> Table:
-    table = Table(title=f"Safe BAI quantities for {report.name} ({report.n_arms} arms, d = {report.dim})",
+    table = Table(title=f"Safe BAI quantities for {markup_safe(report.name)} ({report.n_arms} arms, d = {report.dim})",
                   header_style="bold")
     for column in ("arm", "x_kᵀμ*", "true γ_k", "x_kᵀθ*", "γ_k x_kᵀθ*"):
         table.add_column(column, justify="right")

@@ -78,7 +78,7 @@ def test_generate_removes_a_stale_temporary_left_by_a_killed_writer(tmp_path, cb
 def test_generate_into_a_missing_folder_is_one_line(tmp_path, cli):
     result = cli("generate", "regret-1d", "-o", tmp_path / "missing" / "x.yaml")
     assert result.exit_code == 2
-    assert result.stderr == f"cbai: error: {tmp_path / 'missing' / 'x.yaml'}: folder {tmp_path / 'missing'} does not exist\n"
+    assert result.stderr == f"cbai: error: -o {tmp_path / 'missing' / 'x.yaml'}: folder {tmp_path / 'missing'} does not exist\n"
 
 
 # ---------------------------------------------------------------- cbai fields
