@@ -24,7 +24,7 @@ import numpy as np
 
 from cbai_cli.algorithms.registry import AlgorithmEntry, for_kind
 from cbai_cli.errors import OptionError
-from cbai_cli.options import OPTIONS, checked
+from cbai_cli.options import OPTIONS, QueryLimitError, checked
 from cbai_cli.protocol import Answer, Environment, Learner, Query
 
 
@@ -138,7 +138,10 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True) ->
     Raises :class:`OptionError` for an algorithm of another instance kind, a regime the
     algorithm cannot use, an option it does not read (``--beta`` outside the tuned
     regime, ``--lambda`` for a round-based algorithm, …), a missing required option
-    (tuned without β) and a value outside its declared range. ``solve_oracle=False``
+    (tuned without β), a value outside its declared range, and a run without
+    ``--budget`` on an instance that no algorithm can decide (an arm exactly on the
+    constraint boundary, :meth:`cbai_cli.kinds.base.InstanceKind.undecidable`), which
+    would never stop. ``solve_oracle=False``
     skips the Oracle's design solve (its only costly step), for checking many requests
     before any run starts; the result then cannot run the Oracle.
     """
@@ -159,7 +162,12 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True) ->
     regime = regime or spec.default_regime
     checked(given)
     spec.check_options(given, regime)
-    configure = spec.load_configure() if spec.configure else kind_named(instance.kind).configure
+    kind = kind_named(instance.kind)
+    if given.get("budget") is None:
+        reason = kind.undecidable(instance)
+        if reason is not None:
+            raise OptionError(f"{reason}; give --budget", "budget")
+    configure = spec.load_configure() if spec.configure else kind.configure
     configured = configure(spec, regime, RunRequest.of(spec.name, regime, **given), instance, solve_oracle=solve_oracle)
     return PreparedRun(spec, configured.instance if configured.instance is not None else instance, regime, configured)
 
@@ -198,12 +206,22 @@ class LoopOutcome:
 def drive(learner: Learner, environment: Environment, budget: int | None,
           observer: Observer | None = None) -> LoopOutcome:
     """The one ask/tell loop: ask, answer, tell until the algorithm stops or the next
-    query would exceed ``budget`` observations (an anytime answer then)."""
+    query would exceed ``budget`` observations (an anytime answer then).
+
+    A query larger than one run can count (:class:`~cbai_cli.options.QueryLimitError`,
+    a round of more than :data:`~cbai_cli.options.QUERY_LIMIT` pulls) exceeds every
+    budget, so it ends a run with a budget like any other query too large for it; without
+    a budget it propagates, one line for the user."""
     used = 0
     rounds = 0
     started = time.perf_counter()
     while not learner.done:
-        query = learner.ask()
+        try:
+            query = learner.ask()
+        except QueryLimitError:
+            if budget is None:
+                raise
+            break
         if budget is not None and used + query.total > budget:
             break
         if observer is not None:
