@@ -25,7 +25,7 @@ import numpy as np
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import instance_errors, read_mapping, write_mapping
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.validation import NORM_TOL, array, numbers, positive, real, safe_text, text
+from cbai_cli.validation import NORM_TOL, array, moderate, numbers, positive, real, safe_text, text
 
 SCHEMA_VERSION = 1
 KIND = "cbai"
@@ -284,8 +284,8 @@ def _array(value: Any, field_name: str) -> np.ndarray:
     """``arms`` as a (K, d) array, every other array field as a vector; an empty one is
     left to :func:`_validate`, whose message says what is missing."""
     if field_name == "arms":
-        return array(value, field_name, 2, what=ARMS_SHAPE, nonempty=False)
-    return array(value, field_name, 1, nonempty=False)
+        return moderate(array(value, field_name, 2, what=ARMS_SHAPE, nonempty=False), field_name)
+    return moderate(array(value, field_name, 1, nonempty=False), field_name)
 
 
 def parse_noise(value: Any) -> NoiseModel:
@@ -390,7 +390,7 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
         constraint=_array(mapping["constraint"], "constraint"),
         reward=None if reward is None else _array(reward, "reward"),
         reward_values=None if reward_values is None else _array(reward_values, "reward_values"),
-        threshold=real(mapping["threshold"], "threshold"),
+        threshold=moderate(real(mapping["threshold"], "threshold"), "threshold"),
         threshold_known=bool(threshold_known),
         noise=parse_noise(mapping["noise"]),
         constraint_norm_bound=None if bound is None else real(bound, "constraint_norm_bound"),

@@ -293,3 +293,18 @@ NORM_TOL = 1e-9
 def replace_field(obj: object, name: str, value: object) -> None:
     """Set a field of a frozen dataclass from its ``__post_init__`` (to store the checked copy)."""
     object.__setattr__(obj, name, value)
+
+
+#: The largest magnitude a number of an instance may have: squares and products of such
+#: numbers (designs, norms, Gram matrices) stay finite in float64.
+MAGNITUDE_LIMIT = 1e100
+
+
+def moderate(value: Any, field: str) -> Any:
+    """``value`` (a number or an array) if every entry lies within ±:data:`MAGNITUDE_LIMIT`;
+    larger numbers would overflow the linear algebra of bounds and algorithms."""
+    largest = float(np.max(np.abs(value))) if np.size(value) else 0.0
+    if largest > MAGNITUDE_LIMIT:
+        raise FieldError(field, f"must lie within ±{MAGNITUDE_LIMIT:g} (larger numbers overflow the linear algebra), "
+                                f"got {largest:g}")
+    return value

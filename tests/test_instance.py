@@ -270,3 +270,14 @@ def test_building_an_instance_with_a_bad_array_names_the_field():
 def test_an_array_field_that_is_not_a_list_names_the_field():
     with pytest.raises(InstanceError, match=r"^file\.yaml: arms: must be a K×d array of numbers \(a list of equal-length rows\)$"):
         from_mapping(base_mapping(arms=None), "file.yaml")
+
+
+@pytest.mark.parametrize("field, value", [("arms", [[1.0e299], [2.0]]), ("constraint", [1.0e150]),
+                                          ("reward", [-1.0e120]), ("threshold", 2.5e299)])
+def test_numbers_that_overflow_the_linear_algebra_are_rejected(field, value):
+    from cbai_cli.instance import from_mapping
+
+    mapping = {"schema_version": 1, "kind": "cbai", "name": "big", "arms": [[0.1], [0.5]], "reward": [1.0],
+               "constraint": [1.0], "threshold": 0.3, "noise": {"kind": "gaussian", "sigma": 0.05}, field: value}
+    with pytest.raises(InstanceError, match=f"{field}: must lie within ±1e\\+100"):
+        from_mapping(mapping, "big.yaml")
