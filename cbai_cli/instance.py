@@ -280,6 +280,18 @@ def plain(value: Any) -> Any:
     return value
 
 
+def check_schema_version(mapping: Mapping[str, Any]) -> None:
+    """The file's ``schema_version`` (1 when absent) must be the one this cbai reads; shared
+    by every instance kind."""
+    version = mapping.get("schema_version", SCHEMA_VERSION)
+    if isinstance(version, np.ndarray) and version.ndim == 0:
+        version = version.item()
+    number = isinstance(version, (int, float, np.integer, np.floating)) and not isinstance(version, bool)
+    if not number or version != SCHEMA_VERSION:
+        shown = version.tolist() if isinstance(version, np.ndarray) else version
+        raise InstanceError(f"schema_version: {shown!r} is not supported (this cbai reads version {SCHEMA_VERSION})")
+
+
 def _array(value: Any, field_name: str) -> np.ndarray:
     """``arms`` as a (K, d) array, every other array field as a vector; an empty one is
     left to :func:`_validate`, whose message says what is missing."""
@@ -365,9 +377,7 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
     unknown = [key for key in mapping if key not in _FIELDS]
     if unknown:
         raise InstanceError(f"unknown field(s) {', '.join(map(str, unknown))}; valid fields: {', '.join(_FIELDS)}")
-    version = mapping.get("schema_version", SCHEMA_VERSION)
-    if version != SCHEMA_VERSION:
-        raise InstanceError(f"schema_version: {version!r} is not supported (this cbai reads version {SCHEMA_VERSION})")
+    check_schema_version(mapping)
     for required in ("arms", "constraint", "threshold", "noise"):
         if required not in mapping:
             raise InstanceError(f"{required}: required field is missing")

@@ -58,7 +58,7 @@ import numpy as np
 
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import instance_errors
-from cbai_cli.instance import content_hash_of, plain
+from cbai_cli.instance import SCHEMA_VERSION, check_schema_version, content_hash_of, plain
 from cbai_cli.safe.action_sets import ACTION_SET_KINDS, ActionSet
 from cbai_cli.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
 from cbai_cli.safe.problems import SafeBaiProblem, SafeRegretProblem
@@ -71,7 +71,6 @@ from cbai_cli.validation import probability as _probability
 from cbai_cli.validation import real as _real
 from cbai_cli.validation import safe_text, text
 
-SCHEMA_VERSION = 1
 REGRET_KIND = "safe-regret"
 BAI_KIND = "safe-bai"
 REGRET_FIELDS = ("schema_version", "kind", "name", "action_set", "mu_star", "B", "c", "T", "noise",
@@ -284,11 +283,7 @@ def _common(mapping: Mapping[str, Any], source: str, fields: tuple[str, ...], ki
     unknown = [str(key) for key in mapping if key not in fields]
     if unknown:
         raise InstanceError(f"unknown field(s) {', '.join(unknown)}; valid fields for {kind}: {', '.join(fields)}")
-    version = mapping.get("schema_version", SCHEMA_VERSION)
-    if isinstance(version, np.ndarray) and version.ndim == 0:
-        version = version.item()
-    if version != SCHEMA_VERSION or isinstance(version, bool):
-        raise InstanceError(f"schema_version: {version!r} is not supported (this cbai reads version {SCHEMA_VERSION})")
+    check_schema_version(mapping)
     if mapping.get("kind") != kind:
         raise InstanceError(f"kind: expected {kind!r} here, got {mapping.get('kind')!r}")
     for required in fields:
