@@ -280,6 +280,17 @@ def plain(value: Any) -> Any:
     return value
 
 
+def mapping_field(mapping: Mapping[str, Any], field: str, what: str) -> Mapping[str, Any]:
+    """An optional mapping field (``meta``, ``data``): absent or empty means ``{}``; anything
+    else that is not a mapping (a list, an NPZ array) is one line."""
+    value = mapping.get(field)
+    if value is None or (isinstance(value, (list, tuple, str)) and not value):
+        return {}
+    if not isinstance(value, Mapping):
+        raise InstanceError(f"{field}: must be {what}")
+    return value
+
+
 def check_schema_version(mapping: Mapping[str, Any]) -> None:
     """The file's ``schema_version`` (1 when absent) must be the one this cbai reads; shared
     by every instance kind."""
@@ -385,12 +396,8 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
     threshold_known = mapping.get("threshold_known", True)
     if not isinstance(threshold_known, (bool, np.bool_)):
         raise InstanceError("threshold_known: must be true or false")
-    meta = mapping.get("meta", {}) or {}
-    if not isinstance(meta, Mapping):
-        raise InstanceError("meta: must be a mapping")
-    data = mapping.get("data", {}) or {}
-    if not isinstance(data, Mapping):
-        raise InstanceError("data: must be a mapping of names to arrays")
+    meta = mapping_field(mapping, "meta", "a mapping")
+    data = mapping_field(mapping, "data", "a mapping of names to arrays")
     data = {str(key): numbers(value, f"data.{key}") for key, value in data.items()}
     bound = mapping.get("constraint_norm_bound")
     reward, reward_values = mapping.get("reward"), mapping.get("reward_values")

@@ -128,7 +128,12 @@ class PreparedRun:
     def make_algorithm(self, rng: np.random.Generator):
         """A fresh algorithm with its own generator."""
         configured = self.configured
-        return self.spec.load()(configured.view, configured.config, rng, **configured.init)
+        try:
+            return self.spec.load()(configured.view, configured.config, rng, **configured.init)
+        except ValueError as error:  # constructors refuse an instance they cannot run on
+            from cbai_cli.errors import InstanceError
+
+            raise InstanceError(f"{self.instance.name}: {self.algorithm} cannot run on this instance: {error}") from None
 
 
 def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True) -> PreparedRun:

@@ -87,6 +87,12 @@ def _raw_sample(ex: ExplorationSet, rng: np.random.Generator, size: int, d: int)
     return U
 
 
+#: Rejection sampling of D^w ∩ D_0 gives up when fewer than this share of draws lands in D_0
+#: after MIN_DRAWS draws.
+MIN_ACCEPTANCE = 1e-4
+MIN_DRAWS = 1_000_000
+
+
 def sample_exploration(
     ex: ExplorationSet, action_set: ActionSet, rng: np.random.Generator, size: int
 ) -> np.ndarray:
@@ -96,9 +102,17 @@ def sample_exploration(
     if not ex.rejection:
         return _raw_sample(ex, rng, size, d)
     out = np.empty((0, d))
+    drawn = 0
     while out.shape[0] < size:
-        X = _raw_sample(ex, rng, max(size, 64), d)
+        batch = max(size, 64)
+        X = _raw_sample(ex, rng, batch, d)
+        drawn += batch
         out = np.concatenate([out, X[action_set.contains(X)]])
+        # Rejection sampling needs D^w ∩ D_0 to hold a fair share of D^w: below one draw
+        # in MIN_ACCEPTANCE it would run for ever in practice.
+        if drawn >= MIN_DRAWS and out.shape[0] < drawn * MIN_ACCEPTANCE:
+            raise ValueError(f"the exploration set D^w barely meets the action set (fewer than one draw in "
+                             f"{1 / MIN_ACCEPTANCE:.0e} lands in it): its uniform law cannot be sampled")
     return out[:size]
 
 

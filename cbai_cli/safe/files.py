@@ -58,7 +58,7 @@ import numpy as np
 
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import instance_errors
-from cbai_cli.instance import SCHEMA_VERSION, check_schema_version, content_hash_of, plain
+from cbai_cli.instance import SCHEMA_VERSION, check_schema_version, content_hash_of, mapping_field, plain
 from cbai_cli.safe.action_sets import ACTION_SET_KINDS, ActionSet
 from cbai_cli.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
 from cbai_cli.safe.problems import SafeBaiProblem, SafeRegretProblem
@@ -291,9 +291,7 @@ def _common(mapping: Mapping[str, Any], source: str, fields: tuple[str, ...], ki
             raise InstanceError(f"{required}: required field is missing")
     name = text(mapping.get("name", safe_text(Path(source).stem) if source not in ("-", "<stdin>", "<instance>") else kind),
                 "name")
-    meta = mapping.get("meta", {}) or {}
-    if not isinstance(meta, Mapping):
-        raise InstanceError("meta: must be a mapping")
+    meta = mapping_field(mapping, "meta", "a mapping")
     try:
         json.dumps(plain(dict(meta)))
     except (TypeError, ValueError):

@@ -170,3 +170,18 @@ def test_an_exact_lambda_minus_gives_the_exploration_length_up_front(amani_a):
     prepared = prepare(RunRequest.of("safe-lucb", exploration="t23"), amani_a)
     run = run_once(prepared, seed=0)
     assert prepared.options["exploration_rounds"] == run.exploration_rounds == 1200
+
+
+def test_an_exploration_set_that_barely_meets_the_action_set_is_one_error_not_a_hang():
+    """D^w of radius ≈ 0.39 against a box of half-width 10⁻⁴: rejection sampling of its
+    uniform law would take for ever; bound and solve refuse the instance instead."""
+    mapping = {
+        "kind": "safe-regret", "name": "tiny", "action_set": {"kind": "box", "half_width": 1e-4},
+        "mu_star": [0.9, 0.04], "B": [[0.6, 1.8], [1.8, 0.4]], "c": 0.9, "T": 100,
+        "noise": {"kind": "gaussian", "sigma": 0.01}, "S": 1.0, "L": 1.0, "R": 1.0, "lambda": 1.0, "delta": 0.01,
+    }
+    instance = from_mapping(mapping)
+    with pytest.raises(InstanceError, match="barely meets the action set"):
+        safe_regret_bounds(instance)
+    with pytest.raises(InstanceError, match="safe-lucb cannot run on this instance: the exploration set"):
+        run_once(prepare(RunRequest.of("safe-lucb", exploration="10"), instance), seed=0)
