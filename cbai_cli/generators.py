@@ -68,6 +68,36 @@ class KnownAnswers:
     prop1_bound: float | None = None
 
 
+#: The most memory a generated instance may take (estimated up front by the family's
+#: ``size`` function): larger requests (``--n 10**12``) are refused in one line instead
+#: of failing with MemoryError halfway.
+MEMORY_LIMIT = 4 * 2**30
+#: Bytes per number of the instance file as it is built and written: the float64 array,
+#: the Python lists of the file's mapping and the encoder's copy (measured: ~90 bytes a
+#: number for ``cbai generate random --d 30 --n 100000 -o x.npz``; YAML text needs more).
+BYTES_PER_FILE_NUMBER = 100
+
+
+@dataclass(frozen=True)
+class Size:
+    """What a family's instance costs: ``work`` float64 numbers held while it is built
+    (temporaries included) and ``file`` numbers written to its file."""
+
+    work: int
+    file: int
+
+    @property
+    def bytes(self) -> int:
+        return 8 * self.work + BYTES_PER_FILE_NUMBER * self.file
+
+
+def bytes_text(count: float) -> str:
+    for unit, size in (("EiB", 2**60), ("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
+        if count >= size:
+            return f"{count / size:,.3g} {unit}"
+    return f"{count:,.0f} bytes"
+
+
 @dataclass(frozen=True)
 class Family:
     """A named instance generator.
@@ -87,6 +117,7 @@ class Family:
     default_sigma: float = 0.05
     kind: str = "cbai"
     answers: Callable[..., KnownAnswers] | None = None
+    size: Callable[..., Size] | None = None
 
     @property
     def takes_noise(self) -> bool:
@@ -115,7 +146,20 @@ class Family:
             values[key] = coerce(parameter, value, self.name)
         for parameter in self.parameters:
             _check_range(self.name, parameter.name, values[parameter.name])
+        self._check_size(values)
         return values
+
+    def _check_size(self, values: dict[str, Any]) -> None:
+        """One line, before anything is allocated, when the instance would take more than
+        :data:`MEMORY_LIMIT` (its size parameters named)."""
+        if self.size is None:
+            return
+        needed = self.size(**{p.name: values[p.name] for p in self.parameters if p.name in ("n", "d")}).bytes
+        if needed > MEMORY_LIMIT:
+            given = ", ".join(f"{name} = {values[name]}" for name in ("n", "d") if name in values)
+            names = " or ".join(name for name in ("n", "d") if name in values)
+            raise OptionError(f"{self.name}: {given} would take about {bytes_text(needed)} of memory, more than the "
+                              f"limit of {bytes_text(MEMORY_LIMIT)}: choose a smaller {names}")
 
     def generate(self, noise: NoiseModel | None = None, **params: Any) -> Any:
         """Build the instance for ``params`` (defaults filled in, types checked)."""
@@ -291,15 +335,17 @@ def register(family: Family) -> None:
 
 register(Family("irrelevant-dims", "paper §4.1 instance 1: d−1 irrelevant unit arms and two arms at 1±ε", (
     _D, Parameter("eps", float, 0.05, "distance ε of the two relevant arms from the boundary")), irrelevant_dimensions,
-    answers=irrelevant_dimensions_answers))
+    answers=irrelevant_dimensions_answers, size=lambda d: Size(3 * d * d, (d + 3) * d)))
 register(Family("unit-sphere", "paper §4.1 instance 2: n arms on the unit sphere, φ from the closest pair", (
     Parameter("d", int, 30, "dimension"), Parameter("n", int, 30, "number of arms"),
-    Parameter("seed", int, 0, "random seed")), unit_sphere))
+    Parameter("seed", int, 0, "random seed")), unit_sphere,
+    # the closest pair compares all n² pairs in one (n, n, d) array
+    size=lambda d, n: Size(n * n * (d + 1) + 2 * n * d, (n + 2) * d)))
 register(Family("regret-1d", "paper §4.2: arms 0.1..1.0 in one dimension, τ = 0.25", (), regret_1d,
                 answers=regret_1d_answers))
 register(Family("random", "arms, θ, φ uniform in [−1, 1]^d, τ = 0, at least one feasible arm", (
     Parameter("d", int, 5, "dimension"), Parameter("n", int, 20, "number of arms"),
-    Parameter("seed", int, 0, "random seed")), random_instance))
+    Parameter("seed", int, 0, "random seed")), random_instance, size=lambda d, n: Size(3 * n * d, (n + 2) * d)))
 
 
 def _safe_builder(function: str) -> Callable[..., Any]:
@@ -320,7 +366,8 @@ register(Family("amani-b", "Safe-LUCB App. F instance B: box [−1, 1]², Δ = 0
     Parameter("T", int, 100_000, "horizon T"),), _safe_builder("amani_b"), kind="safe-regret"))
 register(Family("soare-safe", "Price of Safety §5: Soare et al. arms with a safety parameter limiting e_2 (§4.7)", (
     Parameter("d", int, 3, "dimension (d + 1 arms)"), Parameter("omega", float, 0.1, "angle ω of the extra arm"),
-    Parameter("eta0", float, -0.5, "safety threshold η₀ < 0")), _safe_builder("soare_safe"), kind="safe-bai"))
+    Parameter("eta0", float, -0.5, "safety threshold η₀ < 0")), _safe_builder("soare_safe"), kind="safe-bai",
+    size=lambda d: Size(3 * (d + 1) * (d + 1), (d + 3) * (d + 1))))
 
 
 def family(name: str) -> Family:

@@ -156,3 +156,30 @@ def test_irrelevant_dims_answer_is_the_readme_value():
     assert answers.h_clb == pytest.approx(400.0)
     assert answers.h_clb_bar == pytest.approx(409.0)
     assert answers.best_arm == 9
+
+
+# --------------------------------------------------------------------------- #
+# Sizes: refused up front, before anything is allocated
+# --------------------------------------------------------------------------- #
+
+
+def test_a_family_refuses_a_size_beyond_the_memory_limit_before_building():
+    from cbai_cli.errors import OptionError
+
+    with pytest.raises(OptionError, match=r"random: n = 1000000000000, d = 5 would take about .* of memory"):
+        family("random").resolve(n=10**12)
+
+
+def test_every_family_with_a_size_parameter_declares_its_size():
+    for chosen in FAMILIES.values():
+        sized = any(parameter.name in ("n", "d") for parameter in chosen.parameters)
+        assert (chosen.size is not None) == sized, chosen.name
+
+
+def test_the_default_instances_are_far_below_the_memory_limit():
+    from cbai_cli.generators import MEMORY_LIMIT
+
+    for chosen in FAMILIES.values():
+        if chosen.size is not None:
+            values = chosen.resolve()
+            assert chosen.size(**{k: values[k] for k in ("n", "d") if k in values}).bytes < MEMORY_LIMIT / 1000

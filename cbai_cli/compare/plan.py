@@ -20,6 +20,18 @@ from cbai_cli.compare.specs import AlgorithmChoice, parse_algorithms
 from cbai_cli.errors import OptionError
 
 DEFAULT_SEEDS = 10
+#: The most memory the plan and the records of one comparison may take (estimated from
+#: the grid before anything is built): more seeds are refused in one line instead of
+#: failing with MemoryError.
+MEMORY_LIMIT = 4 * 2**30
+#: Bytes a planned run and its record take (measured: ~0.6 KB planned, ~2.4 KB recorded).
+RUN_BYTES = 4 * 2**10
+#: Bytes of one (group, seed) cell: its key, and for a group that draws an instance per
+#: seed that instance (measured: ~13 KB for unit-sphere d = 30, n = 30) — 16 KiB plus 24
+#: bytes a number of its arrays.
+CELL_BYTES = 200
+INSTANCE_BYTES = 16 * 2**10
+BYTES_PER_INSTANCE_NUMBER = 24
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,6 +158,35 @@ def validate(grid: Grid) -> None:
                 raise OptionError(f"algorithm spec {choice.label!r}: {error}", error.parameter) from None
 
 
+def seed_bytes(groups: Sequence[Group], choices: Sequence[AlgorithmChoice]) -> int:
+    """Estimated bytes that one more seed adds to a comparison: a cell per group (with
+    its own instance for groups that draw one per seed) and a planned run and record per
+    algorithm that runs on the group's kind."""
+    total = 0
+    for group in groups:
+        total += CELL_BYTES + RUN_BYTES * sum(group.kind in choice.kinds for choice in choices)
+        if group.per_seed:
+            from cbai_cli.generators import family
+
+            chosen = family(group.family)
+            params = chosen.resolve(**dict(group.params))
+            size = chosen.size(**{k: params[k] for k in ("n", "d") if k in params}) if chosen.size else None
+            total += INSTANCE_BYTES + (BYTES_PER_INSTANCE_NUMBER * size.file if size else 0)
+    return total
+
+
+def check_memory(groups: Sequence[Group], choices: Sequence[AlgorithmChoice], seeds: int) -> None:
+    """One line naming ``--seeds`` when the plan and records of ``seeds`` seeds would take
+    more than :data:`MEMORY_LIMIT`."""
+    per_seed = max(seed_bytes(groups, choices), 1)
+    if seeds * per_seed > MEMORY_LIMIT:
+        from cbai_cli.generators import bytes_text
+
+        raise OptionError(f"--seeds {seeds} would keep about {bytes_text(seeds * per_seed)} of planned runs and "
+                          f"records in memory, more than the limit of {bytes_text(MEMORY_LIMIT)}: at most "
+                          f"{MEMORY_LIMIT // per_seed:,} seeds fit with these sources and algorithms", "seeds")
+
+
 def build_grid(sources: Sequence[str], algorithms: Sequence[str], seeds: int, first_seed: int = 0,
                shared: Mapping[str, Any] | None = None, base: Path | None = None, title: str | None = None) -> Grid:
     """Parse and validate sources, algorithm specs and seeds into a :class:`Grid`."""
@@ -155,6 +196,7 @@ def build_grid(sources: Sequence[str], algorithms: Sequence[str], seeds: int, fi
         raise OptionError(f"--first-seed must be ≥ 0, got {first_seed}")
     choices = parse_algorithms(algorithms, shared or {})
     groups = parse_sources(sources, base)
+    check_memory(groups, choices, seeds)
     grid = Grid(groups, choices, tuple(range(first_seed, first_seed + seeds)), title)
     validate(grid)
     return grid
