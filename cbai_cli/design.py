@@ -74,6 +74,21 @@ slacks approach round-off, so once the restricted problem is solved the target
 weights are recomputed from the optimality conditions by NNLS
 (:func:`_polished_mu`); any mu >= 0 gives a valid bound, so this can only help.
 
+Singular optimal designs (``_conic_rescue``): with few targets the optimal design is
+often singular (a few targets best served by their own arms, as for H_CLB when X>=(x*)
+has a handful of arms).  The barrier iterates then approach the boundary, the centring
+fails in floating point, and the multipliers certify nothing (K = 10^4, d = 30, five
+targets: the loop stalled at a gap of 1.8e-3).  When a centring fails, or the loop ends
+above ``tol``, the working sets go to a column generation whose restricted problem is
+the second-order cone program of :func:`_restricted_socp` (Clarabel), well posed for
+singular designs; its equality multipliers h_y give the certificate
+
+    value* >= sum_y u_y (h_y^T y)^2 / max_x sum_y u_y (h_y^T x)^2   (any h_y, u >= 0),
+
+which for h_y = A^-1 y is the bound above and for other generalized inverses certifies
+singular optima.  Problems where the barrier converges never reach this path, so their
+results are unchanged.
+
 Every step is dense linear algebra on |T| x |S| and r x r blocks; there is no Python
 loop over arms or targets.  A round costs one restricted centring (Newton steps of
 O(|T| |S|^2 + |S|^3)) plus O((K + m) r^2) for the global certificate.  Variances
@@ -136,6 +151,13 @@ _ADD_MIN = 8
 _ADD_PER_DIM = 1.0
 #: After adding columns/rows the barrier parameter steps back by this factor.
 _KAPPA_RESTART = 20.0
+#: The conic column generation (:func:`_conic_rescue`) takes over from the barrier
+#: method only while the working set of targets is at most this large (its restricted
+#: problem has |S|·|T| cones), and runs at most this many rounds.
+_RESCUE_MAX_TARGETS = 200
+_RESCUE_ROUNDS = 40
+#: ... and stops growing once the restricted problem has this many cones.
+_RESCUE_MAX_CONES = 20_000
 
 
 class DesignSolverError(RuntimeError):
@@ -327,9 +349,12 @@ def _certificate(
 def _center(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, kappa: float):
     """Minimise kappa 1^T w - sum_y log(1 - v_y(w)) - sum_i log w_i from feasible w.
 
-    Returns (w, mu, newton_steps); mu_y = 1 / (kappa (1 - v_y)).
+    Returns (w, mu, newton_steps, converged); mu_y = 1 / (kappa (1 - v_y)); converged
+    is False when the Newton method stopped without meeting its tolerance (step limit, or
+    no decrease possible at this precision).
     """
     s = w.size
+    converged = True
 
     def evaluate(w_):
         if np.any(w_ <= 0):
@@ -373,6 +398,7 @@ def _center(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, kappa: float):
             dw = -dsc * np.linalg.lstsq(Hs, dsc * grad, rcond=None)[0]
         dec2 = float(-grad @ dw)
         if not np.isfinite(dec2) or dec2 / 2.0 <= _NEWTON_TOL:
+            converged = bool(np.isfinite(dec2))
             break
         neg = dw < 0
         step = min(1.0, 0.99 * float(np.min(-w[neg] / dw[neg]))) if np.any(neg) else 1.0
@@ -382,11 +408,14 @@ def _center(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, kappa: float):
                 break
             step *= 0.5
         else:
+            converged = False
             break  # no progress possible at this precision
         steps += 1
         w, f, aux = w + step * dw, fn, auxn
+    else:
+        converged = False
     v = aux[2]
-    return w, 1.0 / (kappa * (1.0 - v)), steps
+    return w, 1.0 / (kappa * (1.0 - v)), steps, converged
 
 
 def _polished_mu(X, Y, S, lam_S, T, v_T):
@@ -421,6 +450,180 @@ def _polished_mu(X, Y, S, lam_S, T, v_T):
 def _restricted_values(XS: np.ndarray, YT: np.ndarray, w: np.ndarray) -> np.ndarray:
     W = _factor(XS, w)
     return _sqnorms(_whiten(W, YT))
+
+
+# --------------------------------------------------------------------------- #
+# Singular optima: conic column generation
+# --------------------------------------------------------------------------- #
+
+
+def _restricted_socp(XS: np.ndarray, YT: np.ndarray):
+    """The restricted problem as a second-order cone program, solved by Clarabel.
+
+    With y^T A_lambda^+ y = min { sum_i z_i^2 / lambda_i : sum_i z_i x_i = y } (the
+    variance of the best unbiased combination; z_i = 0 where lambda_i = 0), the problem is
+
+        min t  s.t.  sum_i lambda_i = 1,  lambda >= 0,  and for every target y:
+                     sum_i z_yi x_i = y,  sum_i s_yi <= t,  z_yi^2 <= s_yi lambda_i,
+
+    jointly convex and well posed when the optimal design is singular (the barrier
+    method's difficulty).  The multipliers h_y of the equations sum_i z_yi x_i = y are
+    the dual variables of :func:`_h_certificate`.
+
+    Returns (lambda (|S|,), H (|T| x r), t) or None if the solver fails.
+    """
+    import clarabel
+    import scipy.sparse as sps
+
+    n, r = XS.shape
+    m = YT.shape[0]
+    nz = m * n
+    i_lam, i_z, i_s = 1, 1 + n, 1 + n + nz
+    nv = 1 + n + 2 * nz
+    q = np.zeros(nv)
+    q[0] = 1.0
+    # Zero cone: sum(lambda) = 1, then Z_y X_S = y for every target (m*r rows).
+    rows = [np.zeros(n, np.intp)]
+    cols = [i_lam + np.arange(n)]
+    vals = [np.ones(n)]
+    y_idx, i_idx, k_idx = np.meshgrid(np.arange(m), np.arange(n), np.arange(r), indexing="ij")
+    rows.append((1 + y_idx * r + k_idx).ravel())
+    cols.append((i_z + y_idx * n + i_idx).ravel())
+    vals.append(np.broadcast_to(XS[None, :, :], (m, n, r)).ravel())
+    n_zero = 1 + m * r
+    # Nonnegative cone: lambda >= 0 (n rows), t - sum_i s_yi >= 0 (m rows); rows are -A.
+    base = n_zero
+    rows.append(base + np.arange(n))
+    cols.append(i_lam + np.arange(n))
+    vals.append(-np.ones(n))
+    base += n
+    rows.append(base + np.arange(m))
+    cols.append(np.zeros(m, np.intp))
+    vals.append(-np.ones(m))
+    rows.append(base + np.repeat(np.arange(m), n))
+    cols.append(i_s + np.arange(nz))
+    vals.append(np.ones(nz))
+    base += m
+    # Second-order cones (s + lambda, 2 z, s - lambda), one per (target, arm).
+    cone = base + 3 * np.arange(nz)
+    lam_of = i_lam + np.tile(np.arange(n), m)
+    rows += [cone, cone, cone + 1, cone + 2, cone + 2]
+    cols += [i_s + np.arange(nz), lam_of, i_z + np.arange(nz), i_s + np.arange(nz), lam_of]
+    vals += [-np.ones(nz), -np.ones(nz), -2.0 * np.ones(nz), -np.ones(nz), np.ones(nz)]
+    n_rows = base + 3 * nz
+    A = sps.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n_rows, nv))
+    b = np.zeros(n_rows)
+    b[0] = 1.0
+    b[1:n_zero] = YT.ravel()
+    cones = [clarabel.ZeroConeT(n_zero), clarabel.NonnegativeConeT(n + m)] + [clarabel.SecondOrderConeT(3)] * nz
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-10
+    try:
+        solution = clarabel.DefaultSolver(sps.csc_matrix((nv, nv)), q, A, b, cones, settings).solve()
+    except Exception:  # pragma: no cover - the solver's own failure
+        return None
+    if str(solution.status) not in ("Solved", "AlmostSolved"):
+        return None
+    x = np.asarray(solution.x)
+    lam = np.clip(x[i_lam:i_lam + n], 0.0, None)
+    if not np.all(np.isfinite(lam)) or lam.sum() <= 0:
+        return None
+    H = np.asarray(solution.z)[1:n_zero].reshape(m, r)
+    return lam / lam.sum(), H, float(x[0])
+
+
+def _h_scales(a2: np.ndarray, B2: np.ndarray) -> np.ndarray:
+    """Scales u >= 0 of the dual vectors maximising sum_y u_y a2_y subject to
+    B2 u <= 1 (a linear program); u = 1 if it fails."""
+    from scipy.optimize import linprog
+
+    res = linprog(-a2, A_ub=B2, b_ub=np.ones(B2.shape[0]), bounds=[(0, None)] * a2.size, method="highs")
+    if res.status != 0 or not np.all(np.isfinite(res.x)):
+        return np.ones(a2.size)
+    return np.clip(res.x, 0.0, None)
+
+
+def _h_certificate(X: np.ndarray, YT: np.ndarray, H: np.ndarray, u: np.ndarray) -> tuple[float, np.ndarray]:
+    """The lower bound sum_y u_y (h_y^T y)^2 / max_x sum_y u_y (h_y^T x)^2 and the scores
+    c_x = sum_y u_y (h_y^T x)^2 (K,).
+
+    Valid for any vectors h_y and u >= 0.  For a design lambda with A = A_lambda and
+    V = max_y y^T A^+ y (infinite unless every target is in the range of A), each target
+    gives, by Cauchy--Schwarz, (h_y^T y)^2 = (h_y^T A A^+ y)^2 <= (h_y^T A h_y)(y^T A^+ y)
+    <= (h_y^T A h_y) V; weighting by u_y and summing,
+    sum_y u_y (h_y^T y)^2 <= V sum_x lambda_x c_x <= V max_x c_x.  With h_y = A^-1 y
+    this is (a sharpening of) the barrier certificate of the module docstring; the cone
+    program's multipliers are other generalized-inverse images, which certify singular
+    optimal designs.
+    """
+    a2 = np.einsum("ij,ij->i", H, YT) ** 2
+    c = ((X @ H.T) ** 2) @ u
+    cmax = float(c.max())
+    return (float(a2 @ u) / cmax if cmax > 0 else 0.0), c
+
+
+def _conic_rescue(X, Y, S, T, tol, best_val, best_low):
+    """Column (and row) generation with the restricted problem as a cone program
+    (:func:`_restricted_socp`), from the working sets of the barrier method.
+
+    Used when the barrier method stalls: the optimal design is singular (its support
+    spans less than span(X), as when a few targets are best served by their own arms),
+    so the barrier iterates approach the boundary, the centring fails in floating point,
+    and the multipliers 1/(kappa (1 - v_y)) certify nothing.  Each round solves the
+    restricted problem over (S, T), certifies it over all arms with the cone program's
+    own dual vectors (:func:`_h_certificate`), and adds the arms whose scores exceed
+    the restricted maximum and the targets above the restricted value.
+
+    Returns (lambda (K,), lower, value, rounds) with the best certificate and the best
+    design found, or None when the cone program cannot be solved.
+    """
+    K, r = X.shape
+    m = Y.shape[0]
+    n_add = max(_ADD_MIN, 2 * r)
+    best_lam, found, low_best = None, np.inf, best_low
+    S = np.unique(S)
+    T = np.unique(T)
+    for rounds in range(1, _RESCUE_ROUNDS + 1):
+        if S.size * T.size > _RESCUE_MAX_CONES:
+            break
+        solved = _restricted_socp(X[S], Y[T])
+        if solved is None:
+            break
+        lam_S, H, t = solved
+        lam = np.zeros(K)
+        lam[S] = lam_S
+        v = _values_full(X, lam, Y)
+        val = float(v.max())
+        if val < found:
+            found, best_lam = val, lam
+        a2 = np.einsum("ij,ij->i", H, Y[T]) ** 2
+        u = _h_scales(a2, (X[S] @ H.T) ** 2)
+        low, c = _h_certificate(X, Y[T], H, u)
+        low_best = max(low_best, low)
+        top = min(found, best_val)
+        if top - low_best <= tol * top:
+            break
+        cS = float(c[S].max())
+        inS = np.zeros(K, bool)
+        inS[S] = True
+        inT = np.zeros(m, bool)
+        inT[T] = True
+        new_arms = np.flatnonzero(~inS & (c > cS * (1.0 + 1e-9)))
+        new_tgts = np.flatnonzero(~inT & (v > t * (1.0 + 1e-9)))
+        if not new_arms.size and not new_tgts.size:
+            break
+        if new_arms.size > n_add:
+            new_arms = new_arms[np.argpartition(-c[new_arms], n_add - 1)[:n_add]]
+        if new_tgts.size > n_add:
+            new_tgts = new_tgts[np.argpartition(-v[new_tgts], n_add - 1)[:n_add]]
+        S = np.concatenate([S, new_arms])
+        T = np.concatenate([T, new_tgts])
+    else:
+        rounds = _RESCUE_ROUNDS
+    if best_lam is None:
+        return None
+    return best_lam, low_best, found, rounds
 
 
 # --------------------------------------------------------------------------- #
@@ -506,9 +709,10 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
 
     best_val, best_low, best_lam = np.inf, 0.0, None
     rounds = 0
+    stalled = False
     while rounds < max_iter:
         rounds += 1
-        w, mu, _ = _center(X[S], Y[T], w, kappa)
+        w, mu, _, converged = _center(X[S], Y[T], w, kappa)
         lam_S = w / w.sum()
         v, c, tr, low = _certificate(X, Y, S, lam_S, T, mu)
         val = float(v.max())
@@ -525,6 +729,13 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
                 best_low = max(best_low, low)
                 gap = (best_val - best_low) / best_val
         if gap <= tol or barrier_gap < _BARRIER_FLOOR:
+            break
+        if not converged and T.size <= _RESCUE_MAX_TARGETS:
+            # The barrier problem has become too ill-conditioned to centre (a singular
+            # optimal design, typically few targets): its multipliers, hence the
+            # certificate and the pricing, are no longer reliable.  Hand over to the
+            # conic column generation below.
+            stalled = True
             break
         inS = np.zeros(K, bool)
         inS[S] = True
@@ -554,6 +765,14 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
     S_best, lam_best = best_lam
     lam = np.zeros(K)
     lam[S_best] = lam_best
+    if (stalled or (best_val - best_low) > tol * best_val) and T.size <= _RESCUE_MAX_TARGETS:
+        rescued = _conic_rescue(X, Y, S, T, tol, best_val, best_low)
+        if rescued is not None:
+            lam_r, low_r, val_r, extra = rescued
+            rounds += extra
+            best_low = max(best_low, low_r)
+            if val_r < best_val:
+                best_val, lam = val_r, lam_r
     scale = beta * beta / (alpha * alpha)
     design = _finish(Xs, Ys, lam, best_low, rounds, "fw", scale)
     # Sparsify: interior-point weights of non-support arms are tiny but positive.

@@ -454,3 +454,53 @@ def test_rounding_minimum_values():
         rounding_minimum(3, 0.0)
     with pytest.raises(ValueError):
         rounding_minimum(-1, 0.1)
+
+
+# --------------------------------------------------------------------------- #
+# Singular optima: the conic column generation
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_conic_certificate_bounds_the_optimum_for_any_dual_vectors(seed):
+    from cbai_cli.design import _h_certificate, _project
+
+    rng = np.random.default_rng(seed)
+    X, Y = _project(rng.standard_normal((40, 4)), rng.standard_normal((6, 4)))
+    optimum = optimal_design(X, Y).value
+    for _ in range(20):
+        H = rng.standard_normal((6, 4))
+        low, _ = _h_certificate(X, Y, H, rng.uniform(0.0, 1.0, 6))
+        assert low <= optimum * (1 + 1e-9)
+
+
+def test_restricted_cone_program_has_the_optimal_value_of_a_regular_problem():
+    from cbai_cli.design import _project, _restricted_socp
+
+    rng = np.random.default_rng(3)
+    X, Y = _project(rng.standard_normal((20, 3)), rng.standard_normal((4, 3)))
+    _, _, value = _restricted_socp(X, Y)
+    assert value == pytest.approx(optimal_design(X, Y).value, rel=1e-7)
+
+
+def test_restricted_cone_program_multipliers_certify_its_value():
+    from cbai_cli.design import _h_certificate, _h_scales, _project, _restricted_socp
+
+    rng = np.random.default_rng(4)
+    X, Y = _project(rng.standard_normal((20, 3)), rng.standard_normal((4, 3)))
+    _, H, value = _restricted_socp(X, Y)
+    u = _h_scales(np.einsum("ij,ij->i", H, Y) ** 2, (X @ H.T) ** 2)
+    low, _ = _h_certificate(X, Y, H, u)
+    assert low <= value * (1 + 1e-9) and low == pytest.approx(value, rel=1e-7)
+
+
+def test_a_singular_optimum_the_barrier_stalls_on_is_certified():
+    # Three targets along three of 500 arms in R^15: the optimal design is singular, and
+    # the barrier method alone stopped at a relative gap of 0.10 (value 6.6466)
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, (500, 15))
+    m = rng.integers(3, 10)
+    Y = X[:m] / rng.uniform(0.01, 1, (m, 1))
+    D = optimal_design(X, Y, tol=TOL)
+    _check_design(D, 500)
+    assert D.gap <= TOL and D.value == pytest.approx(6.579112, rel=1e-6)

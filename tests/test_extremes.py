@@ -10,9 +10,12 @@
 
 from __future__ import annotations
 
+import pytest
 from typer.testing import CliRunner
 
+from cbai_cli.bounds import at_least_set, h_clb_design
 from cbai_cli.cli import app
+from cbai_cli.generators import generate_instance
 
 
 def invoke(*args):
@@ -58,3 +61,16 @@ def test_compare_refuses_seeds_beyond_the_memory_limit():
 
 def test_compare_refuses_a_generator_spec_beyond_the_memory_limit():
     one_line_error(invoke("compare", f"random:n={10**12}", "--algos", "acol", "--seeds", "1", "-q"), "random: n =")
+
+
+# --------------------------------------------------------------------------- #
+# Honest numbers
+# --------------------------------------------------------------------------- #
+
+
+def test_a_singular_h_clb_design_is_certified():
+    # X≥(x*) has 8 arms in d = 15: the optimal design is singular and the barrier method
+    # alone stalled at a gap of 2e-4 here
+    instance = generate_instance("random", d=15, n=1000, seed=5)
+    design = h_clb_design(instance, at_least_set(instance), solver="fw")
+    assert design.gap <= 1e-6 and design.value == pytest.approx(19.58403, rel=1e-6)

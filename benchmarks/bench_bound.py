@@ -1,0 +1,52 @@
+"""Time ``cbai bound`` (compute_bounds: the H_CLB and H̄_CLB designs) on random instances
+and report the certified gaps (not run by CI).
+
+The instances are ``cbai generate random --d D --n N --seed S``. Few arms are at least
+as rewarding as x* there, so the H_CLB design has few targets and is often singular:
+the case the conic column generation of cbai_cli/design.py exists for.
+
+    python benchmarks/bench_bound.py                       # d = 30, n = 10^4, seeds 0-3
+    python benchmarks/bench_bound.py --d 30 --n 10000 --seeds 0
+
+BLAS threads are pinned to one before numpy is imported, as the CLI does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--d", type=int, default=30)
+    ap.add_argument("--n", type=int, default=10_000)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
+    args = ap.parse_args(argv)
+
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from cbai_cli.bounds import compute_bounds
+    from cbai_cli.generators import generate_instance
+
+    compute_bounds(generate_instance("regret-1d"))  # warm-up: imports, LAPACK
+    print(f"cbai generate random --d {args.d} --n {args.n} --seed S; cbai bound (solver auto, target gap 1e-6)")
+    print()
+    print("| seed | X≥ targets | seconds | H_CLB | H_CLB gap | H̄_CLB gap | notes on gaps |")
+    print("|---:|---:|---:|---:|---:|---:|---|")
+    for seed in args.seeds:
+        instance = generate_instance("random", d=args.d, n=args.n, seed=seed)
+        started = time.perf_counter()
+        report = compute_bounds(instance)
+        seconds = time.perf_counter() - started
+        gap_notes = sum("stopped at a relative gap" in note for note in report.notes)
+        print(f"| {seed} | {report.n_at_least} | {seconds:.2f} | {report.h_clb.value:.8g} | {report.h_clb.gap:.1e} "
+              f"| {report.h_clb_bar.gap:.1e} | {gap_notes} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
