@@ -15,7 +15,9 @@ from typer.testing import CliRunner
 
 from cbai_cli.bounds import at_least_set, h_clb_design
 from cbai_cli.cli import app
+from cbai_cli.errors import InstanceError
 from cbai_cli.generators import generate_instance
+from cbai_cli.kinds import save
 
 
 def invoke(*args):
@@ -61,6 +63,27 @@ def test_compare_refuses_seeds_beyond_the_memory_limit():
 
 def test_compare_refuses_a_generator_spec_beyond_the_memory_limit():
     one_line_error(invoke("compare", f"random:n={10**12}", "--algos", "acol", "--seeds", "1", "-q"), "random: n =")
+
+
+def zero_b_instance():
+    from cbai_cli.kinds import from_mapping
+
+    mapping = generate_instance("amani-a", T=100).to_mapping()
+    mapping["B"] = [[0.0, 0.0], [0.0, 0.0]]
+    return from_mapping(mapping)
+
+
+def test_safe_regret_bound_with_zero_b_is_one_instance_error():
+    from cbai_cli.safe.bounds import safe_regret_bounds
+
+    with pytest.raises(InstanceError, match="B = 0: every action is safe"):
+        safe_regret_bounds(zero_b_instance())
+
+
+def test_bound_cli_on_a_safe_regret_file_with_zero_b_is_one_line(tmp_path):
+    path = tmp_path / "zero-b.yaml"
+    save(zero_b_instance(), path)
+    one_line_error(invoke("bound", path), "Safe-LUCB's constants (λ_−, t_δ, T_Δ, T_0) are undefined on this instance")
 
 
 # --------------------------------------------------------------------------- #

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cbai_cli.errors import InstanceError
 from cbai_cli.safe.files import SafeBaiInstance, SafeRegretInstance, action_set_label
 from cbai_cli.bounds import json_number
 
@@ -71,14 +72,23 @@ class SafeRegretBounds:
 
 
 def safe_regret_bounds(instance: SafeRegretInstance) -> SafeRegretBounds:
-    """The constants of §2.2/§2.4 for the paper's exploration set D^w (a ball of radius c/(‖B‖S))."""
+    """The constants of §2.2/§2.4 for the paper's exploration set D^w (a ball of radius c/(‖B‖S)).
+
+    Raises :class:`InstanceError` (one line, the words ``cbai solve`` uses) when D^w does
+    not exist: B = 0 (every action is safe, the ball is unbounded) or a finite action set
+    with no arm inside the ball; λ_−, t_δ, T_Δ and T_0 are then undefined.
+    """
     from cbai_cli.safe.exploration import beta_T, build_exploration_set, t_delta, t_gap, t_zero
 
     problem = instance.problem
     setting = problem.learner_view()
     truth = instance.truth
     rng = np.random.default_rng(MONTE_CARLO_SEED)
-    explore = build_exploration_set(setting, "ball", rng)
+    try:
+        explore = build_exploration_set(setting, "ball", rng)
+    except ValueError as error:
+        raise InstanceError(f"{instance.name}: Safe-LUCB's constants (λ_−, t_δ, T_Δ, T_0) are undefined on this "
+                            f"instance: {error}") from None
     lam = explore.lambda_minus
     gap = truth.safety_gap
     return SafeRegretBounds(
