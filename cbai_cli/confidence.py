@@ -26,6 +26,7 @@ guarantee there; :func:`regime_notes` says so.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -46,13 +47,33 @@ def _check_radius_arguments(subgaussian: float, norm_bound: float, ridge: float,
         raise ValueError(f"delta must be in (0, 1), got {delta}")
 
 
-def radius_static(n_arms: int, delta_round: float, subgaussian: float) -> float:
+def log_ratio(numerator: float, denominator: float, log_denominator: float | None = None) -> float:
+    """log(numerator/denominator) for positive numbers, whatever their size.
+
+    Exactly ``math.log(numerator / denominator)`` where that is accurate: a normal
+    (not underflowed) denominator and a finite positive quotient. Otherwise
+    log(numerator) − log(denominator), which neither overflows (1/δ for δ = 5e−324) nor
+    divides by an underflowed zero (δ² for δ = 1e−300); ``log_denominator`` is the exact
+    log of a denominator that was computed with underflow (2 log δ for δ²), used there
+    instead of the log of the rounded denominator.
+    """
+    if denominator >= sys.float_info.min:
+        quotient = numerator / denominator
+        if 0.0 < quotient < math.inf:
+            return math.log(quotient)
+    if log_denominator is None:
+        log_denominator = math.log(denominator)
+    return math.log(numerator) - log_denominator
+
+
+def radius_static(n_arms: int, delta_round: float, subgaussian: float, log_delta_round: float | None = None) -> float:
     """Lindner et al. (2022), Proposition 2: r = R·sqrt(2 log(K/δ_t)).
 
     For least squares on one round's fixed allocation over K arms; holds for all K arms
-    at once with probability ≥ 1 − δ_t.
+    at once with probability ≥ 1 − δ_t. ``log_delta_round``: the exact log δ_t when δ_t
+    underflows (δ = 1e−300 gives δ_t = δ²/t² = 0); see :func:`log_ratio`.
     """
-    return subgaussian * math.sqrt(2.0 * math.log(n_arms / delta_round))
+    return subgaussian * math.sqrt(2.0 * log_ratio(n_arms, delta_round, log_delta_round))
 
 
 def radius_determinant(logdet: float, dim: int, ridge: float, subgaussian: float, norm_bound: float,
@@ -85,7 +106,7 @@ def radius_horizon(n_samples: int, dim: int, ridge: float, subgaussian: float, n
     _check_radius_arguments(subgaussian, norm_bound, ridge, delta)
     if n_samples < 0:
         raise ValueError(f"n must be >= 0, got {n_samples}")
-    inner = dim * math.log((1.0 + n_samples * arm_bound * arm_bound / ridge) / delta)
+    inner = dim * log_ratio(1.0 + n_samples * arm_bound * arm_bound / ridge, delta)
     return subgaussian * math.sqrt(inner) + math.sqrt(ridge) * norm_bound
 
 
@@ -98,7 +119,8 @@ def radius_lingape_script(n_samples: int, dim: int, ridge: float, subgaussian: f
     equal to :func:`radius_horizon` with a K² union bound inside the log when λ = 1.
     """
     _check_radius_arguments(subgaussian, norm_bound, ridge, delta)
-    inner = dim * math.log(n_arms * n_arms * (1.0 + n_samples * arm_bound * arm_bound) / (ridge * delta))
+    inner = dim * log_ratio(n_arms * n_arms * (1.0 + n_samples * arm_bound * arm_bound), ridge * delta,
+                            math.log(ridge) + math.log(delta))
     return subgaussian * math.sqrt(inner) + math.sqrt(ridge) * norm_bound
 
 
@@ -137,8 +159,8 @@ class StaticRegime:
     adaptive: ClassVar[bool] = False
     guaranteed: ClassVar[bool] = True
 
-    def round_radius(self, n_arms: int, delta_round: float) -> float:
-        return radius_static(n_arms, delta_round, self.settings.subgaussian)
+    def round_radius(self, n_arms: int, delta_round: float, log_delta_round: float | None = None) -> float:
+        return radius_static(n_arms, delta_round, self.settings.subgaussian, log_delta_round)
 
 
 @dataclass(frozen=True)

@@ -893,6 +893,11 @@ def design_value(arms, weights, targets) -> float:
 # --------------------------------------------------------------------------- #
 
 
+#: The largest number of pulls :func:`round_design` apportions: 2^53, below which every
+#: integer is exact in float64.
+_ROUNDING_MAX = 2**53
+
+
 def round_design(weights, n: int) -> np.ndarray:
     """Efficient apportionment of n pulls to a design (Pukelsheim 2006, ch. 12).
 
@@ -906,7 +911,9 @@ def round_design(weights, n: int) -> np.ndarray:
 
     Args:
         weights: (K,) non-negative design weights (normalised here).
-        n: total number of pulls, >= 0.
+        n: total number of pulls, 0 <= n <= 2^53 (the float arithmetic of the
+            apportionment is exact for integers up to 2^53; larger n is refused rather
+            than rounded into overflowing int64 counts).
 
     Returns:
         (K,) int64 counts summing to n.
@@ -919,6 +926,8 @@ def round_design(weights, n: int) -> np.ndarray:
     if isinstance(n, bool) or int(n) != n or n < 0:
         raise ValueError(f"n must be a non-negative integer, got {n!r}")
     n = int(n)
+    if n > _ROUNDING_MAX:
+        raise ValueError(f"n must be at most 2^53 = {_ROUNDING_MAX} (exact in floating point), got {n}")
     lam = lam / lam.sum()
     supp = np.flatnonzero(lam > 0)
     ls = lam[supp]

@@ -22,7 +22,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cbai_cli.errors import OptionError
+from cbai_cli.errors import CbaiError, OptionError
+
+
+class QueryLimitError(CbaiError):
+    """A query asks for more observations than one run can count (:data:`QUERY_LIMIT`)."""
+
+#: The most observations one run may ask for, in all. Counts of pulls travel as int64
+#: and their Gaussian sums are drawn with float64 arithmetic, exact for integers below
+#: 2^53 ≈ 9.0e15; a run that would need more (a round-based algorithm whose rounds grow
+#: without end, an absurd ``--epsilon``) cannot be simulated faithfully and is refused
+#: (:class:`QueryLimitError`), and ``--budget`` cannot exceed it.
+QUERY_LIMIT = 10**15
+
+#: The longest safe-regret run: a run keeps its regret curve (8 bytes a round) in memory
+#: and plays about 20,000 rounds a second, so 10^8 rounds are 800 MB and over an hour.
+HORIZON_LIMIT = 10**8
 
 _SWITCHES = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
@@ -80,7 +95,7 @@ class Option:
             if value not in self.choices:
                 raise OptionError(f"{self.flag} must be {self.range_text()}, got {value!r}", self.name)
             return value
-        if self.low is not None and self.high is not None:
+        if self.low is not None and self.high is not None and self.type is not int:
             inside = (self.low < value if self.low_open else self.low <= value) and (
                 value < self.high if self.high_open else value <= self.high)
             if not inside:
@@ -91,6 +106,8 @@ class Option:
             if not finite or not (value > self.low if self.low_open else value >= self.low):
                 what = "a finite number > " if self.low_open and self.type is float else "≥ " if not self.low_open else "> "
                 raise OptionError(f"{self.flag} must be {what}{self.low:g}, got {value}", self.name)
+        if self.high is not None and self.type is int and value > self.high:
+            raise OptionError(f"{self.flag} must be at most {self.high:g}, got {value}", self.name)
         return value
 
     def coerce(self, value: Any, where: str) -> Any:
@@ -139,13 +156,14 @@ OPTIONS: dict[str, Option] = _declare(
            "the instance's, else 1", 0.0, low_open=True),
     Option("rounding_epsilon", "--epsilon", float, "Rounding ε of round-based algorithms", 0.01, "0.01", 0.0,
            low_open=True),
-    Option("budget", "--budget", int, "Stop after this many queries (pulls) and give the anytime answer", None,
-           "none (safe BAI: 1,000,000)", 1.0),
+    Option("budget", "--budget", int, "Stop after this many queries (pulls) and give the anytime answer; at most "
+           "10^15, the most one run can count", None, "none (safe BAI: 1,000,000)", 1.0, QUERY_LIMIT),
     Option("exploration", "--exploration", str,
            "Safe-LUCB's pure-exploration length T': ⌈T_Δ⌉ from the known safety gap, ⌈T_0⌉ (the T^{2/3} "
            "rule), the plug-in Δ̂ heuristic (not the paper's) or N rounds (Amani et al. 2019, §4)",
            None, "gap if Δ > 0, else t23", values="gap | t23 | heuristic | N"),
-    Option("horizon", "--T", int, "Horizon T of a safe-regret run (the T' rules use it)", None, "the file's T", 1.0),
+    Option("horizon", "--T", int, "Horizon T of a safe-regret run (the T' rules use it); at most 10^8, as a run keeps "
+           "its regret curve, 8 bytes a round, in memory", None, "the file's T", 1.0, HORIZON_LIMIT),
     Option("dw", "--dw", str, "Safe-LUCB's exploration set D^w: the paper's ball ‖x‖ ≤ c/(‖B‖S) or the authors' "
            "code's ellipsoid ‖Bx‖ ≤ c/S", "ball", "ball", choices=("ball", "ellipsoid")),
     Option("confidence_set", "--confidence-set", str, "Safe-LUCB's confidence set: the L1 outer polytope of the "

@@ -24,7 +24,7 @@ import numpy as np
 
 from cbai_cli.algorithms.registry import AlgorithmEntry, for_kind
 from cbai_cli.errors import OptionError
-from cbai_cli.options import OPTIONS, checked
+from cbai_cli.options import OPTIONS, QueryLimitError, checked
 from cbai_cli.protocol import Answer, Environment, Learner, Query
 
 
@@ -198,12 +198,22 @@ class LoopOutcome:
 def drive(learner: Learner, environment: Environment, budget: int | None,
           observer: Observer | None = None) -> LoopOutcome:
     """The one ask/tell loop: ask, answer, tell until the algorithm stops or the next
-    query would exceed ``budget`` observations (an anytime answer then)."""
+    query would exceed ``budget`` observations (an anytime answer then).
+
+    A query larger than one run can count (:class:`~cbai_cli.options.QueryLimitError`,
+    a round of more than :data:`~cbai_cli.options.QUERY_LIMIT` pulls) exceeds every
+    budget, so it ends a run with a budget like any other query too large for it; without
+    a budget it propagates, one line for the user."""
     used = 0
     rounds = 0
     started = time.perf_counter()
     while not learner.done:
-        query = learner.ask()
+        try:
+            query = learner.ask()
+        except QueryLimitError:
+            if budget is None:
+                raise
+            break
         if budget is not None and used + query.total > budget:
             break
         if observer is not None:

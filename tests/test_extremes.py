@@ -10,14 +10,33 @@
 
 from __future__ import annotations
 
+import json
+import math
+
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from cbai_cli.algorithms.acol import ACOL
+from cbai_cli.algorithms.base import AlgorithmConfig
 from cbai_cli.bounds import at_least_set, h_clb_design
 from cbai_cli.cli import app
-from cbai_cli.errors import InstanceError
+from cbai_cli.confidence import ConfidenceSettings, log_ratio, radius_horizon, radius_lingape_script, radius_static
+from cbai_cli.design import round_design
+from cbai_cli.errors import CbaiError, InstanceError, OptionError
 from cbai_cli.generators import generate_instance
+from cbai_cli.instance import Instance
 from cbai_cli.kinds import save
+from cbai_cli.noise import GaussianNoise
+from cbai_cli.options import OPTIONS, QUERY_LIMIT, QueryLimitError
+from cbai_cli.simulate import RunRequest, drive, prepare, run_once
+
+
+def boundary_1d(arms=(0.1, 0.25, 0.5)) -> Instance:
+    """1-D arms with φ = 1, τ = 0.25, θ = 1: arm 1 (0.25) is the best feasible arm and lies
+    exactly on the boundary, so no finite number of queries decides it."""
+    return Instance(name="boundary", arms=np.array(arms, dtype=float)[:, None], reward=np.ones(1),
+                    constraint=np.ones(1), threshold=0.25, noise=GaussianNoise(0.05))
 
 
 def invoke(*args):
@@ -31,6 +50,138 @@ def one_line_error(result, message: str | None = None) -> str:
     if message is not None:
         assert message in result.stderr, result.stderr
     return result.stderr
+
+
+# --------------------------------------------------------------------------- #
+# Nothing hangs: undecidable instances
+# --------------------------------------------------------------------------- #
+
+
+# --------------------------------------------------------------------------- #
+# Nothing hangs: round lengths no run can count
+# --------------------------------------------------------------------------- #
+
+
+def test_round_based_rounds_that_outgrow_the_query_limit_end_a_budgeted_run():
+    # the doubling rounds on an undecidable instance reach 10^15 queries after ~40 rounds
+    result = run_once(prepare(RunRequest.of("g-allocation", budget=QUERY_LIMIT), boundary_1d()), seed=0)
+    assert result.stopped == "budget" and result.iterations <= QUERY_LIMIT
+
+
+def test_acol_with_an_absurd_epsilon_is_refused_in_one_line():
+    one_line_error(invoke("solve", "instances/regret-1d.yaml", "--algo", "acol", "--epsilon", "1e300"),
+                   "round 1 would ask for 6.64e+299 queries")
+
+
+def test_acol_with_an_absurd_epsilon_names_the_option_to_change():
+    stderr = one_line_error(invoke("solve", "instances/regret-1d.yaml", "--algo", "acol", "--epsilon", "1e300"))
+    assert "choose a smaller --epsilon, or give --budget" in stderr
+
+
+def test_acol_with_a_tiny_epsilon_is_refused_in_one_line():
+    one_line_error(invoke("solve", "instances/regret-1d.yaml", "--algo", "acol", "--epsilon", "1e-300"),
+                   "r(ε) = ⌈p(1+ε)/ε⌉ for support size p = 1 and --epsilon 1e-300")
+
+
+def test_acol_with_an_absurd_epsilon_and_a_budget_gives_the_anytime_answer():
+    result = invoke("solve", "instances/regret-1d.yaml", "--algo", "acol", "--epsilon", "1e300", "--budget", "1000",
+                    "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["runs"][0] | {"wall_s": 0} == {
+        "seed": 0, "iterations": 0, "recommended": 0, "correct": False, "violation": False, "stopped": "budget",
+        "wall_s": 0}
+
+
+def test_compare_with_an_absurd_epsilon_is_one_line():
+    one_line_error(invoke("compare", "instances/regret-1d.yaml", "--algos", "acol", "--epsilon", "1e300", "--seeds",
+                          "1", "--jobs", "1", "-q"), "more than one run can count")
+
+
+def test_acol_round_length_is_refused_before_it_overflows():
+    problem = generate_instance("regret-1d").problem
+    config = AlgorithmConfig("static", ConfidenceSettings(delta=0.05, subgaussian=1.0), rounding_epsilon=1e300)
+    with pytest.raises(QueryLimitError, match="round 40 would ask for"):
+        ACOL(problem, config, np.random.default_rng(0)).round_counts(40)
+
+
+class _TooLarge:
+    """A learner whose next query is larger than a run can count."""
+
+    done = False
+
+    def ask(self):
+        raise QueryLimitError("too large")
+
+
+def test_round_based_runs_with_an_absurd_noise_scale_are_one_line():
+    one_line_error(invoke("solve", "instances/regret-1d.yaml", "--algo", "g-allocation", "--subgaussian", "1e300"),
+                   "round 1 would ask for infinitely many queries")
+
+
+def test_drive_ends_a_budgeted_run_at_a_query_too_large_to_count():
+    outcome = drive(_TooLarge(), environment=None, budget=10)
+    assert outcome.stopped == "budget" and outcome.used == 0
+
+
+def test_drive_reports_a_query_too_large_to_count_without_a_budget():
+    with pytest.raises(QueryLimitError):
+        drive(_TooLarge(), environment=None, budget=None)
+
+
+def test_a_budget_above_the_query_limit_is_refused():
+    with pytest.raises(OptionError, match=r"--budget must be at most 1e\+15"):
+        OPTIONS["budget"].check(QUERY_LIMIT + 1)
+
+
+def test_round_design_refuses_more_pulls_than_floating_point_counts():
+    with pytest.raises(ValueError, match="at most 2"):
+        round_design([0.5, 0.5], 10**20)
+
+
+def test_round_design_apportions_the_largest_exact_count():
+    assert round_design([0.25, 0.75], 2**53).sum() == 2**53
+
+
+# --------------------------------------------------------------------------- #
+# Extreme numbers: δ
+# --------------------------------------------------------------------------- #
+
+
+def test_log_ratio_is_the_plain_log_where_the_quotient_is_representable():
+    assert log_ratio(10, 0.0025) == math.log(10 / 0.0025)
+
+
+def test_log_ratio_survives_an_overflowing_quotient():
+    assert log_ratio(10.0, 5e-324) == pytest.approx(math.log(10.0) - math.log(5e-324))
+
+
+def test_log_ratio_uses_the_exact_log_of_an_underflowed_denominator():
+    assert log_ratio(10.0, (1e-300) ** 2, 2 * math.log(1e-300)) == pytest.approx(math.log(10.0) + 600 * math.log(10))
+
+
+def test_static_radius_with_an_underflowed_round_delta_is_finite():
+    radius = radius_static(10, 0.0, 1.0, log_delta_round=2 * math.log(1e-300))
+    assert radius == pytest.approx(math.sqrt(2 * (math.log(10) + 600 * math.log(10))))
+
+
+def test_horizon_radius_with_the_smallest_subnormal_delta_is_finite():
+    assert math.isfinite(radius_horizon(100, 3, 0.1, 1.0, 1.0, 1.0, 5e-324))
+
+
+def test_lingape_radius_with_an_underflowing_delta_is_finite():
+    assert math.isfinite(radius_lingape_script(100, 3, 1e-10, 1.0, 1.0, 1.0, 1e-300, 5))
+
+
+@pytest.mark.parametrize("algorithm", ["acol", "g-allocation", "oracle", "g-acol"])
+def test_runs_with_delta_1e_minus_300_stop_correctly(algorithm):
+    result = run_once(prepare(RunRequest.of(algorithm, delta=1e-300), generate_instance("regret-1d")), seed=0)
+    assert result.stopped == "solved" and result.correct
+
+
+def test_g_acol_with_the_smallest_subnormal_delta_stops():
+    result = run_once(prepare(RunRequest.of("g-acol", regime="det", delta=5e-324), generate_instance("regret-1d")),
+                      seed=0)
+    assert result.stopped == "solved" and result.correct
 
 
 # --------------------------------------------------------------------------- #
@@ -86,6 +237,23 @@ def test_bound_cli_on_a_safe_regret_file_with_zero_b_is_one_line(tmp_path):
     one_line_error(invoke("bound", path), "Safe-LUCB's constants (λ_−, t_δ, T_Δ, T_0) are undefined on this instance")
 
 
+def test_a_horizon_beyond_the_limit_is_refused_as_an_option():
+    with pytest.raises(OptionError, match=r"--T must be at most 1e\+08"):
+        OPTIONS["horizon"].check(10**12)
+
+
+def test_a_safe_regret_file_with_a_horizon_beyond_the_limit_is_one_line(tmp_path):
+    path = tmp_path / "long.yaml"
+    save(generate_instance("amani-a", T=10**12), path)
+    one_line_error(invoke("solve", path, "--algo", "safe-lucb"), "T = 1000000000000 rounds is more than a run can keep")
+
+
+def test_a_safe_regret_file_with_a_long_horizon_runs_with_a_shorter_t(tmp_path):
+    path = tmp_path / "long.yaml"
+    save(generate_instance("amani-a", T=10**12), path)
+    assert invoke("solve", path, "--algo", "safe-lucb", "--T", "200", "--exploration", "20").exit_code == 0
+
+
 # --------------------------------------------------------------------------- #
 # Honest numbers
 # --------------------------------------------------------------------------- #
@@ -97,3 +265,7 @@ def test_a_singular_h_clb_design_is_certified():
     instance = generate_instance("random", d=15, n=1000, seed=5)
     design = h_clb_design(instance, at_least_set(instance), solver="fw")
     assert design.gap <= 1e-6 and design.value == pytest.approx(19.58403, rel=1e-6)
+
+
+def test_errors_raised_here_are_user_errors():
+    assert issubclass(QueryLimitError, CbaiError)

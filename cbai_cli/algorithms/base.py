@@ -21,10 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from cbai_cli.algorithms.elimination import EliminationState
-from cbai_cli.confidence import REGIMES, ConfidenceSettings
+from cbai_cli.confidence import REGIMES, ConfidenceSettings, log_ratio
 from cbai_cli.instance import Problem
 from cbai_cli.linalg import DesignState, least_squares_widths
-from cbai_cli.options import OPTIONS
+from cbai_cli.options import OPTIONS, QUERY_LIMIT, QueryLimitError
 from cbai_cli.protocol import Answer, Query
 
 
@@ -86,8 +86,61 @@ class RoundBased(Algorithm):
         self.round = 0
 
     def delta_round(self, t: int) -> float:
-        """δ_t = δ²/t² (Algorithm 1 line 6)."""
+        """δ_t = δ²/t² (Algorithm 1 line 6); 0 when it underflows (δ = 1e−300): the
+        computations use :meth:`log_delta_round` then."""
         return self.config.confidence.delta**2 / t**2
+
+    def noise_scale(self) -> float:
+        """R², the factor of the round lengths; ∞ rather than OverflowError for an absurd R
+        (the round is then refused by :meth:`checked_length`)."""
+        try:
+            return self.config.confidence.subgaussian ** 2
+        except OverflowError:
+            return math.inf
+
+    def log_delta_round(self, t: int) -> float:
+        """log δ_t = 2 log δ − 2 log t, exact however small δ_t is."""
+        return 2.0 * (math.log(self.config.confidence.delta) - math.log(t))
+
+    def log_arms_over_delta_round(self, t: int) -> float:
+        """log(K/δ_t), the log term of the round lengths and of Proposition 2's radius:
+        ``math.log(K / δ_t)`` as always where δ_t is a normal float, and computed in logs
+        where δ_t underflows or K/δ_t overflows (see :func:`cbai_cli.confidence.log_ratio`)."""
+        return log_ratio(self.problem.n_arms, self.delta_round(t), self.log_delta_round(t))
+
+    def checked_length(self, t: int, log_length: float, length, why: str, hint: str = "") -> int:
+        """The round length ``length()`` (a callable, so that it is computed only when it
+        can be), after refusing lengths that no run can count.
+
+        ``log_length`` is the log of the length, computed in logs so that it cannot
+        overflow; a round longer than :data:`cbai_cli.options.QUERY_LIMIT` raises
+        :class:`~cbai_cli.options.QueryLimitError` (``why`` says where the length comes
+        from, ``hint`` what to change besides giving a budget).
+        :func:`cbai_cli.simulate.drive` ends a run with a budget there (any budget is
+        smaller) and reports the error in one line otherwise.
+        """
+        if not log_length <= math.log(QUERY_LIMIT) + 1.0:  # also catches NaN
+            raise self.too_long(t, log_length, why, hint)
+        try:
+            value = length()
+        except OverflowError:  # pragma: no cover - a factor overflowed while the product is small
+            value = math.ceil(math.exp(log_length))
+        if value > QUERY_LIMIT:
+            raise self.too_long(t, math.log(value), why, hint)
+        return value
+
+    @staticmethod
+    def too_long(t: int, log_length: float, why: str, hint: str = "") -> QueryLimitError:
+        """The one-line error of a round of e^``log_length`` queries."""
+        if not math.isfinite(log_length):
+            size = "infinitely many"
+        elif log_length < 700.0:
+            size = f"{math.exp(log_length):.3g}"
+        else:
+            size = f"about 10^{log_length / math.log(10.0):.0f}"
+        return QueryLimitError(f"round {t} would ask for {size} queries ({why}), more than one run can count "
+                               f"({QUERY_LIMIT:.0e}): {hint + ', or ' if hint else ''}give --budget to stop before "
+                               "it with the anytime answer")
 
     @abstractmethod
     def round_counts(self, t: int) -> np.ndarray:
@@ -105,15 +158,22 @@ class RoundBased(Algorithm):
         counts[query.arms] = query.counts
         totals[query.arms] = answer.constraint
         predictions, norms = least_squares_widths(self.problem.arms, counts, totals)
-        radius = self.regime.round_radius(self.problem.n_arms, self.delta_round(self.round))
+        radius = self.regime.round_radius(self.problem.n_arms, self.delta_round(self.round),
+                                          self.log_delta_round(self.round))
         with np.errstate(invalid="ignore"):
             widths = radius * norms
         self.state.update(predictions - widths, predictions + widths)
 
 
-def doubling_round_length(t: int, n_arms: int, delta_round: float) -> int:
-    """N_t = ⌈2^t log(K/δ_t)⌉: Algorithm 3 (Appendix B) with v = 2, as in the authors' code."""
-    return math.ceil(2.0**t * math.log(n_arms / delta_round))
+def log_or_minus_inf(value: float) -> float:
+    """log(value), −∞ for 0 (an underflowed factor), NaN for NaN."""
+    return math.log(value) if value > 0 else (-math.inf if value == 0 else math.nan)
+
+
+def doubling_round_length(t: int, log_arms_over_delta: float) -> int:
+    """N_t = ⌈2^t log(K/δ_t)⌉: Algorithm 3 (Appendix B) with v = 2, as in the authors' code;
+    ``log_arms_over_delta`` is log(K/δ_t)."""
+    return math.ceil(2.0**t * log_arms_over_delta)
 
 
 class Adaptive(Algorithm):

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from cbai_cli.algorithms.base import RoundBased, doubling_round_length
+from cbai_cli.algorithms.base import RoundBased, doubling_round_length, log_or_minus_inf
 from cbai_cli.design import round_design
 
 
@@ -24,6 +24,10 @@ class FixedDesign(RoundBased):
     weights: np.ndarray
 
     def round_counts(self, t: int) -> np.ndarray:
-        scale = self.config.confidence.subgaussian ** 2
-        length = max(1, math.ceil(scale * doubling_round_length(t, self.problem.n_arms, self.delta_round(t))))
+        scale = self.noise_scale()
+        log_term = self.log_arms_over_delta_round(t)
+        # ⌈scale·⌈2^t·log(K/δ_t)⌉⌉ ≤ scale·(2^t·log(K/δ_t) + 1) + 1, bounded in logs first
+        log_length = log_or_minus_inf(scale) + math.log(2.0**t * log_term + 1.0) if t < 1000 else math.inf
+        length = self.checked_length(t, log_length, lambda: max(1, math.ceil(
+            scale * doubling_round_length(t, log_term))), "the doubling length R²·2^t·log(K/δ_t)")
         return round_design(self.weights, length)
