@@ -113,9 +113,35 @@ class _TooLarge:
         raise QueryLimitError("too large")
 
 
+@pytest.mark.parametrize("options,source", [
+    ({"ridge": 1e300}, "√λ·S with --lambda 1e+300 and --S 1"),
+    ({"norm_bound": 1e300}, "√λ·S with --lambda 0.1 and --S 1e+300"),
+    ({"subgaussian": 1e300}, "R·√(d log(1/δ)) with --subgaussian 1e+300 and --delta 0.05"),
+])
+def test_an_adaptive_run_that_could_never_stop_is_refused_naming_its_options(options, source):
+    with pytest.raises(OptionError, match="more than one run can count") as caught:
+        prepare(RunRequest.of("g-acol", **options), generate_instance("regret-1d"))
+    assert f"({source})" in str(caught.value)
+
+
+def test_a_tuned_run_with_an_absurd_beta_is_refused_in_one_line():
+    one_line_error(invoke("solve", "instances/regret-1d.yaml", "--algo", "g-acol", "--regime", "tuned", "--beta",
+                          "1e300"), "the confidence radius is at least 1e+150 (√β with --beta 1e+300)")
+
+
+def test_an_adaptive_run_with_absurd_options_and_a_budget_runs_to_its_budget():
+    result = run_once(prepare(RunRequest.of("g-acol", regime="tuned", beta=1e300, budget=200),
+                              generate_instance("regret-1d")), seed=0)
+    assert result.stopped == "budget" and result.iterations == 200
+
+
 def test_round_based_runs_with_an_absurd_noise_scale_are_one_line():
     one_line_error(invoke("solve", "instances/regret-1d.yaml", "--algo", "g-allocation", "--subgaussian", "1e300"),
                    "round 1 would ask for infinitely many queries")
+
+
+def test_usual_options_are_not_refused_as_unreachable():
+    prepare(RunRequest.of("g-acol", regime="tuned", beta=100.0), generate_instance("irrelevant-dims", d=10, eps=0.05))
 
 
 def test_drive_ends_a_budgeted_run_at_a_query_too_large_to_count():
