@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cbai_cli.confidence import log_ratio
 from cbai_cli.errors import OptionError
 from cbai_cli.options import OPTIONS
 from cbai_cli.instance import Instance
@@ -141,12 +142,41 @@ def at_least_set(instance: Instance) -> np.ndarray:
     return instance.rewards >= instance.best_reward
 
 
+def boundary_mask(instance: Instance) -> np.ndarray:
+    """(K,) bool: the arms on the constraint boundary, |g(x)| ≤ 1e−12
+    (:attr:`~cbai_cli.instance.Instance.boundary_arms`, the one definition)."""
+    mask = np.zeros(instance.n_arms, dtype=bool)
+    mask[instance.boundary_arms] = True
+    return mask
+
+
+def undecidable_arms(instance: Instance) -> list[int]:
+    """The boundary arms of X≥(x*): no finite number of queries decides whether they are
+    feasible, and the answer depends on it (they are at least as rewarding as x*), so
+    every algorithm keeps them uncertain forever and H_CLB is infinite. Boundary arms
+    less rewarding than x* are dropped once x* is known feasible: they make only H̄_CLB
+    and the Theorem 2 bound infinite."""
+    return np.flatnonzero(boundary_mask(instance) & at_least_set(instance)).tolist()
+
+
+def undecidable_reason(instance: Instance) -> str | None:
+    """"arm K lies exactly on the constraint boundary: no algorithm can decide it", or None
+    when the instance has no undecidable arm (:func:`undecidable_arms`)."""
+    arms = undecidable_arms(instance)
+    if not arms:
+        return None
+    if len(arms) == 1:
+        return f"arm {arms[0]} lies exactly on the constraint boundary: no algorithm can decide it"
+    listed = ", ".join(map(str, arms[:10])) + (f" and {len(arms) - 10} more" if len(arms) > 10 else "")
+    return f"arms {listed} lie exactly on the constraint boundary: no algorithm can decide them"
+
+
 def h_clb_design(instance: Instance, arms_mask: np.ndarray, solver: str = "auto", tolerance: float = 1e-6) -> DesignSummary:
     """min_λ max_{x ∈ mask} ‖x‖²_{A_λ⁻¹}/g(x)² over the learner's arms; infinite when a
-    masked arm lies on the boundary."""
+    masked arm lies on the boundary (:func:`boundary_mask`)."""
     arms = instance.problem.arms
     gaps = instance.gaps[arms_mask]
-    if np.any(np.abs(gaps) <= 0):
+    if np.any(boundary_mask(instance)[arms_mask]):
         return INFINITE
     targets = arms[arms_mask] / np.abs(gaps)[:, None]
     return _solve(arms, targets, solver, tolerance)
@@ -158,6 +188,23 @@ def oracle_design(instance: Instance) -> np.ndarray:
     if not math.isfinite(summary.value):
         raise OptionError("the oracle has no finite design: an arm of X≥(x*) lies exactly on the constraint boundary")
     return summary.weights
+
+
+def _uncertified_notes(h_clb: DesignSummary, h_clb_bar: DesignSummary, tolerance: float) -> list[str]:
+    """A note for each design the solver stopped before certifying to ``tolerance``: the
+    gap it reached and the interval it proves, since its value is then only an upper
+    bound on the quantity."""
+    notes = []
+    for name, design in (("H_CLB", h_clb), ("H̄_CLB", h_clb_bar)):
+        if name == "H̄_CLB" and design is h_clb:
+            continue
+        if math.isfinite(design.value) and design.gap > tolerance:
+            digits = min(15, max(6, 2 - math.floor(math.log10(design.gap))))
+            notes.append(f"the design solver ({design.solver}) stopped at a relative gap of {design.gap:.1e}, "
+                         f"short of its target {tolerance:g}: {name} lies between "
+                         f"{design.value * (1 - design.gap):.{digits}g} and {design.value:.{digits}g} (the table shows "
+                         "the upper end" + ("; Theorem 1 uses the lower end)" if name == "H_CLB" else ")"))
+    return notes
 
 
 def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, solver: str = "auto",
@@ -182,6 +229,9 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
     if boundary:
         notes.append(f"arm(s) {', '.join(map(str, boundary[:10]))} lie exactly on the constraint boundary "
                      "(g(x) = 0): no finite number of queries decides them, so the bounds that involve them are infinite")
+    undecidable = undecidable_reason(instance)
+    if undecidable is not None:
+        notes.append(f"{undecidable}: solve and compare run on this instance only with --budget")
     duplicates = instance.duplicate_groups
     if duplicates:
         notes.append(f"{sum(len(group) for group in duplicates)} arms are copies in {len(duplicates)} group(s); "
@@ -189,15 +239,20 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
     h_clb = h_clb_design(instance, at_least, solver, tolerance)
     everything = np.ones(instance.n_arms, dtype=bool)
     h_clb_bar = h_clb if at_least.all() else h_clb_design(instance, everything, solver, tolerance)
+    notes.extend(_uncertified_notes(h_clb, h_clb_bar, tolerance))
     c_min = float(np.min(np.abs(gaps)))
-    prop1 = rank / c_min**2 if c_min > 0 else math.inf
-    log_term = math.log(1.0 / (2.4 * delta))
+    prop1 = rank / c_min**2 if not boundary else math.inf
+    log_term = log_ratio(1.0, 2.4 * delta, math.log(2.4) + math.log(delta))
     if log_term <= 0:
         notes.append("for δ ≥ 1/2.4 Theorem 1 gives no positive lower bound")
-    lower = 2.0 * log_term * h_clb.value if log_term > 0 else 0.0
-    if c_min > 0:
+    # Theorem 1 needs a lower bound on H_CLB: the design's value is one only to within its
+    # certified gap, so a design the solver could not certify enters by its lower end.
+    certified_h_clb = h_clb.value if h_clb.gap <= tolerance else h_clb.value * (1.0 - h_clb.gap)
+    lower = 2.0 * log_term * certified_h_clb if log_term > 0 else 0.0
+    if not boundary:
         t_bar = max(1, math.ceil(-math.log2(c_min)))
-        acol = 8 * math.log(instance.n_arms * t_bar**2 / delta**2) * (1 + epsilon) * t_bar * h_clb_bar.value + t_bar
+        log_acol = log_ratio(instance.n_arms * t_bar**2, delta**2, 2.0 * math.log(delta))
+        acol = 8 * log_acol * (1 + epsilon) * t_bar * h_clb_bar.value + t_bar
     else:
         acol = math.inf
     variance = instance.noise.variance if isinstance(instance.noise, GaussianNoise) else None

@@ -138,7 +138,10 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True) ->
     Raises :class:`OptionError` for an algorithm of another instance kind, a regime the
     algorithm cannot use, an option it does not read (``--beta`` outside the tuned
     regime, ``--lambda`` for a round-based algorithm, …), a missing required option
-    (tuned without β) and a value outside its declared range. ``solve_oracle=False``
+    (tuned without β), a value outside its declared range, and a run without
+    ``--budget`` on an instance that no algorithm can decide (an arm exactly on the
+    constraint boundary, :meth:`cbai_cli.kinds.base.InstanceKind.undecidable`), which
+    would never stop. ``solve_oracle=False``
     skips the Oracle's design solve (its only costly step), for checking many requests
     before any run starts; the result then cannot run the Oracle.
     """
@@ -159,7 +162,12 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True) ->
     regime = regime or spec.default_regime
     checked(given)
     spec.check_options(given, regime)
-    configure = spec.load_configure() if spec.configure else kind_named(instance.kind).configure
+    kind = kind_named(instance.kind)
+    if given.get("budget") is None:
+        reason = kind.undecidable(instance)
+        if reason is not None:
+            raise OptionError(f"{reason}; give --budget", "budget")
+    configure = spec.load_configure() if spec.configure else kind.configure
     configured = configure(spec, regime, RunRequest.of(spec.name, regime, **given), instance, solve_oracle=solve_oracle)
     return PreparedRun(spec, configured.instance if configured.instance is not None else instance, regime, configured)
 

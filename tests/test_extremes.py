@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from cbai_cli.algorithms.acol import ACOL
 from cbai_cli.algorithms.base import AlgorithmConfig
-from cbai_cli.bounds import at_least_set, h_clb_design
+from cbai_cli.bounds import at_least_set, compute_bounds, h_clb_design, undecidable_arms, undecidable_reason
 from cbai_cli.cli import app
 from cbai_cli.confidence import ConfidenceSettings, log_ratio, radius_horizon, radius_lingape_script, radius_static
 from cbai_cli.design import round_design
@@ -30,6 +30,9 @@ from cbai_cli.kinds import save
 from cbai_cli.noise import GaussianNoise
 from cbai_cli.options import OPTIONS, QUERY_LIMIT, QueryLimitError
 from cbai_cli.simulate import RunRequest, drive, prepare, run_once
+
+
+UNDECIDABLE = "arm 1 lies exactly on the constraint boundary: no algorithm can decide it; give --budget"
 
 
 def boundary_1d(arms=(0.1, 0.25, 0.5)) -> Instance:
@@ -52,9 +55,90 @@ def one_line_error(result, message: str | None = None) -> str:
     return result.stderr
 
 
+@pytest.fixture
+def boundary_file(tmp_path):
+    path = tmp_path / "boundary.yaml"
+    save(boundary_1d(), path)
+    return path
+
+
 # --------------------------------------------------------------------------- #
 # Nothing hangs: undecidable instances
 # --------------------------------------------------------------------------- #
+
+
+def test_an_arm_of_x_at_least_on_the_boundary_makes_the_instance_undecidable():
+    assert undecidable_arms(boundary_1d()) == [1]
+    assert undecidable_reason(boundary_1d()) == "arm 1 lies exactly on the constraint boundary: no algorithm can decide it"
+
+
+def test_a_boundary_arm_less_rewarding_than_x_star_leaves_the_instance_decidable():
+    # θ = −1: the smallest arm 0.1 is best; the boundary arm 0.25 is below it
+    instance = Instance(name="b", arms=np.array([[0.1], [0.25], [0.5]]), reward=-np.ones(1), constraint=np.ones(1),
+                        threshold=0.25, noise=GaussianNoise(0.05))
+    assert instance.boundary_arms.tolist() == [1] and undecidable_arms(instance) == []
+
+
+def test_undecidable_instances_are_exactly_those_with_infinite_h_clb():
+    for instance in (boundary_1d(), boundary_1d((0.1, 0.2, 0.5)), boundary_1d((0.1, 0.25 + 1e-13, 0.5))):
+        infinite = math.isinf(h_clb_design(instance, at_least_set(instance)).value)
+        assert infinite == bool(undecidable_arms(instance))
+
+
+def test_an_arm_within_the_boundary_tolerance_counts_as_on_the_boundary():
+    instance = boundary_1d((0.1, 0.25 + 1e-13, 0.5))
+    assert undecidable_arms(instance) == [1] and math.isinf(compute_bounds(instance).h_clb.value)
+
+
+def test_bound_names_the_undecidable_arm_in_its_notes():
+    notes = compute_bounds(boundary_1d()).notes
+    assert any(note.startswith("arm 1 lies exactly on the constraint boundary: no algorithm can decide it")
+               for note in notes)
+
+
+def test_prepare_refuses_an_undecidable_instance_without_a_budget():
+    with pytest.raises(OptionError, match="no algorithm can decide it; give --budget") as caught:
+        prepare(RunRequest.of("acol"), boundary_1d())
+    assert str(caught.value) == UNDECIDABLE and caught.value.parameter == "budget"
+
+
+@pytest.mark.parametrize("algorithm", ["acol", "g-allocation", "oracle", "uniform", "g-acol", "maxrew-f"])
+def test_prepare_refuses_every_algorithm_on_an_undecidable_instance(algorithm):
+    with pytest.raises(OptionError, match="give --budget"):
+        prepare(RunRequest.of(algorithm), boundary_1d(), solve_oracle=False)
+
+
+def test_prepare_accepts_an_undecidable_instance_with_a_budget():
+    assert prepare(RunRequest.of("acol", budget=1000), boundary_1d()).budget == 1000
+
+
+def test_a_budgeted_run_on_an_undecidable_instance_stops_at_its_budget():
+    result = run_once(prepare(RunRequest.of("g-acol", budget=500), boundary_1d()), seed=0)
+    assert result.stopped == "budget" and result.iterations == 500
+
+
+def test_a_decidable_instance_with_a_boundary_arm_below_x_star_still_stops():
+    instance = Instance(name="b", arms=np.array([[0.1], [0.25], [0.5]]), reward=-np.ones(1), constraint=np.ones(1),
+                        threshold=0.25, noise=GaussianNoise(0.05))
+    result = run_once(prepare(RunRequest.of("acol"), instance), seed=0)
+    assert result.stopped == "solved" and result.correct
+
+
+def test_solve_refuses_an_undecidable_instance_in_one_line(boundary_file):
+    stderr = one_line_error(invoke("solve", boundary_file, "--algo", "acol"))
+    assert stderr == f"cbai: error: {UNDECIDABLE}\n"
+
+
+def test_compare_refuses_an_undecidable_instance_in_one_line(boundary_file):
+    one_line_error(invoke("compare", boundary_file, "--algos", "acol", "--seeds", "2", "--jobs", "1", "-q"), UNDECIDABLE)
+
+
+def test_solve_on_an_undecidable_instance_with_a_budget_exits_with_code_one(boundary_file):
+    result = invoke("solve", boundary_file, "--algo", "acol", "--budget", "100000", "--json")
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert document["runs"][0]["stopped"] == "budget" and document["h_clb"] is None
+    assert any("no algorithm can decide it" in note for note in document["notes"])
 
 
 # --------------------------------------------------------------------------- #
@@ -210,6 +294,29 @@ def test_g_acol_with_the_smallest_subnormal_delta_stops():
     assert result.stopped == "solved" and result.correct
 
 
+def test_bound_with_delta_1e_minus_300_gives_finite_numbers():
+    report = compute_bounds(generate_instance("regret-1d"), delta=1e-300)
+    expected = 2 * (300 * math.log(10) - math.log(2.4)) * 36
+    assert report.lower_bound == pytest.approx(expected, rel=1e-6) and math.isfinite(report.acol_upper_bound)
+
+
+def test_bound_cli_with_delta_1e_minus_300_prints_numbers():
+    result = invoke("bound", "instances/regret-1d.yaml", "--delta", "1e-300", "--json")
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["lower_bound"] > 0 and document["acol_upper_bound"] > 0
+
+
+def test_bound_with_the_smallest_subnormal_delta_gives_finite_numbers():
+    report = compute_bounds(generate_instance("regret-1d"), delta=5e-324)
+    assert math.isfinite(report.lower_bound) and math.isfinite(report.acol_upper_bound)
+
+
+def test_bound_with_an_absurd_epsilon_prints_numbers():
+    result = invoke("bound", "instances/regret-1d.yaml", "--epsilon", "1e300", "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["acol_upper_bound"] > 1e300
+
+
 # --------------------------------------------------------------------------- #
 # Extreme numbers: sizes and B = 0
 # --------------------------------------------------------------------------- #
@@ -283,6 +390,41 @@ def test_a_safe_regret_file_with_a_long_horizon_runs_with_a_shorter_t(tmp_path):
 # --------------------------------------------------------------------------- #
 # Honest numbers
 # --------------------------------------------------------------------------- #
+
+
+def uncertified_report():
+    """Bounds of an instance with no feasible arm (X≥ = X: many targets, a gap above zero)
+    asked of the solver to an unreachable tolerance."""
+    import dataclasses
+
+    from cbai_cli.kinds import load
+
+    instance = dataclasses.replace(load("instances/random-d5-n20-seed0.yaml"), threshold=-100.0)
+    return compute_bounds(instance, solver="fw", tolerance=1e-18)
+
+
+def test_an_uncertified_design_gap_is_named_in_the_notes():
+    report = uncertified_report()
+    assert report.h_clb.gap > 1e-18
+    assert any(f"stopped at a relative gap of {report.h_clb.gap:.1e}, short of its target 1e-18: H_CLB lies between"
+               in note for note in report.notes)
+
+
+def test_theorem_1_uses_the_certified_lower_end_of_an_uncertified_h_clb():
+    report = uncertified_report()
+    assert report.lower_bound == pytest.approx(2 * math.log(1 / (2.4 * 0.05)) * report.h_clb.value
+                                               * (1 - report.h_clb.gap), rel=1e-12)
+    assert report.lower_bound < 2 * math.log(1 / (2.4 * 0.05)) * report.h_clb.value
+
+
+def test_json_gap_is_the_certified_gap():
+    report = uncertified_report()
+    assert report.to_json()["gap"] == max(report.h_clb.gap, report.h_clb_bar.gap) > 1e-18
+
+
+def test_a_certified_design_adds_no_gap_note():
+    report = compute_bounds(generate_instance("irrelevant-dims", d=10, eps=0.05))
+    assert not any("stopped at a relative gap" in note for note in report.notes)
 
 
 def test_a_singular_h_clb_design_is_certified():

@@ -72,6 +72,13 @@ class InstanceKind:
         """Print the report as tables on the Rich console ``out``."""
         raise NotImplementedError
 
+    def undecidable(self, instance: Any) -> str | None:
+        """Why no algorithm can finish on ``instance`` without a budget (None: some can).
+
+        :func:`cbai_cli.simulate.prepare` refuses runs on such instances unless
+        ``--budget`` is given, so that ``solve`` and ``compare`` cannot run forever."""
+        return None
+
     def reference_lower_bound(self, instance: Any, delta: float) -> float | None:
         """The lower bound that compare's ratio column divides by; None when the kind has none."""
         return None

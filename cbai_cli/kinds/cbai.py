@@ -140,6 +140,13 @@ class CbaiKind(InstanceKind):
         out.print(bound_table(report))
         print_notes(out, report.notes)
 
+    def undecidable(self, instance) -> str | None:
+        """An arm of X≥(x*) exactly on the boundary (:func:`cbai_cli.bounds.undecidable_arms`,
+        the definition ``cbai bound`` uses): every algorithm keeps it uncertain forever."""
+        from cbai_cli.bounds import undecidable_reason
+
+        return undecidable_reason(instance)
+
     def reference_lower_bound(self, instance, delta: float) -> float | None:
         """Theorem 1 at the instance's noise level (σ²-scaled for Gaussian noise), as
         ``cbai solve`` reports it; None when infinite (an arm on the boundary)."""
@@ -278,8 +285,14 @@ class SolveOutcome:
         duplicates = self.instance.duplicate_groups
         if duplicates:
             notes.append(f"the instance has {len(duplicates)} group(s) of identical arms; any copy of the best arm counts as correct")
-        if self.instance.boundary_arms.size:
-            notes.append("some arm lies exactly on the constraint boundary: no algorithm can decide it")
+        from cbai_cli.bounds import undecidable_reason
+
+        undecidable = undecidable_reason(self.instance)
+        if undecidable is not None:
+            notes.append(f"{undecidable}; the runs stop only at their budget")
+        elif self.instance.boundary_arms.size:
+            notes.append("some arm lies exactly on the constraint boundary, but below the best feasible reward: "
+                         "it need not be decided")
         return notes
 
     @property
