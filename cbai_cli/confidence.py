@@ -223,6 +223,26 @@ class TunedRegime:
 REGIMES = {cls.name: cls for cls in (StaticRegime, TheoryRegime, DeterminantRegime, TunedRegime)}
 
 
+def minimum_radius(regime_name: str, settings: ConfidenceSettings, dim: int) -> tuple[float, str]:
+    """A floor on the radius of an adaptive regime over a whole run, and its largest term
+    as the options that set it (for messages).
+
+    theory: R·sqrt(d log(1/δ)) + λ^{1/2} S (the horizon form at n = 0, increasing in n);
+    det: R·sqrt(2 log(1/δ)) + λ^{1/2} S (log det A ≥ d log λ); tuned: √β. Overflow gives
+    ∞, never an exception.
+    """
+    s = settings
+    if regime_name == "tuned":
+        return math.sqrt(s.beta), f"√β with --beta {s.beta:g}"
+    log_inverse = -math.log(s.delta)
+    factor = "d" if regime_name == "theory" else "2"
+    noise = s.subgaussian * math.sqrt((dim if regime_name == "theory" else 2.0) * log_inverse)
+    ridge = math.sqrt(s.ridge) * s.norm_bound
+    if ridge >= noise:
+        return noise + ridge, f"√λ·S with --lambda {s.ridge:g} and --S {s.norm_bound:g}"
+    return noise + ridge, f"R·√({factor} log(1/δ)) with --subgaussian {s.subgaussian:g} and --delta {s.delta:g}"
+
+
 def regime_notes(regime_name: str, dim: int) -> list[str]:
     """Caveats to print with results of ``regime_name`` in dimension ``dim``."""
     notes = []

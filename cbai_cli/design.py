@@ -158,9 +158,6 @@ _RESCUE_MAX_TARGETS = 200
 _RESCUE_ROUNDS = 40
 #: ... and stops growing once the restricted problem has this many cones.
 _RESCUE_MAX_CONES = 20_000
-#: The largest number of pulls :func:`round_design` apportions: 2^53, below which every
-#: integer is exact in float64.
-_ROUNDING_MAX = 2**53
 
 
 class DesignSolverError(RuntimeError):
@@ -894,6 +891,11 @@ def design_value(arms, weights, targets) -> float:
 # --------------------------------------------------------------------------- #
 # Rounding (Pukelsheim ch. 12) and r(epsilon) of Algorithm 1
 # --------------------------------------------------------------------------- #
+
+
+#: The largest number of pulls :func:`round_design` apportions: 2^53, below which every
+#: integer is exact in float64.
+_ROUNDING_MAX = 2**53
 
 
 def round_design(weights, n: int) -> np.ndarray:

@@ -35,6 +35,10 @@ class QueryLimitError(CbaiError):
 #: (:class:`QueryLimitError`), and ``--budget`` cannot exceed it.
 QUERY_LIMIT = 10**15
 
+#: The longest safe-regret run: a run keeps its regret curve (8 bytes a round) in memory
+#: and plays about 20,000 rounds a second, so 10^8 rounds are 800 MB and over an hour.
+HORIZON_LIMIT = 10**8
+
 _SWITCHES = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
 
@@ -158,7 +162,8 @@ OPTIONS: dict[str, Option] = _declare(
            "Safe-LUCB's pure-exploration length T': ⌈T_Δ⌉ from the known safety gap, ⌈T_0⌉ (the T^{2/3} "
            "rule), the plug-in Δ̂ heuristic (not the paper's) or N rounds (Amani et al. 2019, §3)",
            None, "gap if Δ > 0, else t23", values="gap | t23 | heuristic | N"),
-    Option("horizon", "--T", int, "Horizon T of a safe-regret run (the T' rules use it)", None, "the file's T", 1.0),
+    Option("horizon", "--T", int, "Horizon T of a safe-regret run (the T' rules use it); at most 10^8, as a run keeps "
+           "its regret curve, 8 bytes a round, in memory", None, "the file's T", 1.0, HORIZON_LIMIT),
     Option("dw", "--dw", str, "Safe-LUCB's exploration set D^w: the paper's ball ‖x‖ ≤ c/(‖B‖S) or the authors' "
            "code's ellipsoid ‖Bx‖ ≤ c/S", "ball", "ball", choices=("ball", "ellipsoid")),
     Option("confidence_set", "--confidence-set", str, "Safe-LUCB's confidence set: the L1 outer polytope of the "

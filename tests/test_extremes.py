@@ -17,20 +17,20 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from cbai_cli.algorithms.base import AlgorithmConfig
 from cbai_cli.algorithms.acol import ACOL
-from cbai_cli.bounds import compute_bounds, h_clb_design, at_least_set, undecidable_arms, undecidable_reason
+from cbai_cli.algorithms.base import AlgorithmConfig
+from cbai_cli.bounds import at_least_set, compute_bounds, h_clb_design, undecidable_arms, undecidable_reason
 from cbai_cli.cli import app
 from cbai_cli.confidence import ConfidenceSettings, log_ratio, radius_horizon, radius_lingape_script, radius_static
-from cbai_cli.design import optimal_design, round_design
+from cbai_cli.design import round_design
 from cbai_cli.errors import CbaiError, InstanceError, OptionError
 from cbai_cli.generators import generate_instance
 from cbai_cli.instance import Instance
-from cbai_cli.kinds import get as kind_named, save
+from cbai_cli.kinds import save
 from cbai_cli.noise import GaussianNoise
 from cbai_cli.options import OPTIONS, QUERY_LIMIT, QueryLimitError
-from cbai_cli.protocol import Query
 from cbai_cli.simulate import RunRequest, drive, prepare, run_once
+
 
 UNDECIDABLE = "arm 1 lies exactly on the constraint boundary: no algorithm can decide it; give --budget"
 
@@ -197,6 +197,37 @@ class _TooLarge:
         raise QueryLimitError("too large")
 
 
+@pytest.mark.parametrize("options,source", [
+    ({"ridge": 1e300}, "√λ·S with --lambda 1e+300 and --S 1"),
+    ({"norm_bound": 1e300}, "√λ·S with --lambda 0.1 and --S 1e+300"),
+    ({"subgaussian": 1e300}, "R·√(d log(1/δ)) with --subgaussian 1e+300 and --delta 0.05"),
+])
+def test_an_adaptive_run_that_could_never_stop_is_refused_naming_its_options(options, source):
+    with pytest.raises(OptionError, match="more than one run can count") as caught:
+        prepare(RunRequest.of("g-acol", **options), generate_instance("regret-1d"))
+    assert f"({source})" in str(caught.value)
+
+
+def test_a_tuned_run_with_an_absurd_beta_is_refused_in_one_line():
+    one_line_error(invoke("solve", "instances/regret-1d.yaml", "--algo", "g-acol", "--regime", "tuned", "--beta",
+                          "1e300"), "the confidence radius is at least 1e+150 (√β with --beta 1e+300)")
+
+
+def test_an_adaptive_run_with_absurd_options_and_a_budget_runs_to_its_budget():
+    result = run_once(prepare(RunRequest.of("g-acol", regime="tuned", beta=1e300, budget=200),
+                              generate_instance("regret-1d")), seed=0)
+    assert result.stopped == "budget" and result.iterations == 200
+
+
+def test_round_based_runs_with_an_absurd_noise_scale_are_one_line():
+    one_line_error(invoke("solve", "instances/regret-1d.yaml", "--algo", "g-allocation", "--subgaussian", "1e300"),
+                   "round 1 would ask for infinitely many queries")
+
+
+def test_usual_options_are_not_refused_as_unreachable():
+    prepare(RunRequest.of("g-acol", regime="tuned", beta=100.0), generate_instance("irrelevant-dims", d=10, eps=0.05))
+
+
 def test_drive_ends_a_budgeted_run_at_a_query_too_large_to_count():
     outcome = drive(_TooLarge(), environment=None, budget=10)
     assert outcome.stopped == "budget" and outcome.used == 0
@@ -337,6 +368,23 @@ def test_bound_cli_on_a_safe_regret_file_with_zero_b_is_one_line(tmp_path):
     path = tmp_path / "zero-b.yaml"
     save(zero_b_instance(), path)
     one_line_error(invoke("bound", path), "Safe-LUCB's constants (λ_−, t_δ, T_Δ, T_0) are undefined on this instance")
+
+
+def test_a_horizon_beyond_the_limit_is_refused_as_an_option():
+    with pytest.raises(OptionError, match=r"--T must be at most 1e\+08"):
+        OPTIONS["horizon"].check(10**12)
+
+
+def test_a_safe_regret_file_with_a_horizon_beyond_the_limit_is_one_line(tmp_path):
+    path = tmp_path / "long.yaml"
+    save(generate_instance("amani-a", T=10**12), path)
+    one_line_error(invoke("solve", path, "--algo", "safe-lucb"), "T = 1000000000000 rounds is more than a run can keep")
+
+
+def test_a_safe_regret_file_with_a_long_horizon_runs_with_a_shorter_t(tmp_path):
+    path = tmp_path / "long.yaml"
+    save(generate_instance("amani-a", T=10**12), path)
+    assert invoke("solve", path, "--algo", "safe-lucb", "--T", "200", "--exploration", "20").exit_code == 0
 
 
 # --------------------------------------------------------------------------- #

@@ -37,7 +37,7 @@ class ACOL(RoundBased):
         design = optimal_design(arms, arms[self.state.uncertain], tol=self.config.design_tolerance)
         epsilon = self.config.rounding_epsilon
         log_term = self.log_arms_over_delta_round(t)
-        scale = self.config.confidence.subgaussian ** 2
+        scale = self.noise_scale()
         support = design.support.size
         minimum = rounding_minimum(support, epsilon)
         if minimum > QUERY_LIMIT:

@@ -90,6 +90,14 @@ class RoundBased(Algorithm):
         computations use :meth:`log_delta_round` then."""
         return self.config.confidence.delta**2 / t**2
 
+    def noise_scale(self) -> float:
+        """R², the factor of the round lengths; ∞ rather than OverflowError for an absurd R
+        (the round is then refused by :meth:`checked_length`)."""
+        try:
+            return self.config.confidence.subgaussian ** 2
+        except OverflowError:
+            return math.inf
+
     def log_delta_round(self, t: int) -> float:
         """log δ_t = 2 log δ − 2 log t, exact however small δ_t is."""
         return 2.0 * (math.log(self.config.confidence.delta) - math.log(t))

@@ -24,7 +24,7 @@ class FixedDesign(RoundBased):
     weights: np.ndarray
 
     def round_counts(self, t: int) -> np.ndarray:
-        scale = self.config.confidence.subgaussian ** 2
+        scale = self.noise_scale()
         log_term = self.log_arms_over_delta_round(t)
         # ⌈scale·⌈2^t·log(K/δ_t)⌉⌉ ≤ scale·(2^t·log(K/δ_t) + 1) + 1, bounded in logs first
         log_length = log_or_minus_inf(scale) + math.log(2.0**t * log_term + 1.0) if t < 1000 else math.inf

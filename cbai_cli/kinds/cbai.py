@@ -175,6 +175,8 @@ class CbaiKind(InstanceKind):
             beta=request.get("beta"),
         )
         config = AlgorithmConfig(regime=regime, confidence=settings, rounding_epsilon=request.get("rounding_epsilon"))
+        if request.given().get("budget") is None:
+            _refuse_unreachable(regime, settings, instance)
         notes = list(regime_notes(regime, problem.dim))
         init = {}
         if spec.needs_oracle:
@@ -217,6 +219,42 @@ class CbaiKind(InstanceKind):
         return SolveOutcome(prepared.instance, prepared, results, bounds, trace_rows)
 
 
+
+
+def _refuse_unreachable(regime: str, settings, instance) -> None:
+    """One line when an adaptive run could not stop within what one run can count.
+
+    After n pulls the width of arm x is r_n·‖x‖_{A_n⁻¹} ≥ r·‖x‖/sqrt(λ + nL²), with r the
+    regime's radius floor (:func:`cbai_cli.confidence.minimum_radius`) and L the largest
+    arm norm; deciding every arm of X≥(x*) (which a run must) takes widths below |g(x)|,
+    so about n ≥ (r²‖x‖²/g(x)² − λ)/L² pulls for the hardest of them. Absurd options
+    (``--lambda 1e300``, ``--beta 1e300``, ``--subgaussian 1e300``) push this beyond
+    :data:`cbai_cli.options.QUERY_LIMIT`: such a run would loop for ever, one pull at a
+    time, so it is refused unless ``--budget`` bounds it.
+    """
+    from cbai_cli.bounds import at_least_set
+    from cbai_cli.confidence import REGIMES, minimum_radius
+    from cbai_cli.errors import OptionError
+    from cbai_cli.options import QUERY_LIMIT
+
+    if not REGIMES[regime].adaptive:
+        return  # round lengths are checked round by round (RoundBased.checked_length)
+    radius, source = minimum_radius(regime, settings, instance.problem.dim)
+    mask = at_least_set(instance)
+    norms = np.linalg.norm(instance.problem.arms[mask], axis=1)
+    gaps = np.abs(instance.gaps[mask])
+    hard = (norms > 0) & (gaps > 0)
+    if not hard.any():
+        return
+    ratios = norms[hard] / gaps[hard]
+    hardest = int(np.flatnonzero(mask)[np.flatnonzero(hard)[np.argmax(ratios)]])
+    with np.errstate(over="ignore"):
+        needed = (radius * radius * float(ratios.max()) ** 2 - settings.ridge) / settings.arm_bound**2
+    if needed > QUERY_LIMIT:
+        about = f"about {needed:.3g}" if math.isfinite(needed) else "infinitely many"
+        raise OptionError(f"the confidence radius is at least {radius:.3g} ({source}): deciding arm {hardest} would "
+                          f"take {about} queries, more than one run can count ({QUERY_LIMIT:.0e}); choose smaller "
+                          "values or give --budget")
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ import numpy as np
 
 from cbai_cli.bounds import json_number
 from cbai_cli.errors import InstanceError, OptionError
+from cbai_cli.options import HORIZON_LIMIT
 from cbai_cli.safe.files import SafeBaiInstance, SafeRegretInstance
 
 # Without --budget a BAI run is capped like the library's run loop (it reports the
@@ -81,6 +82,9 @@ def configure_safe_lucb(spec, regime, request, instance: SafeRegretInstance, *, 
     horizon = request.get("horizon")
     if horizon is not None:
         instance = instance.with_horizon(horizon)
+    elif instance.problem.T > HORIZON_LIMIT:
+        raise InstanceError(f"{instance.name}: T = {instance.problem.T} rounds is more than a run can keep in memory "
+                            f"(at most {HORIZON_LIMIT:.0e}, 8 bytes a round); give a smaller --T")
     gap = instance.truth.safety_gap
     given = request.given()
     mode = _exploration(given.get("exploration"), gap)
