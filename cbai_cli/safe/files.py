@@ -63,12 +63,12 @@ from cbai_cli.safe.action_sets import ACTION_SET_KINDS, ActionSet
 from cbai_cli.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
 from cbai_cli.safe.problems import SafeBaiProblem, SafeRegretProblem
 from cbai_cli.safe.truths import RegretTruth, SafeBaiTruth, regret_truth, safe_bai_truth
-from cbai_cli.validation import array as _array
+from cbai_cli.validation import array, moderate
 from cbai_cli.validation import integer
 from cbai_cli.validation import nonnegative as _nonnegative
-from cbai_cli.validation import positive as _positive
+from cbai_cli.validation import positive
 from cbai_cli.validation import probability as _probability
-from cbai_cli.validation import real as _real
+from cbai_cli.validation import real
 from cbai_cli.validation import safe_text, text
 
 REGRET_KIND = "safe-regret"
@@ -224,6 +224,21 @@ def action_set_mapping(action_set: ActionSet) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- field parsers
+
+
+def _array(value: Any, field_name: str, ndim: int) -> np.ndarray:
+    """An array field whose entries stay within ±1e100 (see :func:`cbai_cli.validation.moderate`)."""
+    return moderate(array(value, field_name, ndim), field_name)
+
+
+def _real(value: Any, field_name: str) -> float:
+    """A number field within ±1e100."""
+    return moderate(real(value, field_name), field_name)
+
+
+def _positive(value: Any, field_name: str) -> float:
+    """A positive number field within 1e100."""
+    return moderate(positive(value, field_name), field_name)
 
 
 def _integer(value: Any, field_name: str, low: int) -> int:
