@@ -52,6 +52,9 @@ def test_bound_on_boundary_arm_is_infinite_and_says_why(cli, tmp_path):
     (["bound", "missing.yaml"], "no such file"),
     (["bound", "{file}", "--delta", "1.5"], "--delta"),
     (["bound", "{file}", "--solver", "magic"], "--solver"),
+    (["bound", "{file}", "--epsilon", "0"], "--epsilon must be a finite number > 0"),
+    (["bound", "{file}", "--epsilon", "-1"], "--epsilon must be a finite number > 0"),
+    (["bound", "{file}", "--epsilon", "nan"], "--epsilon must be a finite number > 0"),
 ])
 def test_bound_bad_input(cli, instance_file, args, message):
     result = cli(*[a.format(file=instance_file) for a in args])

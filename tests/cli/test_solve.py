@@ -74,6 +74,8 @@ def test_trace_does_not_change_the_result(cli, instance_file, tmp_path):
     (["--algo", "g-acol", "--subgaussian", "-1"], "--subgaussian"),
     (["--algo", "acol", "--trace", "t.txt"], "--trace"),
     (["--algo", "acol", "--budget", "0"], "--budget"),
+    (["--algo", "acol", "--seed", "-1"], "--seed must be ≥ 0"),
+    (["--algo", "g-acol", "--seed", "-1", "--runs", "2"], "--seed must be ≥ 0"),
 ])
 def test_solve_bad_options(cli, instance_file, args, message):
     result = cli("solve", instance_file, *args)
