@@ -196,6 +196,14 @@ class Design:
 # --------------------------------------------------------------------------- #
 
 
+
+def _most_violated(indices: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:
+    """The ``count`` entries of ``indices`` with the largest ``scores`` (all when fewer):
+    the columns or targets column generation adds next."""
+    if indices.size <= count:
+        return indices
+    return indices[np.argpartition(-scores[indices], count - 1)[:count]]
+
 def _as_arms(arms) -> np.ndarray:
     X = np.asarray(arms, dtype=float)
     if X.ndim != 2:
@@ -613,10 +621,7 @@ def _conic_rescue(X, Y, S, T, tol, best_val, best_low):
         new_tgts = np.flatnonzero(~inT & (v > t * (1.0 + 1e-9)))
         if not new_arms.size and not new_tgts.size:
             break
-        if new_arms.size > n_add:
-            new_arms = new_arms[np.argpartition(-c[new_arms], n_add - 1)[:n_add]]
-        if new_tgts.size > n_add:
-            new_tgts = new_tgts[np.argpartition(-v[new_tgts], n_add - 1)[:n_add]]
+        new_arms, new_tgts = _most_violated(new_arms, c, n_add), _most_violated(new_tgts, v, n_add)
         S = np.concatenate([S, new_arms])
         T = np.concatenate([T, new_tgts])
     else:
@@ -746,10 +751,7 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
         if (new_arms.size or new_tgts.size) and gap > 4.0 * barrier_gap:
             # Columns/rows missing from the working sets dominate the gap: add the
             # most violated ones (FW vertices and most-uncertain targets).
-            if new_arms.size > n_add:
-                new_arms = new_arms[np.argpartition(-c[new_arms], n_add - 1)[:n_add]]
-            if new_tgts.size > n_add:
-                new_tgts = new_tgts[np.argpartition(-v[new_tgts], n_add - 1)[:n_add]]
+            new_arms, new_tgts = _most_violated(new_arms, c, n_add), _most_violated(new_tgts, v, n_add)
             S = np.concatenate([S, new_arms])
             T = np.concatenate([T, new_tgts])
             w = np.concatenate([w, np.full(new_arms.size, 1e-2 * w.mean())])
