@@ -137,6 +137,8 @@ def generate(
     eta0: Optional[float] = typer.Option(None, "--eta0", help="Safety threshold η₀ < 0 (soare-safe; default −0.5)."),
     sigma: Optional[float] = typer.Option(None, "--sigma", help="Gaussian noise σ (cbai families; default 0.05)."),
     noise: Optional[str] = typer.Option(None, "--noise", help="Noise model: gaussian (default) or binary (cbai families)."),
+    no_truth: bool = typer.Option(False, "--no-truth", help="Leave out the hidden constraint φ: the file of a real "
+                                  "problem, for `cbai session` (cbai families)."),
 ) -> None:
     """Write one of the papers' instances (or a random one) to a file."""
     from cbai_cli.generators import generate_instance
@@ -145,8 +147,8 @@ def generate(
 
     if output != "-":
         check_writable(Path(output), "-o")
-    instance = generate_instance(family, noise=noise, sigma=sigma, d=d, eps=eps, n=n, seed=seed, T=horizon,
-                                 omega=omega, eta0=eta0)
+    instance = generate_instance(family, noise=noise, sigma=sigma, truth=not no_truth, d=d, eps=eps, n=n, seed=seed,
+                                 T=horizon, omega=omega, eta0=eta0)
     save(instance, output)
     if output != "-":
         summary = getattr(instance, "summary", None) or f"{instance.n_arms} arms, d = {instance.dim}"
@@ -281,6 +283,8 @@ def driver_arms(
     rescale_rewards: bool = typer.Option(False, "--rescale-rewards", help="Compute rewards on the rescaled arms, as the authors' code did "
                                          "(default: θᵀ of the unscaled features)."),
     policies: Optional[Path] = typer.Option(None, "--policies", help="Evaluate these action sequences (.npy, n × 20 × 2, in [−1, 1]) instead of running the CEM."),
+    no_truth: bool = typer.Option(False, "--no-truth", help="Leave out the hidden constraint (a user study's file, for "
+                                  "`cbai session`): binary arms are rescaled by S‖x‖, which does not reveal feasibility."),
     show: Optional[Path] = typer.Option(None, "--show", help="Draw policies of this driver instance file instead of building one; needs -o PICTURE."),
     arm: Optional[list[int]] = typer.Option(None, "--arm", metavar="K", help="With --show: draw this arm's policy (repeat for several)."),
     highlight: Optional[int] = typer.Option(None, "--highlight", help="With --show: draw all candidates, green if feasible and red if not, this arm on top."),
@@ -302,7 +306,7 @@ def driver_arms(
     with progress_bar(n or 1000, enabled, "CEM", "policies") as progress:
         lines = run(output, show=show, arms=arm or (), highlight=highlight, solved=solved, n=n, seed=seed,
                     scenario=scenario, jobs=jobs, feedback=feedback, sigma=sigma, rescale_rewards=rescale_rewards,
-                    policies=policies, progress=progress)
+                    policies=policies, no_truth=no_truth, progress=progress)
     for line in [] if quiet else lines:
         typer.echo(line, err=True)
 

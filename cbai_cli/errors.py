@@ -13,6 +13,11 @@ class InstanceError(CbaiError):
     """An instance file is missing, unreadable or fails validation."""
 
 
+class MissingTruthError(InstanceError):
+    """An instance file without the hidden constraint (a real problem) was asked for what
+    only the truth gives: bounds, simulated answers or scores."""
+
+
 class OptionError(CbaiError):
     """A command-line option or configuration value makes no sense.
 

@@ -392,16 +392,24 @@ def make_noise(kind: str | None, sigma: float | None, default_sigma: float) -> N
     return GaussianNoise(float(sigma))
 
 
-def generate_instance(name: str, noise: str | None = None, sigma: float | None = None, **params: Any) -> Any:
+def generate_instance(name: str, noise: str | None = None, sigma: float | None = None, *, truth: bool = True,
+                      **params: Any) -> Any:
     """``cbai generate``: the instance of family ``name`` with the parameters given (None:
     not given, the family's default) and, for CBAI families, the noise model ``noise``
-    (gaussian or binary) with scale ``sigma``."""
+    (gaussian or binary) with scale ``sigma``; without ``truth``, the file of the same
+    problem without its hidden constraint (kinds whose truth is optional only)."""
+    from cbai_cli.kinds import get
+
     chosen = family(name)
     given = {key: value for key, value in params.items() if value is not None}
     for key in given:
         chosen.parameter(key)
+    if not truth and not get(chosen.kind).truth_optional:
+        raise OptionError(f"--no-truth does not apply to {chosen.name}: the truth of a {chosen.kind} instance is "
+                          "part of it")
     if chosen.takes_noise:
-        return chosen.generate(make_noise(noise, sigma, chosen.default_sigma), **given)
+        instance = chosen.generate(make_noise(noise, sigma, chosen.default_sigma), **given)
+        return instance if truth else instance.without_truth()
     if noise is not None or sigma is not None:
         raise OptionError(f"--noise and --sigma do not apply to {chosen.name}: the noise is part of its "
                           f"{chosen.kind} instance")

@@ -2,15 +2,18 @@
 
 A CBAI problem (paper Definition 1) is a finite arm set X ⊂ R^d, a known reward
 (θ, or one known value per arm), a hidden constraint parameter φ and a threshold τ;
-arm x is feasible iff φᵀx ≤ τ. The file holds all of it, including the hidden truth φ
-that the simulator uses to answer queries and to score answers. :class:`Instance`
-mirrors the file exactly (so YAML ↔ NPZ round trips are exact); :meth:`Instance.problem`
-is what an algorithm may see and :meth:`Instance.truth` what only the environment and
-the scoring may see.
+arm x is feasible iff φᵀx ≤ τ. A file may hold all of it, including the hidden truth φ
+that the simulator uses to answer queries and to score answers; a file without
+``constraint`` describes a real problem, whose answers come from people or trials.
+:class:`Instance` mirrors the file exactly (so YAML ↔ NPZ round trips are exact);
+:meth:`Instance.problem` is what an algorithm may see and :meth:`Instance.truth` what only
+the environment and the scoring may see (:meth:`Instance.require_truth` refuses, in one
+line, when the file has none).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -22,7 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cbai_cli.errors import InstanceError
+from cbai_cli.errors import InstanceError, MissingTruthError
 from cbai_cli.fileio import instance_errors, read_mapping, write_mapping
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
 from cbai_cli.validation import NORM_TOL, array, moderate, numbers, positive, real, safe_text, text
@@ -102,7 +105,8 @@ class Instance:
     Attributes:
         name: a label.
         arms: (K, d) arm features as written in the file.
-        constraint: (d,) φ, the hidden truth.
+        constraint: (d,) φ, the hidden truth; None for a real problem, whose answers
+            come from outside (:attr:`has_truth`).
         reward: (d,) θ, or None when ``reward_values`` is given instead.
         reward_values: (K,) one known reward per arm, or None when θ is given.
         threshold: τ.
@@ -112,11 +116,12 @@ class Instance:
         meta: free mapping (generator, parameters, seed).
         data: named arrays that travel with the instance but play no part in the
             problem (e.g. a driver instance's action sequences and raw features).
+        source: where the instance was read from, for messages; not part of the file.
     """
 
     name: str
     arms: np.ndarray
-    constraint: np.ndarray
+    constraint: np.ndarray | None
     reward: np.ndarray | None = None
     reward_values: np.ndarray | None = None
     threshold: float = 0.0
@@ -125,6 +130,7 @@ class Instance:
     constraint_norm_bound: float | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     data: Mapping[str, np.ndarray] = field(default_factory=dict)
+    source: str | None = field(default=None, repr=False)
     # The file's ``kind`` (cbai_cli.kinds dispatches on it); not a field of the dataclass.
     kind: ClassVar[str] = KIND
 
@@ -167,12 +173,36 @@ class Instance:
         arms.setflags(write=False)
         return Problem(arms, rewards, threshold, self.noise, self.constraint_norm_bound)
 
+    @property
+    def has_truth(self) -> bool:
+        """Whether the file holds the hidden constraint φ (simulations and scores need it)."""
+        return self.constraint is not None
+
+    def require_truth(self) -> np.ndarray:
+        """φ as written in the file, or one line naming the file and the missing field.
+
+        Every reader of the truth (:attr:`truth`, :attr:`gaps` and what derives from them:
+        bounds, simulated answers, scores) goes through here."""
+        if self.constraint is None:
+            where = self.source if self.source is not None else f"instance {self.name!r}"
+            path = self.source if self.source is not None and not self.source.startswith("<") else "FILE"
+            raise MissingTruthError(
+                f"{where}: constraint: missing; bounds, simulated runs and scores need the hidden constraint φ (this "
+                f"file describes a real problem): run an algorithm on real answers with "
+                f"`cbai session start {path} --algo NAME`")
+        return self.constraint
+
+    def without_truth(self) -> Instance:
+        """The same problem without φ: the file of a real problem (``--no-truth``)."""
+        return dataclasses.replace(self, constraint=None)
+
     @cached_property
     def truth(self) -> Truth:
         """φ and τ in the learner's coordinates (see :attr:`problem`)."""
+        constraint = self.require_truth()
         if self.threshold_known:
-            return Truth(self.constraint, self.threshold, self.noise)
-        return Truth(np.append(self.constraint, -self.threshold), 0.0, self.noise)
+            return Truth(constraint, self.threshold, self.noise)
+        return Truth(np.append(constraint, -self.threshold), 0.0, self.noise)
 
     @cached_property
     def rewards(self) -> np.ndarray:
@@ -184,7 +214,7 @@ class Instance:
     @cached_property
     def gaps(self) -> np.ndarray:
         """(K,) g(x) = φᵀx − τ."""
-        return self.arms @ self.constraint - self.threshold
+        return self.arms @ self.require_truth() - self.threshold
 
     @cached_property
     def feasible(self) -> np.ndarray:
@@ -242,7 +272,8 @@ class Instance:
             mapping["reward"] = self.reward.tolist()
         else:
             mapping["reward_values"] = np.asarray(self.reward_values).tolist()
-        mapping["constraint"] = self.constraint.tolist()
+        if self.constraint is not None:
+            mapping["constraint"] = self.constraint.tolist()
         mapping["threshold"] = float(self.threshold)
         mapping["threshold_known"] = bool(self.threshold_known)
         mapping["noise"] = self.noise.to_mapping()
@@ -338,7 +369,7 @@ def _validate(instance: Instance) -> None:
     if arms.ndim != 2 or arms.shape[0] < 1 or arms.shape[1] < 1:
         raise InstanceError(f"arms: need at least one arm of dimension ≥ 1, got shape {arms.shape}")
     k, d = arms.shape
-    if constraint.shape != (d,):
+    if constraint is not None and constraint.shape != (d,):
         raise InstanceError(f"constraint: length {constraint.shape[0] if constraint.ndim == 1 else constraint.shape} does not match the arms' dimension d = {d}")
     if (instance.reward is None) == (instance.reward_values is None):
         raise InstanceError("give exactly one of reward (θ, length d) and reward_values (length K)")
@@ -351,13 +382,13 @@ def _validate(instance: Instance) -> None:
     bound = instance.constraint_norm_bound
     if bound is not None and not (math.isfinite(bound) and bound > 0):
         raise InstanceError(f"constraint_norm_bound: must be a finite number > 0, got {bound!r}")
-    if bound is not None:
+    if bound is not None and instance.has_truth:
         # S bounds φ in the learner's coordinates: (φ, −τ) when the threshold is folded in.
         norm = float(np.linalg.norm(instance.truth.constraint))
         if bound < norm - NORM_TOL:
             what = "‖φ‖" if instance.threshold_known else "‖(φ, −τ)‖ (the threshold is folded in)"
             raise InstanceError(f"constraint_norm_bound: {bound:g} is below {what} = {norm:.6g}")
-    if isinstance(instance.noise, BinaryNoise):
+    if isinstance(instance.noise, BinaryNoise) and instance.has_truth:
         means = instance.truth.means(instance.problem.arms)
         worst = int(np.argmax(np.abs(means)))
         if abs(means[worst]) > 1 + 1e-12:
@@ -389,7 +420,7 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
     if unknown:
         raise InstanceError(f"unknown field(s) {', '.join(map(str, unknown))}; valid fields: {', '.join(_FIELDS)}")
     check_schema_version(mapping)
-    for required in ("arms", "constraint", "threshold", "noise"):
+    for required in ("arms", "threshold", "noise"):
         if required not in mapping:
             raise InstanceError(f"{required}: required field is missing")
     name = text(mapping.get("name", _default_name(source)), "name")
@@ -401,10 +432,11 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
     data = {str(key): numbers(value, f"data.{key}") for key, value in data.items()}
     bound = mapping.get("constraint_norm_bound")
     reward, reward_values = mapping.get("reward"), mapping.get("reward_values")
+    constraint = mapping.get("constraint")
     return Instance(
         name=name,
         arms=_array(mapping["arms"], "arms"),
-        constraint=_array(mapping["constraint"], "constraint"),
+        constraint=None if constraint is None else _array(constraint, "constraint"),
         reward=None if reward is None else _array(reward, "reward"),
         reward_values=None if reward_values is None else _array(reward_values, "reward_values"),
         threshold=moderate(real(mapping["threshold"], "threshold"), "threshold"),
@@ -413,6 +445,7 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
         constraint_norm_bound=None if bound is None else real(bound, "constraint_norm_bound"),
         meta=dict(meta),
         data=data,
+        source=source,
     )
 
 

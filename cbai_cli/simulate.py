@@ -140,7 +140,8 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True) ->
     """Check a request against the algorithm's registry entry and the instance, and fill
     in defaults.
 
-    Raises :class:`OptionError` for an algorithm of another instance kind, a regime the
+    Raises :class:`~cbai_cli.errors.MissingTruthError` for a file without the hidden
+    truth, and :class:`OptionError` for an algorithm of another instance kind, a regime the
     algorithm cannot use, an option it does not read (``--beta`` outside the tuned
     regime, ``--lambda`` for a round-based algorithm, …), a missing required option
     (tuned without β), a value outside its declared range, and a run without
@@ -152,6 +153,8 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True) ->
     """
     from cbai_cli.kinds import get as kind_named
 
+    kind = kind_named(instance.kind)
+    kind.require_truth(instance)  # a simulated run answers from the hidden truth
     spec, alias = for_kind(request.algorithm, instance.kind)
     given = request.given()
     regime = request.regime
@@ -167,7 +170,6 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True) ->
     regime = regime or spec.default_regime
     checked(given)
     spec.check_options(given, regime)
-    kind = kind_named(instance.kind)
     if given.get("budget") is None:
         reason = kind.undecidable(instance)
         if reason is not None:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from cbai_cli.errors import InstanceError
+from cbai_cli.errors import InstanceError, MissingTruthError
 from cbai_cli.instance import Instance, from_mapping, load, save
 from cbai_cli.noise import BinaryNoise, GaussianNoise
 
@@ -281,3 +281,51 @@ def test_numbers_that_overflow_the_linear_algebra_are_rejected(field, value):
                "constraint": [1.0], "threshold": 0.3, "noise": {"kind": "gaussian", "sigma": 0.05}, field: value}
     with pytest.raises(InstanceError, match=f"{field}: must lie within ±1e\\+100"):
         from_mapping(mapping, "big.yaml")
+
+
+def without_constraint(**changes):
+    mapping = base_mapping(**changes)
+    del mapping["constraint"]
+    return mapping
+
+
+@pytest.mark.parametrize("suffix", ["yaml", "npz"])
+def test_a_file_without_constraint_round_trips_exactly(tmp_path, suffix):
+    instance = from_mapping(without_constraint(threshold_known=False, constraint_norm_bound=2.0), "real.yaml")
+    save(instance, tmp_path / f"real.{suffix}")
+    again = load(tmp_path / f"real.{suffix}")
+    assert again == instance and not again.has_truth and again.constraint is None
+    assert "constraint" not in again.to_mapping()
+
+
+def test_a_file_without_constraint_keeps_the_learners_view():
+    instance = from_mapping(without_constraint(threshold_known=False))
+    assert instance.problem.arms.tolist() == [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]
+    assert instance.rewards.tolist() == [1.0, 2.0]
+    assert instance.duplicate_groups == []
+
+
+@pytest.mark.parametrize("reader", ["truth", "gaps", "feasible", "best_arm", "boundary_arms"])
+def test_reading_the_truth_of_a_file_without_it_is_one_line_naming_file_and_field(reader):
+    instance = from_mapping(without_constraint(), "study/cookies.yaml")
+    with pytest.raises(MissingTruthError) as error:
+        getattr(instance, reader)
+    message = str(error.value)
+    assert message.startswith("study/cookies.yaml: constraint: missing; ") and "\n" not in message
+    assert "`cbai session start study/cookies.yaml --algo NAME`" in message
+
+
+def test_without_truth_drops_only_the_constraint(irrelevant_dims):
+    real = irrelevant_dims.without_truth()
+    expected = irrelevant_dims.to_mapping()
+    del expected["constraint"]
+    assert real.to_mapping() == expected and irrelevant_dims.has_truth
+
+
+def test_the_content_hash_tells_a_file_without_truth_from_one_with_it():
+    assert from_mapping(without_constraint()).content_hash != from_mapping(base_mapping()).content_hash
+
+
+def test_binary_noise_without_truth_is_not_checked_against_phi():
+    instance = from_mapping(without_constraint(arms=[[5.0, 0.0], [0.0, 5.0]], noise={"kind": "binary"}))
+    assert instance.noise.kind == "binary"

@@ -6,7 +6,9 @@ policies (Appendix C.3) and the arm of a policy is its feature vector
 threshold in. Feedback is binary, ``P(y = +1) = (phi^T x + 1)/2`` (Appendix C.2), which
 needs every constraint value in ``[-1, 1]``, so the features of all policies are
 normalised into that range (Appendix C.3); :func:`rescale_for_binary` does so one arm
-at a time by a positive factor, which keeps every arm's feasibility.
+at a time by a positive factor, which keeps every arm's feasibility. Its factors are
+read from ``phi`` (they take one value for feasible arms and one for infeasible ones),
+so a file without the truth is rescaled by :func:`rescale_without_truth` instead.
 
 :func:`build_bandit` evaluates policies in a scenario's environment and turns the
 feature sums into arms: the threshold folded in (constant feature 1, ``phi``
@@ -33,6 +35,7 @@ __all__ = [
     "evaluate_policies",
     "fold_threshold",
     "rescale_for_binary",
+    "rescale_without_truth",
     "build_bandit",
 ]
 
@@ -182,12 +185,38 @@ def rescale_for_binary(arms: np.ndarray, constraint: np.ndarray) -> tuple[np.nda
     return arms / scales[:, None], scales
 
 
+def rescale_without_truth(arms: np.ndarray, norm_bound: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per-arm positive rescaling into ``(-1, 1)`` that never reads ``phi'``: for files
+    without the truth, whose arms must not reveal which are feasible.
+
+    By Cauchy–Schwarz, ``|phi'^T x| <= ||phi'|| ||x|| <= S ||x||`` for every ``phi'`` with
+    ``||phi'|| <= S`` (the file's ``constraint_norm_bound``), so dividing arm ``x`` by
+    ``S ||x|| + 1e-6`` (:data:`RESCALE_NUDGE`) puts its constraint value strictly inside
+    ``(-1, 1)``, as the binary model ``P(y = +1) = (phi'^T x + 1)/2`` needs (Appendix C.2).
+    The divisor is positive, so every arm keeps its feasibility, and the model stays
+    linear in ``phi'``. The values ``phi'^T x`` are smaller than after
+    :func:`rescale_for_binary`, whose divisors come from the truth: the price of not
+    knowing it.
+
+    Args:
+        arms: ``(n, d)`` arms with the threshold folded in.
+        norm_bound: ``S >= ||phi'||``, > 0.
+
+    Returns:
+        ``(rescaled arms (n, d), divisors (n,))``; ``rescaled = arms / divisors[:, None]``.
+    """
+    arms = np.asarray(arms, dtype=float)
+    scales = norm_bound * np.linalg.norm(arms, axis=1) + RESCALE_NUDGE
+    return arms / scales[:, None], scales
+
+
 def build_bandit(
     actions: np.ndarray,
     scenario: Scenario | str,
     *,
     rescale: bool = True,
     rescale_rewards: bool = False,
+    norm_bound: float | None = None,
 ) -> DriverBandit:
     """The bandit instance of a scenario for a set of candidate policies.
 
@@ -201,6 +230,9 @@ def build_bandit(
             keeps each arm's reward ``theta^T f`` on the unscaled features: the best
             arm is the same either way, but which arms the reward test prunes, and so
             query counts, differ.
+        norm_bound: when given, rescale with :func:`rescale_without_truth` and this
+            ``S >= ||phi'||`` (the arms of a file without the truth) instead of
+            :func:`rescale_for_binary`.
 
     Returns:
         A :class:`DriverBandit`.
@@ -209,7 +241,9 @@ def build_bandit(
     actions = check_actions(actions)
     raw = policy_features(actions, sc.environment)
     folded, constraint = fold_threshold(raw, sc.phi, sc.tau)
-    if rescale:
+    if rescale and norm_bound is not None:
+        arms, scales = rescale_without_truth(folded, norm_bound)
+    elif rescale:
         arms, scales = rescale_for_binary(folded, constraint)
     else:
         arms, scales = folded, np.ones(folded.shape[0])

@@ -14,14 +14,15 @@ def driver_arms(output: str | Path | None, *, show: str | Path | None = None, ar
                 highlight: int | None = None, solved: str | Path | None = None, n: int | None = None,
                 seed: int | None = None, scenario: str | None = None, jobs: int | None = None,
                 feedback: str | None = None, sigma: float | None = None, rescale_rewards: bool = False,
-                policies: str | Path | None = None,
+                policies: str | Path | None = None, no_truth: bool = False,
                 progress: Callable[[int], None] | None = None) -> list[str]:
     """Build (``output`` an instance file) or, with ``show``, draw (``output`` a picture);
     returns the lines that say what was written. ``None`` means not given. Options of the
     other mode are one-line errors, and so is an output that cannot be written (checked
     before the CEM runs, and again when writing)."""
     building = {"--n": n, "--seed": seed, "--scenario": scenario, "--jobs": jobs, "--feedback": feedback,
-                "--sigma": sigma, "--policies": policies, "--rescale-rewards": rescale_rewards or None}
+                "--sigma": sigma, "--policies": policies, "--rescale-rewards": rescale_rewards or None,
+                "--no-truth": no_truth or None}
     if show is not None:
         given = [name for name, value in building.items() if value is not None]
         if given:
@@ -42,4 +43,4 @@ def driver_arms(output: str | Path | None, *, show: str | Path | None = None, ar
     with write_errors(output, "-o") if output is not None else nullcontext():
         return build_driver_files(output, n=n, seed=seed, scenario=scenario, jobs=jobs, feedback=feedback,
                                   sigma=sigma, rescale_rewards=rescale_rewards, policies=policies,
-                                  progress=None if progress is None else lambda done, total: progress(done))
+                                  truth=not no_truth, progress=None if progress is None else lambda done, total: progress(done))

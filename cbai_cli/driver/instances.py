@@ -22,6 +22,12 @@ ordinary :class:`~cbai_cli.instance.Instance`:
 - ``meta``: scenario, seed, n, feedback and the counts of distinct policies,
   distinct arms and feasible arms.
 
+Without the truth (``--no-truth``, the file of a user study whose answers come from
+people) the file has no ``constraint``, ``meta`` leaves out the scenario's ``phi``,
+``tau`` and the feasible count, and binary feedback rescales the arms with
+:func:`~cbai_cli.driver.bandit.rescale_without_truth`, whose divisors do not reveal
+which arms are feasible; the policies stay in ``data`` so that people can be shown them.
+
 Identical policies (the authors' published 1000-policy set holds only 20) are
 counted and reported: they waste queries and design computations.
 """
@@ -122,15 +128,16 @@ class DriverArmSet:
         bandit: the underlying arrays (raw features, scales, constraint values).
         distinct_policies: number of distinct action sequences.
         distinct_arms: number of distinct arms (rows of ``instance.arms``).
-        feasible_arms: arms with ``phi'^T x <= 0``.
-        best_arm: index of the constrained-optimal arm, ``None`` if none is feasible.
+        feasible_arms: arms with ``phi'^T x <= 0``; None when the file has no truth.
+        best_arm: index of the constrained-optimal arm, ``None`` if none is feasible
+            (or the file has no truth).
     """
 
     instance: Instance
     bandit: DriverBandit
     distinct_policies: int
     distinct_arms: int
-    feasible_arms: int
+    feasible_arms: int | None
     best_arm: int | None
 
     @property
@@ -146,11 +153,15 @@ class DriverArmSet:
         n = self.n
         repeats = n - self.distinct_policies
         duplicates = f" ({repeats} repeated: identical arms waste queries)" if repeats else ""
-        best = "no feasible arm" if self.best_arm is None else f"best feasible arm {self.best_arm}"
+        if self.instance.has_truth:
+            best = "no feasible arm" if self.best_arm is None else f"best feasible arm {self.best_arm}"
+            answer = f"{self.feasible_arms} feasible, {best}"
+        else:
+            answer = "no truth in the file"
         noise = self.instance.noise
         feedback = "binary feedback, rescaled arms" if noise.kind == "binary" else f"Gaussian feedback σ = {noise.sigma:g}"
         return (f"{self.scenario}: {n} policies, {self.distinct_policies} distinct{duplicates}; "
-                f"{self.distinct_arms} distinct arms, {self.feasible_arms} feasible, {best}; {feedback}")
+                f"{self.distinct_arms} distinct arms, {answer}; {feedback}")
 
 
 def scenario_names(choice: str) -> tuple[str, ...]:
@@ -208,6 +219,7 @@ def driver_instance(
     seed: int | None = None,
     source: str = "cem",
     policies: PolicySet | None = None,
+    truth: bool = True,
 ) -> DriverArmSet:
     """The CBAI instance of one scenario for a set of candidate policies.
 
@@ -219,13 +231,19 @@ def driver_instance(
         source: where the policies came from (``cem`` or a file name), kept in ``meta``.
         policies: the :class:`PolicySet` they came from, if built here; its
             provenance (which of the six problems, own-problem feasibility) goes into ``data``.
+        truth: False writes the file of a real problem: no constraint, no ``phi``,
+            ``tau`` or feasible count in ``meta``, arms rescaled without the truth.
 
     Returns:
         A :class:`DriverArmSet`.
     """
     actions = check_policies(actions, source)
     sc = scenario(scenario_name)
-    bandit = build_bandit(actions, sc, rescale=feedback.rescale, rescale_rewards=feedback.rescale_rewards)
+    # S >= ||phi'|| for the theory/det regimes: phi' = (phi, -tau) is fixed by the
+    # scenario, not by the arms, and its norm (1.443) exceeds the default S = 1.
+    norm_bound = math.ceil(float(np.linalg.norm(np.append(sc.phi, -sc.tau))) * 100) / 100
+    bandit = build_bandit(actions, sc, rescale=feedback.rescale, rescale_rewards=feedback.rescale_rewards,
+                          norm_bound=None if truth else norm_bound)
     n = actions.shape[0]
     distinct_policies = distinct_rows(actions).n_distinct
     distinct_arms = distinct_rows(bandit.arms).n_distinct
@@ -256,17 +274,18 @@ def driver_instance(
         "phi": sc.phi.tolist(),
         "tau": sc.tau,
     }
+    if not truth:
+        for hidden in ("feasible_arms", "phi", "tau"):
+            del meta[hidden]
     instance = Instance(
         name=f"driver-{sc.name}",
         arms=np.array(bandit.arms),
-        constraint=np.array(bandit.constraint),
+        constraint=np.array(bandit.constraint) if truth else None,
         reward_values=np.array(bandit.rewards),
         threshold=bandit.threshold,
         threshold_known=True,
         noise=noise,
-        # S >= ||phi'|| for the theory/det regimes: phi' = (phi, -tau) is fixed by the
-        # scenario, not by the arms, and its norm (1.443) exceeds the default S = 1.
-        constraint_norm_bound=math.ceil(float(np.linalg.norm(bandit.constraint)) * 100) / 100,
+        constraint_norm_bound=norm_bound,
         meta=meta,
         data=data,
     )
@@ -275,8 +294,8 @@ def driver_instance(
         bandit=bandit,
         distinct_policies=distinct_policies,
         distinct_arms=distinct_arms,
-        feasible_arms=int(bandit.feasible.sum()),
-        best_arm=instance.best_arm,
+        feasible_arms=int(bandit.feasible.sum()) if truth else None,
+        best_arm=instance.best_arm if truth else None,
     )
 
 
@@ -290,12 +309,14 @@ def build_arm_sets(
     policies_file: str | Path | None = None,
     config: CEMConfig = CEMConfig(),
     progress: Callable[[int, int], None] | None = None,
+    truth: bool = True,
 ) -> list[DriverArmSet]:
     """Everything ``cbai driver-arms`` computes, without writing: one arm set per scenario.
 
     The policies are computed once (``n`` CEM runs, ``jobs`` workers, policy ``i``
     from child ``i`` of ``SeedSequence(seed)``) or read from ``policies_file``,
-    then evaluated in each chosen scenario's environment.
+    then evaluated in each chosen scenario's environment; without ``truth``, each file
+    describes a real problem (see :func:`driver_instance`).
     """
     names = scenario_names(scenario_choice)  # fail on a bad name before minutes of CEM
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -306,9 +327,9 @@ def build_arm_sets(
         raise OptionError(f"--seed must be a non-negative integer, got {seed!r}")
     if policies_file is not None:
         actions = load_policies(policies_file)
-        return [driver_instance(actions, name, feedback, source=Path(policies_file).name) for name in names]
+        return [driver_instance(actions, name, feedback, source=Path(policies_file).name, truth=truth) for name in names]
     built = build_policies(n, seed, jobs=jobs, config=config, progress=progress)
-    return [driver_instance(built.actions, name, feedback, seed=seed, policies=built) for name in names]
+    return [driver_instance(built.actions, name, feedback, seed=seed, policies=built, truth=truth) for name in names]
 
 
 def write_arm_sets(arm_sets: Sequence[DriverArmSet], output: str | Path) -> dict[str, Path]:
@@ -322,11 +343,12 @@ def write_arm_sets(arm_sets: Sequence[DriverArmSet], output: str | Path) -> dict
 def build_driver_files(output: str | Path | None, *, n: int | None = None, seed: int | None = None,
                        scenario: str | None = None, jobs: int | None = None, feedback: str | None = None,
                        sigma: float | None = None, rescale_rewards: bool = False,
-                       policies: str | Path | None = None,
+                       policies: str | Path | None = None, truth: bool = True,
                        progress: Callable[[int, int], None] | None = None) -> list[str]:
     """``cbai driver-arms -o FILE``: build the driver instance of each chosen scenario (paper
-    §4.3: CEM policies as arms) and write it; returns one summary line per file. ``None``
-    means not given (the defaults: 1000 policies, seed 0, scenario base, binary feedback)."""
+    §4.3: CEM policies as arms) and write it, without its hidden constraint unless
+    ``truth``; returns one summary line per file. ``None`` means not given (the defaults:
+    1000 policies, seed 0, scenario base, binary feedback)."""
     if output is None:
         raise OptionError("give -o FILE.npz for the instance (or --show FILE to draw one)")
     if policies is not None and (n is not None or jobs is not None or seed is not None):
@@ -336,6 +358,6 @@ def build_driver_files(output: str | Path | None, *, n: int | None = None, seed:
     paths = output_paths(output, scenario_names(choice))  # bad names fail before the CEM runs
     arm_sets = build_arm_sets(choice, settings, n=n if n is not None else DEFAULT_N_POLICIES,
                               seed=seed if seed is not None else 0, jobs=jobs if jobs is not None else 1,
-                              policies_file=policies, progress=progress)
+                              policies_file=policies, progress=progress, truth=truth)
     write_arm_sets(arm_sets, output)
     return [f"{arm_set.summary()}; wrote {paths[arm_set.scenario]}" for arm_set in arm_sets]

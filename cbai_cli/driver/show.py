@@ -51,6 +51,7 @@ class DriverView:
 
     @property
     def feasible(self) -> np.ndarray:
+        """(n,) each arm's feasibility; a file without the truth has none (one line)."""
         return self.instance.feasible
 
     def check_arm(self, arm: int) -> int:
@@ -60,8 +61,12 @@ class DriverView:
         return arm
 
     def label(self, arm: int) -> str:
+        """``arm K (feasible, reward r)``; without the truth, ``arm K (reward r)``."""
+        reward = f"reward {self.instance.rewards[arm]:.3g}"
+        if not self.instance.has_truth:
+            return f"arm {arm} ({reward})"
         state = "feasible" if self.feasible[arm] else "infeasible"
-        return f"arm {arm} ({state}, reward {self.instance.rewards[arm]:.3g})"
+        return f"arm {arm} ({state}, {reward})"
 
 
 def driver_view(instance: Instance, source: str = "instance") -> DriverView:

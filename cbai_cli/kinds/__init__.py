@@ -116,6 +116,7 @@ def bound_file(path: str | Path, **options: Any) -> Bounds:
 
     instance = load(path)
     kind = get(instance.kind)
+    kind.require_truth(instance)
     given = checked(options)
     kind.check_bound_options(given)
     return Bounds(kind, kind.bound(instance, **given))

@@ -35,6 +35,9 @@ class InstanceKind:
         draws_curves: whether a run's record carries a regret curve that compare plots.
         noise_from_generator: whether ``cbai generate`` takes the noise model of this
             kind's families (``--noise``, ``--sigma``) rather than the family fixing it.
+        truth_optional: whether a file of this kind may leave out its hidden truth (a
+            real problem, ``cbai generate --no-truth``); otherwise the truth is part of
+            the instance.
     """
 
     name: ClassVar[str]
@@ -48,11 +51,18 @@ class InstanceKind:
     unsafe_label: ClassVar[str | None] = None
     draws_curves: ClassVar[bool] = False
     noise_from_generator: ClassVar[bool] = False
+    truth_optional: ClassVar[bool] = False
 
     # ------------------------------------------------------------ files
     def parse(self, mapping: Mapping[str, Any], source: str) -> Any:
         """A validated instance from a file's mapping; :class:`InstanceError` otherwise."""
         raise NotImplementedError
+
+    def require_truth(self, instance: Any) -> None:
+        """One line (:class:`~cbai_cli.errors.MissingTruthError`) when ``instance`` lacks the
+        hidden truth that bounds, simulated runs and scores read; ``cbai bound``, ``solve``
+        and ``compare`` call it before any work. Kinds whose truth is always part of the
+        instance need nothing."""
 
     # ------------------------------------------------------------ bounds
     def check_bound_options(self, given: Iterable[str]) -> None:

@@ -113,6 +113,7 @@ class CbaiKind(InstanceKind):
     traces = True
     has_reference_bound = True
     noise_from_generator = True
+    truth_optional = True
     identity_options = RECORD_OPTIONS
 
     def run_identity(self, request) -> dict:
@@ -124,6 +125,10 @@ class CbaiKind(InstanceKind):
         from cbai_cli.instance import from_mapping
 
         return from_mapping(mapping, source)
+
+    def require_truth(self, instance) -> None:
+        """A ``cbai`` file may leave out ``constraint`` (a real problem)."""
+        instance.require_truth()
 
     # ------------------------------------------------------------ bounds
     def bound(self, instance, **options):
