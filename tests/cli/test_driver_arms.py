@@ -128,6 +128,48 @@ def test_bad_options_fail_with_one_line_before_any_work(cli, tmp_path, args):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.fixture(scope="module")
+def built_without_truth(built, tmp_path_factory):
+    """The policies of ``built`` written again with --no-truth (no CEM: --policies)."""
+    from typer.testing import CliRunner
+
+    from cbai_cli.cli import app
+
+    folder = tmp_path_factory.mktemp("real")
+    np.save(folder / "p.npy", load(built[0]).data["actions"])
+    path = folder / "real.npz"
+    result = CliRunner().invoke(app, ["driver-arms", "--policies", str(folder / "p.npy"), "--no-truth", "-o", str(path)])
+    assert result.exit_code == 0, result.stderr
+    return path, result
+
+
+def test_no_truth_writes_a_file_without_constraint_that_keeps_the_policies(built, built_without_truth):
+    path, result = built_without_truth
+    instance, original = load(path), load(built[0])
+    assert not instance.has_truth and "constraint" not in instance.to_mapping()
+    np.testing.assert_array_equal(instance.data["actions"], original.data["actions"])
+    assert "no truth in the file" in result.stderr
+
+
+def test_show_draws_an_arm_of_a_file_without_truth(cli, built_without_truth, tmp_path):
+    path, _ = built_without_truth
+    picture = tmp_path / "arm.png"
+    result = cli("driver-arms", "--show", path, "--arm", "2", "-o", picture)
+    assert result.exit_code == 0, result.stderr
+    assert picture.read_bytes()[:8] == PNG and "arm 2 (reward " in result.stderr
+
+
+def test_show_candidates_of_a_file_without_truth_is_one_line(cli, built_without_truth, tmp_path):
+    path, _ = built_without_truth
+    line = one_error_line(cli("driver-arms", "--show", path, "--highlight", "0", "-o", tmp_path / "x.png"))
+    assert "constraint: missing" in line
+
+
+def test_bound_refuses_a_driver_file_without_truth(cli, built_without_truth):
+    path, _ = built_without_truth
+    assert "constraint: missing" in one_error_line(cli("bound", path))
+
+
 def test_unknown_scenario_names_the_valid_ones(cli, tmp_path):
     line = one_error_line(cli("driver-arms", "--scenario", "highway", "-o", tmp_path / "x.npz"))
     assert "highway" in line and "different-environment" in line and "all" in line
@@ -160,6 +202,7 @@ def test_show_draws_arms_and_the_solved_arm(cli, built, tmp_path):
         ("--arm", "0"),
         ("--arm", "0", "--highlight", "1", "-o", "x.png"),
         ("--n", "5", "-o", "x.png"),
+        ("--no-truth", "-o", "x.png"),
     ],
 )
 def test_show_rejects_bad_requests_with_one_line(cli, built, tmp_path, args):

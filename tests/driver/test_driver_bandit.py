@@ -6,7 +6,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from cbai_cli.driver.bandit import build_bandit, check_actions, evaluate_policies, fold_threshold, rescale_for_binary
+from cbai_cli.driver.bandit import (
+    build_bandit,
+    check_actions,
+    evaluate_policies,
+    fold_threshold,
+    rescale_for_binary,
+    rescale_without_truth,
+)
 from cbai_cli.driver.scenarios import SCENARIO_NAMES, scenario
 from cbai_cli.validation import FieldError
 
@@ -42,6 +49,27 @@ def test_rescaling_extremes_reach_almost_one():
     scaled, scales = rescale_for_binary(arms, np.array([1.0, 0.0]))
     np.testing.assert_allclose(scaled[:, 0], [2 / (2 + 1e-6), -4 / (4 + 1e-6), 0.0, 1 / (2 + 1e-6)])
     np.testing.assert_allclose(scales, [2 + 1e-6, 4 + 1e-6, 4 + 1e-6, 2 + 1e-6])
+
+
+def test_rescaling_without_truth_divides_by_the_norm_bound_times_the_arm_norm():
+    scaled, scales = rescale_without_truth(np.array([[3.0, 4.0], [0.0, 1.0]]), 2.0)
+    np.testing.assert_allclose(scales, [10 + 1e-6, 2 + 1e-6])
+    np.testing.assert_allclose(scaled, [[3 / (10 + 1e-6), 4 / (10 + 1e-6)], [0.0, 1 / (2 + 1e-6)]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    features=arrays(np.float64, st.tuples(st.integers(1, 12), st.just(3)), elements=st.floats(-5, 5)),
+    phi=arrays(np.float64, 3, elements=st.floats(-2, 2)),
+    tau=st.floats(-3, 3),
+)
+def test_rescaling_without_truth_puts_every_constraint_value_inside_minus_one_one(features, phi, tau):
+    arms, constraint = fold_threshold(features, phi, tau)
+    scaled, scales = rescale_without_truth(arms, float(np.linalg.norm(constraint)))
+    g, g_scaled = arms @ constraint, scaled @ constraint
+    assert np.all(scales > 0) and np.all(np.abs(g_scaled) < 1.0)
+    clear = np.abs(g) > 1e-9 * (np.abs(arms) @ np.abs(constraint) + 1.0)
+    np.testing.assert_array_equal((g_scaled <= 0)[clear], (g <= 0)[clear])
 
 
 def test_rescaling_arms_all_on_the_boundary_keeps_them_there():

@@ -66,6 +66,39 @@ def test_folded_rescaled_instance_keeps_every_arms_feasibility(random_actions, n
         np.testing.assert_array_equal(instance.data["scales"], np.ones(40))
 
 
+@pytest.mark.parametrize("feedback", [Feedback(), Feedback("gaussian")])
+def test_without_truth_the_file_keeps_the_policies_and_hides_phi(random_actions, feedback):
+    with_truth = driver_instance(random_actions, "base", feedback).instance
+    real = driver_instance(random_actions, "base", feedback, truth=False)
+    instance = real.instance
+    assert not instance.has_truth and real.feasible_arms is None and real.best_arm is None
+    assert not {"phi", "tau", "feasible_arms"} & set(instance.meta)
+    assert instance.meta["theta"] == with_truth.meta["theta"]
+    np.testing.assert_array_equal(instance.data["actions"], random_actions)
+    np.testing.assert_array_equal(instance.rewards, with_truth.rewards)
+    assert instance.constraint_norm_bound == with_truth.constraint_norm_bound
+    assert "no truth in the file" in real.summary() and "feasible" not in real.summary()
+
+
+def test_without_truth_binary_arms_are_rescaled_by_the_norm_bound_alone(random_actions):
+    sc = scenario("base")
+    real = driver_instance(random_actions, "base", truth=False)
+    folded = np.hstack([evaluate_policies(random_actions, sc), np.ones((40, 1))])
+    bound = real.instance.constraint_norm_bound
+    # The divisors depend on the arm and S only: they do not split into a feasible and an infeasible value.
+    np.testing.assert_allclose(real.instance.data["scales"], bound * np.linalg.norm(folded, axis=1) + 1e-6)
+    phi = np.append(sc.phi, -sc.tau)
+    values = real.instance.arms @ phi
+    assert np.all(np.abs(values) < 1)
+    np.testing.assert_array_equal(values <= 0, folded @ phi <= 0)
+
+
+def test_without_truth_gaussian_arms_are_the_unscaled_ones(random_actions):
+    feedback = Feedback("gaussian")
+    real = driver_instance(random_actions, "base", feedback, truth=False).instance
+    np.testing.assert_array_equal(real.arms, driver_instance(random_actions, "base", feedback).instance.arms)
+
+
 def test_rewards_are_unscaled_by_default_and_rescaled_on_request(random_actions):
     sc = scenario("base")
     raw = evaluate_policies(random_actions, sc)
