@@ -209,14 +209,14 @@ class _State:
 
     def check(self, query_id: int) -> _Slot:
         """The slot of an observation about to be recorded; one line when it may not be."""
-        if self.done:
-            raise OptionError(f"the study is done ({self.stopped}); query {query_id} is no longer needed")
         if not 1 <= query_id <= len(self.slots):
             known = f"1 to {len(self.slots)}" if self.slots else "none yet; run `cbai session next`"
             raise OptionError(f"no query {query_id} in this study (its queries: {known})")
         slot = self.slots[query_id - 1]
         if slot.remaining == 0:
             raise OptionError(f"query {query_id} is already complete ({slot.count} observation(s) recorded)")
+        if self.done:
+            raise OptionError(f"the study is done ({self.stopped}); query {query_id} is no longer needed")
         return slot
 
     def slot(self, query_id: int) -> _Slot:
