@@ -46,7 +46,8 @@ def status_table(status: Status) -> Table:
     for column in ("arm", "lower", "upper", "state"):
         table.add_column(column, justify="left" if column == "state" else "right")
     for arm in status.arms:
-        table.add_row(str(arm.arm), fmt(arm.lower), fmt(arm.upper), arm.state)
+        lower = "−∞" if arm.lower == float("-inf") else fmt(arm.lower)
+        table.add_row(str(arm.arm), lower, fmt(arm.upper), arm.state)
     return table
 
 
