@@ -9,6 +9,16 @@
   :mod:`~cbai_cli.session.interactive`: ``cbai session``.
 """
 
-from cbai_cli.session.session import ArmStatus, HandedQuery, ReplayError, Session, Status
+from typing import Any
 
 __all__ = ["ArmStatus", "HandedQuery", "ReplayError", "Session", "Status"]
+
+
+def __getattr__(name: str) -> Any:
+    """The classes of :mod:`cbai_cli.session.session`, imported on first use so that
+    ``cbai --help`` (which registers ``cbai session``) loads no numpy."""
+    if name in __all__:
+        from cbai_cli.session import session
+
+        return getattr(session, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -148,7 +148,9 @@ class _State:
         self.rounds = prepared.spec.style == "round"
         self.budget = prepared.budget
         self.slots: list[_Slot] = []
-        self.told = 0  # observations the algorithm was told
+        self.pending: dict[int, _Slot] = {}  # incomplete queries by id, in id order
+        self.batches: dict[int, list[_Slot]] = {}
+        self.handed = 0  # observations asked for by every query handed out
         self.recorded = 0
         self.budget_spent = False
 
@@ -159,7 +161,7 @@ class _State:
     @property
     def open(self) -> list[_Slot]:
         """Queries handed out and not complete, by id; none once done."""
-        return [] if self.done else [slot for slot in self.slots if slot.remaining > 0]
+        return [] if self.done else list(self.pending.values())
 
     def _as_query(self, slots: Sequence[_Slot]) -> Query:
         return Query.pulls(np.array([slot.arm for slot in slots]), np.array([slot.count for slot in slots]))
@@ -181,8 +183,7 @@ class _State:
             self.budget_spent = not pending
         if query is None:
             return []
-        handed = sum(slot.count for slot in self.slots)
-        if self.budget is not None and handed + query.total > self.budget:
+        if self.budget is not None and self.handed + query.total > self.budget:
             self.budget_spent = not pending
             return []
         return [(int(arm), int(count)) for arm, count in zip(query.arms, query.counts)]
@@ -190,7 +191,12 @@ class _State:
     def add(self, rows: Iterable[tuple[int, int, int]]) -> None:
         """Queries ``(id, arm, count)`` handed out together, as one batch."""
         batch = self.slots[-1].batch + 1 if self.slots else 1
-        self.slots.extend(_Slot(query_id, arm, count, batch) for query_id, arm, count in rows)
+        for query_id, arm, count in rows:
+            slot = _Slot(query_id, arm, count, batch)
+            self.slots.append(slot)
+            self.batches.setdefault(batch, []).append(slot)
+            self.pending[query_id] = slot
+            self.handed += count
 
     def record(self, query_id: int, value: float) -> None:
         """Add one observation of query ``query_id``; the algorithm is told a query's sum
@@ -200,12 +206,12 @@ class _State:
         self.recorded += 1
         if slot.remaining:
             return
-        members = [other for other in self.slots if other.batch == slot.batch] if self.rounds else [slot]
+        del self.pending[query_id]
+        members = self.batches[slot.batch] if self.rounds else [slot]
         if any(member.remaining for member in members):
             return
         sums = np.array([math.fsum(member.values) for member in members])
         self.learner.tell(self._as_query(members), Answer(sums))
-        self.told += sum(member.count for member in members)
 
     def check(self, query_id: int) -> _Slot:
         """The slot of an observation about to be recorded; one line when it may not be."""
