@@ -9,7 +9,6 @@ stderr with exit code 2.
 
 from __future__ import annotations
 
-import inspect
 import sys
 from pathlib import Path
 from typing import Optional
@@ -23,9 +22,9 @@ except ImportError:  # pragma: no cover
     import click
 
 from cbai_cli import __version__
-from cbai_cli.algorithms.registry import algorithm_help, option_users, run_option_names
+from cbai_cli.algorithms.registry import algorithm_help, run_option_names
 from cbai_cli.errors import CbaiError, Terminated
-from cbai_cli.options import OPTIONS
+from cbai_cli.typer_options import REGIME_HELP, with_options
 
 EXIT_BAD_INPUT = 2
 
@@ -75,26 +74,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-
-
-def _add_options(function, options: list[tuple[str, type, object]]):
-    """Give ``function`` (which takes ``**options``) keyword parameters ``(name, type, typer.Option)``."""
-    signature = inspect.signature(function)
-    parameters = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD] + [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[kind], default=default)
-        for name, kind, default in options]
-    function.__signature__ = signature.replace(parameters=parameters)
-    function.__annotations__ = {**function.__annotations__, **{p.name: p.annotation for p in parameters}}
-    return function
-
-
-def with_options(*names: str):
-    """Add the options ``names`` of :data:`cbai_cli.options.OPTIONS` (None: not given)."""
-    return lambda function: _add_options(function, [
-        (name, OPTIONS[name].type, typer.Option(None, OPTIONS[name].flag, show_default=False, help=(
-            f"{OPTIONS[name].help} ({OPTIONS[name].range_text() or 'switch'}; default {OPTIONS[name].default_text}"
-            + (f"; {option_users(name)}" if option_users(name) else "") + ").")))
-        for name in names])
 
 
 def _version(value: bool) -> None:
@@ -174,9 +153,7 @@ def bound(
 def solve(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
     algo: str = typer.Option(..., "--algo", "-a", help=algorithm_help()),
-    regime: Optional[str] = typer.Option(None, "--regime", help="Confidence regime of cbai algorithms: static "
-                                         "(round-based; Prop. 2), theory (Prop. 3, default for adaptive), det "
-                                         "(determinant form), tuned (radius √β)."),
+    regime: Optional[str] = typer.Option(None, "--regime", help=REGIME_HELP),
     seed: int = typer.Option(0, "--seed", help="Seed of the first run."),
     runs: int = typer.Option(1, "--runs", help="Run seeds seed, seed+1, …, seed+runs−1."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),
@@ -309,6 +286,11 @@ def driver_arms(
                     policies=policies, no_truth=no_truth, progress=progress)
     for line in [] if quiet else lines:
         typer.echo(line, err=True)
+
+
+from cbai_cli.session.command import session_app  # noqa: E402  (it declares its options with with_options)
+
+app.add_typer(session_app, name="session")
 
 
 def main() -> None:

@@ -136,7 +136,7 @@ class PreparedRun:
             raise InstanceError(f"{self.instance.name}: {self.algorithm} cannot run on this instance: {error}") from None
 
 
-def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True) -> PreparedRun:
+def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True, live: bool = False) -> PreparedRun:
     """Check a request against the algorithm's registry entry and the instance, and fill
     in defaults.
 
@@ -149,12 +149,15 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True) ->
     constraint boundary, :meth:`cbai_cli.kinds.base.InstanceKind.undecidable`), which
     would never stop. ``solve_oracle=False``
     skips the Oracle's design solve (its only costly step), for checking many requests
-    before any run starts; the result then cannot run the Oracle.
+    before any run starts; the result then cannot run the Oracle. ``live=True`` prepares
+    a run against real answers (:mod:`cbai_cli.session`): the instance may lack the truth,
+    and the checks that read it (an undecidable instance) are skipped.
     """
     from cbai_cli.kinds import get as kind_named
 
     kind = kind_named(instance.kind)
-    kind.require_truth(instance)  # a simulated run answers from the hidden truth
+    if not live:
+        kind.require_truth(instance)  # a simulated run answers from the hidden truth
     spec, alias = for_kind(request.algorithm, instance.kind)
     given = request.given()
     regime = request.regime
@@ -170,7 +173,7 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True) ->
     regime = regime or spec.default_regime
     checked(given)
     spec.check_options(given, regime)
-    if given.get("budget") is None:
+    if given.get("budget") is None and not live:
         reason = kind.undecidable(instance)
         if reason is not None:
             raise OptionError(f"{reason}; give --budget", "budget")

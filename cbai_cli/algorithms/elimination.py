@@ -30,6 +30,7 @@ class EliminationState:
         self.uncertain = np.ones(self.rewards.shape[0], dtype=bool)
         self.feasible = np.zeros(self.rewards.shape[0], dtype=bool)
         self.best_feasible_reward = -np.inf
+        self.last_lower = np.full(self.rewards.shape[0], -np.inf)
         self.last_upper = np.full(self.rewards.shape[0], np.inf)
 
     @property
@@ -43,6 +44,7 @@ class EliminationState:
             self.feasible |= newly_feasible
             self.best_feasible_reward = max(self.best_feasible_reward, float(self.rewards[newly_feasible].max()))
         self.uncertain &= ~(newly_feasible | (lower > self.threshold) | (self.rewards < self.best_feasible_reward))
+        self.last_lower = lower
         self.last_upper = upper
 
     def recommendation(self) -> int | None:

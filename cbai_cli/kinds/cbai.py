@@ -180,7 +180,7 @@ class CbaiKind(InstanceKind):
             beta=request.get("beta"),
         )
         config = AlgorithmConfig(regime=regime, confidence=settings, rounding_epsilon=request.get("rounding_epsilon"))
-        if request.given().get("budget") is None:
+        if request.given().get("budget") is None and instance.has_truth:
             _refuse_unreachable(regime, settings, instance)
         notes = list(regime_notes(regime, problem.dim))
         init = {}

@@ -1,0 +1,210 @@
+"""``cbai session``: run an algorithm against real answers from the shell.
+
+Each command opens the study, replays it (:class:`~cbai_cli.session.session.Session`),
+does one thing and closes it, so any number of shells (several raters) can work on one
+study; ``--json`` prints one document with stable keys on stdout. Mistakes end as one
+line on stderr with exit code 2 (the root command's error handling).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from cbai_cli.algorithms.registry import algorithm_help, run_option_names
+from cbai_cli.typer_options import REGIME_HELP, with_options
+
+session_app = typer.Typer(
+    help="Live sessions: run any cbai algorithm against real answers (people, trials), durable and resumable.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+STUDY_HELP = "The study file (SQLite) made by `cbai session start`."
+JSON_HELP = "Print one JSON document instead of tables."
+
+
+def _json(document: dict) -> None:
+    from cbai_cli.render import print_json
+
+    print_json(document)
+
+
+def _status_document(status) -> dict[str, Any]:
+    """The keys every command that records shares with ``next``."""
+    return {"done": status.done, "recommended": status.recommended if status.done else None,
+            "answered": status.answered, "pending": status.pending}
+
+
+@session_app.command()
+@with_options(*run_option_names())
+def start(
+    path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
+    algo: str = typer.Option(..., "--algo", "-a", help=algorithm_help()),
+    regime: Optional[str] = typer.Option(None, "--regime", help=REGIME_HELP),
+    seed: int = typer.Option(0, "--seed", help="Seed of the algorithm's random stream (the one `cbai solve --seed` "
+                             "gives it)."),
+    output: Path = typer.Option(..., "-o", "--output", metavar="STUDY", help="The study file to create; an existing "
+                                "file is never overwritten."),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+    **options,
+) -> None:
+    """Create a study: the instance, the algorithm, its options and the seed, in a new SQLite file."""
+    from cbai_cli.session.session import Session
+
+    with Session.start(output, path, algo, regime, seed, **options) as session:
+        document = {"study": str(output), "instance": session.instance.name, "algorithm": session.prepared.algorithm,
+                    "regime": session.prepared.regime, "seed": session.seed, "options": session.options,
+                    "arms": session.instance.n_arms, "noise": session.instance.noise.kind}
+    if as_json:
+        _json(document)
+    else:
+        typer.echo(f"started {output}: {document['algorithm']} on {session.instance.name} "
+                   f"({document['arms']} arms, {document['noise']} answers); next: cbai session next {output}")
+
+
+@session_app.command("next")
+def next_queries(
+    study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
+    count: int = typer.Option(1, "--count", "-n", help="Hand out up to N queries at once (N raters)."),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Hand out pending queries (the same ones until they are answered), at most --count."""
+    from cbai_cli.render import console
+    from cbai_cli.session.render import outcome_line, queries_table
+    from cbai_cli.session.session import Session
+
+    with Session.open(study) as session:
+        queries = session.ask(count)
+        status = session.status()
+    if as_json:
+        _json({**_status_document(status), "queries": [query.to_json() for query in queries]})
+        return
+    out = console()
+    if queries:
+        out.print(queries_table(queries))
+        typer.echo(f"record with: cbai session record {study} ID VALUE")
+    else:
+        typer.echo(outcome_line(status))
+
+
+@session_app.command(context_settings={"ignore_unknown_options": True})
+def record(
+    study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
+    query: Optional[str] = typer.Argument(None, metavar="ID", help="The query's id (from `cbai session next`)."),
+    values: Optional[list[str]] = typer.Argument(None, metavar="VALUE...", help="Observations: numbers for Gaussian "
+                                                 "noise; 1/0, 1/-1 or yes/no for binary noise."),
+    answers: Optional[Path] = typer.Option(None, "--file", metavar="CSV", help="Record many: a CSV file with columns "
+                                           "id,value, one row per observation."),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Record observations of a query, all in one transaction (nothing is recorded if any is refused)."""
+    from cbai_cli.errors import OptionError
+    from cbai_cli.session.render import outcome_line
+    from cbai_cli.session.session import Session
+
+    if answers is not None and query is not None:
+        raise OptionError("give either ID VALUE... or --file, not both")
+    if answers is None and (query is None or not values):
+        raise OptionError("give a query id and at least one value (ID VALUE...), or --file answers.csv")
+    rows = read_answers(answers) if answers is not None else [(query, value) for value in values]
+    with Session.open(study) as session:
+        status = session.record(rows)
+    if as_json:
+        _json({"recorded": len(rows), **_status_document(status)})
+    else:
+        typer.echo(f"recorded {len(rows)} observation(s); " + outcome_line(status))
+
+
+def read_answers(path: Path) -> list[tuple[str, str]]:
+    """The ``(id, value)`` rows of an answers CSV file (header ``id,value``)."""
+    from cbai_cli.errors import OptionError
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise OptionError(f"--file {path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    reader = csv.reader(io.StringIO(text))
+    header = [cell.strip().lower() for cell in next(reader, [])]
+    if header != ["id", "value"]:
+        raise OptionError(f"--file {path}: the first line must be the header id,value")
+    rows = []
+    for line, row in enumerate(reader, start=2):
+        if not row:
+            continue
+        if len(row) != 2:
+            raise OptionError(f"--file {path}: line {line} has {len(row)} field(s), not 2 (id,value)")
+        rows.append((row[0], row[1]))
+    if not rows:
+        raise OptionError(f"--file {path}: no observation after the header")
+    return rows
+
+
+@session_app.command()
+def status(
+    study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Answered and pending counts, the recommendation, and every arm's interval and state."""
+    from cbai_cli.render import console
+    from cbai_cli.session.render import outcome_line, status_table
+    from cbai_cli.session.session import Session
+
+    with Session.open(study, writable=False) as session:
+        current = session.status()
+    if as_json:
+        _json(current.to_json())
+        return
+    console().print(status_table(current))
+    typer.echo(outcome_line(current))
+
+
+@session_app.command()
+def log(
+    study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
+    as_csv: bool = typer.Option(False, "--csv", help="Print CSV (seq,id,arm,value,time) instead of a table."),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Every observation in the order recorded, with its query id, arm and time."""
+    from cbai_cli.errors import OptionError
+    from cbai_cli.render import console
+    from cbai_cli.session.render import log_table
+    from cbai_cli.session.session import Session
+
+    if as_csv and as_json:
+        raise OptionError("choose one of --csv and --json")
+    with Session.open(study, writable=False) as session:
+        rows = session.log()
+        arms = {query.id: query.arm for query in session.queries()}
+    if as_json:
+        _json({"observations": [{"seq": row.seq, "id": row.query_id, "arm": arms[row.query_id], "value": row.value,
+                                 "time": row.time} for row in rows]})
+    elif as_csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(("seq", "id", "arm", "value", "time"))
+        writer.writerows((row.seq, row.query_id, arms[row.query_id], repr(row.value), row.time) for row in rows)
+    else:
+        console().print(log_table(rows))
+
+
+@session_app.command()
+def ask(
+    study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
+    pictures: Optional[Path] = typer.Option(None, "--pictures", metavar="FOLDER", help="Where driver instances' "
+                                            "trajectory pictures go (default: the study's folder)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the final status as one JSON document (prompts go to "
+                                 "stderr)."),
+) -> None:
+    """Ask a person at the terminal, one observation at a time, until the study is done or they quit (q).
+    Every answer is recorded at once: Ctrl-C loses nothing."""
+    from cbai_cli.session.interactive import run
+
+    final = run(study, sys.stdin, sys.stderr if as_json else sys.stdout, pictures)
+    if as_json:
+        _json(final.to_json())

@@ -1,0 +1,37 @@
+"""Observations as people type them, in the algorithm's units.
+
+Gaussian noise (Lindner et al. 2022, §2): an observation is any finite number, the
+noisy value of φᵀx. Binary noise (Appendix C): an observation is y ∈ {−1, +1} with
+P(y = +1) = (φᵀx + 1)/2, so +1 is the answer that counts against feasibility (the
+constraint value is high) and −1 the answer that counts for it. People may type
+``1``/``0``, ``1``/``-1`` or ``yes``/``no`` (``y``/``n``) for +1/−1.
+"""
+
+from __future__ import annotations
+
+import math
+
+from cbai_cli.errors import OptionError
+from cbai_cli.validation import safe_text
+
+#: The words of binary observations and the value each stands for.
+BINARY_WORDS = {"1": 1.0, "+1": 1.0, "1.0": 1.0, "yes": 1.0, "y": 1.0,
+                "0": -1.0, "-1": -1.0, "−1": -1.0, "0.0": -1.0, "-1.0": -1.0, "no": -1.0, "n": -1.0}
+
+
+def observation(noise_kind: str, text: str | float) -> float:
+    """The observation ``text`` stands for under noise ``noise_kind`` (``gaussian`` or
+    ``binary``); a value the model cannot produce is one :class:`OptionError`."""
+    raw = str(text).strip()
+    if noise_kind == "binary":
+        value = BINARY_WORDS.get(raw.lower())
+        if value is None:
+            raise OptionError(f"{safe_text(raw)!r} is not a binary observation (give 1 or 0, 1 or -1, yes or no)")
+        return value
+    try:
+        value = float(raw.replace("−", "-"))
+    except ValueError:
+        raise OptionError(f"{safe_text(raw)!r} is not a number (Gaussian noise takes numbers)") from None
+    if not math.isfinite(value):
+        raise OptionError(f"{safe_text(raw)!r} is not a finite number (Gaussian noise takes finite numbers)")
+    return value

@@ -1,0 +1,40 @@
+"""Typer options of runs, built from the options table (:data:`cbai_cli.options.OPTIONS`).
+
+``cbai solve``, ``cbai bound``, ``cbai compare`` and ``cbai session start`` declare the
+options of a run through :func:`with_options`, so they accept exactly the same flags
+with the same ranges, defaults and help.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Optional
+
+import typer
+
+from cbai_cli.algorithms.registry import option_users
+from cbai_cli.options import OPTIONS
+
+#: The help of ``--regime``, shared by every command that runs a cbai algorithm.
+REGIME_HELP = ("Confidence regime of cbai algorithms: static (round-based; Prop. 2), theory (Prop. 3, default for "
+               "adaptive), det (determinant form), tuned (radius √β).")
+
+
+def _add_options(function, options: list[tuple[str, type, object]]):
+    """Give ``function`` (which takes ``**options``) keyword parameters ``(name, type, typer.Option)``."""
+    signature = inspect.signature(function)
+    parameters = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD] + [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[kind], default=default)
+        for name, kind, default in options]
+    function.__signature__ = signature.replace(parameters=parameters)
+    function.__annotations__ = {**function.__annotations__, **{p.name: p.annotation for p in parameters}}
+    return function
+
+
+def with_options(*names: str):
+    """Add the options ``names`` of :data:`cbai_cli.options.OPTIONS` (None: not given)."""
+    return lambda function: _add_options(function, [
+        (name, OPTIONS[name].type, typer.Option(None, OPTIONS[name].flag, show_default=False, help=(
+            f"{OPTIONS[name].help} ({OPTIONS[name].range_text() or 'switch'}; default {OPTIONS[name].default_text}"
+            + (f"; {option_users(name)}" if option_users(name) else "") + ").")))
+        for name in names])

@@ -1,0 +1,237 @@
+"""`cbai session` commands in-process: JSON documents and every refused input."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+import pytest
+
+from cbai_cli.session import Session
+
+
+def _study(tmp_path, instance, cli, *options):
+    study = tmp_path / "s.db"
+    result = cli("session", "start", instance, "-o", study, *options)
+    assert result.exit_code == 0, result.stderr
+    return study
+
+
+def _observations(study) -> int:
+    with sqlite3.connect(study) as connection:
+        return connection.execute("SELECT count(*) FROM observations").fetchone()[0]
+
+
+def _refused(result, text):
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and text in result.stderr, result.stderr
+
+
+def test_next_json_has_the_stable_keys_and_repeats_pending_queries(tmp_path, instance_file, cli):
+    study = _study(tmp_path, instance_file, cli, "--algo", "g-acol")
+    first = json.loads(cli("session", "next", study, "--json").stdout)
+    assert set(first) == {"done", "recommended", "answered", "pending", "queries"}
+    assert set(first["queries"][0]) == {"id", "arm", "count", "remaining", "label", "features"}
+    assert json.loads(cli("session", "next", study, "--json").stdout) == first
+    three = json.loads(cli("session", "next", study, "--count", "3", "--json").stdout)["queries"]
+    assert [query["id"] for query in three] == [1, 2, 3]
+    assert json.loads(cli("session", "next", study, "--count", "2", "--json").stdout)["queries"] == three[:2]
+
+
+def test_status_json_lists_every_arm_with_its_interval_and_state(tmp_path, instance_file, cli):
+    study = _study(tmp_path, instance_file, cli, "--algo", "g-acol")
+    cli("session", "next", study)
+    assert cli("session", "record", study, "1", "0.4").exit_code == 0
+    status = json.loads(cli("session", "status", study, "--json").stdout)
+    assert {"answered", "pending", "done", "recommended", "guaranteed", "arms"} <= set(status)
+    assert status["answered"] == 1 and status["pending"] == 0
+    assert [arm["arm"] for arm in status["arms"]] == list(range(5))
+    assert all(arm["lower"] <= arm["upper"] and arm["state"] in ("uncertain", "feasible", "infeasible", "dominated")
+               for arm in status["arms"])
+
+
+def test_start_records_the_options_given(tmp_path, instance_file, cli):
+    study = _study(tmp_path, instance_file, cli, "--algo", "g-acol", "--regime", "tuned", "--beta", "0.25",
+                   "--seed", "4", "--lambda", "0.5")
+    with Session.open(study) as session:
+        assert session.options == {"beta": 0.25, "ridge": 0.5}
+        assert (session.seed, session.regime, session.algorithm) == (4, "tuned", "g-acol")
+
+
+def test_log_csv_lists_observations_in_order(tmp_path, instance_file, cli):
+    study = _study(tmp_path, instance_file, cli, "--algo", "acol")
+    query = json.loads(cli("session", "next", study, "--json").stdout)["queries"][0]
+    assert cli("session", "record", study, query["id"], "0.5", "-0.25").exit_code == 0
+    lines = cli("session", "log", study, "--csv").stdout.splitlines()
+    assert lines[0] == "seq,id,arm,value,time"
+    assert [line.split(",")[:4] for line in lines[1:]] == [["1", "1", str(query["arm"]), "0.5"],
+                                                           ["2", "1", str(query["arm"]), "-0.25"]]
+
+
+def test_binary_answers_take_words_and_numbers(tmp_path, binary_file, cli):
+    study = _study(tmp_path, binary_file, cli, "--algo", "acol")
+    query = json.loads(cli("session", "next", study, "--json").stdout)["queries"][0]
+    assert cli("session", "record", study, query["id"], "yes", "no", "1", "0", "-1").exit_code == 0
+    values = [row["value"] for row in json.loads(cli("session", "log", study, "--json").stdout)["observations"]]
+    assert values == [1.0, -1.0, 1.0, -1.0, -1.0]
+
+
+# ------------------------------------------------------------ refused inputs: one line, exit 2, nothing recorded
+@pytest.fixture
+def started(tmp_path, instance_file, cli):
+    """An ACOL study whose first query (count ≥ 2) has one observation recorded."""
+    study = _study(tmp_path, instance_file, cli, "--algo", "acol")
+    query = json.loads(cli("session", "next", study, "--json").stdout)["queries"][0]
+    assert cli("session", "record", study, query["id"], "0.1").exit_code == 0
+    return study, query
+
+
+def test_more_values_than_a_query_has_left_are_refused(started, cli):
+    study, query = started
+    _refused(cli("session", "record", study, query["id"], *["0.2"] * query["count"]),
+             f"has {query['count'] - 1} observation(s) left")
+    assert _observations(study) == 1
+
+
+def test_an_unknown_query_id_is_refused(started, cli):
+    study, _ = started
+    _refused(cli("session", "record", study, "999", "0.2"), "no query 999")
+    assert _observations(study) == 1
+
+
+def test_a_query_id_that_is_not_a_number_is_refused(started, cli):
+    study, _ = started
+    _refused(cli("session", "record", study, "first", "0.2"), "not a query id")
+
+
+def test_a_completed_query_is_refused(tmp_path, instance_file, cli):
+    study = _study(tmp_path, instance_file, cli, "--algo", "g-acol")
+    cli("session", "next", study)
+    assert cli("session", "record", study, "1", "0.2").exit_code == 0
+    _refused(cli("session", "record", study, "1", "0.2"), "already complete")
+    assert _observations(study) == 1
+
+
+@pytest.mark.parametrize("value", ["abc", "nan", "inf", "1e999", ""])
+def test_a_value_gaussian_noise_cannot_produce_is_refused(started, cli, value):
+    study, query = started
+    _refused(cli("session", "record", study, query["id"], "0.3", value), "number")
+    assert _observations(study) == 1
+
+
+@pytest.mark.parametrize("value", ["2", "0.5", "maybe", "-2"])
+def test_a_value_binary_noise_cannot_produce_is_refused(tmp_path, binary_file, cli, value):
+    study = _study(tmp_path, binary_file, cli, "--algo", "acol")
+    cli("session", "next", study)
+    _refused(cli("session", "record", study, "1", "yes", value), "not a binary observation")
+    assert _observations(study) == 0
+
+
+def test_an_answers_file_with_one_bad_row_records_nothing(tmp_path, started, cli):
+    study, query = started
+    answers = tmp_path / "answers.csv"
+    answers.write_text(f"id,value\n{query['id']},0.1\n{query['id']},0.2\n{query['id']},oops\n")
+    _refused(cli("session", "record", study, "--file", answers), "'oops' is not a number")
+    assert _observations(study) == 1
+    answers.write_text(f"id,value\n{query['id']},0.1\n{query['id']},0.2\n")
+    assert cli("session", "record", study, "--file", answers).exit_code == 0
+    assert _observations(study) == 3
+
+
+@pytest.mark.parametrize(("text", "message"), [("query,answer\n1,0.1\n", "header id,value"),
+                                               ("id,value\n1,0.1,7\n", "line 2 has 3 field(s)"),
+                                               ("id,value\n", "no observation")])
+def test_a_malformed_answers_file_is_refused(tmp_path, started, cli, text, message):
+    study, _ = started
+    answers = tmp_path / "answers.csv"
+    answers.write_text(text)
+    _refused(cli("session", "record", study, "--file", answers), message)
+    assert _observations(study) == 1
+
+
+def test_record_without_values_is_refused(started, cli):
+    study, query = started
+    _refused(cli("session", "record", study, query["id"]), "at least one value")
+
+
+def test_a_done_study_refuses_answers_to_queries_it_no_longer_needs(tmp_path, instance_file, cli):
+    study = _study(tmp_path, instance_file, cli, "--algo", "g-acol")
+    handed, recorded = set(), set()
+    for _ in range(50):
+        queries = json.loads(cli("session", "next", study, "--count", "3", "--json").stdout)["queries"]
+        if not queries:
+            break
+        handed |= {query["id"] for query in queries}
+        assert cli("session", "record", study, queries[0]["id"], "-5").exit_code == 0
+        recorded.add(queries[0]["id"])
+    assert json.loads(cli("session", "status", study, "--json").stdout)["done"]
+    unanswered = min(handed - recorded)
+    before = _observations(study)
+    _refused(cli("session", "record", study, unanswered, "0.1"), "the study is done")
+    assert _observations(study) == before
+
+
+def test_count_below_one_is_refused(started, cli):
+    study, _ = started
+    _refused(cli("session", "next", study, "--count", "0"), "--count must be")
+
+
+def test_start_never_overwrites(tmp_path, instance_file, cli):
+    study = tmp_path / "s.db"
+    study.write_text("precious")
+    _refused(cli("session", "start", instance_file, "--algo", "acol", "-o", study), "exists already")
+    assert study.read_text() == "precious"
+    assert [path.name for path in tmp_path.iterdir()] == sorted(["s.db", "irr.yaml"]) or len(list(tmp_path.iterdir())) == 2
+
+
+def test_start_in_a_missing_folder_is_refused(tmp_path, instance_file, cli):
+    _refused(cli("session", "start", instance_file, "--algo", "acol", "-o", tmp_path / "no" / "s.db"),
+             "does not exist")
+
+
+def test_start_with_a_bad_option_is_refused(tmp_path, instance_file, cli):
+    _refused(cli("session", "start", instance_file, "--algo", "acol", "--delta", "2", "-o", tmp_path / "s.db"),
+             "--delta must lie in")
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_a_file_that_is_not_sqlite_is_refused(tmp_path, cli):
+    study = tmp_path / "notes.db"
+    study.write_text("hello, not a database\n" * 100)
+    _refused(cli("session", "status", study), "not a cbai study")
+
+
+def test_another_programs_database_is_refused(tmp_path, cli):
+    study = tmp_path / "other.db"
+    with sqlite3.connect(study) as connection:
+        connection.execute("CREATE TABLE t (x)")
+    _refused(cli("session", "next", study), "not a cbai study")
+
+
+def test_a_missing_study_is_refused(tmp_path, cli):
+    _refused(cli("session", "status", tmp_path / "none.db"), "no such study")
+
+
+def test_a_study_locked_by_another_writer_is_one_line(monkeypatch, started, cli):
+    from cbai_cli.session import journal
+
+    study, query = started
+    monkeypatch.setattr(journal, "BUSY_TIMEOUT_MS", 50)
+    holder = sqlite3.connect(study, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        result = cli("session", "record", study, query["id"], "0.2")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    _refused(result, "locked")
+    assert _observations(study) == 1
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files")
+def test_a_read_only_study_is_refused_for_writing(started, cli):
+    study, query = started
+    study.chmod(0o444)
+    _refused(cli("session", "record", study, query["id"], "0.2"), "cannot write")

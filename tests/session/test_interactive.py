@@ -1,0 +1,43 @@
+"""`cbai session ask` driven through a pipe by a real process."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+
+def test_ask_records_each_answer_says_a_bad_one_and_stops_on_q(tmp_path, cbai_process, binary_file):
+    study = tmp_path / "s.db"
+    assert cbai_process("session", "start", binary_file, "--algo", "g-acol", "-o", study).returncode == 0
+    asked = cbai_process("session", "ask", study, input="yes\nmaybe\nno\nq\n")
+    assert asked.returncode == 0, asked.stderr
+    assert "not recorded: 'maybe' is not a binary observation" in asked.stdout
+    assert "Resume with: cbai session ask" in asked.stdout
+    log = json.loads(cbai_process("session", "log", study, "--json").stdout)["observations"]
+    assert [entry["value"] for entry in log] == [1.0, -1.0]
+    assert [entry["id"] for entry in log] == [1, 2]
+
+
+def test_ask_runs_until_done_and_json_prints_the_final_status(tmp_path, cbai_process, instance_file):
+    study = tmp_path / "s.db"
+    assert cbai_process("session", "start", instance_file, "--algo", "g-acol", "-o", study).returncode == 0
+    answers = "".join(f"{value}\n" for value in np.full(200, -0.5))
+    asked = cbai_process("session", "ask", study, "--json", input=answers)
+    assert asked.returncode == 0, asked.stderr
+    final = json.loads(asked.stdout)
+    assert final["done"] and 0 < final["answered"] < 200 and final["recommended"] in range(5)
+    assert "done (stopped by its rule)" in asked.stderr
+
+
+def test_ask_on_a_driver_instance_draws_the_trajectory_to_judge(tmp_path, cbai_process):
+    policies = tmp_path / "policies.npy"
+    np.save(policies, np.random.default_rng(0).uniform(-1, 1, (3, 20, 2)))
+    driver = tmp_path / "driver.npz"
+    assert cbai_process("driver-arms", "--policies", policies, "-o", driver, "-q").returncode == 0
+    study = tmp_path / "drive.db"
+    assert cbai_process("session", "start", driver, "--algo", "g-acol", "-o", study).returncode == 0
+    asked = cbai_process("session", "ask", study, "--pictures", tmp_path, input="no\nq\n")
+    assert asked.returncode == 0, asked.stderr
+    assert f"picture: {tmp_path / 'drive-query-1.png'}" in asked.stdout
+    assert (tmp_path / "drive-query-1.png").stat().st_size > 1000
