@@ -49,11 +49,14 @@ class ScalePrior:
     """
 
     scale: float
-    low: float = -4.0
-    high: float = 16.0
+    low: float = -2.0
+    high: float = 12.0
     step: float = 0.25
-    windows: tuple[int, ...] = (4, 8, 16)
+    windows: tuple[int, ...] = (8, 16, 24)
     scales: np.ndarray = field(init=False, repr=False, compare=False)
+    window_starts: np.ndarray = field(init=False, repr=False, compare=False)
+    window_ends: np.ndarray = field(init=False, repr=False, compare=False)
+    window_lengths: np.ndarray = field(init=False, repr=False, compare=False)
     window_means: np.ndarray = field(init=False, repr=False, compare=False)
     window_divergences: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -61,17 +64,20 @@ class ScalePrior:
         if not self.scale > 0:
             raise ValueError(f"scale must be > 0, got {self.scale}")
         count = int(round((self.high - self.low) / self.step)) + 1
+        if not all(1 <= width <= count for width in self.windows):
+            raise ValueError(f"windows {self.windows} must lie in 1..{count}")
         scales = self.scale * np.exp(self.low + self.step * np.arange(count))
-        means, divergences = [], []
-        for width in self.windows:
-            if not 1 <= width <= count:
-                raise ValueError(f"window {width} outside 1..{count}")
-            sums = np.convolve(scales, np.ones(width), mode="valid")
-            means.append(sums / width)
-            divergences.append(np.full(sums.size, math.log(count / width)))
+        # Window [i, i + w) of the scales, for every w and i, as indices into cumulative sums.
+        starts = np.concatenate([np.arange(count - width + 1) for width in self.windows])
+        lengths = np.concatenate([np.full(count - width + 1, width) for width in self.windows])
+        ends = starts + lengths
+        sums = np.concatenate(([0.0], np.cumsum(scales)))
         object.__setattr__(self, "scales", scales)
-        object.__setattr__(self, "window_means", np.concatenate(means))
-        object.__setattr__(self, "window_divergences", np.concatenate(divergences))
+        object.__setattr__(self, "window_starts", starts)
+        object.__setattr__(self, "window_ends", ends)
+        object.__setattr__(self, "window_lengths", lengths.astype(float))
+        object.__setattr__(self, "window_means", (sums[ends] - sums[starts]) / lengths)
+        object.__setattr__(self, "window_divergences", np.log(count / lengths))
 
     def window_log_dets(self, eigenvalues: np.ndarray) -> np.ndarray:
         """(m,) mean over each window ρ of log det(I + V/λ) = Σ_k log(1 + μ_k/λ).
@@ -80,7 +86,8 @@ class ScalePrior:
             eigenvalues: (r,) the nonzero eigenvalues μ_k of V.
         """
         log_dets = np.log1p(eigenvalues[None, :] / self.scales[:, None]).sum(axis=1)
-        return np.concatenate([np.convolve(log_dets, np.ones(width), mode="valid") / width for width in self.windows])
+        sums = np.concatenate(([0.0], np.cumsum(log_dets)))
+        return (sums[self.window_ends] - sums[self.window_starts]) / self.window_lengths
 
 
 def mixture_thresholds(prior: ScalePrior, eigenvalues: np.ndarray, delta: float) -> np.ndarray:
@@ -113,13 +120,15 @@ def mixture_widths(variances: np.ndarray, spreads: np.ndarray, thresholds: np.nd
         (K,) half-widths.
     """
     means = prior.window_means
-    table = thresholds[None, :] * (1.0 + means[None, :] / prior.scales[:, None])
-    best = np.argmin(table, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(variances > 0, spreads / variances, 0.0)
         position = np.searchsorted(prior.scales, np.where(ratio > 0, 1.0 / ratio, np.inf))
     position = np.clip(position, 1, prior.scales.size - 1)
-    above, below = best[position], best[position - 1]
+    # Only the rows of the table that some arm reads: the arms' ratios usually span a few scales.
+    first, last = int(position.min()) - 1, int(position.max()) + 1
+    table = thresholds[None, :] * (1.0 + means[None, :] / prior.scales[first:last, None])
+    best = np.argmin(table, axis=1)
+    above, below = best[position - first], best[position - 1 - first]
     factor = np.minimum(thresholds[above] * (1.0 + means[above] * ratio),
                         thresholds[below] * (1.0 + means[below] * ratio))
     return subgaussian * np.sqrt(2.0 * np.maximum(variances, 0.0) * factor)
