@@ -174,7 +174,8 @@ def solve(
     algo: str = typer.Option(..., "--algo", "-a", help=algorithm_help()),
     regime: Optional[str] = typer.Option(None, "--regime", help="Confidence regime of cbai algorithms: static "
                                          "(round-based; Prop. 2), theory (Prop. 3, default for adaptive), det "
-                                         "(determinant form), tuned (radius √β)."),
+                                         "(determinant form), tuned (radius √β), ols (least squares on the span, "
+                                         "mixture bound; docs/ols.md)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the first run."),
     runs: int = typer.Option(1, "--runs", help="Run seeds seed, seed+1, …, seed+runs−1."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),

@@ -54,6 +54,7 @@ class ScalePrior:
     step: float = 0.25
     windows: tuple[int, ...] = (8, 16, 24)
     scales: np.ndarray = field(init=False, repr=False, compare=False)
+    ratios: np.ndarray = field(init=False, repr=False, compare=False)
     window_starts: np.ndarray = field(init=False, repr=False, compare=False)
     window_ends: np.ndarray = field(init=False, repr=False, compare=False)
     window_lengths: np.ndarray = field(init=False, repr=False, compare=False)
@@ -73,6 +74,7 @@ class ScalePrior:
         ends = starts + lengths
         sums = np.concatenate(([0.0], np.cumsum(scales)))
         object.__setattr__(self, "scales", scales)
+        object.__setattr__(self, "ratios", np.concatenate(([0.0], 1.0 / scales[::-1])))
         object.__setattr__(self, "window_starts", starts)
         object.__setattr__(self, "window_ends", ends)
         object.__setattr__(self, "window_lengths", lengths.astype(float))
@@ -104,10 +106,11 @@ def mixture_widths(variances: np.ndarray, spreads: np.ndarray, thresholds: np.nd
     window ρ chosen per arm.
 
     Every window gives a valid width (the Theorem holds for all ρ at once). Window j
-    gives a·β_j·(1 + λ̄_j·t) with t = b/a; the best window is found for t = 1/λ_i at
-    every scale λ_i of the prior (an (M, m) table), and each arm takes the better of the
-    windows found for the two scales around a/b: O(M·m) per step for the table and O(K)
-    for the arms, instead of O(K·m).
+    gives a·β_j·(1 + λ̄_j·t) with t = b/a; the best window is found for t = 0 and for
+    t = 1/λ_i at every scale λ_i of the prior (rows of an (M + 1, m) table, only those
+    some arm needs), and each arm takes the best of the windows found for the two grid
+    values of t around its own and of the window best as t → ∞: O(M·m) per step for the
+    table and O(K) for the arms, instead of O(K·m).
 
     Args:
         variances: (K,) a ≥ 0.
@@ -120,17 +123,17 @@ def mixture_widths(variances: np.ndarray, spreads: np.ndarray, thresholds: np.nd
         (K,) half-widths.
     """
     means = prior.window_means
+    grid = prior.ratios
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(variances > 0, spreads / variances, 0.0)
-        position = np.searchsorted(prior.scales, np.where(ratio > 0, 1.0 / ratio, np.inf))
-    position = np.clip(position, 1, prior.scales.size - 1)
+    position = np.clip(np.searchsorted(grid, ratio), 1, grid.size - 1)
     # Only the rows of the table that some arm reads: the arms' ratios usually span a few scales.
     first, last = int(position.min()) - 1, int(position.max()) + 1
-    table = thresholds[None, :] * (1.0 + means[None, :] / prior.scales[first:last, None])
-    best = np.argmin(table, axis=1)
-    above, below = best[position - first], best[position - 1 - first]
-    factor = np.minimum(thresholds[above] * (1.0 + means[above] * ratio),
-                        thresholds[below] * (1.0 + means[below] * ratio))
+    best = np.argmin(thresholds[None, :] * (1.0 + means[None, :] * grid[first:last, None]), axis=1)
+    steepest = int(np.argmin(thresholds * means))
+    factor = thresholds[steepest] * (1.0 + means[steepest] * ratio)
+    for chosen in (best[position - first], best[position - 1 - first]):
+        factor = np.minimum(factor, thresholds[chosen] * (1.0 + means[chosen] * ratio))
     return subgaussian * np.sqrt(2.0 * np.maximum(variances, 0.0) * factor)
 
 
