@@ -59,7 +59,7 @@ def main(paths: list[str], delta: float = 0.05) -> None:
         prior = ScalePrior(float(np.max(np.sum(instance.problem.arms**2, axis=1))))
         values = factors(fit, arms, delta, prior)
         ratios = {name: values[name] / values["fixed"] for name in ("union-7", "mixture")}
-        print(f"{instance.name}: n = {fit.n_samples}, rank {fit.rank}, arms {arms.tolist()}; "
+        print(f"{path} ({instance.name}): n = {fit.n_samples}, rank {fit.rank}, arms {arms.tolist()}; "
               + "; ".join(f"{name}/fixed {np.median(r):.3f} [{r.min():.3f}, {r.max():.3f}]" for name, r in ratios.items()))
 
 

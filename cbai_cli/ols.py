@@ -85,7 +85,7 @@ class ScalePrior:
         """(m,) mean over each window ρ of log det(I + V/λ) = Σ_k log(1 + μ_k/λ).
 
         Args:
-            eigenvalues: (r,) the nonzero eigenvalues μ_k of V.
+            eigenvalues: (r,) eigenvalues μ_k ≥ 0 of V (zeros add nothing).
         """
         log_dets = np.log1p(eigenvalues[None, :] / self.scales[:, None]).sum(axis=1)
         sums = np.concatenate(([0.0], np.cumsum(log_dets)))
@@ -95,7 +95,7 @@ class ScalePrior:
 def mixture_thresholds(prior: ScalePrior, eigenvalues: np.ndarray, delta: float) -> np.ndarray:
     """(m,) β_ρ = log(1/δ) + KL(ρ‖π) + (1/2)·mean_ρ log det(I + V/λ) for every window ρ.
 
-    ``eigenvalues``: (r,) the nonzero eigenvalues of V.
+    ``eigenvalues``: (r,) eigenvalues μ_k ≥ 0 of V (zeros add nothing).
     """
     return -math.log(delta) + prior.window_divergences + 0.5 * prior.window_log_dets(eigenvalues)
 
@@ -155,7 +155,7 @@ class LeastSquaresSpan:
         targets: (d,) b.
         pinv: (d, d) V⁺.
         basis: (d, r) orthonormal basis of the span of V.
-        eigenvalues: (r,) the nonzero eigenvalues of V, refreshed on demand.
+        eigenvalues: (r,) the eigenvalues of V on the span at the last recomputation.
         inside: (K,) whether each arm lies in the span.
         predictions: (K,) xᵀφ̂.
         variances: (K,) xᵀV⁺x.
@@ -212,6 +212,7 @@ class LeastSquaresSpan:
         top = float(eigenvalues[-1]) if eigenvalues.size else 0.0
         keep = eigenvalues > SPAN_TOLERANCE * top if top > 0 else np.zeros(self.dim, dtype=bool)
         self.eigenvalues = eigenvalues[keep]
+        self._all_eigenvalues = np.maximum(eigenvalues, 0.0)
         self.basis = vectors[:, keep]
         coordinates = self.arms @ self.basis
         scaled = coordinates / self.eigenvalues
@@ -226,13 +227,13 @@ class LeastSquaresSpan:
         self._eigenvalues_current = True
 
     def current_eigenvalues(self) -> np.ndarray:
-        """(r,) the nonzero eigenvalues of V now (one symmetric eigenvalue solve, O(d³), if
-        V changed since the last one)."""
+        """(d,) all eigenvalues of V now, round-off below 0 set to 0: the log-determinants
+        of the bound take every one, also those below the span's cut (one symmetric
+        eigenvalue solve, O(d³), if V changed since the last one)."""
         if not self._eigenvalues_current:
-            eigenvalues = np.linalg.eigvalsh(self.gram)
-            self.eigenvalues = eigenvalues[-self.rank:] if self.rank else eigenvalues[:0]
+            self._all_eigenvalues = np.maximum(np.linalg.eigvalsh(self.gram), 0.0)
             self._eigenvalues_current = True
-        return self.eigenvalues
+        return self._all_eigenvalues
 
     def estimate(self) -> np.ndarray:
         """(d,) φ̂ = V⁺b (zero outside the span)."""
