@@ -212,9 +212,6 @@ class RadiusRegime:
     def intervals(self, design: DesignState) -> Intervals:
         return RadiusIntervals(self, design)
 
-    def radius(self, state: DesignState) -> float:
-        raise NotImplementedError
-
 
 @dataclass(frozen=True)
 class TheoryRegime(RadiusRegime):
