@@ -18,6 +18,14 @@ r, and ``--beta B`` means r = √B (so the paper's tuned β = 1/4 gives r = 0.5)
 - ``theory``  (Proposition 3): the horizon form, t = pulls so far.
 - ``det``     (Abbasi-Yadkori's determinant form, valid and tighter).
 - ``tuned``   r = √β, a constant; no guarantee.
+- ``ols``     least squares on the span of the design, no ridge bias, with the mixture
+  of the self-normalised bound over ridge scales (:mod:`cbai_cli.ols`, docs/ols.md).
+
+Every adaptive regime gives an algorithm its intervals through one hook:
+``regime.intervals(design)`` returns a per-run :class:`Intervals` that observes each pull
+after the ridge design has (``observe``) and gives the bounds l, u of every arm
+(``bounds``). The radius regimes share :class:`RadiusRegime`, whose intervals are
+xᵀφ̂ ∓ r·‖x‖_{A⁻¹} on the ridge design; ``ols`` keeps its own least-squares fit.
 
 In d = 1 the horizon form is *smaller* than the determinant form, so ``theory`` carries no
 guarantee there; :func:`regime_notes` says so.
@@ -28,12 +36,15 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from cbai_cli.options import OPTIONS
 
 if TYPE_CHECKING:  # the registry reads the regimes' declarations without loading numpy
+    import numpy as np
+
     from cbai_cli.linalg import DesignState
+    from cbai_cli.ols import LeastSquaresSpan, ScalePrior
 
 
 def _check_radius_arguments(subgaussian: float, norm_bound: float, ridge: float, delta: float) -> None:
@@ -163,8 +174,47 @@ class StaticRegime:
         return radius_static(n_arms, delta_round, self.settings.subgaussian, log_delta_round)
 
 
+class Intervals(Protocol):
+    """The confidence intervals of one adaptive run (what ``regime.intervals(design)`` returns)."""
+
+    def observe(self, arm: int, total: float, count: int) -> None:
+        """Take in ``count`` pulls of ``arm`` summing to ``total``; the ridge design has them already."""
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lower (K,), upper (K,)): l(x), u(x) of every arm, ±∞ for an arm not yet bounded."""
+
+    def estimate(self) -> np.ndarray:
+        """(d,) the estimate of φ at the intervals' centre."""
+
+
 @dataclass(frozen=True)
-class TheoryRegime:
+class RadiusIntervals:
+    """xᵀφ̂ ∓ r·‖x‖_{A⁻¹} on the ridge design, r from a radius regime (paper Algorithm 2)."""
+
+    regime: RadiusRegime
+    design: DesignState
+
+    def observe(self, arm: int, total: float, count: int) -> None:
+        """Nothing to keep: the ridge design holds the data."""
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        widths = self.design.widths(self.regime.radius(self.design))
+        return self.design.predictions - widths, self.design.predictions + widths
+
+    def estimate(self) -> np.ndarray:
+        return self.design.estimate()
+
+
+class RadiusRegime:
+    """An adaptive regime given by one radius r over all data: subclasses give ``radius(state)``
+    and ``minimum_radius(dim)``."""
+
+    def intervals(self, design: DesignState) -> Intervals:
+        return RadiusIntervals(self, design)
+
+
+@dataclass(frozen=True)
+class TheoryRegime(RadiusRegime):
     """Proposition 3: :func:`radius_horizon` with t = the pulls so far."""
 
     settings: ConfidenceSettings
@@ -180,9 +230,13 @@ class TheoryRegime:
         s = self.settings
         return radius_horizon(state.n_samples, state.dim, s.ridge, s.subgaussian, s.norm_bound, s.arm_bound, s.delta)
 
+    def minimum_radius(self, dim: int) -> tuple[float, str]:
+        """R·sqrt(d log(1/δ)) + λ^{1/2} S: the horizon form at n = 0, increasing in n."""
+        return _noise_plus_ridge(self.settings, dim, "d")
+
 
 @dataclass(frozen=True)
-class DeterminantRegime:
+class DeterminantRegime(RadiusRegime):
     """Abbasi-Yadkori et al. (2011) Theorem 2: :func:`radius_determinant`."""
 
     settings: ConfidenceSettings
@@ -198,9 +252,13 @@ class DeterminantRegime:
         s = self.settings
         return radius_determinant(state.logdet, state.dim, s.ridge, s.subgaussian, s.norm_bound, s.delta)
 
+    def minimum_radius(self, dim: int) -> tuple[float, str]:
+        """R·sqrt(2 log(1/δ)) + λ^{1/2} S, since log det A ≥ d log λ."""
+        return _noise_plus_ridge(self.settings, 2.0, "2")
+
 
 @dataclass(frozen=True)
-class TunedRegime:
+class TunedRegime(RadiusRegime):
     """A constant multiplier r = √β chosen by the user (Lindner et al. 2022, §3.4: β = 1/4); no guarantee."""
 
     settings: ConfidenceSettings
@@ -219,28 +277,82 @@ class TunedRegime:
     def radius(self, state: DesignState) -> float:
         return math.sqrt(self.settings.beta)
 
+    def minimum_radius(self, dim: int) -> tuple[float, str]:
+        return math.sqrt(self.settings.beta), f"√β with --beta {self.settings.beta:g}"
 
-REGIMES = {cls.name: cls for cls in (StaticRegime, TheoryRegime, DeterminantRegime, TunedRegime)}
+
+@dataclass(frozen=True)
+class OLSIntervals:
+    """The ``ols`` regime's intervals of one run: a least-squares fit on the span and the
+    mixture widths (:func:`cbai_cli.ols.ols_intervals`)."""
+
+    settings: ConfidenceSettings
+    fit: LeastSquaresSpan
+    prior: ScalePrior
+
+    def observe(self, arm: int, total: float, count: int) -> None:
+        self.fit.update(arm, total, count)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        from cbai_cli.ols import ols_intervals
+
+        return ols_intervals(self.fit, self.prior, self.settings.delta, self.settings.subgaussian)
+
+    def estimate(self) -> np.ndarray:
+        return self.fit.estimate()
 
 
-def minimum_radius(regime_name: str, settings: ConfidenceSettings, dim: int) -> tuple[float, str]:
-    """A floor on the radius of an adaptive regime over a whole run, and its largest term
-    as the options that set it (for messages).
+@dataclass(frozen=True)
+class OLSRegime:
+    """Least squares on the span of the design with the self-normalised bound mixed over
+    ridge scales (docs/ols.md): no ridge in the estimate, so no bound S on ‖φ‖; arms outside
+    the span stay uncertain. Its prior over scales is set relative to L² = max ‖x‖²."""
 
-    theory: R·sqrt(d log(1/δ)) + λ^{1/2} S (the horizon form at n = 0, increasing in n);
-    det: R·sqrt(2 log(1/δ)) + λ^{1/2} S (log det A ≥ d log λ); tuned: √β. Overflow gives
-    ∞, never an exception.
-    """
+    settings: ConfidenceSettings
+    name: ClassVar[str] = "ols"
+    reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian")
+    requires: ClassVar[tuple[str, ...]] = ()
+    tolerated: ClassVar[tuple[str, ...]] = ()
+    hint: ClassVar[str] = ""
+    adaptive: ClassVar[bool] = True
+    guaranteed: ClassVar[bool] = True
+
+    def intervals(self, design: DesignState) -> Intervals:
+        from cbai_cli.ols import LeastSquaresSpan, ScalePrior
+
+        return OLSIntervals(self.settings, LeastSquaresSpan(design.arms), ScalePrior(self.settings.arm_bound**2))
+
+    def minimum_radius(self, dim: int) -> tuple[float, str]:
+        """R·sqrt(2 log(1/δ)): the width is at least this times ‖x‖_{V⁺} ≥ ‖x‖/sqrt(n L²)
+        (every window's β_ρ ≥ log(1/δ), and λ̄_ρ‖V⁺x‖² ≥ 0)."""
+        s = self.settings
+        return (s.subgaussian * math.sqrt(2.0 * -math.log(s.delta)),
+                f"R·√(2 log(1/δ)) with --subgaussian {s.subgaussian:g} and --delta {s.delta:g}")
+
+
+REGIMES = {cls.name: cls for cls in (StaticRegime, TheoryRegime, DeterminantRegime, TunedRegime, OLSRegime)}
+
+
+def _noise_plus_ridge(settings: ConfidenceSettings, factor: float, factor_name: str) -> tuple[float, str]:
+    """R·sqrt(factor·log(1/δ)) + λ^{1/2} S and the options that set its larger term."""
     s = settings
-    if regime_name == "tuned":
-        return math.sqrt(s.beta), f"√β with --beta {s.beta:g}"
-    log_inverse = -math.log(s.delta)
-    factor = "d" if regime_name == "theory" else "2"
-    noise = s.subgaussian * math.sqrt((dim if regime_name == "theory" else 2.0) * log_inverse)
+    noise = s.subgaussian * math.sqrt(factor * -math.log(s.delta))
     ridge = math.sqrt(s.ridge) * s.norm_bound
     if ridge >= noise:
         return noise + ridge, f"√λ·S with --lambda {s.ridge:g} and --S {s.norm_bound:g}"
-    return noise + ridge, f"R·√({factor} log(1/δ)) with --subgaussian {s.subgaussian:g} and --delta {s.delta:g}"
+    return noise + ridge, f"R·√({factor_name} log(1/δ)) with --subgaussian {s.subgaussian:g} and --delta {s.delta:g}"
+
+
+def minimum_radius(regime_name: str, settings: ConfidenceSettings, dim: int) -> tuple[float, str]:
+    """A floor on the radius of an adaptive regime over a whole run (its width is at least
+    this times ‖x‖_{A⁻¹}, or ‖x‖_{V⁺} for ``ols``), and its largest term as the options
+    that set it (for messages).
+
+    theory: R·sqrt(d log(1/δ)) + λ^{1/2} S (the horizon form at n = 0, increasing in n);
+    det: R·sqrt(2 log(1/δ)) + λ^{1/2} S (log det A ≥ d log λ); tuned: √β; ols:
+    R·sqrt(2 log(1/δ)). Overflow gives ∞, never an exception.
+    """
+    return REGIMES[regime_name](settings).minimum_radius(dim)
 
 
 def regime_notes(regime_name: str, dim: int) -> list[str]:

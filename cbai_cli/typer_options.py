@@ -17,7 +17,8 @@ from cbai_cli.options import OPTIONS
 
 #: The help of ``--regime``, shared by every command that runs a cbai algorithm.
 REGIME_HELP = ("Confidence regime of cbai algorithms: static (round-based; Prop. 2), theory (Prop. 3, default for "
-               "adaptive), det (determinant form), tuned (radius √β).")
+               "adaptive), det (determinant form), tuned (radius √β), ols (least squares on the span, mixture bound; "
+               "docs/ols.md).")
 
 
 def _add_options(function, options: list[tuple[str, type, object]]):

@@ -18,6 +18,7 @@ from cbai_cli.confidence import (
     REGIMES,
     ConfidenceSettings,
     DeterminantRegime,
+    OLSRegime,
     StaticRegime,
     TheoryRegime,
     TunedRegime,
@@ -25,6 +26,7 @@ from cbai_cli.confidence import (
     radius_horizon,
     radius_lingape_script,
     radius_static,
+    minimum_radius,
     regime_notes,
 )
 from cbai_cli.linalg import DesignState, RidgeDesign
@@ -180,11 +182,18 @@ def test_tuned_radius_ignores_the_design_state():
 
 
 def test_regimes_are_registered_by_name():
-    assert REGIMES == {"static": StaticRegime, "theory": TheoryRegime, "det": DeterminantRegime, "tuned": TunedRegime}
+    assert REGIMES == {"static": StaticRegime, "theory": TheoryRegime, "det": DeterminantRegime, "tuned": TunedRegime,
+                       "ols": OLSRegime}
+
+
+def test_ols_comes_after_the_regimes_that_are_defaults():
+    """The default regime of an algorithm is the first it accepts: theory, not ols."""
+    assert list(REGIMES)[-1] == "ols"
 
 
 @pytest.mark.parametrize("regime, adaptive, guaranteed", [
     (StaticRegime, False, True), (TheoryRegime, True, True), (DeterminantRegime, True, True), (TunedRegime, True, False),
+    (OLSRegime, True, True),
 ])
 def test_only_static_is_round_based_and_only_tuned_has_no_guarantee(regime, adaptive, guaranteed):
     assert (regime.adaptive, regime.guaranteed) == (adaptive, guaranteed)
@@ -205,7 +214,7 @@ def test_tuned_is_noted_as_unguaranteed_in_every_dimension(dim):
     assert regime_notes("tuned", dim) == ["tuned intervals carry no correctness guarantee"]
 
 
-@pytest.mark.parametrize("name", ["static", "det"])
+@pytest.mark.parametrize("name", ["static", "det", "ols"])
 @pytest.mark.parametrize("dim", [1, 4])
 def test_guaranteed_regimes_other_than_theory_have_no_caveat(name, dim):
     assert regime_notes(name, dim) == []
@@ -258,3 +267,45 @@ def test_regimes_call_the_formulas_with_their_settings_and_the_design():
     assert TheoryRegime(settings).radius(state) == radius_horizon(4, 2, 0.1, 0.5, 2.0, 1.5, 0.05)
     assert DeterminantRegime(settings).radius(state) == radius_determinant(state.logdet, 2, 0.1, 0.5, 2.0, 0.05)
     assert StaticRegime(settings).round_radius(5, 0.01) == radius_static(5, 0.01, 0.5)
+
+
+# --------------------------------------------------------------------------- #
+# The hook: regime.intervals(design) gives an algorithm its bounds
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize("regime", [TheoryRegime, DeterminantRegime, TunedRegime])
+def test_radius_regimes_give_the_ridge_prediction_plus_minus_radius_times_norm(regime):
+    settings = ConfidenceSettings(delta=0.05, ridge=0.5, norm_bound=2.0, beta=0.25)
+    state = pulled(np.array([[1.0, 0.0], [0.6, 0.8]]), {1: 3})
+    intervals = REGIMES[regime.name](settings).intervals(state)
+    intervals.observe(1, 0.0, 3)  # the ridge design already holds the pull: nothing changes
+    lower, upper = intervals.bounds()
+    half = regime(settings).radius(state) * np.sqrt(state.norms2)
+    assert np.allclose(lower, state.predictions - half) and np.allclose(upper, state.predictions + half)
+
+
+def test_ols_intervals_keep_their_own_unbiased_fit():
+    """Four pulls of e1 summing to 2: centre 0.5 (the ridge centre would be 2/4.5), e2 unbounded."""
+    settings = ConfidenceSettings(delta=0.05, ridge=0.5)
+    state = DesignState(np.eye(2), ridge=0.5)
+    intervals = OLSRegime(settings).intervals(state)
+    state.update(0, 2.0, count=4)
+    intervals.observe(0, 2.0, 4)
+    lower, upper = intervals.bounds()
+    assert 0.5 * (lower[0] + upper[0]) == pytest.approx(0.5)
+    assert intervals.estimate().tolist() == pytest.approx([0.5, 0.0])
+    assert np.isneginf(lower[1]) and np.isposinf(upper[1])
+
+
+def test_minimum_radius_of_ols_has_no_ridge_term():
+    # R·sqrt(2 log(1/δ)) = 2·sqrt(2 log 20) = 2 × 2.4477468 = 4.8954936, whatever λ and S.
+    settings = ConfidenceSettings(delta=0.05, subgaussian=2.0, ridge=100.0, norm_bound=100.0)
+    radius, source = minimum_radius("ols", settings, 3)
+    assert radius == pytest.approx(4.8954936, rel=1e-7) and "--subgaussian 2" in source
+
+
+def test_minimum_radius_of_det_names_the_ridge_term_when_it_dominates():
+    # R·sqrt(2 log 20) + √λ·S = 2.4477468 + 10 × 2 = 22.4477468.
+    radius, source = minimum_radius("det", ConfidenceSettings(delta=0.05, ridge=100.0, norm_bound=2.0), 3)
+    assert radius == pytest.approx(22.4477468, rel=1e-7) and "--lambda 100" in source

@@ -178,14 +178,18 @@ def doubling_round_length(t: int, log_arms_over_delta: float) -> int:
 
 class Adaptive(Algorithm):
     """One pull per step with adaptive intervals (paper Algorithm 2): after every pull,
-    l/u = xᵀφ̂ ∓ r·‖x‖_{A⁻¹} for all arms and the elimination update.
+    the regime's bounds l/u for all arms (xᵀφ̂ ∓ r·‖x‖_{A⁻¹} for the radius regimes) and
+    the elimination update.
 
-    Subclasses give :meth:`select`, the arm to pull next.
+    ``design`` is the ridge design the sampling rules read; ``intervals`` the regime's
+    per-run intervals (:class:`cbai_cli.confidence.Intervals`). Subclasses give
+    :meth:`select`, the arm to pull next.
     """
 
     def __init__(self, problem: Problem, config: AlgorithmConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
         self.design = DesignState(problem.arms, config.confidence.ridge)
+        self.intervals = self.regime.intervals(self.design)
 
     @abstractmethod
     def select(self) -> int:
@@ -197,8 +201,8 @@ class Adaptive(Algorithm):
     def tell(self, query: Query, answer: Answer) -> None:
         for arm, count, total in zip(query.arms, query.counts, answer.constraint):
             self.design.update(int(arm), float(total), int(count))
-        widths = self.design.widths(self.regime.radius(self.design))
-        self.state.update(self.design.predictions - widths, self.design.predictions + widths)
+            self.intervals.observe(int(arm), float(total), int(count))
+        self.state.update(*self.intervals.bounds())
 
     def max_variance_direction(self, candidates: np.ndarray) -> np.ndarray:
         """y = argmax_{x ∈ candidates} ‖x‖_{A⁻¹} (first among ties), as a vector."""

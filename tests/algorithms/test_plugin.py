@@ -40,7 +40,7 @@ def test_the_plugin_is_listed_with_its_capabilities(plugin_path):
     assert result.returncode == 0, result.stderr
     (entry,) = [entry for entry in json.loads(result.stdout) if entry["name"] == "round-robin"]
     assert entry["kinds"] == ["cbai"] and entry["style"] == "adaptive"
-    assert entry["regimes"] == ["theory", "det", "tuned"]
+    assert entry["regimes"] == ["theory", "det", "tuned", "ols"]
 
 
 def test_the_plugin_solves_through_cbai_solve(plugin_path):

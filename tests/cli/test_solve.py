@@ -109,3 +109,14 @@ def test_solve_through_a_subprocess(cbai_process, instance_file):
     process = cbai_process("solve", instance_file, "--algo", "g-acol", "--regime", "tuned", "--beta", "0.25", "--json")
     assert process.returncode == 0, process.stderr
     assert json.loads(process.stdout)["runs"][0]["correct"]
+
+
+def test_g_acol_with_the_ols_regime_answers_right(cli, instance_file):
+    document = solve_json(cli, instance_file, "--algo", "g-acol", "--regime", "ols", "--runs", "2")
+    assert document["regime"] == "ols"
+    assert all(run["correct"] and run["stopped"] == "solved" for run in document["runs"])
+
+
+def test_the_ols_regime_has_no_norm_bound(cli, instance_file):
+    result = cli("solve", instance_file, "--algo", "g-acol", "--regime", "ols", "--S", "2")
+    assert result.exit_code == 2 and "--S" in result.stderr
