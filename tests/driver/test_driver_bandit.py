@@ -25,12 +25,16 @@ def test_fold_threshold():
     np.testing.assert_allclose(arms @ phi, [-0.5, 1.0])  # = phi^T f - tau
 
 
-@settings(max_examples=60, deadline=None)
-@given(
+# Random folded driver arms: features (m, 3), φ (3,) and τ.
+random_arms = given(
     features=arrays(np.float64, st.tuples(st.integers(1, 12), st.just(3)), elements=st.floats(-5, 5)),
     phi=arrays(np.float64, 3, elements=st.floats(-2, 2)),
     tau=st.floats(-3, 3),
 )
+
+
+@settings(max_examples=60, deadline=None)
+@random_arms
 def test_rescaling_keeps_feasibility_and_bounds(features, phi, tau):
     arms, constraint = fold_threshold(features, phi, tau)
     scaled, scales = rescale_for_binary(arms, constraint)
@@ -58,11 +62,7 @@ def test_rescaling_without_truth_divides_by_the_norm_bound_times_the_arm_norm():
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    features=arrays(np.float64, st.tuples(st.integers(1, 12), st.just(3)), elements=st.floats(-5, 5)),
-    phi=arrays(np.float64, 3, elements=st.floats(-2, 2)),
-    tau=st.floats(-3, 3),
-)
+@random_arms
 def test_rescaling_without_truth_puts_every_constraint_value_inside_minus_one_one(features, phi, tau):
     arms, constraint = fold_threshold(features, phi, tau)
     scaled, scales = rescale_without_truth(arms, float(np.linalg.norm(constraint)))
