@@ -226,8 +226,11 @@ class DesignState(RidgeDesign):
     """
 
     #: Arm matrices with at least this many entries (2 MB) do not stay in cache between
-    #: two products: above it, :meth:`update` fuses the gain's product into its own pass.
+    #: two products: above it, and with at least :attr:`STREAM_MIN_DIM` coordinates, where
+    #: a product costs more than the prediction's few passes over (K,) vectors,
+    #: :meth:`update` fuses the gain's product into its own pass.
     STREAM_ENTRIES = 1 << 18
+    STREAM_MIN_DIM = 32
     #: Rows of one block of the fused pass: about 512 kB of arms, so that the second
     #: product reads the block from cache; a multiple of 64 rows.
     BLOCK_BYTES = 1 << 19
@@ -243,7 +246,7 @@ class DesignState(RidgeDesign):
         self._estimate = np.zeros(d)
         self.norms2 = np.einsum("kd,kd->k", arms, arms) / self.ridge
         self.predictions = np.zeros(k)
-        self._streaming = arms.size >= self.STREAM_ENTRIES
+        self._streaming = arms.size >= self.STREAM_ENTRIES and d >= self.STREAM_MIN_DIM
         self._block = max(64, self.BLOCK_BYTES // (8 * max(d, 1)) // 64 * 64)
         self._companion: tuple[int, np.ndarray] | None = None  # (arm y, aᵀA⁻¹y of every arm a)
 
