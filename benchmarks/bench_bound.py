@@ -7,6 +7,7 @@ the case the conic column generation of cbai_cli/design.py exists for.
 
     python benchmarks/bench_bound.py                       # d = 30, n = 10^4, seeds 0-3
     python benchmarks/bench_bound.py --d 30 --n 10000 --seeds 0
+    python benchmarks/bench_bound.py --grid [--repeats 3]  # seed 0 over K = 10²…10⁵ and d = 5…100
 
 BLAS threads are pinned to one before numpy is imported, as the CLI does.
 """
@@ -19,11 +20,17 @@ import sys
 import time
 
 
+GRID = [(100, 10), (1000, 10), (10_000, 10), (100_000, 10), (10_000, 5), (10_000, 30), (10_000, 100),
+        (1000, 200), (100_000, 100)]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--d", type=int, default=30)
     ap.add_argument("--n", type=int, default=10_000)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
+    ap.add_argument("--grid", action="store_true", help="time seed 0 on a grid of K and d instead")
+    ap.add_argument("--repeats", type=int, default=1, help="with --grid: minimum over this many solves")
     args = ap.parse_args(argv)
 
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -33,6 +40,22 @@ def main(argv: list[str] | None = None) -> int:
     from cbai_cli.generators import generate_instance
 
     compute_bounds(generate_instance("regret-1d"))  # warm-up: imports, LAPACK
+    if args.grid:
+        print(f"cbai generate random --d D --n K --seed 0; cbai bound (solver auto, target gap 1e-6); seconds: the "
+              f"minimum over {args.repeats} solve(s)")
+        print()
+        print("| K | d | K·d | seconds | H_CLB gap | H̄_CLB gap |")
+        print("|---:|---:|---:|---:|---:|---:|")
+        for k, d in GRID:
+            instance = generate_instance("random", d=d, n=k, seed=0)
+            best = float("inf")
+            for _ in range(args.repeats if k * d <= 10**6 else 1):
+                started = time.perf_counter()
+                report = compute_bounds(instance)
+                best = min(best, time.perf_counter() - started)
+            print(f"| {k} | {d} | {k * d:,} | {best:.2f} | {report.h_clb.gap:.1e} | {report.h_clb_bar.gap:.1e} |",
+                  flush=True)
+        return 0
     print(f"cbai generate random --d {args.d} --n {args.n} --seed S; cbai bound (solver auto, target gap 1e-6)")
     print()
     print("| seed | X≥ targets | seconds | H_CLB | H_CLB gap | H̄_CLB gap | notes on gaps |")

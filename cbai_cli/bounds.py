@@ -115,6 +115,25 @@ class BoundReport:
         }
 
 
+#: ``cbai solve`` and ``cbai compare`` compute an instance's bounds by themselves only up to
+#: this many arm entries K·d (``--bound``/``--bounds`` forces them). Measured with one BLAS
+#: thread on ``cbai generate random`` instances (benchmarks/bench_bound.py): K·d = 3·10⁵
+#: (K = 10⁴, d = 30) takes about 3 s, K·d = 10⁷ (K = 10⁵, d = 100) about 25 s.
+AUTO_BOUND_ENTRIES = 10**6
+
+
+def bound_skip_reason(n_arms: int, dim: int, asked: bool | None) -> str | None:
+    """Why the bounds of a K × d instance are not computed after its runs, or None when they
+    are: ``asked`` is ``--bound`` (True), ``--no-bound`` (False) or neither (None: only
+    when K·d ≤ :data:`AUTO_BOUND_ENTRIES`)."""
+    if asked is not None:
+        return None if asked else "the bounds were not computed (--no-bound)"
+    if n_arms * dim <= AUTO_BOUND_ENTRIES:
+        return None
+    return (f"the bounds were not computed: the instance has K·d = {n_arms * dim:,} arm entries, more than "
+            f"{AUTO_BOUND_ENTRIES:,} (--bound computes them; cbai bound alone does too)")
+
+
 def json_number(value: float | None) -> float | None:
     """JSON has no NaN or infinity: such values are written as null (the notes say why).
     Every ``--json`` document uses this."""

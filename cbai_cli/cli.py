@@ -158,13 +158,15 @@ def solve(
     runs: int = typer.Option(1, "--runs", help="Run seeds seed, seed+1, …, seed+runs−1."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
+    bound: Optional[bool] = typer.Option(None, "--bound/--no-bound", show_default=False, help="Compute the instance's "
+                                         "bounds (H_CLB, Theorem 1) after the runs; default: only when K·d ≤ 10⁶."),
     **options,
 ) -> None:
     """Run an algorithm on an instance's simulated feedback and score it."""
     from cbai_cli.simulate import RunRequest
     from cbai_cli.solving import solve_file, write_trace
 
-    outcome = solve_file(path, RunRequest.of(algo, regime, **options), seed, runs, trace)
+    outcome = solve_file(path, RunRequest.of(algo, regime, **options), seed, runs, trace, bound)
     _show(outcome, as_json)
     if trace is not None:
         write_trace(trace, outcome.trace_rows)
@@ -203,7 +205,8 @@ def compare(
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Run on a Dask cluster at this address (pip install 'cbai[dask]').", show_default=False),
     out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="FILE", help="Store records as they finish (.jsonl or .sqlite); re-running skips stored runs.", show_default=False),
     from_stores: Optional[list[Path]] = typer.Option(None, "--from", metavar="FILE", help="Show the tables and plots of stores (repeat to merge shards) without running anything; with --out, also copy their records into that store.", show_default=False),
-    bounds: bool = typer.Option(True, "--bounds/--no-bounds", help="Compute each instance's lower bound for the ratio column."),
+    bounds: Optional[bool] = typer.Option(None, "--bounds/--no-bounds", show_default=False, help="Compute each instance's "
+                                          "lower bound for the ratio column; default: only when K·d ≤ 10⁶."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
     plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR against the swept parameter; regret curves for safe-regret groups.", show_default=False),

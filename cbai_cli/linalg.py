@@ -151,7 +151,7 @@ class RidgeDesign:
         q = float(x @ u)
         self.logdet += math.log1p(count * q)
         self._downdate(u, q, count)
-        self.gram += count * np.outer(x, x)
+        self.gram += count * (x[:, None] * x)
         if self.n_targets == 1:
             self._first_target += float(y) * x
         else:
@@ -206,6 +206,14 @@ class DesignState(RidgeDesign):
     Keeps ‖x‖²_{A⁻¹} and xᵀφ̂ of every arm: one update costs one matrix–vector product with
     the arm matrix, O(K·d + d²).
 
+    A greedy rule (G-ACOL) next needs aᵀA⁻¹y for the arm y of largest ‖y‖_{A⁻¹} among some
+    candidates, a second product with the arm matrix. Given those candidates (``ahead``),
+    :meth:`update` predicts y before its product, from the few arms that can still hold
+    the maximum, and computes both products in one streaming pass over blocks of arms
+    that stay in cache (:meth:`arm_gain` then uses the second one if the prediction holds).
+    Each product row is the same dot product as in a separate pass, so results do not
+    depend on whether a prediction was made.
+
     Args:
         arms: (K, d) arm features.
         ridge: λ > 0 of A = λI + Σ x xᵀ.
@@ -217,6 +225,19 @@ class DesignState(RidgeDesign):
         predictions: (K,) xᵀφ̂.
     """
 
+    #: Arm matrices with at least this many entries (2 MB) do not stay in cache between
+    #: two products: above it, and with at least :attr:`STREAM_MIN_DIM` coordinates, where
+    #: a product costs more than the prediction's few passes over (K,) vectors,
+    #: :meth:`update` fuses the gain's product into its own pass.
+    STREAM_ENTRIES = 1 << 18
+    STREAM_MIN_DIM = 32
+    #: Rows of one block of the fused pass: about 512 kB of arms, so that the second
+    #: product reads the block from cache; a multiple of 64 rows.
+    BLOCK_BYTES = 1 << 19
+    #: The prediction recomputes the new variance of this many arms, those of largest
+    #: variance now, and gives up (two passes) when the maximum may lie elsewhere.
+    MAX_CONTENDERS = 256
+
     def __init__(self, arms: np.ndarray, ridge: float, refresh_every: int | None = None) -> None:
         arms = np.ascontiguousarray(arms, dtype=float)
         k, d = arms.shape
@@ -225,35 +246,82 @@ class DesignState(RidgeDesign):
         self._estimate = np.zeros(d)
         self.norms2 = np.einsum("kd,kd->k", arms, arms) / self.ridge
         self.predictions = np.zeros(k)
+        self._streaming = arms.size >= self.STREAM_ENTRIES and d >= self.STREAM_MIN_DIM
+        self._block = max(64, self.BLOCK_BYTES // (8 * max(d, 1)) // 64 * 64)
+        self._companion: tuple[int, np.ndarray] | None = None  # (arm y, aᵀA⁻¹y of every arm a)
 
-    def update(self, arm: int, total: float, count: int = 1) -> None:
-        """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``."""
-        self._add_with_caches(self.arms[arm], total, count)
+    def update(self, arm: int, total: float, count: int = 1, ahead: np.ndarray | None = None) -> None:
+        """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``.
+
+        ``ahead``: (K,) bool, the candidates among which the next :meth:`arm_gain` will take
+        the arm of largest variance (None: no gain follows).
+        """
+        self._add_with_caches(self.arms[arm], total, count, ahead)
 
     def add(self, x: np.ndarray, y: float | np.ndarray, count: int = 1) -> None:
         """Add ``count`` observations of ``x``: (d,) summing to ``y``, and update the caches."""
         self._add_with_caches(np.asarray(x, dtype=float), y, count)
 
-    def _add_with_caches(self, x: np.ndarray, y: float | np.ndarray, count: int) -> None:
+    def _add_with_caches(self, x: np.ndarray, y: float | np.ndarray, count: int,
+                         ahead: np.ndarray | None = None) -> None:
         """With u = A⁻¹x and q = xᵀu: ‖a‖²_{A⁻¹} −= c (aᵀu)²/(1 + c q) and
         φ̂ += u (y − c xᵀφ̂)/(1 + c q), for every arm a at once."""
         residual_before = float(y) - count * float(x @ self._estimate)
         u, q = self._absorb(x, y, count)
-        projected = self.arms @ u  # aᵀA⁻¹x for every arm: the one O(K·d) product
+        shrink = count / (1.0 + count * q)
+        self._companion = None
+        contender = self._next_direction(u, shrink, ahead) if ahead is not None and self._streaming else None
+        if contender is None:
+            projected = self.arms @ u  # aᵀA⁻¹x for every arm: the one O(K·d) product
+        else:
+            projected, companion = self._paired_products(u, self.inverse @ self.arms[contender])
+            self._companion = (contender, companion)
         residual = residual_before / (1.0 + count * q)
-        self.norms2 -= (count / (1.0 + count * q)) * projected**2
+        self.norms2 -= shrink * projected**2
         self._estimate += residual * u
         self.predictions += residual * projected
         self._tick()
 
+    def _next_direction(self, u: np.ndarray, shrink: float, ahead: np.ndarray) -> int | None:
+        """The arm of largest ‖y‖²_{A⁻¹} among ``ahead`` after the update (first among ties),
+        predicted before the update's product, or None when it cannot be told cheaply.
+
+        Variances only decrease: if the largest new variance among the
+        :attr:`MAX_CONTENDERS` arms of largest variance now (recomputed, O(d) each)
+        exceeds every other arm's variance now, it is the largest of all. Round-off may
+        still make the prediction miss; :meth:`arm_gain` checks it.
+        """
+        masked = np.where(ahead, self.norms2, -np.inf)
+        k = masked.size
+        if k <= self.MAX_CONTENDERS:
+            return None
+        split = k - self.MAX_CONTENDERS
+        order = np.argpartition(masked, (split - 1, split))
+        top = np.sort(order[split:])
+        after = np.where(ahead[top], self.norms2[top] - shrink * (self.arms[top] @ u) ** 2, -np.inf)
+        best = int(after.argmax())
+        return int(top[best]) if after[best] > masked[order[split - 1]] else None
+
+    def _paired_products(self, u: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(arms @ u, arms @ w)``: (K,), (K,) in one pass over the arm matrix, block by
+        block (a (K, d) × (d, 2) matrix product packs the arms and costs three passes)."""
+        k = self.arms.shape[0]
+        first, second = np.empty(k), np.empty(k)
+        for start in range(0, k, self._block):
+            rows = self.arms[start:start + self._block]
+            np.dot(rows, u, out=first[start:start + self._block])
+            np.dot(rows, w, out=second[start:start + self._block])
+        return first, second
+
     def _downdate(self, u: np.ndarray, q: float, count: int) -> None:
         """A⁻¹ −= c·uuᵀ/(1 + c q), scaling the outer product (the CBAI algorithms' order: a
         multiplication is cheaper than a division of d² entries on this hot path)."""
-        self.inverse -= (count / (1.0 + count * q)) * np.outer(u, u)
+        self.inverse -= (count / (1.0 + count * q)) * (u[:, None] * u)
 
     def refresh(self) -> None:
         """Recompute A⁻¹, log det A, φ̂, ‖x‖²_{A⁻¹} and xᵀφ̂ from A and b directly."""
         super().refresh()
+        self._companion = None
         self._estimate = self.inverse @ self.targets[0]
         # ‖a‖²_{A⁻¹} = ‖L⁻¹a‖² for A = LLᵀ: one BLAS product with the arm matrix, where a
         # quadratic form with A⁻¹ row by row would cost O(K·d²) outside BLAS.
@@ -270,11 +338,23 @@ class DesignState(RidgeDesign):
         """(K,) confidence half-widths r·‖x‖_{A⁻¹}."""
         return radius * np.sqrt(np.maximum(self.norms2, 0.0))
 
+    def max_variance_arm(self, candidates: np.ndarray) -> int:
+        """argmax_{x ∈ candidates} ‖x‖_{A⁻¹} (first index among ties); candidates: (K,) bool,
+        not all False."""
+        return int(np.where(candidates, self.norms2, -np.inf).argmax())
+
     def gain(self, direction: np.ndarray, candidates: np.ndarray | None = None) -> np.ndarray:
         """:func:`variance_reduction` for the arms (default, from the cache) or ``candidates``."""
         if candidates is None:
             return variance_reduction(self.arms, self.inverse, direction, self.norms2)
         return super().gain(direction, candidates)
+
+    def arm_gain(self, arm: int) -> np.ndarray:
+        """(K,) :meth:`gain` towards y = ``arms[arm]``, from the product the last
+        :meth:`update` computed with its own when it predicted this arm."""
+        if self._companion is not None and self._companion[0] == arm:
+            return self._companion[1] ** 2 / (1.0 + self.norms2)
+        return self.gain(self.arms[arm])
 
 
 def least_squares_widths(arms: np.ndarray, counts: np.ndarray, sums: np.ndarray,

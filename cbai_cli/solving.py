@@ -19,20 +19,23 @@ TRACE_COLUMNS = ("step", "arm", "observation", "uncertain", "feasible", "recomme
 
 
 def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], trace: bool = False,
-                   key: tuple[int, ...] = ()) -> Any:
+                   key: tuple[int, ...] = (), bound: bool | None = None) -> Any:
     """Run ``request`` on ``instance`` once per seed; each seed gives the same result as a
     single run with that seed. With ``trace``, one row per observation is kept
-    (instance kinds that keep traces only)."""
+    (instance kinds that keep traces only). ``bound``: compute the instance's bounds
+    after the runs (True), not (False), or only when cheap (None; see
+    :func:`cbai_cli.bounds.bound_skip_reason`)."""
     prepared = prepare(request, instance)
     if trace and not prepared.kind.traces:
         raise OptionError(f"--trace does not apply to {prepared.algorithm} (no trace on {instance.kind} instances)",
                           "trace")
     rows: list[tuple] | None = [] if trace else None
     results = tuple(run_once(prepared, seed, key, tracer_rows=rows) for seed in seeds)
-    return prepared.kind.solve(prepared, results, tuple(rows or ()))
+    return prepared.kind.solve(prepared, results, tuple(rows or ()), bound=bound)
 
 
-def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: Path | None = None) -> Any:
+def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: Path | None = None,
+               bound: bool | None = None) -> Any:
     """``cbai solve FILE``: load the instance and run seeds ``seed … seed + runs − 1``,
     keeping the trace of a single run when ``trace`` (.csv or .jsonl) is given; the
     trace's path is checked before anything runs, and written by the caller with
@@ -49,7 +52,7 @@ def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int =
         if Path(trace).suffix.lower() not in (".csv", ".jsonl") and not Path(trace).is_dir():
             raise OptionError(f"--trace must end in .csv or .jsonl, got {Path(trace).name!r}", "trace")
         check_writable(trace, "--trace")
-    return solve_instance(load(path), request, range(seed, seed + runs), trace=trace is not None)
+    return solve_instance(load(path), request, range(seed, seed + runs), trace=trace is not None, bound=bound)
 
 
 def write_trace(path: Path, rows: Sequence[tuple]) -> None:

@@ -17,6 +17,7 @@ import pytest
 from cbai_cli.bounds import (
     DesignSummary,
     at_least_set,
+    bound_skip_reason,
     compute_bounds,
     h_clb_design,
     json_number,
@@ -339,3 +340,21 @@ def test_design_summary_top_lists_support_points_by_decreasing_weight():
     summary = DesignSummary(1.0, 0.0, np.array([0.2, 0.0, 0.5, 0.3]), "fw")
     assert summary.top() == [{"arm": 2, "weight": 0.5}, {"arm": 3, "weight": 0.3}, {"arm": 0, "weight": 0.2}]
     assert summary.top(1) == [{"arm": 2, "weight": 0.5}]
+
+
+@pytest.mark.parametrize(("n_arms", "dim", "asked", "computed"), [
+    (10**4, 100, None, True),        # K·d = 10⁶: at the threshold
+    (10**4 + 1, 100, None, False),
+    (10**5, 100, None, False),
+    (10**5, 100, True, True),
+    (20, 5, False, False),
+    (20, 5, None, True),
+])
+def test_bound_skip_reason_decides_on_size_and_flag(n_arms, dim, asked, computed):
+    assert (bound_skip_reason(n_arms, dim, asked) is None) == computed
+
+
+def test_bound_skip_reason_names_the_size_and_the_flag():
+    assert "K·d = 10,000,000 arm entries" in bound_skip_reason(10**5, 100, None)
+    assert "--bound" in bound_skip_reason(10**5, 100, None)
+    assert "--no-bound" in bound_skip_reason(3, 2, False)

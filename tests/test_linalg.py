@@ -177,3 +177,59 @@ def test_sqrt_pair_in_two_and_three_dimensions():
         np.testing.assert_allclose(root @ root, A, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(inverse_root @ A @ inverse_root, np.eye(d), atol=1e-10)
         np.testing.assert_allclose(inverse_sqrt(A), inverse_root)
+
+
+def streaming_state(arms: np.ndarray, ridge: float = 0.5) -> DesignState:
+    """A DesignState that takes the fused path even on a small arm matrix, with blocks of
+    64 rows so that the blocked products really cross block boundaries."""
+    state = DesignState(arms, ridge)
+    state._streaming, state._block, state.MAX_CONTENDERS = True, 64, 8
+    return state
+
+
+def test_fused_update_gives_the_gain_of_a_separate_product():
+    rng = np.random.default_rng(3)
+    arms = rng.standard_normal((300, 6))
+    fused, plain = streaming_state(arms), DesignState(arms, 0.5)
+    uncertain = rng.random(300) < 0.7
+    predicted = 0
+    for _ in range(60):
+        arm = int(rng.integers(300))
+        total = float(rng.standard_normal())
+        fused.update(arm, total, 1, uncertain)
+        plain.update(arm, total, 1)
+        target = plain.max_variance_arm(uncertain)
+        predicted += fused._companion is not None and fused._companion[0] == target
+        np.testing.assert_allclose(fused.arm_gain(target), plain.gain(arms[target]), rtol=1e-12, atol=0.0)
+        np.testing.assert_array_equal(fused.norms2, plain.norms2)
+        np.testing.assert_array_equal(fused.predictions, plain.predictions)
+    assert predicted >= 50  # the prediction holds on almost every step
+
+
+def test_prediction_is_the_largest_new_variance_among_the_candidates():
+    rng = np.random.default_rng(4)
+    arms = rng.standard_normal((200, 5))
+    state = streaming_state(arms)
+    candidates = rng.random(200) < 0.5
+    for _ in range(30):
+        state.update(int(rng.integers(200)), float(rng.standard_normal()), 1, candidates)
+        if state._companion is not None:
+            assert state._companion[0] == state.max_variance_arm(candidates)
+
+
+def test_refresh_drops_the_fused_product():
+    rng = np.random.default_rng(5)
+    arms = rng.standard_normal((200, 4))
+    state = streaming_state(arms)
+    state.refresh_every = 3
+    for step in range(3):
+        state.update(step, 1.0, 1, np.ones(200, dtype=bool))
+    assert state._companion is None  # the third update refreshed A⁻¹: the product no longer matches it
+
+
+def test_max_variance_arm_takes_the_first_of_ties_among_candidates():
+    arms = np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 2.0], [0.5, 0.0]])
+    state = DesignState(arms, 1.0)
+    assert state.max_variance_arm(np.array([True, True, True, True])) == 1
+    assert state.max_variance_arm(np.array([True, False, True, True])) == 2
+    assert state.max_variance_arm(np.array([True, False, False, True])) == 0

@@ -198,16 +198,23 @@ class Adaptive(Algorithm):
     def ask(self) -> Query:
         return Query.pull(self.select())
 
+    def lookahead(self) -> np.ndarray | None:
+        """(K,) bool: the candidates among which the next :meth:`select` takes the arm of
+        largest variance (:meth:`~cbai_cli.linalg.DesignState.arm_gain`), so that the
+        design update can prepare its product; None when :meth:`select` does not."""
+        return None
+
     def tell(self, query: Query, answer: Answer) -> None:
-        for arm, count, total in zip(query.arms, query.counts, answer.constraint):
-            self.design.update(int(arm), float(total), int(count))
-            self.intervals.observe(int(arm), float(total), int(count))
+        ahead = self.lookahead()
+        totals = np.asarray(answer.constraint, dtype=float).tolist()
+        for arm, count, total in zip(query.arms.tolist(), query.counts.tolist(), totals):
+            self.design.update(arm, total, count, ahead)
+            self.intervals.observe(arm, total, count)
         self.state.update(*self.intervals.bounds())
 
     def max_variance_direction(self, candidates: np.ndarray) -> np.ndarray:
         """y = argmax_{x ∈ candidates} ‖x‖_{A⁻¹} (first among ties), as a vector."""
-        indices = np.flatnonzero(candidates)
-        return self.problem.arms[indices[np.argmax(self.design.norms2[indices])]]
+        return self.problem.arms[self.design.max_variance_arm(candidates)]
 
     def uniform_among(self, candidates: np.ndarray) -> int:
         indices = np.flatnonzero(candidates)

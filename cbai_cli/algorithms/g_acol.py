@@ -19,6 +19,8 @@ class GACOL(Adaptive):
     def candidates(self) -> np.ndarray:
         return self.state.uncertain
 
+    def lookahead(self) -> np.ndarray:
+        return self.candidates()
+
     def select(self) -> int:
-        direction = self.max_variance_direction(self.candidates())
-        return int(np.argmax(self.design.gain(direction)))
+        return int(self.design.arm_gain(self.design.max_variance_arm(self.candidates())).argmax())

@@ -314,13 +314,14 @@ class Scheduler:
         plan: the plan the runs belong to (groups, algorithms, instances).
         backend: where batches run.
         emit: called with each finished run's record, in completion order.
-        with_bounds: attach Theorem 1's lower bound of the run's instance to records.
+        with_bounds: attach Theorem 1's lower bound of the run's instance to records (True),
+            not (False), or only where it is cheap (None: the kind's ``bound_skip_reason``).
         target_seconds: the work one batch should hold, once costs are measured.
         max_batch: the most runs in one batch.
         progress: called with the number of finished runs after each one.
     """
 
-    def __init__(self, plan, backend: Backend, emit: Callable[[dict], None], *, with_bounds: bool = True,
+    def __init__(self, plan, backend: Backend, emit: Callable[[dict], None], *, with_bounds: bool | None = None,
                  target_seconds: float = TARGET_BATCH_SECONDS, max_batch: int = MAX_BATCH,
                  progress: Callable[[int], None] | None = None) -> None:
         self.plan = plan
@@ -380,7 +381,8 @@ class Scheduler:
         """Whether the runs on ``instance`` wait for a reference lower bound."""
         from cbai_cli.kinds import get
 
-        return self.with_bounds and get(instance.kind).has_reference_bound
+        kind = get(instance.kind)
+        return kind.has_reference_bound and kind.bound_skip_reason(instance, self.with_bounds) is None
 
     def _stream(self, name: tuple) -> deque:
         if name not in self._streams:

@@ -36,7 +36,7 @@ class CompareSettings:
     shard: str | None = None
     scheduler: str | None = None
     out: Path | None = None
-    bounds: bool = True
+    bounds: bool | None = None
 
     def check_nothing_to_run(self) -> None:
         """With ``--from`` (show stores as they are), any setting that decides runs is an error."""

@@ -128,9 +128,15 @@ class InstanceKind:
         """The options of a prepared run as record columns."""
         return {"budget": prepared.options.get("budget"), "algorithm_options": dict(prepared.options)}
 
-    def solve(self, prepared: Any, results: tuple, trace_rows: tuple = ()) -> Any:
+    def bound_skip_reason(self, instance: Any, asked: bool | None) -> str | None:
+        """Why ``solve`` and ``compare`` do not compute the instance's bounds after its runs
+        (``asked``: ``--bound`` True, ``--no-bound`` False, neither None), or None when they
+        do; kinds without bounds never compute them, so the answer does not matter."""
+        return None if asked is not False else "the bounds were not computed (--no-bound)"
+
+    def solve(self, prepared: Any, results: tuple, trace_rows: tuple = (), bound: bool | None = None) -> Any:
         """The outcome of ``cbai solve``: an object with ``to_json()``, ``render(out)`` and
-        ``hit_budget``."""
+        ``hit_budget``; ``bound`` as in :meth:`bound_skip_reason`."""
         raise NotImplementedError
 
     def render_solve(self, outcome: Any, out: Any) -> None:

@@ -217,11 +217,18 @@ class CbaiKind(InstanceKind):
     def record_options(self, prepared) -> dict:
         return dict(prepared.options)
 
-    def solve(self, prepared, results: tuple, trace_rows: tuple = ()):
+    def bound_skip_reason(self, instance, asked: bool | None) -> str | None:
+        """:func:`cbai_cli.bounds.bound_skip_reason` for this instance's K and d."""
+        from cbai_cli.bounds import bound_skip_reason
+
+        return bound_skip_reason(instance.n_arms, instance.problem.dim, asked)
+
+    def solve(self, prepared, results: tuple, trace_rows: tuple = (), bound: bool | None = None):
         from cbai_cli.bounds import compute_bounds
 
-        bounds = compute_bounds(prepared.instance, delta=prepared.config.confidence.delta)
-        return SolveOutcome(prepared.instance, prepared, results, bounds, trace_rows)
+        skipped = self.bound_skip_reason(prepared.instance, bound)
+        bounds = None if skipped else compute_bounds(prepared.instance, delta=prepared.config.confidence.delta)
+        return SolveOutcome(prepared.instance, prepared, results, bounds, trace_rows, skipped)
 
 
 
@@ -264,13 +271,15 @@ def _refuse_unreachable(regime: str, settings, instance) -> None:
 
 @dataclass(frozen=True)
 class SolveOutcome:
-    """The runs of one ``solve`` call, with the instance's bounds for comparison."""
+    """The runs of one ``solve`` call, with the instance's bounds for comparison (None, and
+    ``bound_skipped`` says why, when they were not computed)."""
 
     instance: Any
     prepared: Any
     results: tuple[RunResult, ...]
     bounds: Any
     trace_rows: tuple[tuple, ...] = ()
+    bound_skipped: str | None = None
 
     @property
     def hit_budget(self) -> bool:
@@ -298,17 +307,24 @@ class SolveOutcome:
         elif self.instance.boundary_arms.size:
             notes.append("some arm lies exactly on the constraint boundary, but below the best feasible reward: "
                          "it need not be decided")
+        if self.bound_skipped:
+            notes.append(self.bound_skipped)
         return notes
 
     @property
-    def reference_lower_bound(self) -> float:
-        """Theorem 1 at the instance's noise level (σ² for Gaussian noise, 1 for binary)."""
+    def reference_lower_bound(self) -> float | None:
+        """Theorem 1 at the instance's noise level (σ² for Gaussian noise, 1 for binary);
+        None when the bounds were not computed."""
+        if self.bounds is None:
+            return None
         scaled = self.bounds.lower_bound_noise
         return self.bounds.lower_bound if scaled is None else scaled
 
     def bound_line(self) -> str:
         from cbai_cli.render import fmt
 
+        if self.bounds is None:
+            return "H_CLB, Theorem 1 and Prop. 1 bounds: not computed (see the notes)"
         median = float(np.median([r.iterations for r in self.results]))
         reference = self.reference_lower_bound
         ratio = f"{median / reference:,.1f}×" if reference and np.isfinite(reference) else "—"
@@ -327,9 +343,9 @@ class SolveOutcome:
             "delta": self.prepared.config.confidence.delta,
             "instance": self.instance.name,
             "runs": [result.to_dict() for result in self.results],
-            "h_clb": json_number(self.bounds.h_clb.value),
-            "lower_bound": json_number(self.bounds.lower_bound),
-            "lower_bound_noise": json_number(self.bounds.lower_bound_noise),
-            "prop1_bound": json_number(self.bounds.prop1_bound),
+            "h_clb": json_number(self.bounds.h_clb.value) if self.bounds else None,
+            "lower_bound": json_number(self.bounds.lower_bound) if self.bounds else None,
+            "lower_bound_noise": json_number(self.bounds.lower_bound_noise) if self.bounds else None,
+            "prop1_bound": json_number(self.bounds.prop1_bound) if self.bounds else None,
             "notes": self.notes,
         }

@@ -49,7 +49,7 @@ class SafeBaiKind(InstanceKind):
         return BaiRun.of(seed, prepared.algorithm, bai_result(prepared.instance.problem, learner, environment),
                          loop.wall_s)
 
-    def solve(self, prepared, results, trace_rows=()):
+    def solve(self, prepared, results, trace_rows=(), bound=None):
         from cbai_cli.safe.solving import SafeSolveOutcome, _vector
 
         truth = prepared.instance.truth

@@ -61,7 +61,7 @@ class SafeRegretKind(InstanceKind):
         """The flat record and the regret curve, as (t, R_t) pairs, for compare's plots."""
         return {**result.record(), "regret_curve": [[t, regret] for t, regret in result.curve]}
 
-    def solve(self, prepared, results, trace_rows=()):
+    def solve(self, prepared, results, trace_rows=(), bound=None):
         from cbai_cli.safe.solving import SafeSolveOutcome
 
         truth = prepared.instance.truth

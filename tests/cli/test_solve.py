@@ -120,3 +120,35 @@ def test_g_acol_with_the_ols_regime_answers_right(cli, instance_file):
 def test_the_ols_regime_has_no_norm_bound(cli, instance_file):
     result = cli("solve", instance_file, "--algo", "g-acol", "--regime", "ols", "--S", "2")
     assert result.exit_code == 2 and "--S" in result.stderr
+
+
+BOUND_KEYS = ("h_clb", "lower_bound", "lower_bound_noise", "prop1_bound")
+
+
+def test_no_bound_keeps_the_bound_keys_as_null_with_a_note(cli, instance_file):
+    document = solve_json(cli, instance_file, "--algo", "g-acol", "--no-bound")
+    assert all(key in document and document[key] is None for key in BOUND_KEYS)
+    assert "the bounds were not computed (--no-bound)" in document["notes"]
+
+
+def test_no_bound_leaves_the_runs_unchanged(cli, instance_file):
+    with_bounds = solve_json(cli, instance_file, "--algo", "g-acol", "--runs", "2")
+    without = solve_json(cli, instance_file, "--algo", "g-acol", "--runs", "2", "--no-bound")
+    strip = lambda runs: [{k: v for k, v in run.items() if k != "wall_s"} for run in runs]  # noqa: E731
+    assert strip(with_bounds["runs"]) == strip(without["runs"])
+    assert with_bounds["h_clb"] is not None
+
+
+def test_large_instance_skips_the_bounds_and_says_why(cli, instance_file, monkeypatch):
+    monkeypatch.setattr("cbai_cli.bounds.AUTO_BOUND_ENTRIES", 7)  # fewer than the K·d of any instance
+    document = solve_json(cli, instance_file, "--algo", "g-acol")
+    assert all(document[key] is None for key in BOUND_KEYS)
+    assert any("arm entries, more than 7 (--bound computes them" in note for note in document["notes"])
+    table = cli("solve", instance_file, "--algo", "g-acol")
+    assert "not computed" in table.stdout and "--bound computes them" in table.stdout
+
+
+def test_bound_flag_computes_the_bounds_of_a_large_instance(cli, instance_file, monkeypatch):
+    monkeypatch.setattr("cbai_cli.bounds.AUTO_BOUND_ENTRIES", 7)
+    document = solve_json(cli, instance_file, "--algo", "g-acol", "--bound")
+    assert all(document[key] is not None for key in BOUND_KEYS) and document["notes"] == []

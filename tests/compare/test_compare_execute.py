@@ -148,3 +148,12 @@ def test_rerun_of_a_finished_study_runs_nothing(tmp_path):
     compare(settings(out=out))
     again = compare(settings(out=out))
     assert again.ran == 0 and again.reused == len(again.records) == 36
+
+
+@pytest.mark.parametrize(("flag", "threshold", "computed"), [(None, 10**6, True), (None, 1, False), (True, 1, True),
+                                                             (False, 10**6, False)])
+def test_bounds_by_default_only_below_the_size_threshold(monkeypatch, flag, threshold, computed):
+    monkeypatch.setattr("cbai_cli.bounds.AUTO_BOUND_ENTRIES", threshold)
+    monkeypatch.setattr("cbai_cli.compare.execute.reference_lower_bound", lambda instance, delta: 10.0)
+    result = compare(settings(bounds=flag))
+    assert {record["lower_bound"] for record in result.records} == ({10.0} if computed else {None})
