@@ -171,7 +171,9 @@ def bound(
 @with_options(*run_option_names())
 def solve(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
-    algo: str = typer.Option(..., "--algo", "-a", help=algorithm_help()),
+    algo: Optional[str] = typer.Option(None, "--algo", "-a", show_default=False, help=algorithm_help() + (
+        " Default: the algorithm the registry declares for the file's instance kind (track-and-stop for cbai "
+        "files, safe-lucb for safe-regret, safe-lingape for safe-bai).")),
     regime: Optional[str] = typer.Option(None, "--regime", help="Confidence regime of cbai algorithms: static "
                                          "(round-based; Prop. 2), theory (Prop. 3, default for adaptive), det "
                                          "(determinant form), tuned (radius √β)."),
