@@ -36,7 +36,7 @@ DESIGN_ITERATIONS = 50
 #: A recomputation is due once the pulls have grown by this factor since the last one.
 RECOMPUTE_GROWTH = 2.0
 #: ... or, when the answer x̂* or the relevant set changed, once they have grown by this one.
-CHANGE_GROWTH = 1.25
+CHANGE_GROWTH = 1.5
 
 
 class TrackAndStop(Adaptive):
@@ -62,7 +62,7 @@ class TrackAndStop(Adaptive):
     The design w is the plug-in H_CLB design: :func:`cbai_cli.design.optimal_design`
     over all arms with targets x/|φ̂ᵀx − τ| for x ∈ R. It is recomputed lazily: when n
     has doubled since the last solve, or when x̂* or R changed and n has grown by a
-    quarter (so flickering estimates cannot trigger a solve every pull).
+    half (so flickering estimates cannot trigger a solve every pull).
 
     Choices where the adaptation is ambiguous, documented:
 
