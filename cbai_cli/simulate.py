@@ -30,7 +30,8 @@ from cbai_cli.protocol import Answer, Environment, Learner, Query
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What a user asks for: an algorithm (a name or an alias of the registry), a
+    """What a user asks for: an algorithm (a name or an alias of the registry; None in
+    ``cbai solve`` without ``--algo``, the default of the instance's kind), a
     confidence regime (None: the algorithm's default) and options by their names in
     :data:`cbai_cli.options.OPTIONS`; options not given take their defaults.
 
@@ -38,12 +39,12 @@ class RunRequest:
     run in a store (:meth:`cbai_cli.kinds.base.InstanceKind.run_identity`).
     """
 
-    algorithm: str
+    algorithm: str | None
     regime: str | None = None
     options: tuple[tuple[str, Any], ...] = ()
 
     @classmethod
-    def of(cls, algorithm: str, regime: str | None = None, **options: Any) -> RunRequest:
+    def of(cls, algorithm: str | None, regime: str | None = None, **options: Any) -> RunRequest:
         """A request from keyword options; ``None`` means not given."""
         unknown = [name for name in options if name not in OPTIONS]
         if unknown:

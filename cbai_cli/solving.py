@@ -6,10 +6,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import replace
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cbai_cli.algorithms.registry import default_algorithm
 from cbai_cli.errors import OptionError
 from cbai_cli.fileio import write_atomic
 from cbai_cli.outputs import check_writable, write_errors
@@ -24,7 +26,10 @@ def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], tra
     single run with that seed. With ``trace``, one row per observation is kept
     (instance kinds that keep traces only). ``bound``: compute the instance's bounds
     after the runs (True), not (False), or only when cheap (None; see
-    :func:`cbai_cli.bounds.bound_skip_reason`)."""
+    :func:`cbai_cli.bounds.bound_skip_reason`). A request without an algorithm runs the
+    default of the instance's kind (:func:`cbai_cli.algorithms.registry.default_algorithm`)."""
+    if request.algorithm is None:
+        request = replace(request, algorithm=default_algorithm(instance.kind))
     prepared = prepare(request, instance)
     if trace and not prepared.kind.traces:
         raise OptionError(f"--trace does not apply to {prepared.algorithm} (no trace on {instance.kind} instances)",

@@ -51,12 +51,17 @@ class AlgorithmEntry:
         regime_style: which confidence regimes it accepts: those whose ``adaptive`` flag
             matches (``round`` or ``adaptive``), or None for algorithms without a
             confidence regime (the safe ones: their confidence levels are fields of the
-            instance). The default regime is the first accepted one.
+            instance). The default regime is ``preferred_regime`` when set, else the
+            first accepted one.
         configure: ``"module:function"`` that turns a checked request into the
             algorithm's configuration (see :func:`cbai_cli.simulate.prepare`); None
             uses the instance kind's standard one.
         needs_oracle: given the H_CLB design of the true constraint (Oracle only).
         guaranteed_stop: False when it can fail to stop (MaxRew-F).
+        preferred_regime: the regime a run uses when none is asked for (None: the
+            first accepted one).
+        default_for: the instance kinds whose runs use this algorithm when none is
+            named (``cbai solve FILE`` without ``--algo``; see :func:`default_algorithm`).
     """
 
     name: str
@@ -70,6 +75,8 @@ class AlgorithmEntry:
     configure: str | None = None
     needs_oracle: bool = False
     guaranteed_stop: bool = True
+    preferred_regime: str | None = None
+    default_for: tuple[str, ...] = ()
 
     @property
     def regimes(self) -> tuple[str, ...]:
@@ -81,6 +88,8 @@ class AlgorithmEntry:
 
     @property
     def default_regime(self) -> str | None:
+        if self.preferred_regime is not None:
+            return self.preferred_regime
         return self.regimes[0] if self.regimes else None
 
     def load(self) -> type:
@@ -190,6 +199,14 @@ def register(entry: AlgorithmEntry) -> None:
         raise ValueError(f"{entry.name}: style must be one of {', '.join(STYLES)}, got {entry.style!r}")
     if not entry.kinds:
         raise ValueError(f"{entry.name}: no instance kind")
+    if entry.preferred_regime is not None and entry.preferred_regime not in entry.regimes:
+        raise ValueError(f"{entry.name}: preferred regime {entry.preferred_regime!r} is not one it accepts")
+    for kind in entry.default_for:
+        if kind not in entry.kinds:
+            raise ValueError(f"{entry.name}: default for {kind} instances, which it does not run on")
+        taken = [other.name for other in ALGORITHMS.values() if kind in other.default_for]
+        if taken:
+            raise ValueError(f"{entry.name}: {taken[0]} is already the default for {kind} instances")
     ALGORITHMS[entry.name] = entry
 
 
@@ -293,6 +310,21 @@ def names_for(kind: str) -> list[str]:
     return [name for name, entry in entries().items() if kind in entry.kinds]
 
 
+def default_algorithm(kind: str) -> str:
+    """The algorithm ``cbai solve`` runs on an instance of ``kind`` when none is named:
+    the one whose entry declares itself the default for the kind (track-and-stop for
+    ``cbai``, safe-lingape for ``safe-bai``), else the first registered for the kind
+    (safe-lucb for ``safe-regret``, its only algorithm)."""
+    known = entries()
+    declared = [name for name, entry in known.items() if kind in entry.default_for]
+    if declared:
+        return declared[0]
+    fitting = names_for(kind)
+    if not fitting:
+        raise OptionError(f"no algorithm runs on {kind} instances", "algorithm")
+    return fitting[0]
+
+
 def for_kind(name: str, kind: str) -> tuple[AlgorithmEntry, Alias | None]:
     """The entry for ``name`` on an instance of ``kind``; an algorithm of another kind is
     a one-line error naming the algorithms that do fit."""
@@ -327,6 +359,9 @@ for _entry in (
     cbai_entry("adaptive-uniform", "adaptive_uniform", "AdaptiveUniform", "Adaptive Uniform: uniform over X", "adaptive"),
     cbai_entry("g-acol-uniform", "g_acol_uniform", "GACOLUniform", "G-ACOL Uniform: uniform over U", "adaptive"),
     cbai_entry("maxrew-u", "maxrew_u", "MaxRewU", "MaxRew-U: highest-reward uncertain arm", "adaptive"),
+    cbai_entry("track-and-stop", "track_and_stop", "TrackAndStop",
+               "Track-and-Stop: track the plug-in H_CLB design over X≥(x̂*), forced exploration, elimination stop "
+               "(the default)", "adaptive", preferred_regime="ols", default_for=("cbai",)),
     cbai_entry("maxrew-f", "maxrew_f", "MaxRewF", "MaxRew-F: highest-reward feasible arm (may not stop; use --budget)",
                "adaptive", guaranteed_stop=False),
     AlgorithmEntry("safe-lucb", f"{_SAFE}.safe_lucb", "SafeLUCB",
@@ -340,7 +375,7 @@ for _entry in (
     AlgorithmEntry("safe-lingape", f"{_SAFE}.safe_lingape", "SafeLinGapE",
                    "Safe-LinGapE: forced exploration at γ_FE, then LinGapE on the safely scaled arms γ̄_k·x_k",
                    ("safe-bai",), "adaptive", ("rule", "updates", "budget"),
-                   configure="cbai_cli.safe.solving:configure_safe_lingape"),
+                   configure="cbai_cli.safe.solving:configure_safe_lingape", default_for=("safe-bai",)),
 ):
     register(_entry)
 

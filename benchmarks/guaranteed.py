@@ -1,0 +1,114 @@
+"""Every guaranteed CBAI method against the Theorem 1 lower bound (issue 10, part 5).
+
+Usage:
+    python benchmarks/guaranteed.py [--seeds 20] [--jobs 2] [--budget 2000000]
+                                    [--algos track-and-stop:det,acol,g-acol:det,...] [--out runs.sqlite]
+
+For every algorithm of the registry that always stops, in every guaranteed confidence
+regime it accepts (``cbai algorithms``; track-and-stop included), runs ``--seeds`` seeds
+through :mod:`cbai_cli.compare` on the paper's instances with honest noise (R = σ):
+
+- irrelevant-dims d = 10, ε = 0.05, σ = 1;
+- unit-sphere d = 10, n = 20, seed 0 (one fixed instance), σ = 1;
+- regret-1d, σ = 1;
+- irrelevant-dims d = 10, ε = 0.05, σ = 0.05;
+
+and prints a Markdown table per instance: median queries [quartiles], the ratio to the
+Theorem 1 bound scaled by σ² (``lower_bound_noise`` of ``cbai bound --json``), the
+fraction of runs that stopped with the right answer, budget stops and the median
+microseconds per query. A last table gives the fraction correct of the tuned G-ACOL
+(β = 1/4, the paper's intervals) at σ = 1. ``--algos`` restricts the specs (compare's
+syntax); ``--out`` keeps every record in a compare store, so an interrupted run resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+INSTANCES = (
+    ("irrelevant-dims d=10 ε=0.05, σ = 1", "irrelevant-dims:d=10,eps=0.05,sigma=1"),
+    ("unit-sphere d=10 n=20 seed 0, σ = 1", "unit-sphere:d=10,n=20,seed=0,sigma=1"),
+    ("regret-1d, σ = 1", "regret-1d:sigma=1"),
+    ("irrelevant-dims d=10 ε=0.05, σ = 0.05", "irrelevant-dims:d=10,eps=0.05,sigma=0.05"),
+)
+TUNED_SPEC = "g-acol:tuned:beta=0.25"
+
+
+def guaranteed_specs() -> list[str]:
+    """``NAME:REGIME`` for every CBAI algorithm that always stops × every guaranteed
+    regime it accepts, in registry order (track-and-stop is registered like any other)."""
+    from cbai_cli.algorithms.registry import names_for, resolve
+    from cbai_cli.confidence import REGIMES
+
+    specs = []
+    for name in names_for("cbai"):
+        entry, _ = resolve(name)
+        if entry.guaranteed_stop:
+            specs += [f"{name}:{regime}" for regime in entry.regimes if REGIMES[regime].guaranteed]
+    return specs
+
+
+def run(sources: list[str], specs: list[str], seeds: int, jobs: int, budget: int, out: Path | None) -> list:
+    from cbai_cli.compare.study import CompareSettings, compare
+    from cbai_cli.compare.summary import summarize
+
+    settings = CompareSettings(sources=tuple(sources), algorithms=tuple(specs), seeds=seeds, jobs=jobs,
+                               options={"budget": budget, "delta": 0.05}, out=out)
+    result = compare(settings)
+    return list(summarize(result.records))
+
+
+def cell(row) -> tuple[str, str, str, str, str]:
+    censored = "≥" if row.budget_stops else ""
+    queries = f"{censored}{row.median:,.0f} [{row.q25:,.0f}, {row.q75:,.0f}]"
+    ratio = f"{censored}{row.ratio_to_lower_bound:.2f}×" if row.ratio_to_lower_bound else "—"
+    correct = "—" if row.fraction_correct is None else f"{row.fraction_correct:.0%}"
+    per_query = 1e6 * row.median_wall_s / max(row.median, 1.0)
+    return queries, ratio, correct, str(row.budget_stops), f"{per_query:,.0f}"
+
+
+def print_tables(rows: list, labels: dict[str, str]) -> None:
+    for source, label in labels.items():
+        mine = [row for row in rows if row.source == source]
+        if not mine:
+            continue
+        bound = mine[0].lower_bound
+        print(f"\n#### {label} (Theorem 1 bound, σ²-scaled: {bound:,.4g})\n")
+        print("| algorithm | regime | median queries [q25, q75] | ratio to bound | correct | budget stops | µs/query |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+        for row in sorted(mine, key=lambda row: row.ratio_to_lower_bound or math.inf):
+            name = row.algorithm.split(":")[0]
+            print(f"| {name} | {row.regime} | " + " | ".join(cell(row)) + " |")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--budget", type=int, default=2_000_000)
+    parser.add_argument("--algos", default=None, help="comma-separated compare specs (default: every guaranteed one)")
+    parser.add_argument("--no-tuned", action="store_true", help="skip the tuned G-ACOL correctness table")
+    parser.add_argument("--out", type=Path, default=None, help="a compare store (.jsonl or .sqlite) to resume from")
+    args = parser.parse_args(argv)
+    specs = args.algos.split(",") if args.algos else guaranteed_specs()
+    labels = {source: label for label, source in INSTANCES}
+    print(f"`python benchmarks/guaranteed.py {' '.join(sys.argv[1:] if argv is None else argv)}`: "
+          f"{args.seeds} seeds, δ = 0.05, R = σ, budget {args.budget:,}")
+    print_tables(run(list(labels), specs, args.seeds, args.jobs, args.budget, args.out), labels)
+    if not args.no_tuned:
+        sigma_one = [source for label, source in INSTANCES if source.endswith("sigma=1")]
+        tuned_out = None if args.out is None else args.out.with_name(args.out.stem + "-tuned" + args.out.suffix)
+        rows = run(sigma_one, [TUNED_SPEC], args.seeds, args.jobs, args.budget, tuned_out)
+        print("\n#### Tuned G-ACOL (β = 0.25, radius 0.5; no guarantee) at σ = 1\n")
+        print("| instance | median queries | ratio to bound | correct |")
+        print("|---|---:|---:|---:|")
+        for row in rows:
+            queries, ratio, correct, _, _ = cell(row)
+            print(f"| {labels[row.source]} | {queries} | {ratio} | {correct} |")
+
+
+if __name__ == "__main__":
+    main()
