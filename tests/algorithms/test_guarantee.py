@@ -49,6 +49,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
@@ -143,13 +144,39 @@ POWER_SCALE = {"adaptive": 0.15, "round": 0.15}
 POWER_ALGORITHM = {"adaptive": "g-acol", "round": "uniform"}
 
 
+@dataclass(frozen=True)
+class ScaledIntervals:
+    """A regime's intervals with every finite half-width multiplied by ``scale`` around
+    the same centre (for regimes that build intervals rather than one radius)."""
+
+    inner: Any
+    scale: float
+
+    def observe(self, arm: int, total: float, count: int) -> None:
+        self.inner.observe(arm, total, count)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        lower, upper = self.inner.bounds()
+        finite = np.isfinite(lower) & np.isfinite(upper)
+        centre = np.where(finite, (lower + upper) / 2, 0.0)
+        half = np.where(finite, self.scale * (upper - lower) / 2, 0.0)
+        return np.where(finite, centre - half, lower), np.where(finite, centre + half, upper)
+
+    def estimate(self) -> np.ndarray:
+        return self.inner.estimate()
+
+
 def scaled_regime(name: str, scale: float) -> type:
-    """The regime ``name`` with its radius multiplied by ``scale`` (no guarantee)."""
+    """The regime ``name`` with its intervals ``scale`` times as wide (no guarantee): the
+    round radius of a round-based regime, the intervals of an adaptive regime that builds
+    them, else its radius."""
     base = REGIMES[name]
-    if base.adaptive:
-        members = {"radius": lambda self, state: scale * base.radius(self, state)}
-    else:
+    if not base.adaptive:
         members = {"round_radius": lambda self, *arguments: scale * base.round_radius(self, *arguments)}
+    elif hasattr(base, "intervals"):
+        members = {"intervals": lambda self, design: ScaledIntervals(base.intervals(self, design), scale)}
+    else:
+        members = {"radius": lambda self, state: scale * base.radius(self, state)}
     return type(f"Scaled{base.__name__}", (base,), {"name": f"{name}-scaled", "guaranteed": False, **members})
 
 
