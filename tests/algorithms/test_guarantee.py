@@ -156,11 +156,12 @@ class ScaledIntervals:
         self.inner.observe(arm, total, count)
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        lower, upper = self.inner.bounds()
+        lower, upper = (np.array(end, dtype=float) for end in self.inner.bounds())
         finite = np.isfinite(lower) & np.isfinite(upper)
-        centre = np.where(finite, (lower + upper) / 2, 0.0)
-        half = np.where(finite, self.scale * (upper - lower) / 2, 0.0)
-        return np.where(finite, centre - half, lower), np.where(finite, centre + half, upper)
+        centre = (lower[finite] + upper[finite]) / 2
+        half = self.scale * (upper[finite] - lower[finite]) / 2
+        lower[finite], upper[finite] = centre - half, centre + half
+        return lower, upper
 
     def estimate(self) -> np.ndarray:
         return self.inner.estimate()
