@@ -76,16 +76,18 @@ class Hard:
     budget: int
 
 
-HARD = {"adaptive": Hard(gap=0.7, budget=20_000), "round": Hard(gap=0.2, budget=800_000)}
+HARD = {"adaptive": Hard(gap=1.0, budget=20_000), "round": Hard(gap=0.2, budget=800_000)}
 
 
 def hard_instance(gap: float) -> Instance:
     """Arms (1, 0) and (cos 60°, sin 60°), rewards 2 and 1, σ = 1, τ = 0, and φ with
-    φᵀx = +gap for arm 0 (infeasible) and −gap for arm 1 (the answer)."""
+    φᵀx = +gap for arm 0 (infeasible) and −gap for arm 1 (the answer): φ = gap·(1, −√3),
+    and the file's bound S = ‖φ‖ = 2·gap, which the ``theory`` and ``det`` radii need."""
     arms = np.array([[1.0, 0.0], [math.cos(math.pi / 3), math.sin(math.pi / 3)]])
     constraint = np.linalg.solve(arms, np.array([gap, -gap]))
     return Instance(name=f"two-arms-60deg-gap{gap:g}", arms=arms, constraint=constraint,
-                    reward_values=np.array([2.0, 1.0]), threshold=0.0, noise=GaussianNoise(1.0))
+                    reward_values=np.array([2.0, 1.0]), threshold=0.0, noise=GaussianNoise(1.0),
+                    constraint_norm_bound=float(np.linalg.norm(constraint)))
 
 
 def guaranteed_cases() -> list[tuple[str, str]]:
@@ -130,6 +132,8 @@ def test_every_guaranteed_algorithm_and_regime_is_tested():
 def test_the_hard_instance_has_gaps_plus_and_minus_gap_and_answer_arm_1(gap):
     instance = hard_instance(gap)
     assert instance.gaps == pytest.approx([gap, -gap]) and instance.best_arm == 1
+    assert instance.constraint == pytest.approx([gap, -math.sqrt(3) * gap])
+    assert instance.constraint_norm_bound == pytest.approx(2 * gap)
 
 
 @pytest.mark.parametrize("algorithm, regime", guaranteed_cases(), ids=lambda value: value)
