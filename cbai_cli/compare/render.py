@@ -60,6 +60,15 @@ def _fraction(value: float | None) -> str:
     return text if value == 1 else f"[red]{text}[/red]"
 
 
+def _interval(low: float | None, high: float | None) -> str:
+    """A fraction's interval in percent, e.g. ``69.2–100%``, its ends rounded outwards to
+    0.1 % so that the shown interval contains the exact one."""
+    if low is None or high is None:
+        return "—"
+    ends = (math.floor(1000 * low + 1e-9) / 10, math.ceil(1000 * high - 1e-9) / 10)
+    return "–".join(f"{end:.1f}".removesuffix(".0") for end in ends) + "%"
+
+
 def _count(value: int) -> str:
     return "0" if value == 0 else f"[red]{value:,}[/red]"
 
@@ -67,9 +76,10 @@ def _count(value: int) -> str:
 def group_tables(rows: Sequence[SummaryRow]) -> list[Table]:
     """One Rich table per instance group: algorithm, runs, median and quartiles of the
     group's measure (queries, pulls or regret), and what applies to its kind: fraction
-    correct and violations of the recommendations (cbai, safe-bai), unsafe actions and
-    the exploration length T' (safe kinds), budget stops (when any), median wall time
-    and median queries / lower bound (cbai)."""
+    correct with its 95 % Clopper–Pearson interval and violations of the
+    recommendations (cbai, safe-bai), unsafe actions and the exploration length T' (safe
+    kinds), budget stops (when any), median wall time and median queries / lower bound
+    (cbai)."""
     from rich import box
 
     from cbai_cli.kinds import get
@@ -91,6 +101,7 @@ def group_tables(rows: Sequence[SummaryRow]) -> list[Table]:
         kind = get(first.kind)
         if kind.judges_answers:
             columns += [("correct", lambda row: _fraction(row.fraction_correct)),
+                        ("95% CI", lambda row: _interval(row.correct_low, row.correct_high)),
                         ("violations", lambda row: _count(row.violations))]
         if kind.unsafe_label is not None:
             columns += [(kind.unsafe_label, lambda row: "—" if row.unsafe_actions is None else _count(row.unsafe_actions))]

@@ -10,6 +10,11 @@ Each group is summarised by one measure (its ``metric``), with its median and qu
   fresh instance per seed, by the median of its instances' lower bounds);
 - ``safe-bai`` instances: pulls until the stopping rule fires;
 - ``safe-regret`` instances: the cumulative regret R_T at the horizon.
+
+The fraction correct (of the runs whose answer can be judged, budget stops with their
+anytime answer included) comes with its exact 95 % Clopper–Pearson interval
+(:func:`cbai_cli.binomial.clopper_pearson`): ten right runs out of ten say only that
+the true fraction is at least 69 %.
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from cbai_cli.binomial import clopper_pearson
 from cbai_cli.compare.records import order_key
 from cbai_cli.kinds import DEFAULT_KIND
 
+# The confidence level of the interval around the fraction correct.
+CORRECT_LEVEL = 0.95
 
 
 def record_kind(record: Mapping[str, Any]):
@@ -58,6 +66,10 @@ class SummaryRow:
     kind: str = DEFAULT_KIND
     unsafe_actions: int | None = None
     median_exploration_rounds: float | None = None
+    correct_runs: int | None = None
+    judged_runs: int | None = None
+    correct_low: float | None = None
+    correct_high: float | None = None
 
     @property
     def metric(self) -> str:
@@ -89,6 +101,10 @@ class SummaryRow:
             "q25": self.q25,
             "q75": self.q75,
             "fraction_correct": self.fraction_correct,
+            "correct_runs": self.correct_runs,
+            "judged_runs": self.judged_runs,
+            "correct_low": self.correct_low,
+            "correct_high": self.correct_high,
             "violations": self.violations,
             "budget_stops": self.budget_stops,
             "median_wall_s": self.median_wall_s,
@@ -132,7 +148,8 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> tuple[SummaryRow, ...]:
         q25, median, q75 = quartiles([run[kind.metric[1]] for run in runs])
         bounds = [run.get("lower_bound") for run in runs]
         lower_bound = float(np.median(bounds)) if bounds and all(value is not None for value in bounds) else None
-        answers = [run["correct"] for run in runs if run["correct"] is not None]
+        answers = [bool(run["correct"]) for run in runs if run["correct"] is not None]
+        correct_low, correct_high = clopper_pearson(sum(answers), len(answers), CORRECT_LEVEL) if answers else (None, None)
         exploration = [run["exploration_rounds"] for run in runs if run.get("exploration_rounds") is not None]
         rows.append(SummaryRow(
             group=group,
@@ -146,7 +163,7 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> tuple[SummaryRow, ...]:
             median=median,
             q25=q25,
             q75=q75,
-            fraction_correct=float(np.mean([bool(answer) for answer in answers])) if answers else None,
+            fraction_correct=float(np.mean(answers)) if answers else None,
             violations=int(sum(bool(run["violation"]) for run in runs)),
             budget_stops=int(sum(run["stopped"] == "budget" for run in runs)),
             median_wall_s=float(np.median([run["wall_s"] for run in runs])),
@@ -157,6 +174,10 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> tuple[SummaryRow, ...]:
             kind=kind.name,
             unsafe_actions=None if kind.unsafe_label is None else int(sum(run.get("violations") or 0 for run in runs)),
             median_exploration_rounds=float(np.median(exploration)) if exploration else None,
+            correct_runs=sum(answers) if answers else None,
+            judged_runs=len(answers) if answers else None,
+            correct_low=correct_low,
+            correct_high=correct_high,
         ))
     return tuple(rows)
 

@@ -121,3 +121,38 @@ def test_progress_bar_is_absent_when_disabled():
 
     with progress_bar(3, enabled=False) as progress:
         assert progress is None
+
+
+def test_fraction_correct_carries_its_clopper_pearson_interval():
+    # 10 right of 10: [0.025^(1/10), 1] = [0.6915, 1].
+    (row,) = summarize([record("g", "a:tuned", seed, 5) for seed in range(10)])
+    assert (row.correct_runs, row.judged_runs) == (10, 10)
+    assert row.correct_low == pytest.approx(0.025 ** 0.1) and row.correct_high == 1.0
+
+
+def test_budget_stops_count_among_the_judged_runs_of_the_interval():
+    runs = [record("g", "a:tuned", 0, 5), record("g", "a:tuned", 1, 5, correct=False, stopped="budget")]
+    (row,) = summarize(runs)
+    assert (row.correct_runs, row.judged_runs) == (1, 2) and 0.0 < row.correct_low < 0.5 < row.correct_high < 1.0
+
+
+def test_no_interval_where_no_answer_is_judged():
+    (row,) = summarize([{**record("g", "a:tuned", 0, 5), "correct": None}])
+    assert (row.fraction_correct, row.correct_runs, row.judged_runs, row.correct_low, row.correct_high) == (None,) * 5
+
+
+def test_json_summary_keys_of_the_interval():
+    runs = [record("g", "a:tuned", seed, 10, correct=seed > 0) for seed in range(4)]
+    (entry,) = json_document(runs, summarize(runs))["summary"]
+    assert (entry["fraction_correct"], entry["correct_runs"], entry["judged_runs"]) == (0.75, 3, 4)
+    assert entry["correct_low"] < 0.75 < entry["correct_high"] <= 1.0
+
+
+def test_table_shows_the_interval_rounded_outwards():
+    from rich.console import Console
+
+    console = Console(width=200, record=True)
+    for table in group_tables(summarize([record("g", "a:tuned", seed, 5) for seed in range(10)])):
+        console.print(table)
+    text = console.export_text()
+    assert "95% CI" in text and "69.1–100%" in text

@@ -1,0 +1,35 @@
+"""Exact binomial confidence intervals for fractions of runs (the fraction correct of
+``cbai compare``, the error rates of the statistical tests of the guarantees).
+
+The Clopper–Pearson interval (Clopper and Pearson 1934) of k successes in n trials at
+level 1 − α is [B(α/2; k, n − k + 1), B(1 − α/2; k + 1, n − k)], with B(q; a, b) the
+q-quantile of the Beta(a, b) distribution and the ends 0 (k = 0) and 1 (k = n). Each end
+misses the true fraction with probability at most α/2, whatever it is: the interval is
+conservative, never too short.
+"""
+
+from __future__ import annotations
+
+
+def clopper_pearson(successes: int, trials: int, level: float = 0.95) -> tuple[float, float]:
+    """The two-sided Clopper–Pearson interval (low, high) of ``successes`` out of ``trials``
+    at confidence ``level``.
+
+    The Beta quantiles are ``scipy.special.betaincinv``, the function behind
+    ``scipy.stats.beta.ppf``, without the import time of ``scipy.stats``. Raises
+    ValueError for ``trials`` < 1, ``successes`` outside [0, trials] and ``level``
+    outside (0, 1).
+    """
+    from scipy.special import betaincinv
+
+    if not trials >= 1:
+        raise ValueError(f"trials must be >= 1, got {trials}")
+    if not 0 <= successes <= trials:
+        raise ValueError(f"successes must lie in [0, {trials}], got {successes}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    tail = (1.0 - level) / 2.0
+    low = 0.0 if successes == 0 else float(betaincinv(successes, trials - successes + 1, tail))
+    high = 1.0 if successes == trials else float(betaincinv(successes + 1, trials - successes, 1.0 - tail))
+    return low, high
+
