@@ -39,13 +39,23 @@ class ScalePrior:
     """The prior π over ridge scales: uniform over λ_i = scale·exp(low + i·step), i < M.
 
     The windows ρ are uniform over w consecutive scales for every w in ``windows``;
-    KL(ρ‖π) = log(M/w).
+    KL(ρ‖π) = log(M/w). Everything that does not depend on the data is computed here,
+    once per run: the per-step work is then a few products with these tables.
 
     Attributes:
         scale: L², the squared largest arm norm (eigenvalues of V are in its units).
         low, high: log(λ/L²) of the smallest and largest scale.
         step: spacing of the scales in log λ.
         windows: the window lengths w.
+        scales: (M,) λ_i.
+        ratios: (M + 1,) the grid of t = ‖V⁺x‖²/xᵀV⁺x: 0, then 1/λ_i increasing.
+        window_weights: (m, M) ρ_j(λ_i): row j averages over window j.
+        window_means: (m,) λ̄_ρ.
+        window_divergences: (m,) KL(ρ‖π).
+        table: (M + 2, m) 1 + λ̄_ρ·t for t on the grid ``ratios``, then a row λ̄_ρ (t → ∞):
+            row g times β gives the factor of every window at grid point g.
+        candidates: (M, 3) for t between grid points p and p + 1: the rows p, p + 1 and
+            M + 1 of ``table`` whose best windows an arm there takes.
     """
 
     scale: float
@@ -55,11 +65,11 @@ class ScalePrior:
     windows: tuple[int, ...] = (8, 16, 24)
     scales: np.ndarray = field(init=False, repr=False, compare=False)
     ratios: np.ndarray = field(init=False, repr=False, compare=False)
-    window_starts: np.ndarray = field(init=False, repr=False, compare=False)
-    window_ends: np.ndarray = field(init=False, repr=False, compare=False)
-    window_lengths: np.ndarray = field(init=False, repr=False, compare=False)
+    window_weights: np.ndarray = field(init=False, repr=False, compare=False)
     window_means: np.ndarray = field(init=False, repr=False, compare=False)
     window_divergences: np.ndarray = field(init=False, repr=False, compare=False)
+    table: np.ndarray = field(init=False, repr=False, compare=False)
+    candidates: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.scale > 0:
@@ -68,28 +78,35 @@ class ScalePrior:
         if not all(1 <= width <= count for width in self.windows):
             raise ValueError(f"windows {self.windows} must lie in 1..{count}")
         scales = self.scale * np.exp(self.low + self.step * np.arange(count))
-        # Window [i, i + w) of the scales, for every w and i, as indices into cumulative sums.
+        # Window [i, i + w) of the scales, for every w and i.
         starts = np.concatenate([np.arange(count - width + 1) for width in self.windows])
         lengths = np.concatenate([np.full(count - width + 1, width) for width in self.windows])
-        ends = starts + lengths
-        sums = np.concatenate(([0.0], np.cumsum(scales)))
-        object.__setattr__(self, "scales", scales)
-        object.__setattr__(self, "ratios", np.concatenate(([0.0], 1.0 / scales[::-1])))
-        object.__setattr__(self, "window_starts", starts)
-        object.__setattr__(self, "window_ends", ends)
-        object.__setattr__(self, "window_lengths", lengths.astype(float))
-        object.__setattr__(self, "window_means", (sums[ends] - sums[starts]) / lengths)
-        object.__setattr__(self, "window_divergences", np.log(count / lengths))
+        index = np.arange(count)
+        weights = ((index >= starts[:, None]) & (index < (starts + lengths)[:, None])) / lengths[:, None]
+        means = weights @ scales
+        ratios = np.concatenate(([0.0], 1.0 / scales[::-1]))
+        table = np.vstack((1.0 + means[None, :] * ratios[:, None], means))
+        rows = np.arange(count)
+        self._set(scales=scales, ratios=ratios, window_weights=weights, window_means=means,
+                  window_divergences=np.log(count / lengths), table=table,
+                  candidates=np.stack((rows, rows + 1, np.full(count, count + 1)), axis=1))
 
-    def window_log_dets(self, eigenvalues: np.ndarray) -> np.ndarray:
-        """(m,) mean over each window ρ of log det(I + V/λ) = Σ_k log(1 + μ_k/λ).
+    def _set(self, **values: np.ndarray) -> None:
+        for name, value in values.items():
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
+
+    def log_dets(self, eigenvalues: np.ndarray) -> np.ndarray:
+        """(M,) log det(I + V/λ_i) = Σ_k log(1 + μ_k/λ_i) for every scale.
 
         Args:
             eigenvalues: (r,) eigenvalues μ_k ≥ 0 of V (zeros add nothing).
         """
-        log_dets = np.log1p(eigenvalues[None, :] / self.scales[:, None]).sum(axis=1)
-        sums = np.concatenate(([0.0], np.cumsum(log_dets)))
-        return (sums[self.window_ends] - sums[self.window_starts]) / self.window_lengths
+        return np.add.reduce(np.log1p(eigenvalues[:, None] / self.scales), axis=0)
+
+    def window_log_dets(self, eigenvalues: np.ndarray) -> np.ndarray:
+        """(m,) mean over each window ρ of log det(I + V/λ)."""
+        return self.window_weights @ self.log_dets(eigenvalues)
 
 
 def mixture_thresholds(prior: ScalePrior, eigenvalues: np.ndarray, delta: float) -> np.ndarray:
@@ -97,7 +114,7 @@ def mixture_thresholds(prior: ScalePrior, eigenvalues: np.ndarray, delta: float)
 
     ``eigenvalues``: (r,) eigenvalues μ_k ≥ 0 of V (zeros add nothing).
     """
-    return -math.log(delta) + prior.window_divergences + 0.5 * prior.window_log_dets(eigenvalues)
+    return (prior.window_divergences - math.log(delta)) + 0.5 * prior.window_log_dets(eigenvalues)
 
 
 def mixture_widths(variances: np.ndarray, spreads: np.ndarray, thresholds: np.ndarray, prior: ScalePrior,
@@ -106,11 +123,11 @@ def mixture_widths(variances: np.ndarray, spreads: np.ndarray, thresholds: np.nd
     window ρ chosen per arm.
 
     Every window gives a valid width (the Theorem holds for all ρ at once). Window j
-    gives a·β_j·(1 + λ̄_j·t) with t = b/a; the best window is found for t = 0 and for
-    t = 1/λ_i at every scale λ_i of the prior (rows of an (M + 1, m) table, only those
-    some arm needs), and each arm takes the best of the windows found for the two grid
-    values of t around its own and of the window best as t → ∞: O(M·m) per step for the
-    table and O(K) for the arms, instead of O(K·m).
+    gives a·β_j·(1 + λ̄_j·t) with t = b/a, a line in t; the best window is found at the
+    grid points t = 0 and t = 1/λ_i of the prior and as t → ∞ (one (M + 2, m) table
+    product), and an arm with t between grid points p and p + 1 takes the best of the
+    windows found at p, p + 1 and ∞: O(M·m) per step for the table and O(K) for the arms,
+    instead of O(K·m).
 
     Args:
         variances: (K,) a ≥ 0.
@@ -122,19 +139,13 @@ def mixture_widths(variances: np.ndarray, spreads: np.ndarray, thresholds: np.nd
     Returns:
         (K,) half-widths.
     """
-    means = prior.window_means
-    grid = prior.ratios
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(variances > 0, spreads / variances, 0.0)
-    position = np.clip(np.searchsorted(grid, ratio), 1, grid.size - 1)
-    # Only the rows of the table that some arm reads: the arms' ratios usually span a few scales.
-    first, last = int(position.min()) - 1, int(position.max()) + 1
-    best = np.argmin(thresholds[None, :] * (1.0 + means[None, :] * grid[first:last, None]), axis=1)
-    steepest = int(np.argmin(thresholds * means))
-    factor = thresholds[steepest] * (1.0 + means[steepest] * ratio)
-    for chosen in (best[position - first], best[position - 1 - first]):
-        factor = np.minimum(factor, thresholds[chosen] * (1.0 + means[chosen] * ratio))
-    return subgaussian * np.sqrt(2.0 * np.maximum(variances, 0.0) * factor)
+    ratio = np.divide(spreads, variances, out=np.zeros_like(variances), where=variances > 0)
+    chosen = np.argmin(thresholds * prior.table, axis=1)[prior.candidates]
+    # Window j as the line β_j + β_j·λ̄_j·t, for the three candidates of every interval.
+    intercepts, slopes = thresholds[chosen], (thresholds * prior.window_means)[chosen]
+    interval = np.searchsorted(prior.ratios[1:-1], ratio)
+    factor = np.minimum.reduce(intercepts[interval] + slopes[interval] * ratio[:, None], axis=1)
+    return np.sqrt((2.0 * subgaussian**2) * np.maximum(variances, 0.0) * factor)
 
 
 class LeastSquaresSpan:
@@ -142,8 +153,9 @@ class LeastSquaresSpan:
 
     V = Σ c_s x_s x_sᵀ, b = Σ y_s x_s, φ̂ = V⁺b. While a pull stays in the span of V, V⁺
     restricted to the span is an ordinary inverse and takes the Sherman–Morrison update,
-    and the per-arm caches follow at O(K·d + d²); a pull that leaves the span (at most d
-    of them) and every ``refresh_every`` updates recompute everything from V and b.
+    and the per-arm caches follow from one product of the arm matrix with (V⁺x, V⁺V⁺x):
+    O(K·d + d²). A pull of an arm outside the span (at most d such steps grow it) and every
+    ``refresh_every`` updates recompute everything from V and b.
 
     Args:
         arms: (K, d) arm features.
@@ -152,14 +164,11 @@ class LeastSquaresSpan:
     Attributes:
         arms: (K, d).
         gram: (d, d) V.
-        targets: (d,) b.
         pinv: (d, d) V⁺.
         basis: (d, r) orthonormal basis of the span of V.
         eigenvalues: (r,) the eigenvalues of V on the span at the last recomputation.
-        inside: (K,) whether each arm lies in the span.
-        predictions: (K,) xᵀφ̂.
-        variances: (K,) xᵀV⁺x.
-        spreads: (K,) ‖V⁺x‖².
+        inside: (K,) whether each arm lies in the span (at the last recomputation; pulls
+            in between stay in it).
         n_samples: Σ c_s.
     """
 
@@ -169,9 +178,11 @@ class LeastSquaresSpan:
         self.dim = d
         self.refresh_every = refresh_every or max(200, 20 * d)
         self.gram = np.zeros((d, d))
-        self.targets = np.zeros(d)
         self.n_samples = 0
+        self._arms_t = np.ascontiguousarray(self.arms.T)
         self._arm_norms2 = np.einsum("kd,kd->k", self.arms, self.arms)
+        self._sums = np.zeros(k)  # Σ y_s per arm: b = armsᵀ·sums
+        self._directions = np.zeros((2, d))  # V⁺x and V⁺V⁺x of the pulled arm
         self._since_refresh = 0
         self._eigenvalues_current = True
         self.refresh()
@@ -180,34 +191,56 @@ class LeastSquaresSpan:
     def rank(self) -> int:
         return self.basis.shape[1]
 
+    @property
+    def targets(self) -> np.ndarray:
+        """(d,) b = Σ y_s x_s."""
+        return self._sums @ self.arms
+
+    @property
+    def variances(self) -> np.ndarray:
+        """(K,) xᵀV⁺x."""
+        return self._caches[0]
+
+    @property
+    def spreads(self) -> np.ndarray:
+        """(K,) ‖V⁺x‖²."""
+        return self._caches[1]
+
+    @property
+    def predictions(self) -> np.ndarray:
+        """(K,) xᵀφ̂."""
+        return self._caches[2]
+
     def update(self, arm: int, total: float, count: int = 1) -> None:
-        """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``."""
+        """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``.
+
+        With u = V⁺x, q = xᵀu and s = c/(1 + c·q): V⁺ −= s·uuᵀ, and for every arm a with
+        p = aᵀu and p' = aᵀV⁺u: aᵀV⁺a −= s·p², ‖V⁺a‖² += s²·‖u‖²·p² − 2s·p·p', and
+        aᵀφ̂ += p·(y − c·xᵀφ̂)/(1 + c·q).
+        """
         x = self.arms[arm]
-        self.gram += count * np.outer(x, x)
-        self.targets += total * x
+        self.gram += (count * x)[:, None] * x
+        self._sums[arm] += total
         self.n_samples += count
         self._eigenvalues_current = False
-        outside = x - self.basis @ (self.basis.T @ x)
         self._since_refresh += 1
-        if float(outside @ outside) > SPAN_TOLERANCE * max(float(x @ x), np.finfo(float).tiny) \
-                or self._since_refresh >= self.refresh_every:
+        if not self.inside[arm] or self._since_refresh >= self.refresh_every:
             self.refresh()
             return
-        u = self.pinv @ x
-        q = float(x @ u)
-        denominator = 1.0 + count * q
-        projected = self.arms @ u  # xᵀV⁺x_t for every arm: the first O(K·d) product
-        twice = self.arms @ (self.pinv @ u)  # xᵀV⁺V⁺x_t: the second
-        residual = (total - count * float(x @ self._estimate)) / denominator
-        shrink = count / denominator
-        self.variances -= shrink * projected**2
-        self.spreads += shrink * projected * (shrink * float(u @ u) * projected - 2.0 * twice)
-        self._estimate += residual * u
-        self.predictions += residual * projected
-        self.pinv -= shrink * np.outer(u, u)
+        u, twice = self._directions
+        np.matmul(self.pinv, x, out=u)
+        np.matmul(self.pinv, u, out=twice)
+        projected = self._directions @ self._arms_t  # (2, K): the one pass over the arm matrix
+        q = float(projected[0, arm])
+        shrink = count / (1.0 + count * q)
+        residual = (total - count * float(self._caches[2, arm])) / (1.0 + count * q)
+        coefficients = np.array([[-shrink, 0.0], [shrink * shrink * float(u @ u), -2.0 * shrink]])
+        self._caches[:2] += coefficients @ (projected[0] * projected)
+        self._caches[2] += residual * projected[0]
+        self.pinv -= (shrink * u)[:, None] * u
 
     def refresh(self) -> None:
-        """Recompute the span, V⁺, φ̂ and the per-arm caches from V and b: O(K·d·r + d³)."""
+        """Recompute the span, V⁺ and the per-arm caches from V and b: O(K·d·r + d³)."""
         eigenvalues, vectors = np.linalg.eigh(self.gram)
         top = float(eigenvalues[-1]) if eigenvalues.size else 0.0
         keep = eigenvalues > SPAN_TOLERANCE * top if top > 0 else np.zeros(self.dim, dtype=bool)
@@ -217,10 +250,8 @@ class LeastSquaresSpan:
         coordinates = self.arms @ self.basis
         scaled = coordinates / self.eigenvalues
         self.pinv = (self.basis / self.eigenvalues) @ self.basis.T
-        self._estimate = self.pinv @ self.targets
-        self.predictions = self.arms @ self._estimate
-        self.variances = np.einsum("kr,kr->k", scaled, coordinates)
-        self.spreads = np.einsum("kr,kr->k", scaled, scaled)
+        self._caches = np.stack((np.einsum("kr,kr->k", scaled, coordinates), np.einsum("kr,kr->k", scaled, scaled),
+                                 self.arms @ self.estimate()))
         outside = self._arm_norms2 - np.einsum("kr,kr->k", coordinates, coordinates)
         self.inside = outside <= SPAN_TOLERANCE * np.maximum(self._arm_norms2, np.finfo(float).tiny)
         self._since_refresh = 0
@@ -237,7 +268,7 @@ class LeastSquaresSpan:
 
     def estimate(self) -> np.ndarray:
         """(d,) φ̂ = V⁺b (zero outside the span)."""
-        return self._estimate.copy()
+        return self.pinv @ self.targets
 
 
 def ols_intervals(fit: LeastSquaresSpan, prior: ScalePrior, delta: float,
@@ -247,6 +278,6 @@ def ols_intervals(fit: LeastSquaresSpan, prior: ScalePrior, delta: float,
     if fit.rank == 0:
         return np.full(fit.arms.shape[0], -np.inf), np.full(fit.arms.shape[0], np.inf)
     thresholds = mixture_thresholds(prior, fit.current_eigenvalues(), delta)
-    widths = mixture_widths(fit.variances, fit.spreads, thresholds, prior, subgaussian)
-    widths = np.where(fit.inside, widths, np.inf)
-    return fit.predictions - widths, fit.predictions + widths
+    widths = np.where(fit.inside, mixture_widths(fit.variances, fit.spreads, thresholds, prior, subgaussian), np.inf)
+    predictions = fit.predictions
+    return predictions - widths, predictions + widths
