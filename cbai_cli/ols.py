@@ -17,10 +17,11 @@ component outside the span stay uncertain (infinite width).
 
 - :class:`ScalePrior`: π, the family ρ_γ and the tables they need, computed once per run.
 - :class:`LeastSquaresSpan`: V⁺, xᵀV⁺b, xᵀV⁺x and ‖V⁺x‖² of every arm, kept by rank-one
-  updates at O(K·d + d²) per pull, and the upper bounds ℓ_i at O(M·d) per pull; an exact
-  recomputation when the span grows or the sample size has grown by an eighth.
-- :func:`mixture_thresholds`, :func:`mixture_widths`: β and λ̄ of every ρ_γ and the per-arm
-  half-widths.
+  updates at O(K·d + d²) per pull, an exact recomputation when the span grows, and epochs
+  over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull.
+- :func:`mixture_thresholds`, :func:`mixture_members`, :func:`mixture_widths`: β and λ̄ of
+  every ρ_γ, the member each arm takes, and the half-widths.
+- :class:`MixtureIntervals`: one run's intervals (the regime's ``intervals(design)``).
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ import numpy as np
 # counts as zero: least squares identifies φ only on the span (Lindner et al. 2022,
 # Proposition 2 makes the same cut for one round's design).
 SPAN_TOLERANCE = 1e-9
-# The exact log-determinants are recomputed once the sample size has grown by this
-# fraction since the last eigendecomposition; in between they are bounded from above.
-GROWTH = 1.0 / 8.0
+# Slack (nats) of the bound ℓ_i + MARGIN on log det(I + V/λ_i) within an epoch: the widths
+# carry β larger by at most MARGIN/2, and an epoch lasts about MARGIN·n/rank pulls.
+MARGIN = 0.2
 
 
 @dataclass(frozen=True)
@@ -161,10 +162,11 @@ class LeastSquaresSpan:
     V = Σ c_s x_s x_sᵀ, b = Σ y_s x_s, φ̂ = V⁺b. While a pull stays in the span of V, V⁺
     restricted to the span is an ordinary inverse and takes the Sherman–Morrison update,
     and the per-arm caches follow from one product of the arm matrix with (V⁺x, V⁺V⁺x):
-    O(K·d + d²). A recomputation from V and b (an *epoch* starts) follows a pull of an arm
-    outside the span (at most d such steps grow it), every ``refresh_every`` updates, and
-    any pull that could raise some log det(I + V/λ_i) by more than ``margin`` in total
-    since the last one.
+    O(K·d + d²). A recomputation from V and b follows a pull of an arm
+    outside the span (at most d such steps grow it) and every ``refresh_every`` updates; an
+    *epoch* (a new eigendecomposition of V and exact log-determinants) starts there too and
+    after any pull that could have raised some log det(I + V/λ_i) by more than ``margin``
+    in total since the epoch began.
 
     That last rule certifies ℓ_i + margin ≥ log det(I + V/λ_i) for the whole epoch, with
     ℓ_i the exact value at its start (design V_m, eigenvalues μ_k, eigenvectors v_k): by
@@ -180,8 +182,8 @@ class LeastSquaresSpan:
         arms: (K, d).
         pinv: (d, d) V⁺.
         basis: (d, r) orthonormal basis of the span of V.
-        eigenvalues: (r,) the eigenvalues of V on the span at the start of the epoch.
-        inside: (K,) whether each arm lies in the span (decided at the start of the epoch;
+        eigenvalues: (r,) the eigenvalues of V on the span at the last recomputation.
+        inside: (K,) whether each arm lies in the span (decided at the last recomputation;
             pulls in between stay in it).
         scales: (M,) the ridge scales λ_i of :meth:`track` (none at first), increasing.
         margin: the slack of the epoch's bound on the log-determinants.
@@ -199,9 +201,10 @@ class LeastSquaresSpan:
         self.epoch = 0
         self._arms_t = np.ascontiguousarray(self.arms.T)
         self._arm_norms2 = np.einsum("kd,kd->k", self.arms, self.arms)
-        self._counts = np.zeros(k)  # pulls per arm: V = armsᵀ·diag(counts)·arms
+        self._gram = np.zeros((d, d))
         self._sums = np.zeros(k)  # Σ y_s per arm: b = armsᵀ·sums
         self._directions = np.zeros((2, d))  # V⁺x and V⁺V⁺x of the pulled arm
+        self._projected = np.ones((3, k))
         self.scales, self.margin = np.zeros(0), math.inf
         self.refresh()
 
@@ -212,7 +215,7 @@ class LeastSquaresSpan:
     @property
     def gram(self) -> np.ndarray:
         """(d, d) V = Σ c_s x_s x_sᵀ."""
-        return self._arms_t @ (self._counts[:, None] * self.arms)
+        return self._gram.copy()
 
     @property
     def targets(self) -> np.ndarray:
@@ -246,51 +249,60 @@ class LeastSquaresSpan:
         p = aᵀu and p' = aᵀV⁺u: aᵀV⁺a −= s·p², ‖V⁺a‖² += s²·‖u‖²·p² − 2s·p·p', and
         aᵀφ̂ += p·(y − c·xᵀφ̂)/(1 + c·q).
         """
-        self._counts[arm] += count
+        x = self.arms[arm]
+        self._gram += (count * x)[:, None] * x
         self._sums[arm] += total
         self.n_samples += count
         self._since_refresh += 1
-        self._growth += count * self._growths[arm]
-        if not self.inside[arm] or self._since_refresh >= self.refresh_every or self._growth > self.margin:
+        if not self.inside[arm] or self._since_refresh >= self.refresh_every:
             self.refresh()
             return
-        x = self.arms[arm]
         u, twice = self._directions
         np.matmul(self.pinv, x, out=u)
         np.matmul(self.pinv, u, out=twice)
-        projected = self._directions @ self._arms_t  # (2, K): the one pass over the arm matrix
+        # Rows p = aᵀu and p' = aᵀV⁺u for every arm a (the one pass over the arm matrix), and ones.
+        projected = self._projected
+        np.matmul(self._directions, self._arms_t, out=projected[:2])
         q = float(projected[0, arm])
         shrink = count / (1.0 + count * q)
         residual = (total - count * float(self._caches[2, arm])) / (1.0 + count * q)
-        # ‖u‖² = ‖V⁺x‖² is the pulled arm's cached spread.
-        coefficients = np.array([[-shrink, 0.0], [shrink * shrink * float(self._caches[1, arm]), -2.0 * shrink]])
-        self._caches[:2] += coefficients @ (projected[0] * projected)
-        self._caches[2] += residual * projected[0]
+        # ‖u‖² = ‖V⁺x‖² is the pulled arm's cached spread; the caches change by C·(p·(p, p', 1)).
+        change = np.array([[-shrink, 0.0, 0.0], [shrink * shrink * float(self._caches[1, arm]), -2.0 * shrink, 0.0],
+                           [0.0, 0.0, residual]])
+        self._caches += change @ (projected[0] * projected)
         self.pinv -= (shrink * u)[:, None] * u
+        self._growth += count * float(self._growths[arm])
+        if self._growth > self.margin:
+            self._start_epoch(*np.linalg.eigh(self._gram))
 
     def refresh(self) -> None:
-        """Start an epoch: the span, V⁺, the per-arm caches and log det(I + V/λ_i) from V
-        and b, O(K·d² + d³ + M·d)."""
-        eigenvalues, vectors = np.linalg.eigh(self.gram)
-        eigenvalues = np.maximum(eigenvalues, 0.0)
+        """The span, V⁺ and the per-arm caches from V and b, and a new epoch: O(K·d² + d³ + M·d)."""
+        eigenvalues, vectors = np.linalg.eigh(self._gram)
         top = float(eigenvalues[-1]) if eigenvalues.size else 0.0
         keep = eigenvalues > SPAN_TOLERANCE * top if top > 0 else np.zeros(self.dim, dtype=bool)
         self.eigenvalues = eigenvalues[keep]
         self.basis = vectors[:, keep]
-        coordinates = self.arms @ vectors
-        inner = coordinates[:, keep]
+        inner = self.arms @ self.basis
         scaled = inner / self.eigenvalues
         self.pinv = (self.basis / self.eigenvalues) @ self.basis.T
-        self._caches = np.stack((np.einsum("kr,kr->k", scaled, inner), np.einsum("kr,kr->k", scaled, scaled),
-                                 self.arms @ self.estimate()))
+        self._caches = np.empty((3, self.arms.shape[0]))
+        np.einsum("kr,kr->k", scaled, inner, out=self._caches[0])
+        np.einsum("kr,kr->k", scaled, scaled, out=self._caches[1])
+        np.matmul(self.arms, self.estimate(), out=self._caches[2])
         outside = self._arm_norms2 - np.einsum("kr,kr->k", inner, inner)
         self.inside = outside <= SPAN_TOLERANCE * np.maximum(self._arm_norms2, np.finfo(float).tiny)
-        self.log_dets = np.add.reduce(np.log1p(eigenvalues[:, None] / self.scales), axis=0)
-        # log(1 + xᵀ(λ_0I + V_m)⁻¹x), with xᵀ(λI + V_m)⁻¹x = Σ_k (v_kᵀx)²/(λ + μ_k) over every direction.
-        smallest = self.scales[0] if self.scales.size else math.inf
-        self._growths = np.log1p(coordinates**2 @ (1.0 / (smallest + eigenvalues)))
-        self._growth = 0.0
         self._since_refresh = 0
+        self._start_epoch(eigenvalues, vectors)
+
+    def _start_epoch(self, eigenvalues: np.ndarray, vectors: np.ndarray) -> None:
+        """ℓ_i = log det(I + V_m/λ_i) and each arm's growth log(1 + xᵀ(λ_0I + V_m)⁻¹x), from the
+        eigenvalues (d,) and eigenvectors (d, d) of V_m = V now: O(K·d² + M·d)."""
+        eigenvalues = np.maximum(eigenvalues, 0.0)
+        self.log_dets = np.add.reduce(np.log1p(eigenvalues[:, None] / self.scales), axis=0)
+        # xᵀ(λI + V_m)⁻¹x = Σ_k (v_kᵀx)²/(λ + μ_k), over every direction (also those outside the span).
+        smallest = self.scales[0] if self.scales.size else math.inf
+        self._growths = np.log1p(np.square(self.arms @ vectors) @ (1.0 / (smallest + eigenvalues)))
+        self._growth = 0.0
         self.epoch += 1
 
     def estimate(self) -> np.ndarray:
@@ -322,16 +334,18 @@ class MixtureIntervals:
     prior: ScalePrior
     delta: float
     subgaussian: float
-    margin: float = 0.2
+    margin: float = MARGIN
     _epoch: int = field(default=-1, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.fit.track(self.prior.scales, self.margin)
 
     def observe(self, arm: int, total: float, count: int) -> None:
+        """Take in ``count`` pulls of ``arm`` summing to ``total``."""
         self.fit.update(arm, total, count)
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lower (K,), upper (K,)) now."""
         fit = self.fit
         if fit.epoch != self._epoch:
             self._start_epoch()
@@ -341,9 +355,11 @@ class MixtureIntervals:
         return predictions - widths, predictions + widths
 
     def estimate(self) -> np.ndarray:
+        """(d,) φ̂ = V⁺b."""
         return self.fit.estimate()
 
     def _start_epoch(self) -> None:
+        """β_γ, λ̄_γ from ℓ + margin, and each arm's member as 2R²β and 2R²βλ̄."""
         fit = self.fit
         thresholds, means = mixture_thresholds(self.prior, fit.log_dets + self.margin, self.delta)
         member = mixture_members(fit.variances, fit.spreads, thresholds, means)
