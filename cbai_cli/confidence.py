@@ -303,7 +303,7 @@ class OLSRegime:
 
     def minimum_radius(self, dim: int) -> tuple[float, str]:
         """R·sqrt(2 log(1/δ)): the width is at least this times ‖x‖_{V⁺} ≥ ‖x‖/sqrt(n L²)
-        (every window's β_ρ ≥ log(1/δ), and λ̄_ρ‖V⁺x‖² ≥ 0)."""
+        (every member's β_γ ≥ log(1/δ), and λ̄_γ‖V⁺x‖² ≥ 0)."""
         s = self.settings
         return (s.subgaussian * math.sqrt(2.0 * -math.log(s.delta)),
                 f"R·√(2 log(1/δ)) with --subgaussian {s.subgaussian:g} and --delta {s.delta:g}")
