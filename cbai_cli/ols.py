@@ -201,7 +201,7 @@ class LeastSquaresSpan:
         self.epoch = 0
         self._arms_t = np.ascontiguousarray(self.arms.T)
         self._arm_norms2 = np.einsum("kd,kd->k", self.arms, self.arms)
-        self._gram = np.zeros((d, d))
+        self._counts = np.zeros(k)  # pulls per arm: V = Σ_a counts_a·a aᵀ over the pulled arms
         self._sums = np.zeros(k)  # Σ y_s per arm: b = armsᵀ·sums
         self._directions = np.zeros((2, d))  # V⁺x and V⁺V⁺x of the pulled arm
         self._projected = np.ones((3, k))
@@ -214,8 +214,10 @@ class LeastSquaresSpan:
 
     @property
     def gram(self) -> np.ndarray:
-        """(d, d) V = Σ c_s x_s x_sᵀ."""
-        return self._gram.copy()
+        """(d, d) V = Σ c_s x_s x_sᵀ, from the arms pulled so far: O(P·d²) for P of them."""
+        pulled = np.flatnonzero(self._counts)
+        arms = self.arms[pulled]
+        return arms.T @ (self._counts[pulled, None] * arms)
 
     @property
     def targets(self) -> np.ndarray:
@@ -250,7 +252,7 @@ class LeastSquaresSpan:
         aᵀφ̂ += p·(y − c·xᵀφ̂)/(1 + c·q).
         """
         x = self.arms[arm]
-        self._gram += (count * x)[:, None] * x
+        self._counts[arm] += count
         self._sums[arm] += total
         self.n_samples += count
         self._since_refresh += 1
@@ -273,11 +275,11 @@ class LeastSquaresSpan:
         self.pinv -= (shrink * u)[:, None] * u
         self._growth += count * float(self._growths[arm])
         if self._growth > self.margin:
-            self._start_epoch(*np.linalg.eigh(self._gram))
+            self._start_epoch(*np.linalg.eigh(self.gram))
 
     def refresh(self) -> None:
         """The span, V⁺ and the per-arm caches from V and b, and a new epoch: O(K·d² + d³ + M·d)."""
-        eigenvalues, vectors = np.linalg.eigh(self._gram)
+        eigenvalues, vectors = np.linalg.eigh(self.gram)
         top = float(eigenvalues[-1]) if eigenvalues.size else 0.0
         keep = eigenvalues > SPAN_TOLERANCE * top if top > 0 else np.zeros(self.dim, dtype=bool)
         self.eigenvalues = eigenvalues[keep]
