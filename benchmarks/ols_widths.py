@@ -1,16 +1,19 @@
-"""Width of the ``ols`` regime's mixture bound against a union over a grid of ridge scales
+"""Width of the ``ols`` regime's mixture bound against unions over grids of ridge scales
 and against Theorem 1 at the best fixed scale (docs/ols.md, "Mixture against union").
 
-For each instance: one G-ACOL run with ``--regime ols`` (seed 0, σ = 1); at its last
-design V, for every arm of X≥(x*) that lies in the span, the squared half-width divided
-by 2R²·xᵀV⁺x under
+For each instance: one G-ACOL run with ``--regime ols`` (seed 0); at its last design V,
+for every arm of X≥(x*) that lies in the span, the squared half-width divided by
+2R²·xᵀV⁺x (queries scale with it) under
 - ``fixed``: min over λ of (1 + λ t)·(log(1/δ) + ½ log det(I + V/λ)), t = ‖V⁺x‖²/xᵀV⁺x:
-  Theorem 1 at the best λ for the arm, which no prior choice of λ guarantees;
+  Theorem 1 at the best λ for the arm, which no choice of λ made in advance guarantees;
 - ``union-7``: a union over 7 scales λ = L²·4^j, j = −1 … 5, each at δ/7;
-- ``mixture``: the regime as shipped (:mod:`cbai_cli.ols`).
-Queries scale with the squared width, so the ratios to ``fixed`` estimate the price.
+- ``windows``: the first version of the regime: π uniform over 57 scales L²·e^{−2+i/4},
+  ρ uniform over 8, 16 or 24 consecutive scales, the best window per arm;
+- ``gibbs``: the regime's prior and family with the exact log-determinants;
+- ``shipped``: the same with the epoch's slack (ℓ + margin), as the regime runs.
+Each column is the median over the arms of its ratio to ``fixed``.
 
-    python benchmarks/ols_widths.py instances/irrelevant-dims-d10-eps0.05.yaml ...
+    python benchmarks/ols_widths.py FILE...
 """
 
 from __future__ import annotations
@@ -22,45 +25,61 @@ import numpy as np
 
 from cbai_cli.bounds import at_least_set
 from cbai_cli.kinds import load
-from cbai_cli.ols import LeastSquaresSpan, ScalePrior, mixture_thresholds
+from cbai_cli.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior, mixture_thresholds, mixture_widths
 from cbai_cli.simulate import RunRequest, drive, prepare, run_streams
 
 
-def final_fit(instance, seed: int = 0) -> LeastSquaresSpan:
-    """The least-squares fit at the end of one G-ACOL ``ols`` run."""
+def final_intervals(instance, seed: int = 0) -> MixtureIntervals:
+    """The ``ols`` intervals at the end of one G-ACOL run."""
     prepared = prepare(RunRequest.of("g-acol", "ols"), instance)
     noise_rng, algorithm_rng, _ = run_streams(seed)
     learner = prepared.make_algorithm(algorithm_rng)
     drive(learner, prepared.kind.environment(prepared.instance, noise_rng), None)
-    return learner.intervals.fit
+    return learner.intervals
 
 
-def factors(fit: LeastSquaresSpan, arms: np.ndarray, delta: float, prior: ScalePrior) -> dict[str, np.ndarray]:
-    """Squared half-width / (2R²·xᵀV⁺x) of each arm under the three bounds."""
-    mu = fit.current_eigenvalues()
+def windows(mu: np.ndarray, t: np.ndarray, scale: float, delta: float) -> np.ndarray:
+    """The first version's factor: min over windows ρ of β_ρ(1 + λ̄_ρ t)."""
+    scales = scale * np.exp(-2.0 + 0.25 * np.arange(57))
+    log_det = np.log1p(mu[None, :] / scales[:, None]).sum(axis=1)
+    rows = []
+    for width in (8, 16, 24):
+        for start in range(57 - width + 1):
+            part = slice(start, start + width)
+            rows.append((-math.log(delta) + math.log(57 / width) + 0.5 * log_det[part].mean(), scales[part].mean()))
+    beta, mean = np.array(rows).T
+    return np.min(beta[None, :] * (1 + mean[None, :] * t[:, None]), axis=1)
+
+
+def factors(fit: LeastSquaresSpan, arms: np.ndarray, delta: float, prior: ScalePrior, margin: float) -> dict[str, np.ndarray]:
+    """Squared half-width / (2R²·xᵀV⁺x) of each arm under each bound."""
+    mu = np.maximum(np.linalg.eigvalsh(fit.gram), 0.0)
     a, b = fit.variances[arms], fit.spreads[arms]
     t = b / a
-    fine = prior.scale * np.exp(np.linspace(-8, 20, 2000))
+    fine = prior.scale * np.exp(np.linspace(-8, 20, 3000))
     log_det = np.log1p(mu[None, :] / fine[:, None]).sum(axis=1)
     fixed = np.min((1 + fine[None, :] * t[:, None]) * (-math.log(delta) + 0.5 * log_det[None, :]), axis=1)
     grid = prior.scale * 4.0 ** np.arange(-1, 6)
     log_det7 = np.log1p(mu[None, :] / grid[:, None]).sum(axis=1)
     union = np.min((1 + grid[None, :] * t[:, None]) * (-math.log(delta / 7) + 0.5 * log_det7[None, :]), axis=1)
-    beta = mixture_thresholds(prior, mu, delta)
-    mixture = np.min(beta[None, :] * (1 + prior.window_means[None, :] * t[:, None]), axis=1)
-    return {"fixed": fixed, "union-7": union, "mixture": mixture}
+    values = {"fixed": fixed, "union-7": union, "windows": windows(mu, t, prior.scale, delta)}
+    for name, slack in (("gibbs", 0.0), ("shipped", margin)):
+        thresholds, means = mixture_thresholds(prior, prior.log_dets(mu) + slack, delta)
+        values[name] = mixture_widths(a, b, thresholds, means, 1.0) ** 2 / (2 * a)
+    return values
 
 
 def main(paths: list[str], delta: float = 0.05) -> None:
+    print("| instance | n at stop | rank | union-7 / fixed | windows / fixed | gibbs / fixed | shipped / fixed |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for path in paths:
         instance = load(path)
-        fit = final_fit(instance)
+        intervals = final_intervals(instance)
+        fit = intervals.fit
         arms = np.flatnonzero(at_least_set(instance) & fit.inside)
-        prior = ScalePrior(float(np.max(np.sum(instance.problem.arms**2, axis=1))))
-        values = factors(fit, arms, delta, prior)
-        ratios = {name: values[name] / values["fixed"] for name in ("union-7", "mixture")}
-        print(f"{path} ({instance.name}): n = {fit.n_samples}, rank {fit.rank}, arms {arms.tolist()}; "
-              + "; ".join(f"{name}/fixed {np.median(r):.3f} [{r.min():.3f}, {r.max():.3f}]" for name, r in ratios.items()))
+        values = factors(fit, arms, delta, intervals.prior, intervals.margin)
+        cells = [f"{np.median(values[name] / values['fixed']):.3f}" for name in ("union-7", "windows", "gibbs", "shipped")]
+        print(f"| {path} | {fit.n_samples} | {fit.rank} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,6 @@ if TYPE_CHECKING:  # the registry reads the regimes' declarations without loadin
     import numpy as np
 
     from cbai_cli.linalg import DesignState
-    from cbai_cli.ols import LeastSquaresSpan, ScalePrior
 
 
 def _check_radius_arguments(subgaussian: float, norm_bound: float, ridge: float, delta: float) -> None:
@@ -282,27 +281,6 @@ class TunedRegime(RadiusRegime):
 
 
 @dataclass(frozen=True)
-class OLSIntervals:
-    """The ``ols`` regime's intervals of one run: a least-squares fit on the span and the
-    mixture widths (:func:`cbai_cli.ols.ols_intervals`)."""
-
-    settings: ConfidenceSettings
-    fit: LeastSquaresSpan
-    prior: ScalePrior
-
-    def observe(self, arm: int, total: float, count: int) -> None:
-        self.fit.update(arm, total, count)
-
-    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        from cbai_cli.ols import ols_intervals
-
-        return ols_intervals(self.fit, self.prior, self.settings.delta, self.settings.subgaussian)
-
-    def estimate(self) -> np.ndarray:
-        return self.fit.estimate()
-
-
-@dataclass(frozen=True)
 class OLSRegime:
     """Least squares on the span of the design with the self-normalised bound mixed over
     ridge scales (docs/ols.md): no ridge in the estimate, so no bound S on ‖φ‖; arms outside
@@ -318,13 +296,14 @@ class OLSRegime:
     guaranteed: ClassVar[bool] = True
 
     def intervals(self, design: DesignState) -> Intervals:
-        from cbai_cli.ols import LeastSquaresSpan, ScalePrior
+        from cbai_cli.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior
 
-        return OLSIntervals(self.settings, LeastSquaresSpan(design.arms), ScalePrior(self.settings.arm_bound**2))
+        s = self.settings
+        return MixtureIntervals(LeastSquaresSpan(design.arms), ScalePrior(s.arm_bound**2), s.delta, s.subgaussian)
 
     def minimum_radius(self, dim: int) -> tuple[float, str]:
         """R·sqrt(2 log(1/δ)): the width is at least this times ‖x‖_{V⁺} ≥ ‖x‖/sqrt(n L²)
-        (every window's β_ρ ≥ log(1/δ), and λ̄_ρ‖V⁺x‖² ≥ 0)."""
+        (every member's β_γ ≥ log(1/δ), and λ̄_γ‖V⁺x‖² ≥ 0)."""
         s = self.settings
         return (s.subgaussian * math.sqrt(2.0 * -math.log(s.delta)),
                 f"R·√(2 log(1/δ)) with --subgaussian {s.subgaussian:g} and --delta {s.delta:g}")

@@ -4,21 +4,24 @@ The ``ols`` confidence regime (docs/ols.md). After pulls x_1 … x_n with observ
 y_s = φᵀx_s + η_s (η_s conditionally R-sub-Gaussian), let V = Σ x_s x_sᵀ (no ridge),
 b = Σ y_s x_s and V⁺ the pseudo-inverse. For x in the span of V the estimate xᵀV⁺b is
 unbiased and its error is xᵀV⁺S with S = Σ η_s x_s. With probability ≥ 1 − δ, for every
-time, every arm x in the span and every window ρ of the prior over ridge scales λ,
+time, every arm x in the span and every probability ρ over the prior's ridge scales λ_i,
 
     |xᵀV⁺b − xᵀφ| ≤ R·sqrt(2·β_ρ·(xᵀV⁺x + λ̄_ρ‖V⁺x‖²)),
-    β_ρ = log(1/δ) + log(M/w) + (1/2)·mean_{λ∈ρ} log det(I + V/λ),
+    β_ρ = log(1/δ) + KL(ρ‖π) + (1/2)·Σ_i ρ_i ℓ_i,
 
-where the prior π is uniform over M ridge scales λ_i = L²·exp(u_lo + i·h), ρ is uniform
-over w consecutive scales and λ̄_ρ their mean (docs/ols.md, Theorem; it rests on
+with ℓ_i ≥ log det(I + V/λ_i) and λ̄_ρ = Σ_i ρ_i λ_i (docs/ols.md, Theorem; it rests on
 Abbasi-Yadkori, Pál, Szepesvári 2011, Theorem 1 and Lemma 9, mixed over λ by
-Donsker–Varadhan). Arms with a component outside the span stay uncertain (infinite width).
+Donsker–Varadhan). The regime takes ρ from the Gibbs family ρ_γ ∝ π·exp(−ℓ/2 − γλ), which
+contains the best ρ for every arm, and each arm takes the member best for it. Arms with a
+component outside the span stay uncertain (infinite width).
 
-- :class:`ScalePrior`: π and its windows ρ.
+- :class:`ScalePrior`: π, the family ρ_γ and the tables they need, computed once per run.
 - :class:`LeastSquaresSpan`: V⁺, xᵀV⁺b, xᵀV⁺x and ‖V⁺x‖² of every arm, kept by rank-one
-  updates at O(K·d + d²) per pull; an exact recomputation when the span grows.
-- :func:`mixture_thresholds`, :func:`mixture_widths`: β_ρ for every window and the per-arm
-  half-widths.
+  updates at O(K·d + d²) per pull, an exact recomputation when the span grows, and epochs
+  over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull.
+- :func:`mixture_thresholds`, :func:`mixture_members`, :func:`mixture_widths`: β and λ̄ of
+  every ρ_γ, the member each arm takes, and the half-widths.
+- :class:`MixtureIntervals`: one run's intervals (the regime's ``intervals(design)``).
 """
 
 from __future__ import annotations
@@ -32,109 +35,125 @@ import numpy as np
 # counts as zero: least squares identifies φ only on the span (Lindner et al. 2022,
 # Proposition 2 makes the same cut for one round's design).
 SPAN_TOLERANCE = 1e-9
+# Slack (nats) of the bound ℓ_i + MARGIN on log det(I + V/λ_i) within an epoch: the widths
+# carry β larger by at most MARGIN/2, and an epoch lasts about MARGIN·n/rank pulls.
+MARGIN = 0.2
 
 
 @dataclass(frozen=True)
 class ScalePrior:
-    """The prior π over ridge scales: uniform over λ_i = scale·exp(low + i·step), i < M.
+    """The prior π over ridge scales λ_i = scale·exp(low + i·step), i < M, and the Gibbs
+    family ρ_γ ∝ π·exp(−ℓ/2 − γλ) over it.
 
-    The windows ρ are uniform over w consecutive scales for every w in ``windows``;
-    KL(ρ‖π) = log(M/w).
+    π puts ``core_weight`` uniformly on the scales with log(λ/scale) in ``core`` and the
+    rest uniformly on all M scales: the core is where the best fixed scale of the designs
+    cbai meets lies (about n·L²/30 to n·L²/5 after n pulls, for n from a few to 10⁴–10⁵),
+    the tails keep every scale of the grid at a bounded cost.
 
     Attributes:
         scale: L², the squared largest arm norm (eigenvalues of V are in its units).
-        low, high: log(λ/L²) of the smallest and largest scale.
-        step: spacing of the scales in log λ.
-        windows: the window lengths w.
+        low, high, step: log(λ/L²) of the smallest and largest scale, and their spacing.
+        core, core_weight: the core interval of log(λ/L²) and its extra mass.
+        scales: (M,) λ_i.
+        log_weights: (M,) log π_i.
+        gammas: (G,) γ of the family: 0, then geometric from e^{−high−2}/L² to
+            e^{−low+6}/L² with ratio e^{gamma_step}.
+        exponents: (G, M) log π_i − γ_g λ_i.
+        moments: (M, 2) columns 1 and λ_i: exp-weights times it give Z_γ and Z_γ·λ̄_γ.
     """
 
     scale: float
-    low: float = -2.0
-    high: float = 12.0
-    step: float = 0.25
-    windows: tuple[int, ...] = (8, 16, 24)
+    low: float = -4.0
+    high: float = 16.0
+    step: float = 1.0
+    core: tuple[float, float] = (0.0, 10.0)
+    core_weight: float = 0.8
+    gamma_step: float = 1.0
     scales: np.ndarray = field(init=False, repr=False, compare=False)
-    ratios: np.ndarray = field(init=False, repr=False, compare=False)
-    window_starts: np.ndarray = field(init=False, repr=False, compare=False)
-    window_ends: np.ndarray = field(init=False, repr=False, compare=False)
-    window_lengths: np.ndarray = field(init=False, repr=False, compare=False)
-    window_means: np.ndarray = field(init=False, repr=False, compare=False)
-    window_divergences: np.ndarray = field(init=False, repr=False, compare=False)
+    log_weights: np.ndarray = field(init=False, repr=False, compare=False)
+    gammas: np.ndarray = field(init=False, repr=False, compare=False)
+    exponents: np.ndarray = field(init=False, repr=False, compare=False)
+    moments: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.scale > 0:
             raise ValueError(f"scale must be > 0, got {self.scale}")
+        if not 0.0 <= self.core_weight < 1.0:
+            raise ValueError(f"core_weight must lie in [0, 1), got {self.core_weight}")
         count = int(round((self.high - self.low) / self.step)) + 1
-        if not all(1 <= width <= count for width in self.windows):
-            raise ValueError(f"windows {self.windows} must lie in 1..{count}")
-        scales = self.scale * np.exp(self.low + self.step * np.arange(count))
-        # Window [i, i + w) of the scales, for every w and i, as indices into cumulative sums.
-        starts = np.concatenate([np.arange(count - width + 1) for width in self.windows])
-        lengths = np.concatenate([np.full(count - width + 1, width) for width in self.windows])
-        ends = starts + lengths
-        sums = np.concatenate(([0.0], np.cumsum(scales)))
-        object.__setattr__(self, "scales", scales)
-        object.__setattr__(self, "ratios", np.concatenate(([0.0], 1.0 / scales[::-1])))
-        object.__setattr__(self, "window_starts", starts)
-        object.__setattr__(self, "window_ends", ends)
-        object.__setattr__(self, "window_lengths", lengths.astype(float))
-        object.__setattr__(self, "window_means", (sums[ends] - sums[starts]) / lengths)
-        object.__setattr__(self, "window_divergences", np.log(count / lengths))
+        logs = self.low + self.step * np.arange(count)
+        in_core = (logs >= self.core[0] - 1e-9) & (logs <= self.core[1] + 1e-9)
+        if not in_core.any():
+            raise ValueError(f"core {self.core} holds no scale of the grid")
+        weights = (1.0 - self.core_weight) / count + self.core_weight * in_core / in_core.sum()
+        scales = self.scale * np.exp(logs)
+        gammas = np.concatenate(([0.0], np.exp(np.arange(-self.high - 2.0, -self.low + 6.0 + 1e-9, self.gamma_step)) / self.scale))
+        log_weights = np.log(weights)
+        self._set(scales=scales, log_weights=log_weights, gammas=gammas,
+                  exponents=log_weights[None, :] - gammas[:, None] * scales[None, :],
+                  moments=np.stack((np.ones(count), scales), axis=1))
 
-    def window_log_dets(self, eigenvalues: np.ndarray) -> np.ndarray:
-        """(m,) mean over each window ρ of log det(I + V/λ) = Σ_k log(1 + μ_k/λ).
+    def _set(self, **values: np.ndarray) -> None:
+        for name, value in values.items():
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
+
+    def log_dets(self, eigenvalues: np.ndarray) -> np.ndarray:
+        """(M,) log det(I + V/λ_i) = Σ_k log(1 + μ_k/λ_i) for every scale.
 
         Args:
             eigenvalues: (r,) eigenvalues μ_k ≥ 0 of V (zeros add nothing).
         """
-        log_dets = np.log1p(eigenvalues[None, :] / self.scales[:, None]).sum(axis=1)
-        sums = np.concatenate(([0.0], np.cumsum(log_dets)))
-        return (sums[self.window_ends] - sums[self.window_starts]) / self.window_lengths
+        return np.add.reduce(np.log1p(eigenvalues[:, None] / self.scales), axis=0)
 
 
-def mixture_thresholds(prior: ScalePrior, eigenvalues: np.ndarray, delta: float) -> np.ndarray:
-    """(m,) β_ρ = log(1/δ) + KL(ρ‖π) + (1/2)·mean_ρ log det(I + V/λ) for every window ρ.
+def mixture_thresholds(prior: ScalePrior, log_dets: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray]:
+    """β_γ and λ̄_γ of every member ρ_γ ∝ π·exp(−ℓ/2 − γλ) of the family, (G,) each.
 
-    ``eigenvalues``: (r,) eigenvalues μ_k ≥ 0 of V (zeros add nothing).
-    """
-    return -math.log(delta) + prior.window_divergences + 0.5 * prior.window_log_dets(eigenvalues)
-
-
-def mixture_widths(variances: np.ndarray, spreads: np.ndarray, thresholds: np.ndarray, prior: ScalePrior,
-                   subgaussian: float) -> np.ndarray:
-    """Half-widths R·sqrt(2·β_ρ·(a + λ̄_ρ·b)) of arms with a = xᵀV⁺x and b = ‖V⁺x‖², for a
-    window ρ chosen per arm.
-
-    Every window gives a valid width (the Theorem holds for all ρ at once). Window j
-    gives a·β_j·(1 + λ̄_j·t) with t = b/a; the best window is found for t = 0 and for
-    t = 1/λ_i at every scale λ_i of the prior (rows of an (M + 1, m) table, only those
-    some arm needs), and each arm takes the best of the windows found for the two grid
-    values of t around its own and of the window best as t → ∞: O(M·m) per step for the
-    table and O(K) for the arms, instead of O(K·m).
+    For ρ_γ, KL(ρ_γ‖π) + ½Σρ_γℓ = −log Z_γ − γλ̄_γ with Z_γ = Σ_i π_i exp(−ℓ_i/2 − γλ_i),
+    so β_γ = log(1/δ) − log Z_γ − γλ̄_γ (computed with the largest exponent factored out).
 
     Args:
-        variances: (K,) a ≥ 0.
-        spreads: (K,) b ≥ 0.
-        thresholds: (m,) β_ρ, in the order of ``prior.window_means``.
-        prior: the scales and windows.
-        subgaussian: R.
-
-    Returns:
-        (K,) half-widths.
+        prior: the scales and the family.
+        log_dets: (M,) ℓ_i ≥ log det(I + V/λ_i).
+        delta: δ.
     """
-    means = prior.window_means
-    grid = prior.ratios
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(variances > 0, spreads / variances, 0.0)
-    position = np.clip(np.searchsorted(grid, ratio), 1, grid.size - 1)
-    # Only the rows of the table that some arm reads: the arms' ratios usually span a few scales.
-    first, last = int(position.min()) - 1, int(position.max()) + 1
-    best = np.argmin(thresholds[None, :] * (1.0 + means[None, :] * grid[first:last, None]), axis=1)
-    steepest = int(np.argmin(thresholds * means))
-    factor = thresholds[steepest] * (1.0 + means[steepest] * ratio)
-    for chosen in (best[position - first], best[position - 1 - first]):
-        factor = np.minimum(factor, thresholds[chosen] * (1.0 + means[chosen] * ratio))
-    return subgaussian * np.sqrt(2.0 * np.maximum(variances, 0.0) * factor)
+    exponents = prior.exponents - 0.5 * log_dets
+    top = np.maximum.reduce(exponents, axis=1)
+    sums = np.exp(exponents - top[:, None]) @ prior.moments  # (G, 2): Z_γ e^{−top}, Z_γ λ̄_γ e^{−top}
+    means = sums[:, 1] / sums[:, 0]
+    return -math.log(delta) - (top + np.log(sums[:, 0]) + prior.gammas * means), means
+
+
+def mixture_members(variances: np.ndarray, spreads: np.ndarray, thresholds: np.ndarray,
+                    means: np.ndarray) -> np.ndarray:
+    """(K,) the member γ of the family that gives each arm (a = xᵀV⁺x, b = ‖V⁺x‖²) its
+    smallest width.
+
+    Member g gives the squared width 2R²·(β_g·a + β_g λ̄_g·b) = 2R²·a·(β_g + β_g λ̄_g·t) with
+    t = b/a, a line in t. As γ grows, λ̄_γ falls and β_γ rises, so the best member for t is
+    found by locating t among the crossing points of consecutive lines (one search per
+    arm, O(K log G)). Every member gives a valid width whatever the crossing points are
+    (the Theorem holds for all ρ at once); they only decide which one an arm takes.
+
+    Args:
+        variances: (K,) a.
+        spreads: (K,) b.
+        thresholds: (G,) β_γ.
+        means: (G,) λ̄_γ.
+    """
+    slopes = thresholds * means
+    falls = slopes[:-1] - slopes[1:]
+    crossings = np.divide(thresholds[1:] - thresholds[:-1], falls, out=np.full(falls.size, np.inf), where=falls > 0)
+    return np.searchsorted(crossings, np.divide(spreads, variances, out=np.zeros_like(variances), where=variances > 0))
+
+
+def mixture_widths(variances: np.ndarray, spreads: np.ndarray, thresholds: np.ndarray, means: np.ndarray,
+                   subgaussian: float) -> np.ndarray:
+    """(K,) half-widths R·sqrt(2·β_γ·(a + λ̄_γ·b)) with the member of :func:`mixture_members`."""
+    member = mixture_members(variances, spreads, thresholds, means)
+    squared = thresholds[member] * (variances + means[member] * spreads)
+    return np.sqrt(np.maximum(squared, 0.0) * (2.0 * subgaussian**2))
 
 
 class LeastSquaresSpan:
@@ -142,8 +161,18 @@ class LeastSquaresSpan:
 
     V = Σ c_s x_s x_sᵀ, b = Σ y_s x_s, φ̂ = V⁺b. While a pull stays in the span of V, V⁺
     restricted to the span is an ordinary inverse and takes the Sherman–Morrison update,
-    and the per-arm caches follow at O(K·d + d²); a pull that leaves the span (at most d
-    of them) and every ``refresh_every`` updates recompute everything from V and b.
+    and the per-arm caches follow from one product of the arm matrix with (V⁺x, V⁺V⁺x):
+    O(K·d + d²). A recomputation from V and b follows a pull of an arm
+    outside the span (at most d such steps grow it) and every ``refresh_every`` updates; an
+    *epoch* (a new eigendecomposition of V and exact log-determinants) starts there too and
+    after any pull that could have raised some log det(I + V/λ_i) by more than ``margin``
+    in total since the epoch began.
+
+    That last rule certifies ℓ_i + margin ≥ log det(I + V/λ_i) for the whole epoch, with
+    ℓ_i the exact value at its start (design V_m, eigenvalues μ_k, eigenvectors v_k): by
+    the determinant lemma a pull of x adds log(1 + c·xᵀ(λI + V)⁻¹x) ≤ c·log(1 + xᵀ(λI + V_m)⁻¹x)
+    (V ⪰ V_m, and log(1 + c·q) ≤ c·log(1 + q) for c ≥ 1), largest at the smallest scale λ_0;
+    so the epoch ends once Σ_s c_s·log(1 + x_sᵀ(λ_0I + V_m)⁻¹x_s) exceeds ``margin``.
 
     Args:
         arms: (K, d) arm features.
@@ -151,15 +180,15 @@ class LeastSquaresSpan:
 
     Attributes:
         arms: (K, d).
-        gram: (d, d) V.
-        targets: (d,) b.
         pinv: (d, d) V⁺.
         basis: (d, r) orthonormal basis of the span of V.
         eigenvalues: (r,) the eigenvalues of V on the span at the last recomputation.
-        inside: (K,) whether each arm lies in the span.
-        predictions: (K,) xᵀφ̂.
-        variances: (K,) xᵀV⁺x.
-        spreads: (K,) ‖V⁺x‖².
+        inside: (K,) whether each arm lies in the span (decided at the last recomputation;
+            pulls in between stay in it).
+        scales: (M,) the ridge scales λ_i of :meth:`track` (none at first), increasing.
+        margin: the slack of the epoch's bound on the log-determinants.
+        log_dets: (M,) log det(I + V_m/λ_i) at the start of the epoch.
+        epoch: how many epochs have started.
         n_samples: Σ c_s.
     """
 
@@ -168,85 +197,175 @@ class LeastSquaresSpan:
         k, d = self.arms.shape
         self.dim = d
         self.refresh_every = refresh_every or max(200, 20 * d)
-        self.gram = np.zeros((d, d))
-        self.targets = np.zeros(d)
         self.n_samples = 0
+        self.epoch = 0
+        self._arms_t = np.ascontiguousarray(self.arms.T)
         self._arm_norms2 = np.einsum("kd,kd->k", self.arms, self.arms)
-        self._since_refresh = 0
-        self._eigenvalues_current = True
+        self._counts = np.zeros(k)  # pulls per arm: V = Σ_a counts_a·a aᵀ over the pulled arms
+        self._sums = np.zeros(k)  # Σ y_s per arm: b = armsᵀ·sums
+        self._directions = np.zeros((2, d))  # V⁺x and V⁺V⁺x of the pulled arm
+        self._projected = np.ones((3, k))
+        self.scales, self.margin = np.zeros(0), math.inf
         self.refresh()
 
     @property
     def rank(self) -> int:
         return self.basis.shape[1]
 
+    @property
+    def gram(self) -> np.ndarray:
+        """(d, d) V = Σ c_s x_s x_sᵀ, from the arms pulled so far: O(P·d²) for P of them."""
+        pulled = np.flatnonzero(self._counts)
+        arms = self.arms[pulled]
+        return arms.T @ (self._counts[pulled, None] * arms)
+
+    @property
+    def targets(self) -> np.ndarray:
+        """(d,) b = Σ y_s x_s."""
+        return self._sums @ self.arms
+
+    @property
+    def variances(self) -> np.ndarray:
+        """(K,) xᵀV⁺x."""
+        return self._caches[0]
+
+    @property
+    def spreads(self) -> np.ndarray:
+        """(K,) ‖V⁺x‖²."""
+        return self._caches[1]
+
+    @property
+    def predictions(self) -> np.ndarray:
+        """(K,) xᵀφ̂."""
+        return self._caches[2]
+
+    def track(self, scales: np.ndarray, margin: float) -> None:
+        """Bound log det(I + V/λ_i) for ``scales`` (M,), increasing, within ``margin`` > 0 per epoch."""
+        self.scales, self.margin = scales, margin
+        self.refresh()
+
     def update(self, arm: int, total: float, count: int = 1) -> None:
-        """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``."""
+        """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``.
+
+        With u = V⁺x, q = xᵀu and s = c/(1 + c·q): V⁺ −= s·uuᵀ, and for every arm a with
+        p = aᵀu and p' = aᵀV⁺u: aᵀV⁺a −= s·p², ‖V⁺a‖² += s²·‖u‖²·p² − 2s·p·p', and
+        aᵀφ̂ += p·(y − c·xᵀφ̂)/(1 + c·q).
+        """
         x = self.arms[arm]
-        self.gram += count * np.outer(x, x)
-        self.targets += total * x
+        self._counts[arm] += count
+        self._sums[arm] += total
         self.n_samples += count
-        self._eigenvalues_current = False
-        outside = x - self.basis @ (self.basis.T @ x)
         self._since_refresh += 1
-        if float(outside @ outside) > SPAN_TOLERANCE * max(float(x @ x), np.finfo(float).tiny) \
-                or self._since_refresh >= self.refresh_every:
+        if not self.inside[arm] or self._since_refresh >= self.refresh_every:
             self.refresh()
             return
-        u = self.pinv @ x
-        q = float(x @ u)
-        denominator = 1.0 + count * q
-        projected = self.arms @ u  # xᵀV⁺x_t for every arm: the first O(K·d) product
-        twice = self.arms @ (self.pinv @ u)  # xᵀV⁺V⁺x_t: the second
-        residual = (total - count * float(x @ self._estimate)) / denominator
-        shrink = count / denominator
-        self.variances -= shrink * projected**2
-        self.spreads += shrink * projected * (shrink * float(u @ u) * projected - 2.0 * twice)
-        self._estimate += residual * u
-        self.predictions += residual * projected
-        self.pinv -= shrink * np.outer(u, u)
+        u, twice = self._directions
+        np.matmul(self.pinv, x, out=u)
+        np.matmul(self.pinv, u, out=twice)
+        # Rows p = aᵀu and p' = aᵀV⁺u for every arm a (the one pass over the arm matrix), and ones.
+        projected = self._projected
+        np.matmul(self._directions, self._arms_t, out=projected[:2])
+        q = float(projected[0, arm])
+        shrink = count / (1.0 + count * q)
+        residual = (total - count * float(self._caches[2, arm])) / (1.0 + count * q)
+        # ‖u‖² = ‖V⁺x‖² is the pulled arm's cached spread; the caches change by C·(p·(p, p', 1)).
+        change = np.array([[-shrink, 0.0, 0.0], [shrink * shrink * float(self._caches[1, arm]), -2.0 * shrink, 0.0],
+                           [0.0, 0.0, residual]])
+        self._caches += change @ (projected[0] * projected)
+        self.pinv -= (shrink * u)[:, None] * u
+        self._growth += count * float(self._growths[arm])
+        if self._growth > self.margin:
+            self._start_epoch(*np.linalg.eigh(self.gram))
 
     def refresh(self) -> None:
-        """Recompute the span, V⁺, φ̂ and the per-arm caches from V and b: O(K·d·r + d³)."""
+        """The span, V⁺ and the per-arm caches from V and b, and a new epoch: O(K·d² + d³ + M·d)."""
         eigenvalues, vectors = np.linalg.eigh(self.gram)
         top = float(eigenvalues[-1]) if eigenvalues.size else 0.0
         keep = eigenvalues > SPAN_TOLERANCE * top if top > 0 else np.zeros(self.dim, dtype=bool)
         self.eigenvalues = eigenvalues[keep]
-        self._all_eigenvalues = np.maximum(eigenvalues, 0.0)
         self.basis = vectors[:, keep]
-        coordinates = self.arms @ self.basis
-        scaled = coordinates / self.eigenvalues
+        inner = self.arms @ self.basis
+        scaled = inner / self.eigenvalues
         self.pinv = (self.basis / self.eigenvalues) @ self.basis.T
-        self._estimate = self.pinv @ self.targets
-        self.predictions = self.arms @ self._estimate
-        self.variances = np.einsum("kr,kr->k", scaled, coordinates)
-        self.spreads = np.einsum("kr,kr->k", scaled, scaled)
-        outside = self._arm_norms2 - np.einsum("kr,kr->k", coordinates, coordinates)
+        self._caches = np.empty((3, self.arms.shape[0]))
+        np.einsum("kr,kr->k", scaled, inner, out=self._caches[0])
+        np.einsum("kr,kr->k", scaled, scaled, out=self._caches[1])
+        np.matmul(self.arms, self.estimate(), out=self._caches[2])
+        outside = self._arm_norms2 - np.einsum("kr,kr->k", inner, inner)
         self.inside = outside <= SPAN_TOLERANCE * np.maximum(self._arm_norms2, np.finfo(float).tiny)
         self._since_refresh = 0
-        self._eigenvalues_current = True
+        self._start_epoch(eigenvalues, vectors)
 
-    def current_eigenvalues(self) -> np.ndarray:
-        """(d,) all eigenvalues of V now, round-off below 0 set to 0: the log-determinants
-        of the bound take every one, also those below the span's cut (one symmetric
-        eigenvalue solve, O(d³), if V changed since the last one)."""
-        if not self._eigenvalues_current:
-            self._all_eigenvalues = np.maximum(np.linalg.eigvalsh(self.gram), 0.0)
-            self._eigenvalues_current = True
-        return self._all_eigenvalues
+    def _start_epoch(self, eigenvalues: np.ndarray, vectors: np.ndarray) -> None:
+        """ℓ_i = log det(I + V_m/λ_i) and each arm's growth log(1 + xᵀ(λ_0I + V_m)⁻¹x), from the
+        eigenvalues (d,) and eigenvectors (d, d) of V_m = V now: O(K·d² + M·d)."""
+        eigenvalues = np.maximum(eigenvalues, 0.0)
+        self.log_dets = np.add.reduce(np.log1p(eigenvalues[:, None] / self.scales), axis=0)
+        # xᵀ(λI + V_m)⁻¹x = Σ_k (v_kᵀx)²/(λ + μ_k), over every direction (also those outside the span).
+        smallest = self.scales[0] if self.scales.size else math.inf
+        self._growths = np.log1p(np.square(self.arms @ vectors) @ (1.0 / (smallest + eigenvalues)))
+        self._growth = 0.0
+        self.epoch += 1
 
     def estimate(self) -> np.ndarray:
         """(d,) φ̂ = V⁺b (zero outside the span)."""
-        return self._estimate.copy()
+        return self.pinv @ self.targets
 
 
-def ols_intervals(fit: LeastSquaresSpan, prior: ScalePrior, delta: float,
-                  subgaussian: float) -> tuple[np.ndarray, np.ndarray]:
-    """(lower (K,), upper (K,)) of the ``ols`` regime: xᵀφ̂ ∓ the mixture width for arms in
-    the span, (−∞, ∞) for the others (docs/ols.md, Theorem)."""
-    if fit.rank == 0:
-        return np.full(fit.arms.shape[0], -np.inf), np.full(fit.arms.shape[0], np.inf)
-    thresholds = mixture_thresholds(prior, fit.current_eigenvalues(), delta)
-    widths = mixture_widths(fit.variances, fit.spreads, thresholds, prior, subgaussian)
-    widths = np.where(fit.inside, widths, np.inf)
-    return fit.predictions - widths, fit.predictions + widths
+@dataclass
+class MixtureIntervals:
+    """The ``ols`` regime's intervals of one run (:class:`cbai_cli.confidence.Intervals`):
+    xᵀφ̂ ∓ R·sqrt(2·β_γ·(xᵀV⁺x + λ̄_γ‖V⁺x‖²)) for arms in the span, (−∞, ∞) for the others
+    (docs/ols.md, Theorem).
+
+    At the start of every epoch of the fit, β_γ and λ̄_γ of the family are computed from
+    the epoch's bound ℓ + margin on the log-determinants (valid for the whole epoch) and
+    every arm picks its member (:func:`mixture_members`); in between, a step costs the
+    per-arm products 2R²·(β·a + β λ̄·b), O(K).
+
+    Args:
+        fit: the least-squares fit (it tracks the prior's scales from here on).
+        prior: π and the family.
+        delta: δ.
+        subgaussian: R.
+        margin: the slack of the log-determinants per epoch (nats): larger means fewer
+            recomputations and β larger by at most margin/2.
+    """
+
+    fit: LeastSquaresSpan
+    prior: ScalePrior
+    delta: float
+    subgaussian: float
+    margin: float = MARGIN
+    _epoch: int = field(default=-1, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.fit.track(self.prior.scales, self.margin)
+
+    def observe(self, arm: int, total: float, count: int) -> None:
+        """Take in ``count`` pulls of ``arm`` summing to ``total``."""
+        self.fit.update(arm, total, count)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lower (K,), upper (K,)) now."""
+        fit = self.fit
+        if fit.epoch != self._epoch:
+            self._start_epoch()
+        widths = np.sqrt(np.maximum(self._intercepts * fit.variances + self._slopes * fit.spreads, 0.0))
+        widths = np.where(fit.inside, widths, np.inf)
+        predictions = fit.predictions
+        return predictions - widths, predictions + widths
+
+    def estimate(self) -> np.ndarray:
+        """(d,) φ̂ = V⁺b."""
+        return self.fit.estimate()
+
+    def _start_epoch(self) -> None:
+        """β_γ, λ̄_γ from ℓ + margin, and each arm's member as 2R²β and 2R²βλ̄."""
+        fit = self.fit
+        thresholds, means = mixture_thresholds(self.prior, fit.log_dets + self.margin, self.delta)
+        member = mixture_members(fit.variances, fit.spreads, thresholds, means)
+        scale = 2.0 * self.subgaussian**2
+        self._intercepts = scale * thresholds[member]
+        self._slopes = self._intercepts * means[member]
+        self._epoch = fit.epoch
