@@ -74,12 +74,25 @@ slacks approach round-off, so once the restricted problem is solved the target
 weights are recomputed from the optimality conditions by NNLS
 (:func:`_polished_mu`); any mu >= 0 gives a valid bound, so this can only help.
 
+Two safeguards close the gap on designs with large supports (H̄_CLB of
+``cbai generate random`` instances needs about 450 support arms at K = 10^4, d = 30,
+about 2000 at K = 10^4, d = 100 and nearly all 1000 arms at K = 1000, d = 200).
+After kappa grows, the damped Newton method crept along the boundary v_y -> 1, the
+barrier falling by about 2 a step where it had to fall by about kappa 1^T w, so the
+60-step centring cap was hit and the loop stopped at gaps of 1e-1 to 1; each Newton
+iteration therefore first moves to the barrier's exact minimum on the ray {c w}
+(:func:`_ray_minimum`, free by homogeneity) when that gains more than ``_RAY_GAIN``.
+And once the restricted problem is solved, the certificate's target weights are
+optimised by a linear program (:func:`_lp_lower`) that uses only variances, where the
+barrier multipliers have lost their digits.
+
 Singular optimal designs (``_conic_rescue``): with few targets the optimal design is
 often singular (a few targets best served by their own arms, as for H_CLB when X>=(x*)
 has a handful of arms).  The barrier iterates then approach the boundary, the centring
 fails in floating point, and the multipliers certify nothing (K = 10^4, d = 30, five
-targets: the loop stalled at a gap of 1.8e-3).  When a centring fails, or the loop ends
-above ``tol``, the working sets go to a column generation whose restricted problem is
+targets: the loop stalled at a gap of 1.8e-3).  When a centring fails (and the working sets are small
+enough for the cone program, ``_RESCUE_MAX_CONES``; otherwise the barrier goes on), or
+the loop ends above ``tol``, the working sets go to a column generation whose restricted problem is
 the second-order cone program of :func:`_restricted_socp` (Clarabel), well posed for
 singular designs; its equality multipliers h_y give the certificate
 
