@@ -7,7 +7,8 @@ the case the conic column generation of cbai_cli/design.py exists for.
 
     python benchmarks/bench_bound.py                       # d = 30, n = 10^4, seeds 0-3
     python benchmarks/bench_bound.py --d 30 --n 10000 --seeds 0
-    python benchmarks/bench_bound.py --grid [--repeats 3]  # seed 0 over K = 10²…10⁵ and d = 5…100
+    python benchmarks/bench_bound.py --grid [--repeats 3]  # seed 0 over K = 10²…10⁵ and d = 5…200
+    python benchmarks/bench_bound.py --grid --cells 1000:200 100000:100   # some cells only
 
 BLAS threads are pinned to one before numpy is imported, as the CLI does.
 """
@@ -31,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
     ap.add_argument("--grid", action="store_true", help="time seed 0 on a grid of K and d instead")
     ap.add_argument("--repeats", type=int, default=1, help="with --grid: minimum over this many solves")
+    ap.add_argument("--cells", nargs="+", metavar="K:D", help="with --grid: only these cells (for example 1000:200)")
     args = ap.parse_args(argv)
 
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -46,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print("| K | d | K·d | seconds | H_CLB gap | H̄_CLB gap |")
         print("|---:|---:|---:|---:|---:|---:|")
-        for k, d in GRID:
+        cells = GRID if not args.cells else [tuple(int(part) for part in cell.split(":")) for cell in args.cells]
+        for k, d in cells:
             instance = generate_instance("random", d=d, n=k, seed=0)
             best = float("inf")
             for _ in range(args.repeats if k * d <= 10**6 else 1):

@@ -74,12 +74,25 @@ slacks approach round-off, so once the restricted problem is solved the target
 weights are recomputed from the optimality conditions by NNLS
 (:func:`_polished_mu`); any mu >= 0 gives a valid bound, so this can only help.
 
+Two safeguards close the gap on designs with large supports (H̄_CLB of
+``cbai generate random`` instances needs about 450 support arms at K = 10^4, d = 30,
+about 2000 at K = 10^4, d = 100 and nearly all 1000 arms at K = 1000, d = 200).
+After kappa grows, the damped Newton method crept along the boundary v_y -> 1, the
+barrier falling by about 2 a step where it had to fall by about kappa 1^T w, so the
+60-step centring cap was hit and the loop stopped at gaps of 1e-1 to 1; each Newton
+iteration therefore first moves to the barrier's exact minimum on the ray {c w}
+(:func:`_ray_minimum`, free by homogeneity) when that gains more than ``_RAY_GAIN``.
+And once the restricted problem is solved, the certificate's target weights are
+optimised by a linear program (:func:`_lp_lower`) that uses only variances, where the
+barrier multipliers have lost their digits.
+
 Singular optimal designs (``_conic_rescue``): with few targets the optimal design is
 often singular (a few targets best served by their own arms, as for H_CLB when X>=(x*)
 has a handful of arms).  The barrier iterates then approach the boundary, the centring
 fails in floating point, and the multipliers certify nothing (K = 10^4, d = 30, five
-targets: the loop stalled at a gap of 1.8e-3).  When a centring fails, or the loop ends
-above ``tol``, the working sets go to a column generation whose restricted problem is
+targets: the loop stalled at a gap of 1.8e-3).  When a centring fails (and the working sets are small
+enough for the cone program, ``_RESCUE_MAX_CONES``; otherwise the barrier goes on), or
+the loop ends above ``tol``, the working sets go to a column generation whose restricted problem is
 the second-order cone program of :func:`_restricted_socp` (Clarabel), well posed for
 singular designs; its equality multipliers h_y give the certificate
 
@@ -141,6 +154,9 @@ _DROP_RTOL = (1e-3, 1e-4, 1e-5, 1e-6, 1e-8)
 _KAPPA_FACTOR = 20.0
 #: Newton steps per centring, at most.
 _MAX_NEWTON = 60
+#: Smallest decrease of the barrier (a self-concordant function, so in absolute units)
+#: for which :func:`_center` takes the step along the ray of the current weights.
+_RAY_GAIN = 1e-3
 #: Centring accuracy (half the squared Newton decrement).
 _NEWTON_TOL = 1e-9
 #: Barrier duality gap (relative) below which further centring is pointless in
@@ -382,6 +398,11 @@ def _center(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, kappa: float):
     steps = 0
     diag = np.arange(s)
     for _ in range(_MAX_NEWTON):
+        w_r, f_r, aux_r = _ray_minimum(w, aux, kappa)
+        if f_r < f - _RAY_GAIN:
+            # Near the centre the gain is nil and the slacks 1 - v_y are tiny, so a
+            # rescaling by a bisected factor would only cost them digits.
+            w, f, aux = w_r, f_r, aux_r
         W, Yh, v = aux
         Xh = _whiten(W, XS)
         G = Yh @ Xh.T  # G[y, i] = y^T A^-1 x_i
@@ -424,6 +445,81 @@ def _center(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, kappa: float):
         converged = False
     v = aux[2]
     return w, 1.0 / (kappa * (1.0 - v)), steps, converged
+
+
+def _ray_minimum(w: np.ndarray, aux, kappa: float):
+    """The barrier's minimum along the ray {c w : c > 0}, exactly and without a new factor.
+
+    By homogeneity v_y(c w) = v_y(w) / c, so along the ray the barrier is the convex
+    function f(c) = kappa c 1^T w - sum_y log(1 - v_y / c) - s log c (+ const), whose
+    derivative kappa 1^T w - sum_y v_y / (c (c - v_y)) - s / c increases from -inf at
+    c = max v_y to kappa 1^T w; its root is found by bisection on log c.  The factor
+    W = R^-1 scales as c^-1/2.  Why: after kappa grows, the damped Newton method
+    otherwise creeps along the boundary v_y -> 1 for hundreds of steps (the barrier
+    falls by about 2 a step while it must fall by about kappa 1^T w); one scalar step
+    removes that slow direction.
+
+    Returns (c w, f(c w), (W c^-1/2, Yh c^-1/2, v / c)).
+    """
+    W, Yh, v = aux
+    s, total, vmax = w.size, float(w.sum()), float(v.max())
+
+    def slope(c: float) -> float:
+        return kappa * total - float(np.sum(v / (c * (c - v)))) - s / c
+
+    lo = vmax * (1.0 + 1e-12)
+    if slope(lo) >= 0.0:  # pragma: no cover - the slope is -inf at max v_y
+        return w, kappa * total - np.log1p(-v).sum() - np.log(w).sum(), aux
+    hi = max(2.0 * vmax, (s + v.size) / (kappa * total))
+    while slope(hi) < 0.0:
+        hi *= 2.0
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        if slope(mid) < 0.0:
+            lo = mid
+        else:
+            hi = mid
+        if hi <= lo * (1.0 + 1e-12):
+            break
+    c = hi
+    w, v = w * c, v / c
+    root = 1.0 / math.sqrt(c)
+    f = kappa * w.sum() - np.log1p(-v).sum() - np.log(w).sum()
+    return w, f, (W * root, Yh * root, v)
+
+
+def _lp_lower(X: np.ndarray, Y: np.ndarray, S: np.ndarray, lam_S: np.ndarray, T: np.ndarray, c: np.ndarray) -> float:
+    """The best certificate of :func:`_h_certificate` with h_y = A^-1 y (y in T) for the
+    design lam_S on S: a linear program in the target scales u.
+
+    With h_y = A^-1 y the bound reads sum_y u_y v_y^2 / max_x sum_y u_y (y^T A^-1 x)^2,
+    homogeneous of degree 0 in u, so its maximum over u >= 0 is the linear program
+    max sum_y u_y v_y^2 s.t. sum_y u_y (y^T A^-1 x)^2 <= 1 for every arm x
+    (:func:`_h_scales`).  The program keeps the rows of the arms most likely to bind (the
+    support and the arms with the largest scores ``c`` (K,) of the last certificate);
+    the bound is then evaluated over all arms, so it is valid whatever rows were kept,
+    and arms that violate the kept rows are added for up to three rounds.  Unlike the
+    barrier multipliers this uses only variances, which are accurate to round-off, so it
+    closes the gap once the design itself is optimal to the tolerance.
+    """
+    W = _factor(X[S], lam_S)
+    if W is None:
+        return 0.0
+    YhT = _whiten(W, Y[T])
+    a2 = _sqnorms(YhT) ** 2
+    H = YhT @ W.T  # rows A^-1 y
+    rows = np.unique(np.concatenate([S[lam_S >= 1e-6 * lam_S.max()], _most_violated(np.arange(X.shape[0]), c, 2 * S.size)]))
+    lower = 0.0
+    for _ in range(3):
+        u = _h_scales(a2, (X[rows] @ H.T) ** 2)
+        low, scores = _h_certificate(X, Y[T], H, u)
+        lower = max(lower, low)
+        worst = np.flatnonzero(scores > 1.0 + 1e-9)
+        worst = np.setdiff1d(worst, rows)
+        if not worst.size:
+            break
+        rows = np.concatenate([rows, _most_violated(worst, scores, 2 * S.size)])
+    return lower
 
 
 def _polished_mu(X, Y, S, lam_S, T, v_T):
@@ -733,9 +829,12 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
                 low = _certificate(X, Y, S, lam_S, T, mu_p)[3]
                 best_low = max(best_low, low)
                 gap = (best_val - best_low) / best_val
+            if gap > tol:
+                best_low = max(best_low, _lp_lower(X, Y, S, lam_S, T, c))
+                gap = (best_val - best_low) / best_val
         if gap <= tol or barrier_gap < _BARRIER_FLOOR:
             break
-        if not converged and T.size <= _RESCUE_MAX_TARGETS:
+        if not converged and T.size <= _RESCUE_MAX_TARGETS and S.size * T.size <= _RESCUE_MAX_CONES:
             # The barrier problem has become too ill-conditioned to centre (a singular
             # optimal design, typically few targets): its multipliers, hence the
             # certificate and the pricing, are no longer reliable.  Hand over to the

@@ -504,3 +504,72 @@ def test_a_singular_optimum_the_barrier_stalls_on_is_certified():
     D = optimal_design(X, Y, tol=TOL)
     _check_design(D, 500)
     assert D.gap <= TOL and D.value == pytest.approx(6.579112, rel=1e-6)
+
+
+# --------------------------------------------------------------------------- #
+# The barrier's step along the ray and the LP-optimal certificate
+# --------------------------------------------------------------------------- #
+
+
+def test_ray_minimum_is_the_barrier_minimum_along_the_ray():
+    from scipy.optimize import minimize_scalar
+
+    from cbai_cli.design import _factor, _project, _ray_minimum, _sqnorms, _whiten
+
+    rng = np.random.default_rng(7)
+    X, Y = _project(rng.standard_normal((12, 4)), rng.standard_normal((5, 4)))
+    w = rng.uniform(0.5, 2.0, 12)
+    w *= 2.0 * _sqnorms(_whiten(_factor(X, w), Y)).max()  # strictly feasible: max v = 1/2
+    W = _factor(X, w)
+    Yh = _whiten(W, Y)
+    v = _sqnorms(Yh)
+    kappa = 300.0
+
+    def barrier(c):
+        return kappa * c * w.sum() - np.log1p(-v / c).sum() - np.log(c * w).sum()
+
+    best = minimize_scalar(barrier, bounds=(v.max() * (1 + 1e-9), 100.0), method="bounded",
+                           options={"xatol": 1e-12})
+    w_r, f_r, (W_r, Yh_r, v_r) = _ray_minimum(w, (W, Yh, v), kappa)
+    assert w_r.sum() / w.sum() == pytest.approx(best.x, rel=1e-6)
+    assert f_r == pytest.approx(barrier(best.x), rel=1e-12)
+    assert np.allclose(v_r, _sqnorms(_whiten(_factor(X, w_r), Y)), rtol=1e-10)
+    assert np.allclose(_sqnorms(Yh_r), v_r, rtol=1e-10) and np.allclose(W_r, _factor(X, w_r), rtol=1e-8)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lp_certificate_bounds_the_optimum_for_any_design(seed):
+    from cbai_cli.design import _lp_lower, _project
+
+    rng = np.random.default_rng(seed)
+    X, Y = _project(rng.standard_normal((30, 4)), rng.standard_normal((6, 4)))
+    optimum = optimal_design_cvxpy(X, Y).value
+    S = np.arange(30)
+    for _ in range(10):
+        lam = rng.dirichlet(np.ones(30))
+        assert _lp_lower(X, Y, S, lam, np.arange(6), rng.uniform(size=30)) <= optimum * (1 + 1e-9)
+
+
+def test_lp_certificate_closes_the_gap_at_the_optimal_design():
+    from cbai_cli.design import _lp_lower, _project
+
+    X, Y = _project(*_random_instance(11))
+    D = optimal_design(X, Y, tol=1e-9)
+    S = D.support
+    low = _lp_lower(X, Y, S, D.weights[S], np.arange(Y.shape[0]), np.zeros(X.shape[0]))
+    assert low <= D.value * (1 + 1e-9) and low == pytest.approx(D.value, rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fw_agrees_with_cvxpy_on_the_h_clb_bar_of_random_instances(seed):
+    """H̄_CLB's targets x / |g(x)| of ``cbai generate random`` (one arm close to the boundary
+    dominates): both solvers' certificates bracket the other's value."""
+    from cbai_cli.generators import generate_instance
+
+    instance = generate_instance("random", d=4, n=25, seed=seed)
+    X = instance.problem.arms
+    Y = X / np.abs(instance.gaps)[:, None]
+    fw, cx = optimal_design(X, Y, tol=TOL), optimal_design_cvxpy(X, Y)
+    assert fw.gap <= TOL
+    assert fw.lower <= cx.value * (1 + 1e-9) and cx.lower <= fw.value * (1 + 1e-9)
+    assert fw.value == pytest.approx(cx.value, rel=1e-5)
