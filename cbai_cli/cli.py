@@ -152,9 +152,7 @@ def bound(
 @with_options(*run_option_names())
 def solve(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
-    algo: Optional[str] = typer.Option(None, "--algo", "-a", show_default=False, help=algorithm_help() + (
-        " Default: the algorithm the registry declares for the file's instance kind (track-and-stop for cbai "
-        "files, safe-lucb for safe-regret, safe-lingape for safe-bai).")),
+    algo: Optional[str] = typer.Option(None, "--algo", "-a", show_default=False, help=algorithm_help(with_defaults=True)),
     regime: Optional[str] = typer.Option(None, "--regime", help=REGIME_HELP),
     seed: int = typer.Option(0, "--seed", help="Seed of the first run."),
     runs: int = typer.Option(1, "--runs", help="Run seeds seed, seed+1, …, seed+runs−1."),

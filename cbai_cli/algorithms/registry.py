@@ -285,11 +285,16 @@ def run_option_names() -> tuple[str, ...]:
     return tuple(name for name in OPTIONS if name in read)
 
 
-def algorithm_help() -> str:
-    """The ``--algo`` help: every algorithm with its instance kinds, and the aliases."""
-    return ("Algorithm: " + "; ".join(f"{name} ({', '.join(entry.kinds)})" for name, entry in entries().items())
+def algorithm_help(with_defaults: bool = False) -> str:
+    """The ``--algo`` help: every algorithm with its instance kinds, and the aliases; with
+    ``with_defaults``, also what runs when ``--algo`` is left out (:func:`default_algorithm`)."""
+    text = ("Algorithm: " + "; ".join(f"{name} ({', '.join(entry.kinds)})" for name, entry in entries().items())
             + ". The authors' method strings (" + ", ".join(list(ALIASES)[:3]) + ", …) are accepted too; "
             "see `cbai algorithms`.")
+    if with_defaults:
+        kinds = dict.fromkeys(kind for entry in entries().values() for kind in entry.kinds)
+        text += " Default: " + ", ".join(f"{default_algorithm(kind)} for {kind} files" for kind in kinds) + "."
+    return text
 
 
 @dataclass(frozen=True)
