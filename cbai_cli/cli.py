@@ -27,6 +27,7 @@ from cbai_cli.errors import CbaiError, Terminated
 from cbai_cli.typer_options import REGIME_HELP, with_options
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for a Ctrl-C
 
 
 class CbaiGroup(TyperGroup):
@@ -42,6 +43,7 @@ class CbaiGroup(TyperGroup):
             raise typer.Exit(EXIT_BAD_INPUT) from None
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        interrupted = False
         try:
             code = super().main(args, prog_name or "cbai", complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as error:
@@ -54,11 +56,13 @@ class CbaiGroup(TyperGroup):
             code = EXIT_BAD_INPUT
         except (typer.Abort, KeyboardInterrupt):
             click.echo("cbai: interrupted", err=True)
-            code = 130
+            code, interrupted = EXIT_INTERRUPTED, True
         except click.exceptions.ClickException as error:
             click.echo(f"cbai: error: {error.format_message()}", err=True)
             code = error.exit_code
         code = code if isinstance(code, int) else 0
+        if code == EXIT_INTERRUPTED and not interrupted:  # Typer turns Ctrl-C into a silent Exit(130)
+            click.echo("cbai: interrupted", err=True)
         if standalone_mode:
             sys.exit(code)
         return code

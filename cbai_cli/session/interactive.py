@@ -4,7 +4,9 @@ Shows the arm to judge (its label and features; for a driver instance, the pictu
 its trajectory drawn with :mod:`cbai_cli.driver.plot`), reads one answer per line,
 records it at once (its own transaction, so Ctrl-C loses nothing) and goes on until the
 study is done, the input ends, or the person types ``q``. A mistyped answer is said in
-one line and asked again; nothing is recorded for it.
+one line and asked again; nothing is recorded for it. Ctrl-C while an answer is awaited
+says how to resume and ends the command with exit code 130 (the CLI's interrupted path);
+every answer recorded before it is in the study.
 """
 
 from __future__ import annotations
@@ -34,9 +36,14 @@ def run(study: str | Path, source: IO[str], out: IO[str], pictures: Path | None 
                       f"{query.remaining} of {query.count} observation(s) left")
             if draw is not None:
                 _say(out, f"  picture: {draw(query)}")
-            answer = _read(source, out, f"answer ({hint}; q to stop): ")
+            try:
+                answer = _read(source, out, f"answer ({hint}; q to stop): ")
+            except KeyboardInterrupt:
+                _say(out, "")
+                _say(out, resume_line(study))
+                raise
             if answer is None or answer.strip().lower() in QUIT_WORDS:
-                _say(out, f"stopped; every answer is recorded. Resume with: cbai session ask {study}")
+                _say(out, resume_line(study))
                 return session.status()
             try:
                 session.tell(query.id, answer)
@@ -45,6 +52,11 @@ def run(study: str | Path, source: IO[str], out: IO[str], pictures: Path | None 
         final = session.status()
         _say(out, outcome_line(final))
         return final
+
+
+def resume_line(study: str | Path) -> str:
+    """What a person who stops the loop is told."""
+    return f"stopped; every answer is recorded. Resume with: cbai session ask {study}"
 
 
 def _say(out: IO[str], text: str) -> None:

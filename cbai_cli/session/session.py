@@ -281,6 +281,7 @@ class Session:
             instance = load(instance)
         given = {name: value for name, value in options.items() if value is not None}
         instance = instance.without_truth()  # a study never holds the hidden constraint
+        check_labels(instance)
         prepared = prepare_session(instance, algorithm, regime, given)
         create(path, {"schema_version": SCHEMA_VERSION, "cbai_version": __version__, "instance": instance.to_mapping(),
                       "algorithm": algorithm, "regime": regime, "options": given, "seed": seed})
@@ -428,13 +429,14 @@ class Session:
                            tuple(float(x) for x in self.instance.arms[slot.arm]))
 
     def label(self, arm: int) -> str:
-        """The arm's label: ``meta.labels[arm]`` when the file has K labels, else ``arm K``."""
+        """The arm's label: ``meta.labels[arm]`` when the file has labels (checked by
+        :func:`check_labels` when the study started), else ``arm K``."""
         labels = self.instance.meta.get("labels")
-        if isinstance(labels, list) and len(labels) == self.instance.n_arms:
-            from cbai_cli.validation import safe_text
+        if labels is None:
+            return f"arm {arm}"
+        from cbai_cli.validation import safe_text
 
-            return safe_text(labels[arm])
-        return f"arm {arm}"
+        return safe_text(labels[arm])
 
     # ------------------------------------------------------------ reading
     @property
@@ -471,6 +473,19 @@ class Session:
     def queries(self) -> list[HandedQuery]:
         """Every query handed out so far, by id."""
         return [self._handed(slot) for slot in self._state.slots]
+
+
+def check_labels(instance: Any) -> None:
+    """``meta.labels``, when the file has it, must name every arm: a list of K texts or
+    numbers (what ``session next`` and ``session ask`` show for each arm); one line otherwise."""
+    labels = instance.meta.get("labels")
+    if labels is None:
+        return
+    if not isinstance(labels, list) or not all(isinstance(label, (str, int, float)) and not isinstance(label, bool)
+                                               for label in labels):
+        raise OptionError("meta.labels must be a list with one text per arm")
+    if len(labels) != instance.n_arms:
+        raise OptionError(f"meta.labels has {len(labels)} labels for {instance.n_arms} arms; give one per arm")
 
 
 def prepare_session(instance: Any, algorithm: str, regime: str | None, options: dict[str, Any]):

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 
 import numpy as np
+
+from cbai_cli.session import Session
+from tests.session.conftest import ROOT
 
 
 def test_ask_records_each_answer_says_a_bad_one_and_stops_on_q(tmp_path, cbai_process, binary_file):
@@ -41,3 +48,34 @@ def test_ask_on_a_driver_instance_draws_the_trajectory_to_judge(tmp_path, cbai_p
     assert asked.returncode == 0, asked.stderr
     assert f"picture: {tmp_path / 'drive-query-1.png'}" in asked.stdout
     assert (tmp_path / "drive-query-1.png").stat().st_size > 1000
+
+
+def test_ctrl_c_while_waiting_for_an_answer_keeps_every_recorded_answer(tmp_path, binary_file):
+    study = tmp_path / "s.db"
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    subprocess.run([sys.executable, "-m", "cbai_cli", "session", "start", str(binary_file), "--algo", "g-acol",
+                    "-o", str(study)], check=True, capture_output=True, env=env)
+    asking = subprocess.Popen([sys.executable, "-m", "cbai_cli", "session", "ask", str(study)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    for value in ("yes", "no", "yes"):
+        _read_until_prompt(asking.stdout)
+        asking.stdin.write(value + "\n")
+        asking.stdin.flush()
+    _read_until_prompt(asking.stdout)  # the fourth question is waiting for an answer
+    asking.send_signal(signal.SIGINT)
+    rest, errors = asking.communicate(timeout=120)
+    assert asking.returncode == 130, errors
+    assert "Resume with: cbai session ask" in rest
+    assert "cbai: interrupted" in errors and "Traceback" not in errors
+    with Session.open(study) as session:
+        assert session.status().answered == 3
+        assert [row.value for row in session.log()] == [1.0, -1.0, 1.0]
+
+
+def _read_until_prompt(stream) -> None:
+    """Reads the child's output up to the end of an answer prompt (which has no newline)."""
+    seen = ""
+    while not seen.endswith("q to stop): "):
+        char = stream.read(1)
+        assert char, f"the child ended before prompting; it printed {seen!r}"
+        seen += char

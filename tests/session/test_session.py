@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -130,3 +131,34 @@ def test_a_study_holds_no_hidden_constraint_and_runs_on_a_file_without_it(tmp_pa
         assert session.status().recommended == instance.best_arm
     with Session.start(tmp_path / "t.db", instance_file, "g-acol", seed=2) as session:
         assert "constraint" not in session.journal.meta["instance"]
+
+
+def _labelled(tmp_path, labels) -> Path:
+    path = tmp_path / "cookies.yaml"
+    path.write_text("kind: cbai\nname: cookies\narms: [[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]]\nreward: [1.0, 0.5]\n"
+                    f"threshold: 0.6\nnoise: {{kind: gaussian, sigma: 0.1}}\nmeta: {{labels: {labels}}}\n")
+    return path
+
+
+def test_queries_carry_the_arm_labels_of_the_file(tmp_path):
+    instance_path = _labelled(tmp_path, "[plain, chocolate, oat]")
+    with Session.start(tmp_path / "s.db", instance_path, "g-acol") as session:
+        queries = session.ask(3)
+    assert [query.label for query in queries] == [["plain", "chocolate", "oat"][query.arm] for query in queries]
+
+
+def test_a_query_of_a_file_without_labels_is_labelled_by_its_index(tmp_path, instance_file):
+    with Session.start(tmp_path / "s.db", instance_file, "g-acol") as session:
+        query = session.ask()[0]
+    assert query.label == f"arm {query.arm}"
+
+
+@pytest.mark.parametrize("labels, message", [
+    ("[plain, chocolate]", "meta.labels has 2 labels for 3 arms"),
+    ("plain", "meta.labels must be a list with one text per arm"),
+    ("[plain, [a, b], oat]", "meta.labels must be a list with one text per arm"),
+])
+def test_labels_that_do_not_name_every_arm_are_refused_at_start(tmp_path, labels, message):
+    with pytest.raises(OptionError, match=message):
+        Session.start(tmp_path / "s.db", _labelled(tmp_path, labels), "g-acol")
+    assert not (tmp_path / "s.db").exists()
