@@ -51,7 +51,8 @@ class CbaiGroup(TyperGroup):
             code = 0
         except click.exceptions.UsageError as error:
             message = error.format_message().replace("\n", " ")
-            command = f"cbai {error.ctx.info_name}: " if error.ctx is not None and error.ctx.parent is not None else "cbai: "
+            command = (" ".join(["cbai", *error.ctx.command_path.split()[1:]]) + ": "
+                       if error.ctx is not None and error.ctx.parent is not None else "cbai: ")
             click.echo(f"{command}error: {message}", err=True)
             code = EXIT_BAD_INPUT
         except (typer.Abort, KeyboardInterrupt):

@@ -46,7 +46,7 @@ def _status_document(status) -> dict[str, Any]:
 @with_options(*run_option_names())
 def start(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
-    algo: str = typer.Option(..., "--algo", "-a", help=algorithm_help()),
+    algo: Optional[str] = typer.Option(None, "--algo", "-a", help=algorithm_help(with_defaults=True)),
     regime: Optional[str] = typer.Option(None, "--regime", help=REGIME_HELP),
     seed: int = typer.Option(0, "--seed", help="Seed of the algorithm's random stream (the one `cbai solve --seed` "
                              "gives it)."),

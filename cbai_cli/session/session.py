@@ -266,12 +266,14 @@ class Session:
 
     # ------------------------------------------------------------ opening
     @classmethod
-    def start(cls, path: str | Path, instance: Any, algorithm: str, regime: str | None = None, seed: int = 0,
-              **options: Any) -> Session:
+    def start(cls, path: str | Path, instance: Any, algorithm: str | None = None, regime: str | None = None,
+              seed: int = 0, **options: Any) -> Session:
         """Create the study ``path`` for ``algorithm`` on ``instance`` (an instance or a
-        file path) and open it; the options are those of ``cbai solve`` by library name.
-        An existing ``path`` is refused, never overwritten."""
+        file path) and open it; the options are those of ``cbai solve`` by library name,
+        and ``algorithm`` None is ``cbai solve``'s default. An existing ``path`` is
+        refused, never overwritten."""
         from cbai_cli import __version__
+        from cbai_cli.algorithms.registry import default_algorithm
         from cbai_cli.kinds import load
         from cbai_cli.session.journal import SCHEMA_VERSION
 
@@ -282,6 +284,7 @@ class Session:
         given = {name: value for name, value in options.items() if value is not None}
         instance = instance.without_truth()  # a study never holds the hidden constraint
         check_labels(instance)
+        algorithm = algorithm if algorithm is not None else default_algorithm("cbai")
         prepared = prepare_session(instance, algorithm, regime, given)
         create(path, {"schema_version": SCHEMA_VERSION, "cbai_version": __version__, "instance": instance.to_mapping(),
                       "algorithm": algorithm, "regime": regime, "options": given, "seed": seed})

@@ -191,6 +191,17 @@ def test_start_in_a_missing_folder_is_refused(tmp_path, instance_file, cli):
              "does not exist")
 
 
+def test_start_without_algo_runs_the_default_of_cbai_solve(tmp_path, instance_file, cli):
+    from cbai_cli.algorithms.registry import default_algorithm
+
+    with Session.open(_study(tmp_path, instance_file, cli)) as session:
+        assert session.algorithm == default_algorithm("cbai")
+
+
+def test_a_missing_option_names_the_session_command(tmp_path, instance_file, cli):
+    _refused(cli("session", "start", instance_file), "cbai session start: error: Missing option")
+
+
 def test_start_with_a_bad_option_is_refused(tmp_path, instance_file, cli):
     _refused(cli("session", "start", instance_file, "--algo", "acol", "--delta", "2", "-o", tmp_path / "s.db"),
              "--delta must lie in")
