@@ -453,7 +453,7 @@ def _ray_minimum(w: np.ndarray, aux, kappa: float):
     By homogeneity v_y(c w) = v_y(w) / c, so along the ray the barrier is the convex
     function f(c) = kappa c 1^T w - sum_y log(1 - v_y / c) - s log c (+ const), whose
     derivative kappa 1^T w - sum_y v_y / (c (c - v_y)) - s / c increases from -inf at
-    c = max v_y to kappa 1^T w; its root is found by bisection on log c.  The factor
+    c = max v_y to kappa 1^T w; its root is found by :func:`_ray_root`.  The factor
     W = R^-1 scales as c^-1/2.  Why: after kappa grows, the damped Newton method
     otherwise creeps along the boundary v_y -> 1 for hundreds of steps (the barrier
     falls by about 2 a step while it must fall by about kappa 1^T w); one scalar step
@@ -462,30 +462,36 @@ def _ray_minimum(w: np.ndarray, aux, kappa: float):
     Returns (c w, f(c w), (W c^-1/2, Yh c^-1/2, v / c)).
     """
     W, Yh, v = aux
-    s, total, vmax = w.size, float(w.sum()), float(v.max())
-
-    def slope(c: float) -> float:
-        return kappa * total - float(np.sum(v / (c * (c - v)))) - s / c
-
-    lo = vmax * (1.0 + 1e-12)
-    if slope(lo) >= 0.0:  # pragma: no cover - the slope is -inf at max v_y
-        return w, kappa * total - np.log1p(-v).sum() - np.log(w).sum(), aux
-    hi = max(2.0 * vmax, (s + v.size) / (kappa * total))
-    while slope(hi) < 0.0:
-        hi *= 2.0
-    for _ in range(60):
-        mid = math.sqrt(lo * hi)
-        if slope(mid) < 0.0:
-            lo = mid
-        else:
-            hi = mid
-        if hi <= lo * (1.0 + 1e-12):
-            break
-    c = hi
+    c = _ray_root(v, kappa * float(w.sum()), w.size)
     w, v = w * c, v / c
     root = 1.0 / math.sqrt(c)
     f = kappa * w.sum() - np.log1p(-v).sum() - np.log(w).sum()
     return w, f, (W * root, Yh * root, v)
+
+
+def _ray_root(v: np.ndarray, level: float, s: int) -> float:
+    """The root c > max v of g(c) = level - sum_y v_y / (c (c - v_y)) - s / c (v: (m,)).
+
+    g increases and is concave on (max v, inf) (each term -1/(c - v_y) + 1/c - s/c has a
+    negative second derivative), so a Newton step from a point where g ≤ 0 lands at or
+    left of the root: from a lower bound, Newton's iterates increase monotonically to it
+    (about four steps). Two lower bounds: v_y / (c (c - v_y)) ≥ v_y / c² gives
+    g(c) ≤ level - (sum v)/c² - s/c, which vanishes at c₀ = (s + √(s² + 4·level·sum v)) / (2·level);
+    keeping only the largest v_y gives c₁ = (v_max + √(v_max² + 4·v_max/level)) / 2.
+    Stops when a step moves c by at most 1e-13·c.
+    """
+    v_max, v_sum = float(v.max()), float(v.sum())
+    c = max((s + math.sqrt(s * s + 4.0 * level * v_sum)) / (2.0 * level),
+            (v_max + math.sqrt(v_max * v_max + 4.0 * v_max / level)) / 2.0, v_max * (1.0 + 1e-12))
+    for _ in range(100):
+        gap = c - v
+        value = level - float(np.dot(v, 1.0 / (c * gap))) - s / c
+        slope = float(np.dot(v, (2.0 * c - v) / (gap * gap))) / (c * c) + s / (c * c)
+        step = value / slope
+        c -= step
+        if abs(step) <= 1e-13 * c:
+            break
+    return c
 
 
 def _lp_lower(X: np.ndarray, Y: np.ndarray, S: np.ndarray, lam_S: np.ndarray, T: np.ndarray, c: np.ndarray) -> float:

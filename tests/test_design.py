@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from cbai_cli.design import (
     Design,
+    _ray_root,
     design_value,
     optimal_design,
     optimal_design_cvxpy,
@@ -573,3 +574,21 @@ def test_fw_agrees_with_cvxpy_on_the_h_clb_bar_of_random_instances(seed):
     assert fw.gap <= TOL
     assert fw.lower <= cx.value * (1 + 1e-9) and cx.lower <= fw.value * (1 + 1e-9)
     assert fw.value == pytest.approx(cx.value, rel=1e-5)
+
+
+def test_ray_root_solves_a_hand_computed_case():
+    # g(c) = 2 - 0.5 / (c (c - 0.5)) - 1 / c vanishes at c = 1: 2 - 1 - 1.
+    assert _ray_root(np.array([0.5]), 2.0, 1) == pytest.approx(1.0, rel=1e-12)
+
+
+@settings(max_examples=200)
+@given(st.lists(st.floats(1e-6, 1.0), min_size=1, max_size=40), st.floats(1e-3, 1e5), st.integers(0, 50))
+def test_ray_root_is_the_sign_change_of_the_barrier_slope(values, level, s):
+    v = np.array(values)
+    c = _ray_root(v, level, s)
+
+    def slope(point: float) -> float:
+        return level - float(np.sum(v / (point * (point - v)))) - s / point
+
+    assert c > v.max()
+    assert slope(c * (1 - 1e-9)) <= 0.0 <= slope(c * (1 + 1e-9))
