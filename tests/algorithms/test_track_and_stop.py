@@ -13,6 +13,7 @@ from cbai_cli.algorithms.registry import AlgorithmEntry, cbai_entry, default_alg
 from cbai_cli.algorithms.track_and_stop import TrackAndStop
 from cbai_cli.compare.specs import parse_algorithms
 from cbai_cli.confidence import ConfidenceSettings
+from cbai_cli.design import optimal_design
 from cbai_cli.bounds import compute_bounds
 from cbai_cli.generators import family, generate_instance
 from cbai_cli.instance import Instance
@@ -64,6 +65,25 @@ def test_frank_wolfe_arm_maximises_the_derivative_not_the_one_pull_reduction():
     algorithm = learner(instance)
     assert algorithm.frank_wolfe_arm(0) == 1
     assert int(np.argmax(algorithm.design.gain(instance.arms[0]))) == 0
+
+
+def test_frank_wolfe_steps_approach_the_c_optimal_design_of_one_target():
+    # One target y: F(N) = yᵀA_N⁻¹y is convex and smooth, and steps of 1/(n+1) towards the
+    # vertex of steepest descent converge to the c-optimal design (Wynn–Fedorov). The target
+    # is the short arm y = (0.6, 0.2) = e1/3 + (0.8, 0.6)/3, best estimated through those two
+    # arms, half of the pulls each: value (1/3 + 1/3)² = 4/9 (Elfving), against 1 for pulling
+    # y alone. After 3000 steps n·yᵀA⁻¹y is within 1 % of it.
+    arms = np.array([[1.0, 0.0], [0.0, 1.0], [0.8, 0.6], [-0.6, 0.8], [0.6, 0.2]])
+    instance = Instance(name="five", arms=arms, reward_values=np.arange(5.0),
+                        constraint=np.array([0.0, 1.0]),
+                        threshold=2.0, noise=GaussianNoise(1.0))
+    algorithm = learner(instance)
+    for _ in range(3000):
+        feed(algorithm, algorithm.frank_wolfe_arm(4), 1, 0.0)
+    reached = 3000 * float(algorithm.design.norms2[4])
+    optimum = optimal_design(arms, arms[4:], tol=1e-8)
+    assert optimum.value == pytest.approx(4.0 / 9.0, rel=1e-6)
+    assert 0.995 * 4.0 / 9.0 <= reached <= 1.01 * 4.0 / 9.0  # the ridge λ = 0.1 lowers it a little
 
 
 def test_pulls_follow_the_plug_in_design_on_the_plane():
