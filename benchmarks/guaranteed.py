@@ -62,7 +62,8 @@ def fresh_instances(first_seed: int = 1) -> list[str]:
         chosen, seed = 0, first_seed - 1
         while chosen < FRESH_PER_SHAPE:
             seed += 1
-            bound = compute_bounds(generate_instance(name, sigma=1.0, seed=seed, **params), delta=0.05).lower_bound_noise
+            instance = generate_instance(name, sigma=1.0, seed=seed, **params)
+            bound = compute_bounds(instance, delta=0.05).lower_bound_noise
             if FRESH_LOW <= bound <= FRESH_HIGH:
                 sources.append(f"{name}:{shape},seed={seed},sigma=1")
                 chosen += 1

@@ -45,7 +45,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--regime", default="ols")
     args = parser.parse_args()
-    print(f"load average {os.getloadavg()[0]:.2f} at the start; {args.seeds} seeds, minimum of {args.repeats} repeats\n")
+    print(f"load average {os.getloadavg()[0]:.2f} at the start; {args.seeds} seeds, "
+          f"minimum of {args.repeats} repeats\n")
     print("| instance | steps | track-and-stop µs/step | g-acol µs/step | ratio |")
     print("|---|---:|---:|---:|---:|")
     for source in args.sources:
