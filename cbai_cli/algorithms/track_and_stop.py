@@ -66,10 +66,12 @@ class TrackAndStop(Adaptive):
       the numbers.
     - Frank–Wolfe steps instead of tracking a solved design: the solved plug-in design
       (recomputed lazily) cost a design solve of about 10 ms every time n doubled or x̂*
-      changed, and on random instances it needed more queries than these steps
-      (docs/track-and-stop.md, "Frank–Wolfe steps against tracking"). With one target
-      the steps converge to its c-optimal design; with several, F is a maximum and the
-      step follows whichever target is active, which need not reach the min-max design.
+      changed, and it needed more queries than these steps on six of seven instances
+      whose design mixes arms (docs/track-and-stop.md, "Frank–Wolfe steps against
+      tracking solved designs"). With one target the steps are the Wynn–Fedorov
+      sequential procedure and converge to its c-optimal design; with several, F is a
+      maximum and the step follows whichever target is active, which need not reach the
+      min-max design.
     - Arms less rewarding than x̂* get no target: once x̂* is certainly feasible the
       elimination drops them through r̄, so no certificate needs them (Definition 2 has
       no term for them either).
