@@ -3,6 +3,7 @@
 Usage:
     python benchmarks/guaranteed.py [--seeds 20] [--jobs 2] [--budget 2000000]
                                     [--algos track-and-stop:det,acol,g-acol:det,...] [--out runs.sqlite]
+                                    [--fresh [--fresh-start 1]]
 
 For every algorithm of the registry that always stops, in every guaranteed confidence
 regime it accepts (``cbai algorithms``; track-and-stop included), runs ``--seeds`` seeds
@@ -19,6 +20,13 @@ fraction of runs that stopped with the right answer, budget stops and the median
 microseconds per query. A last table gives the fraction correct of the tuned G-ACOL
 (β = 1/4, the paper's intervals) at σ = 1. ``--algos`` restricts the specs (compare's
 syntax); ``--out`` keeps every record in a compare store, so an interrupted run resumes.
+
+``--fresh`` replaces the paper's instances by instances nobody tuned on, all at σ = 1 (R = σ):
+irrelevant-dims at four other (d, ε), and for unit-sphere and random at three shapes
+each the first three seeds from ``--fresh-start`` (1) upwards whose Theorem 1 bound lies in
+[``FRESH_LOW``, ``FRESH_HIGH``] queries (the selection reads only the bound, never a run:
+below 50 queries the d pulls that span the space decide, above 5,000 a run is too long
+for a benchmark). It prints the same tables and, last, the worst ratio of each spec.
 """
 
 from __future__ import annotations
@@ -35,6 +43,31 @@ INSTANCES = (
     ("irrelevant-dims d=10 ε=0.05, σ = 0.05", "irrelevant-dims:d=10,eps=0.05,sigma=0.05"),
 )
 TUNED_SPEC = "g-acol:tuned:beta=0.25"
+FRESH_FIXED = ("irrelevant-dims:d=5,eps=0.1,sigma=1", "irrelevant-dims:d=20,eps=0.1,sigma=1",
+               "irrelevant-dims:d=20,eps=0.2,sigma=1", "irrelevant-dims:d=5,eps=0.05,sigma=1")
+FRESH_SEEDED = (("unit-sphere", "d=5,n=20"), ("unit-sphere", "d=10,n=20"), ("unit-sphere", "d=20,n=40"),
+                ("random", "d=5,n=20"), ("random", "d=10,n=20"), ("random", "d=20,n=40"))
+FRESH_LOW, FRESH_HIGH, FRESH_PER_SHAPE = 50.0, 5000.0, 3
+
+
+def fresh_instances(first_seed: int = 1) -> list[str]:
+    """Compare sources of the ``--fresh`` instances (the module docstring's selection rule),
+    the seeded ones drawn from ``first_seed`` upwards."""
+    from cbai_cli.bounds import compute_bounds
+    from cbai_cli.generators import generate_instance
+
+    sources = list(FRESH_FIXED)
+    for name, shape in FRESH_SEEDED:
+        params = {key: int(value) for key, value in (item.split("=") for item in shape.split(","))}
+        chosen, seed = 0, first_seed - 1
+        while chosen < FRESH_PER_SHAPE:
+            seed += 1
+            instance = generate_instance(name, sigma=1.0, seed=seed, **params)
+            bound = compute_bounds(instance, delta=0.05).lower_bound_noise
+            if FRESH_LOW <= bound <= FRESH_HIGH:
+                sources.append(f"{name}:{shape},seed={seed},sigma=1")
+                chosen += 1
+    return sources
 
 
 def guaranteed_specs() -> list[str]:
@@ -84,6 +117,19 @@ def print_tables(rows: list, labels: dict[str, str]) -> None:
             print(f"| {name} | {row.regime} | " + " | ".join(cell(row)) + " |")
 
 
+def print_worst(rows: list, labels: dict[str, str]) -> None:
+    """Per spec: the largest ratio to the bound over the instances, and where."""
+    print("\n#### Worst ratio per algorithm\n")
+    print("| algorithm | regime | worst ratio | instance | all runs right |")
+    print("|---|---|---:|---|---:|")
+    for spec in dict.fromkeys(row.algorithm for row in rows):
+        mine = [row for row in rows if row.algorithm == spec]
+        worst = max(mine, key=lambda row: row.ratio_to_lower_bound or math.inf)
+        right = all(row.fraction_correct == 1.0 and not row.budget_stops for row in mine)
+        print(f"| {spec.split(':')[0]} | {worst.regime} | {cell(worst)[1]} | {labels[worst.source]} | "
+              f"{'yes' if right else 'no'} |")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20)
@@ -92,13 +138,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--algos", default=None, help="comma-separated compare specs (default: every guaranteed one)")
     parser.add_argument("--no-tuned", action="store_true", help="skip the tuned G-ACOL correctness table")
     parser.add_argument("--out", type=Path, default=None, help="a compare store (.jsonl or .sqlite) to resume from")
+    parser.add_argument("--fresh", action="store_true", help="instances nobody tuned on instead of the paper's")
+    parser.add_argument("--fresh-start", type=int, default=1, help="first seed of the seeded --fresh instances")
     args = parser.parse_args(argv)
     specs = args.algos.split(",") if args.algos else guaranteed_specs()
-    labels = {source: label for label, source in INSTANCES}
+    if args.fresh:
+        labels = {source: source.replace(",sigma=1", ", σ = 1") for source in fresh_instances(args.fresh_start)}
+    else:
+        labels = {source: label for label, source in INSTANCES}
     print(f"`python benchmarks/guaranteed.py {' '.join(sys.argv[1:] if argv is None else argv)}`: "
           f"{args.seeds} seeds, δ = 0.05, R = σ, budget {args.budget:,}")
-    print_tables(run(list(labels), specs, args.seeds, args.jobs, args.budget, args.out), labels)
-    if not args.no_tuned:
+    rows = run(list(labels), specs, args.seeds, args.jobs, args.budget, args.out)
+    print_tables(rows, labels)
+    if args.fresh:
+        print_worst(rows, labels)
+    if not args.no_tuned and not args.fresh:
         sigma_one = [source for label, source in INSTANCES if source.endswith("sigma=1")]
         tuned_out = None if args.out is None else args.out.with_name(args.out.stem + "-tuned" + args.out.suffix)
         rows = run(sigma_one, [TUNED_SPEC], args.seeds, args.jobs, args.budget, tuned_out)

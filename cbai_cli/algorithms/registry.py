@@ -365,8 +365,8 @@ for _entry in (
     cbai_entry("g-acol-uniform", "g_acol_uniform", "GACOLUniform", "G-ACOL Uniform: uniform over U", "adaptive"),
     cbai_entry("maxrew-u", "maxrew_u", "MaxRewU", "MaxRew-U: highest-reward uncertain arm", "adaptive"),
     cbai_entry("track-and-stop", "track_and_stop", "TrackAndStop",
-               "Track-and-Stop: track the plug-in H_CLB design over X≥(x̂*), forced exploration, elimination stop "
-               "(the default)", "adaptive", preferred_regime="ols", default_for=("cbai",)),
+               "Track-and-Stop: Frank–Wolfe steps on the plug-in H_CLB objective over X≥(x̂*), forced exploration, "
+               "elimination stop (the default)", "adaptive", preferred_regime="ols", default_for=("cbai",)),
     cbai_entry("maxrew-f", "maxrew_f", "MaxRewF", "MaxRew-F: highest-reward feasible arm (may not stop; use --budget)",
                "adaptive", guaranteed_stop=False),
     AlgorithmEntry("safe-lucb", f"{_SAFE}.safe_lucb", "SafeLUCB",
