@@ -175,6 +175,10 @@ OPTIONS: dict[str, Option] = _declare(
            choices=("greedy", "ratio")),
     Option("solver", "--solver", str, "Design solver of the bounds: auto, fw (certified first-order), cvxpy "
            "(exact)", "auto", "auto", choices=("auto", "fw", "cvxpy")),
+    Option("time_limit", "--time-limit", float, "Seconds after which the design solver of the bounds stops with a "
+           "certified interval [lower, upper] of H_CLB instead of its target gap (a capped result depends on the "
+           "machine's speed)", None, "none; 60 s for the bounds that --bound forces on solve and compare", 0.0,
+           low_open=True),
     Option("updates", "--updates", str, "Safe-LinGapE's safe scales γ̄: from forced exploration only, or refreshed "
            "every pull", "static", "static", choices=("static", "dynamic")),
 )
