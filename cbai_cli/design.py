@@ -839,6 +839,7 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
     if time_limit is not None and not (0 < time_limit < math.inf):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     deadline = _Deadline.after(time_limit)
+    time_limited = False
     Xs, Ys = _project(arms, targets)
     K, r = Xs.shape
     m = Ys.shape[0]
@@ -866,7 +867,7 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
 
     best_val, best_low, best_lam = np.inf, 0.0, None
     rounds = 0
-    stalled = time_limited = False
+    stalled = False
     while rounds < max_iter:
         rounds += 1
         w, mu, _, converged = _center(X[S], Y[T], w, kappa, deadline)
