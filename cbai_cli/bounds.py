@@ -150,11 +150,6 @@ class BoundReport:
         }
 
 
-#: Seconds after which the design solves of bounds that ``--bound``/``--bounds`` forces on
-#: ``cbai solve``/``cbai compare`` stop with a certified interval (``cbai bound`` has no cap
-#: unless ``--time-limit`` sets one). At K = 10⁴, d = 30 a solve is certified in a few seconds.
-FORCED_BOUND_TIME_LIMIT = 60.0
-
 #: ``cbai solve`` and ``cbai compare`` compute an instance's bounds by themselves only up to
 #: this many arm entries K·d (``--bound``/``--bounds`` forces them). Measured with one BLAS
 #: thread on ``cbai generate random`` instances (benchmarks/bench_bound.py): K·d = 3·10⁵

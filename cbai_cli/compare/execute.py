@@ -381,9 +381,9 @@ class Scheduler:
                 RunTask(run.index, instance, choice.request, choice.label, run.seed))
 
     def _bound_time_limit(self) -> float | None:
-        """Bounds that ``--bounds`` forces are capped (:data:`cbai_cli.bounds.FORCED_BOUND_TIME_LIMIT`);
+        """Bounds that ``--bounds`` forces are capped (:data:`cbai_cli.options.FORCED_BOUND_TIME_LIMIT`);
         those the size rule lets through are cheap and stay deterministic."""
-        from cbai_cli.bounds import FORCED_BOUND_TIME_LIMIT
+        from cbai_cli.options import FORCED_BOUND_TIME_LIMIT
 
         return FORCED_BOUND_TIME_LIMIT if self.with_bounds else None
 

@@ -226,7 +226,8 @@ class CbaiKind(InstanceKind):
         return bound_skip_reason(instance.n_arms, instance.problem.dim, asked)
 
     def solve(self, prepared, results: tuple, trace_rows: tuple = (), bound: bool | None = None):
-        from cbai_cli.bounds import FORCED_BOUND_TIME_LIMIT, compute_bounds
+        from cbai_cli.bounds import compute_bounds
+        from cbai_cli.options import FORCED_BOUND_TIME_LIMIT
 
         skipped = self.bound_skip_reason(prepared.instance, bound)
         # Bounds computed by the size rule are cheap and deterministic; forced ones are capped.

@@ -317,7 +317,7 @@ def test_forced_bounds_are_capped(cli, tmp_path, monkeypatch):
     assert cli("generate", "random", "--d", "10", "--n", "300", "--seed", "0", "-o", path).exit_code == 0
     args = (path, "--algos", "g-acol:tuned:beta=0.25", "--seeds", "1", "--jobs", "1")
     # A cap that has passed at the solver's first check: the certified lower end of one round.
-    monkeypatch.setattr("cbai_cli.bounds.FORCED_BOUND_TIME_LIMIT", 1e-9)
+    monkeypatch.setattr("cbai_cli.options.FORCED_BOUND_TIME_LIMIT", 1e-9)
     exact = compare_json(cli, *args)["records"][0]["lower_bound"]
     capped = compare_json(cli, *args, "--bounds")["records"][0]["lower_bound"]
     assert 0 < capped < exact * (1 - 1e-3)

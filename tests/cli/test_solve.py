@@ -164,7 +164,7 @@ def random_file(tmp_path, cli):
 
 def test_forced_bounds_are_capped_and_say_so(cli, random_file, monkeypatch):
     # A cap that has passed at the solver's first check stands in for 60 s on a large instance.
-    monkeypatch.setattr("cbai_cli.bounds.FORCED_BOUND_TIME_LIMIT", 1e-9)
+    monkeypatch.setattr("cbai_cli.options.FORCED_BOUND_TIME_LIMIT", 1e-9)
     capped = solve_json(cli, random_file, "--algo", "g-acol", "--bound")
     assert capped["time_limit_reached"] is True
     assert any("time limit of 1e-09 s was reached" in note for note in capped["notes"])
@@ -173,6 +173,6 @@ def test_forced_bounds_are_capped_and_say_so(cli, random_file, monkeypatch):
 
 
 def test_bounds_of_the_size_rule_are_not_capped(cli, random_file, monkeypatch):
-    monkeypatch.setattr("cbai_cli.bounds.FORCED_BOUND_TIME_LIMIT", 1e-9)
+    monkeypatch.setattr("cbai_cli.options.FORCED_BOUND_TIME_LIMIT", 1e-9)
     document = solve_json(cli, random_file, "--algo", "g-acol")
     assert document["time_limit_reached"] is False and document["notes"] == []

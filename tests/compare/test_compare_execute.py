@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cbai_cli.bounds import FORCED_BOUND_TIME_LIMIT
+from cbai_cli.options import FORCED_BOUND_TIME_LIMIT
 from cbai_cli.compare.execute import InProcessBackend, Scheduler
 from cbai_cli.compare.plan import build_grid, build_plan
 from cbai_cli.compare.records import RECORD_KEYS
