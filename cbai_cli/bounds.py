@@ -100,14 +100,15 @@ class BoundReport:
 
     def intervals(self) -> dict[str, list[float | None]]:
         """The certified interval [lower, upper] of H_CLB, H̄_CLB and of each bound built on
-        them (the bounds are monotone in H_CLB or H̄_CLB; the reported Theorem 1 bound is the
-        lower end, the reported Theorem 2 bound the upper end)."""
+        them (the bounds are monotone in H_CLB or H̄_CLB; when a gap exceeds the tolerance the
+        reported Theorem 1 bound is the lower end, and the Theorem 2 bound is always the upper end)."""
         h_clb, h_clb_bar = self.h_clb.interval, self.h_clb_bar.interval
         theorem1 = tuple(self.theorem1_factor * h if self.theorem1_factor > 0 else 0.0 for h in h_clb)
         pairs = {"h_clb": h_clb, "h_clb_bar": h_clb_bar, "lower_bound": theorem1,
                  "acol_upper_bound": tuple(self.acol_factor * h + self.acol_offset for h in h_clb_bar)}
-        if self.noise_variance is not None:
-            pairs["lower_bound_noise"] = tuple(self.noise_variance * bound for bound in theorem1)
+        # Binary feedback has no σ²-scaled bound: its interval is [null, null], so the keys stay put.
+        variance = math.nan if self.noise_variance is None else self.noise_variance
+        pairs["lower_bound_noise"] = tuple(variance * bound for bound in theorem1)
         return {name: [json_number(low), json_number(high)] for name, (low, high) in pairs.items()}
 
     @property

@@ -394,6 +394,7 @@ def test_uncapped_intervals_are_the_certified_gap():
     report = compute_bounds(random_instance())
     document = report.to_json()
     assert document["time_limit"] is None and document["time_limit_reached"] is False
+    assert set(document["intervals"]) == {"h_clb", "h_clb_bar", "lower_bound", "lower_bound_noise", "acol_upper_bound"}
     low, high = document["intervals"]["h_clb"]
     assert high == report.h_clb.value and (high - low) / high == pytest.approx(report.h_clb.gap, abs=1e-15)
     assert not report.solver_notes
