@@ -19,6 +19,7 @@ the corresponding bounds infinite, because no finite number of queries decides i
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,12 +35,20 @@ SOLVERS = ("auto", "fw", "cvxpy")
 
 @dataclass(frozen=True)
 class DesignSummary:
-    """A solved min-max design: its value, certificate and weights (K,)."""
+    """A solved min-max design: its value, certificate and weights (K,); ``time_limited`` when
+    the solver stopped at its time limit before certifying its tolerance."""
 
     value: float
     gap: float
     weights: np.ndarray
     solver: str
+    time_limited: bool = False
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The certified interval [value·(1 − gap), value] of the min-max (the lower end is
+        the solver's certificate, :class:`cbai_cli.design.Design`)."""
+        return self.value * (1.0 - self.gap) if math.isfinite(self.value) else self.value, self.value
 
     def top(self, count: int | None = None) -> list[dict]:
         """Support points by decreasing weight as ``{arm, weight}``."""
@@ -55,7 +64,8 @@ INFINITE = DesignSummary(math.inf, 0.0, np.zeros(0), "none")
 
 @dataclass(frozen=True)
 class BoundReport:
-    """Everything ``cbai bound`` reports about one instance."""
+    """Everything ``cbai bound`` reports about one instance; ``solver_notes`` are the notes
+    (also in ``notes``) on a time limit reached or a gap left above the tolerance."""
 
     name: str
     n_arms: int
@@ -77,6 +87,29 @@ class BoundReport:
     duplicate_groups: list[list[int]]
     boundary_arms: list[int]
     notes: tuple[str, ...]
+    solver_notes: tuple[str, ...]
+    theorem1_factor: float
+    acol_factor: float
+    acol_offset: float
+    time_limit: float | None = None
+
+    @property
+    def time_limited(self) -> bool:
+        """Whether a design solve stopped at :attr:`time_limit` before certifying its tolerance."""
+        return self.h_clb.time_limited or self.h_clb_bar.time_limited
+
+    def intervals(self) -> dict[str, list[float | None]]:
+        """The certified interval [lower, upper] of H_CLB, H̄_CLB and of each bound built on
+        them (the bounds are monotone in H_CLB or H̄_CLB; when a gap exceeds the tolerance the
+        reported Theorem 1 bound is the lower end, and the Theorem 2 bound is always the upper end)."""
+        h_clb, h_clb_bar = self.h_clb.interval, self.h_clb_bar.interval
+        theorem1 = tuple(self.theorem1_factor * h if self.theorem1_factor > 0 else 0.0 for h in h_clb)
+        pairs = {"h_clb": h_clb, "h_clb_bar": h_clb_bar, "lower_bound": theorem1,
+                 "acol_upper_bound": tuple(self.acol_factor * h + self.acol_offset for h in h_clb_bar)}
+        # Binary feedback has no σ²-scaled bound: its interval is [null, null], so the keys stay put.
+        variance = math.nan if self.noise_variance is None else self.noise_variance
+        pairs["lower_bound_noise"] = tuple(variance * bound for bound in theorem1)
+        return {name: [json_number(low), json_number(high)] for name, (low, high) in pairs.items()}
 
     @property
     def lower_bound_noise(self) -> float | None:
@@ -111,6 +144,9 @@ class BoundReport:
             "delta": self.delta,
             "duplicates": self.duplicate_groups,
             "boundary_arms": self.boundary_arms,
+            "intervals": self.intervals(),
+            "time_limit": self.time_limit,
+            "time_limit_reached": self.time_limited,
             "notes": list(self.notes),
         }
 
@@ -142,16 +178,27 @@ def json_number(value: float | None) -> float | None:
     return float(value)
 
 
-def _solve(arms: np.ndarray, targets: np.ndarray, solver: str, tolerance: float) -> DesignSummary:
+def _solve(arms: np.ndarray, targets: np.ndarray, solver: str, tolerance: float,
+           deadline: float | None = None) -> DesignSummary:
+    """The design solve; ``deadline`` (a :func:`time.monotonic` time) caps the ``fw`` solver
+    (at least one round is made even when it has passed), and the cvxpy fallback of ``auto``
+    is skipped once the cap was reached (cvxpy has no time limit)."""
     from cbai_cli.design import optimal_design, optimal_design_cvxpy
 
     if solver == "cvxpy":
         design = optimal_design_cvxpy(arms, targets)
     else:
-        design = optimal_design(arms, targets, tol=tolerance)
-        if solver == "auto" and design.gap > tolerance and arms.shape[0] * max(targets.shape[0], 1) <= 40_000:
+        time_limit = None if deadline is None else max(deadline - time.monotonic(), _LEAST_TIME)
+        design = optimal_design(arms, targets, tol=tolerance, time_limit=time_limit)
+        if (solver == "auto" and design.gap > tolerance and not design.time_limited
+                and arms.shape[0] * max(targets.shape[0], 1) <= 40_000):
             design = optimal_design_cvxpy(arms, targets)
-    return DesignSummary(float(design.value), float(design.gap), np.asarray(design.weights), design.solver)
+    return DesignSummary(float(design.value), float(design.gap), np.asarray(design.weights), design.solver,
+                         design.time_limited)
+
+
+#: The time limit a solve gets when the cap was used up by an earlier one: one round.
+_LEAST_TIME = 1e-9
 
 
 def at_least_set(instance: Instance) -> np.ndarray:
@@ -190,15 +237,16 @@ def undecidable_reason(instance: Instance) -> str | None:
     return f"arms {listed} lie exactly on the constraint boundary: no algorithm can decide them"
 
 
-def h_clb_design(instance: Instance, arms_mask: np.ndarray, solver: str = "auto", tolerance: float = 1e-6) -> DesignSummary:
+def h_clb_design(instance: Instance, arms_mask: np.ndarray, solver: str = "auto", tolerance: float = 1e-6,
+                 deadline: float | None = None) -> DesignSummary:
     """min_λ max_{x ∈ mask} ‖x‖²_{A_λ⁻¹}/g(x)² over the learner's arms; infinite when a
-    masked arm lies on the boundary (:func:`boundary_mask`)."""
+    masked arm lies on the boundary (:func:`boundary_mask`). ``deadline``: see :func:`_solve`."""
     arms = instance.problem.arms
     gaps = instance.gaps[arms_mask]
     if np.any(boundary_mask(instance)[arms_mask]):
         return INFINITE
     targets = arms[arms_mask] / np.abs(gaps)[:, None]
-    return _solve(arms, targets, solver, tolerance)
+    return _solve(arms, targets, solver, tolerance, deadline)
 
 
 def oracle_design(instance: Instance) -> np.ndarray:
@@ -227,8 +275,17 @@ def _uncertified_notes(h_clb: DesignSummary, h_clb_bar: DesignSummary, tolerance
 
 
 def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, solver: str = "auto",
-                   tolerance: float = 1e-6, epsilon: float = OPTIONS["rounding_epsilon"].default) -> BoundReport:
-    """All the quantities of ``cbai bound`` for ``instance`` at confidence δ."""
+                   tolerance: float = 1e-6, epsilon: float = OPTIONS["rounding_epsilon"].default,
+                   time_limit: float | None = None) -> BoundReport:
+    """All the quantities of ``cbai bound`` for ``instance`` at confidence δ.
+
+    ``time_limit``: seconds shared by the two design solves (H_CLB, then H̄_CLB) of the
+    ``fw`` solver, after which they stop with certified intervals (checked between
+    iterations, so the call may overrun by one iteration and one final certificate).
+    Uncapped, the result is deterministic; capped, where the solves stop depends on the
+    machine's speed and load, so the result is not reproducible across machines.
+    """
+    deadline = None if time_limit is None else time.monotonic() + OPTIONS["time_limit"].check(time_limit)
     if not 0 < delta < 1:
         raise OptionError(f"--delta must lie in (0, 1), got {delta}")
     if solver not in SOLVERS:
@@ -255,10 +312,16 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
     if duplicates:
         notes.append(f"{sum(len(group) for group in duplicates)} arms are copies in {len(duplicates)} group(s); "
                      "naming any copy of the best arm is a correct answer")
-    h_clb = h_clb_design(instance, at_least, solver, tolerance)
+    h_clb = h_clb_design(instance, at_least, solver, tolerance, deadline)
     everything = np.ones(instance.n_arms, dtype=bool)
-    h_clb_bar = h_clb if at_least.all() else h_clb_design(instance, everything, solver, tolerance)
-    notes.extend(_uncertified_notes(h_clb, h_clb_bar, tolerance))
+    h_clb_bar = h_clb if at_least.all() else h_clb_design(instance, everything, solver, tolerance, deadline)
+    solver_notes = []
+    if h_clb.time_limited or h_clb_bar.time_limited:
+        solver_notes.append(f"the design solver's time limit of {time_limit:g} s was reached before it certified its target gap "
+                     f"{tolerance:g}: the intervals below are certified, but where a capped solve stops "
+                     "depends on the machine's speed and load, so this result is not reproducible across machines")
+    solver_notes.extend(_uncertified_notes(h_clb, h_clb_bar, tolerance))
+    notes.extend(solver_notes)
     c_min = float(np.min(np.abs(gaps)))
     prop1 = rank / c_min**2 if not boundary else math.inf
     log_term = log_ratio(1.0, 2.4 * delta, math.log(2.4) + math.log(delta))
@@ -267,13 +330,15 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
     # Theorem 1 needs a lower bound on H_CLB: the design's value is one only to within its
     # certified gap, so a design the solver could not certify enters by its lower end.
     certified_h_clb = h_clb.value if h_clb.gap <= tolerance else h_clb.value * (1.0 - h_clb.gap)
-    lower = 2.0 * log_term * certified_h_clb if log_term > 0 else 0.0
+    theorem1_factor = 2.0 * log_term if log_term > 0 else 0.0
+    lower = theorem1_factor * certified_h_clb
     if not boundary:
         t_bar = max(1, math.ceil(-math.log2(c_min)))
         log_acol = log_ratio(instance.n_arms * t_bar**2, delta**2, 2.0 * math.log(delta))
-        acol = 8 * log_acol * (1 + epsilon) * t_bar * h_clb_bar.value + t_bar
+        acol_factor, acol_offset = 8 * log_acol * (1 + epsilon) * t_bar, float(t_bar)
+        acol = acol_factor * h_clb_bar.value + acol_offset
     else:
-        acol = math.inf
+        acol_factor, acol_offset, acol = math.inf, 0.0, math.inf
     variance = instance.noise.variance if isinstance(instance.noise, GaussianNoise) else None
     return BoundReport(
         name=instance.name,
@@ -296,4 +361,9 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
         duplicate_groups=duplicates,
         boundary_arms=boundary,
         notes=tuple(notes),
+        solver_notes=tuple(solver_notes),
+        theorem1_factor=theorem1_factor,
+        acol_factor=acol_factor,
+        acol_offset=acol_offset,
+        time_limit=time_limit,
     )

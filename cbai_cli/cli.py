@@ -24,6 +24,7 @@ except ImportError:  # pragma: no cover
 from cbai_cli import __version__
 from cbai_cli.algorithms.registry import algorithm_help, run_option_names
 from cbai_cli.errors import CbaiError, Terminated
+from cbai_cli.options import FORCED_BOUND_TIME_LIMIT
 from cbai_cli.typer_options import REGIME_HELP, with_options
 
 EXIT_BAD_INPUT = 2
@@ -140,7 +141,7 @@ def generate(
 
 
 @app.command()
-@with_options("delta", "solver", "rounding_epsilon")
+@with_options("delta", "solver", "rounding_epsilon", "time_limit")
 def bound(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
@@ -164,7 +165,8 @@ def solve(
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
     bound: Optional[bool] = typer.Option(None, "--bound/--no-bound", show_default=False, help="Compute the instance's "
-                                         "bounds (H_CLB, Theorem 1) after the runs; default: only when K·d ≤ 10⁶."),
+                                         "bounds (H_CLB, Theorem 1) after the runs; default: only when K·d ≤ 10⁶. Forced bounds stop after "
+                                         f"{FORCED_BOUND_TIME_LIMIT:g} s with a certified interval."),
     **options,
 ) -> None:
     """Run an algorithm on an instance's simulated feedback and score it."""
@@ -211,7 +213,8 @@ def compare(
     out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="FILE", help="Store records as they finish (.jsonl or .sqlite); re-running skips stored runs.", show_default=False),
     from_stores: Optional[list[Path]] = typer.Option(None, "--from", metavar="FILE", help="Show the tables and plots of stores (repeat to merge shards) without running anything; with --out, also copy their records into that store.", show_default=False),
     bounds: Optional[bool] = typer.Option(None, "--bounds/--no-bounds", show_default=False, help="Compute each instance's "
-                                          "lower bound for the ratio column; default: only when K·d ≤ 10⁶."),
+                                          "lower bound for the ratio column; default: only when K·d ≤ 10⁶. Forced bounds stop after "
+                                          f"{FORCED_BOUND_TIME_LIMIT:g} s with the certified lower end."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
     plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR against the swept parameter; regret curves for safe-regret groups.", show_default=False),

@@ -358,3 +358,49 @@ def test_bound_skip_reason_names_the_size_and_the_flag():
     assert "K·d = 10,000,000 arm entries" in bound_skip_reason(10**5, 100, None)
     assert "--bound" in bound_skip_reason(10**5, 100, None)
     assert "--no-bound" in bound_skip_reason(3, 2, False)
+
+
+# --------------------------------------------------------------------------- #
+# Time limit (1e-9 s has passed at the first check: one round per design, on any machine)
+# --------------------------------------------------------------------------- #
+
+
+def random_instance() -> Instance:
+    from cbai_cli.generators import generate_instance
+
+    return generate_instance("random", d=6, n=100, seed=0)
+
+
+def test_capped_bounds_bracket_the_uncapped_ones():
+    exact, capped = compute_bounds(random_instance()), compute_bounds(random_instance(), time_limit=1e-9)
+    assert not exact.time_limited and capped.time_limited
+    for name, value in (("h_clb", exact.h_clb.value), ("h_clb_bar", exact.h_clb_bar.value),
+                        ("lower_bound", exact.lower_bound), ("acol_upper_bound", exact.acol_upper_bound)):
+        low, high = capped.intervals()[name]
+        assert low <= value * (1 + 1e-5) and value <= high * (1 + 1e-9), name
+    # Theorem 1 is a lower bound: a capped solve reports the certified lower end.
+    assert capped.lower_bound == pytest.approx(capped.intervals()["lower_bound"][0], rel=1e-12)
+    assert capped.lower_bound <= exact.lower_bound * (1 + 1e-5)
+
+
+def test_capped_bounds_say_so_in_the_notes_and_the_json():
+    document = compute_bounds(random_instance(), time_limit=1e-9).to_json()
+    assert document["time_limit"] == 1e-9 and document["time_limit_reached"] is True
+    assert any("time limit of 1e-09 s was reached" in note for note in document["notes"])
+    assert any("H_CLB lies between" in note for note in document["notes"])
+
+
+def test_uncapped_intervals_are_the_certified_gap():
+    report = compute_bounds(random_instance())
+    document = report.to_json()
+    assert document["time_limit"] is None and document["time_limit_reached"] is False
+    assert set(document["intervals"]) == {"h_clb", "h_clb_bar", "lower_bound", "lower_bound_noise", "acol_upper_bound"}
+    low, high = document["intervals"]["h_clb"]
+    assert high == report.h_clb.value and (high - low) / high == pytest.approx(report.h_clb.gap, abs=1e-15)
+    assert not report.solver_notes
+
+
+@pytest.mark.parametrize("limit", [0.0, -2.0, math.nan, math.inf])
+def test_compute_bounds_refuses_a_bad_time_limit(limit):
+    with pytest.raises(OptionError, match="--time-limit"):
+        compute_bounds(random_instance(), time_limit=limit)

@@ -592,3 +592,56 @@ def test_ray_root_is_the_sign_change_of_the_barrier_slope(values, level, s):
 
     assert c > v.max()
     assert slope(c * (1 - 1e-9)) <= 0.0 <= slope(c * (1 + 1e-9))
+
+
+# --------------------------------------------------------------------------- #
+# Time limit
+# --------------------------------------------------------------------------- #
+# A time limit of 1e-9 s has passed before the first check, so the solver stops after
+# its first Newton step and first round whatever the machine: these tests do not depend
+# on timing.
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_capped_g_optimal_design_brackets_kiefer_wolfowitz(seed):
+    # G-optimal design on 200 Gaussian arms in R^6 has value 6 (Kiefer--Wolfowitz).
+    X = np.random.default_rng(seed).standard_normal((200, 6))
+    D = optimal_design(X, X, time_limit=1e-9)
+    _check_design(D, 200)
+    assert D.time_limited and D.gap > TOL
+    assert D.lower <= 6.0 * (1 + 1e-9) and D.value >= 6.0 * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_capped_design_brackets_the_uncapped_value(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((150, 5))
+    Y = X[:40] / rng.uniform(0.05, 1.0, size=40)[:, None]
+    exact = optimal_design(X, Y)
+    capped = optimal_design(X, Y, time_limit=1e-9)
+    assert exact.gap <= TOL and not exact.time_limited
+    assert capped.time_limited
+    assert capped.lower <= exact.value * (1 + 1e-9) and exact.value <= capped.value * (1 + 1e-9)
+    assert capped.value == pytest.approx(design_value(X, capped.weights, Y), rel=1e-9)
+
+
+def test_a_cap_that_is_not_reached_changes_nothing():
+    X = np.random.default_rng(5).standard_normal((300, 8))
+    free, capped = optimal_design(X, X), optimal_design(X, X, time_limit=1e6)
+    assert not capped.time_limited
+    assert np.array_equal(free.weights, capped.weights) and (free.value, free.lower) == (capped.value, capped.lower)
+
+
+def test_capped_design_with_a_singular_optimum_brackets_the_value():
+    # Few targets, each best served by its own arm: uncapped, the cone program certifies it.
+    X = np.random.default_rng(1).standard_normal((400, 10))
+    Y = X[:3] / np.array([0.01, 0.02, 0.5])[:, None]
+    exact, capped = optimal_design(X, Y), optimal_design(X, Y, time_limit=1e-9)
+    assert exact.gap <= TOL and capped.time_limited
+    assert capped.lower <= exact.value * (1 + 1e-9) and exact.value <= capped.value * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("limit", [0.0, -1.0, float("nan"), float("inf")])
+def test_time_limit_must_be_positive_and_finite(limit):
+    with pytest.raises(ValueError, match="time_limit"):
+        optimal_design(np.eye(2), np.eye(2), time_limit=limit)

@@ -90,10 +90,12 @@ class RunTask:
 
 @dataclass(frozen=True)
 class BoundTask:
-    """Theorem 1's lower bound of one instance at confidence δ."""
+    """Theorem 1's lower bound of one instance at confidence δ, its design solves capped at
+    ``time_limit`` seconds (None: no cap)."""
 
     instance: Any
     delta: float
+    time_limit: float | None = None
 
 
 @dataclass(frozen=True)
@@ -125,11 +127,11 @@ class BatchResult:
     outcomes: tuple
 
 
-def reference_lower_bound(instance, delta: float) -> float | None:
+def reference_lower_bound(instance, delta: float, time_limit: float | None = None) -> float | None:
     """The instance kind's reference lower bound (Theorem 1 for ``cbai``), or None."""
     from cbai_cli.kinds import get
 
-    return get(instance.kind).reference_lower_bound(instance, delta)
+    return get(instance.kind).reference_lower_bound(instance, delta, time_limit)
 
 
 def perform(tasks: tuple) -> BatchResult:
@@ -150,7 +152,7 @@ def perform(tasks: tuple) -> BatchResult:
     for task in tasks:
         if isinstance(task, BoundTask):
             outcomes.append(BoundOutcome(task.instance.content_hash, task.delta,
-                                         reference_lower_bound(task.instance, task.delta)))
+                                         reference_lower_bound(task.instance, task.delta, task.time_limit)))
             continue
         cache_key = (task.instance.content_hash, task.label)
         if cache_key not in prepared_runs:
@@ -373,9 +375,17 @@ class Scheduler:
                 bound_key = (instance.content_hash, choice.request.get("delta"))
                 if bound_key not in seen:
                     seen.add(bound_key)
-                    self._stream(("bounds", run.group)).append(BoundTask(instance, choice.request.get("delta")))
+                    self._stream(("bounds", run.group)).append(BoundTask(instance, choice.request.get("delta"),
+                                                                         self._bound_time_limit()))
             self._stream(("runs", run.group, run.algorithm)).append(
                 RunTask(run.index, instance, choice.request, choice.label, run.seed))
+
+    def _bound_time_limit(self) -> float | None:
+        """Bounds that ``--bounds`` forces are capped (:data:`cbai_cli.options.FORCED_BOUND_TIME_LIMIT`);
+        those the size rule lets through are cheap and stay deterministic."""
+        from cbai_cli.options import FORCED_BOUND_TIME_LIMIT
+
+        return FORCED_BOUND_TIME_LIMIT if self.with_bounds else None
 
     def _bounded(self, instance) -> bool:
         """Whether the runs on ``instance`` wait for a reference lower bound."""

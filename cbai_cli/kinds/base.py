@@ -89,8 +89,9 @@ class InstanceKind:
         ``--budget`` is given, so that ``solve`` and ``compare`` cannot run forever."""
         return None
 
-    def reference_lower_bound(self, instance: Any, delta: float) -> float | None:
-        """The lower bound that compare's ratio column divides by; None when the kind has none."""
+    def reference_lower_bound(self, instance: Any, delta: float, time_limit: float | None = None) -> float | None:
+        """The lower bound that compare's ratio column divides by, its solver stopped after
+        ``time_limit`` seconds (None: no cap); None when the kind has none."""
         return None
 
     # ------------------------------------------------------------ runs

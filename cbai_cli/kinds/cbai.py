@@ -108,7 +108,7 @@ class Tracer:
 class CbaiKind(InstanceKind):
     name = "cbai"
     summary = "constrained BAI: finite arms, known reward, hidden linear constraint"
-    bound_options = ("delta", "solver", "rounding_epsilon")
+    bound_options = ("delta", "solver", "rounding_epsilon", "time_limit")
     metric = ("queries", "iterations")
     traces = True
     has_reference_bound = True
@@ -137,7 +137,8 @@ class CbaiKind(InstanceKind):
 
         return compute_bounds(instance, delta=options.get("delta") or default("delta"),
                               solver=options.get("solver") or default("solver"),
-                              epsilon=options.get("rounding_epsilon") or default("rounding_epsilon"))
+                              epsilon=options.get("rounding_epsilon") or default("rounding_epsilon"),
+                              time_limit=options.get("time_limit"))
 
     def render_bound(self, report, out) -> None:
         from cbai_cli.render import bound_table, print_notes
@@ -152,12 +153,13 @@ class CbaiKind(InstanceKind):
 
         return undecidable_reason(instance)
 
-    def reference_lower_bound(self, instance, delta: float) -> float | None:
+    def reference_lower_bound(self, instance, delta: float, time_limit: float | None = None) -> float | None:
         """Theorem 1 at the instance's noise level (σ²-scaled for Gaussian noise), as
-        ``cbai solve`` reports it; None when infinite (an arm on the boundary)."""
+        ``cbai solve`` reports it; None when infinite (an arm on the boundary). With a
+        ``time_limit`` it is the certified lower end (:func:`cbai_cli.bounds.compute_bounds`)."""
         from cbai_cli.bounds import compute_bounds
 
-        report = compute_bounds(instance, delta=delta)
+        report = compute_bounds(instance, delta=delta, time_limit=time_limit)
         value = report.lower_bound if report.lower_bound_noise is None else report.lower_bound_noise
         return float(value) if math.isfinite(value) else None
 
@@ -225,9 +227,12 @@ class CbaiKind(InstanceKind):
 
     def solve(self, prepared, results: tuple, trace_rows: tuple = (), bound: bool | None = None):
         from cbai_cli.bounds import compute_bounds
+        from cbai_cli.options import FORCED_BOUND_TIME_LIMIT
 
         skipped = self.bound_skip_reason(prepared.instance, bound)
-        bounds = None if skipped else compute_bounds(prepared.instance, delta=prepared.config.confidence.delta)
+        # Bounds computed by the size rule are cheap and deterministic; forced ones are capped.
+        bounds = None if skipped else compute_bounds(prepared.instance, delta=prepared.config.confidence.delta,
+                                                     time_limit=FORCED_BOUND_TIME_LIMIT if bound else None)
         return SolveOutcome(prepared.instance, prepared, results, bounds, trace_rows, skipped)
 
 
@@ -309,6 +314,8 @@ class SolveOutcome:
                          "it need not be decided")
         if self.bound_skipped:
             notes.append(self.bound_skipped)
+        if self.bounds is not None:
+            notes.extend(self.bounds.solver_notes)
         return notes
 
     @property
@@ -347,5 +354,7 @@ class SolveOutcome:
             "lower_bound": json_number(self.bounds.lower_bound) if self.bounds else None,
             "lower_bound_noise": json_number(self.bounds.lower_bound_noise) if self.bounds else None,
             "prop1_bound": json_number(self.bounds.prop1_bound) if self.bounds else None,
+            "intervals": self.bounds.intervals() if self.bounds else None,
+            "time_limit_reached": self.bounds.time_limited if self.bounds else False,
             "notes": self.notes,
         }

@@ -55,6 +55,10 @@ def test_bound_on_boundary_arm_is_infinite_and_says_why(cli, tmp_path):
     (["bound", "{file}", "--epsilon", "0"], "--epsilon must be a finite number > 0"),
     (["bound", "{file}", "--epsilon", "-1"], "--epsilon must be a finite number > 0"),
     (["bound", "{file}", "--epsilon", "nan"], "--epsilon must be a finite number > 0"),
+    (["bound", "{file}", "--time-limit", "0"], "--time-limit must be a finite number > 0"),
+    (["bound", "{file}", "--time-limit", "-5"], "--time-limit must be a finite number > 0"),
+    (["bound", "{file}", "--time-limit", "inf"], "--time-limit must be a finite number > 0"),
+    (["bound", "{file}", "--time-limit", "soon"], "--time-limit"),
 ])
 def test_bound_bad_input(cli, instance_file, args, message):
     result = cli(*[a.format(file=instance_file) for a in args])
@@ -66,3 +70,36 @@ def test_bound_through_a_subprocess(cbai_process, instance_file):
     process = cbai_process("bound", instance_file, "--json")
     assert process.returncode == 0, process.stderr
     assert JSON_KEYS <= set(json.loads(process.stdout))
+
+
+@pytest.fixture
+def random_file(tmp_path, cli):
+    """An instance whose design solves need several rounds (so that a cap can stop them)."""
+    path = tmp_path / "random.npz"
+    assert cli("generate", "random", "--d", "6", "--n", "100", "--seed", "0", "-o", path).exit_code == 0
+    return path
+
+
+def test_bound_time_limit_reports_the_certified_intervals(cli, random_file):
+    # 1e-9 s has passed at the solver's first check: one round per design on any machine.
+    document = json.loads(cli("bound", random_file, "--json", "--time-limit", "1e-9").stdout)
+    exact = json.loads(cli("bound", random_file, "--json").stdout)
+    assert document["time_limit"] == 1e-9 and document["time_limit_reached"] is True
+    assert exact["time_limit"] is None and exact["time_limit_reached"] is False
+    low, high = document["intervals"]["h_clb"]
+    assert low <= exact["h_clb"] * (1 + 1e-5) and exact["h_clb"] <= high * (1 + 1e-9)
+    assert document["lower_bound"] == pytest.approx(document["intervals"]["lower_bound"][0])
+    assert any("time limit of 1e-09 s was reached" in note for note in document["notes"])
+
+
+def test_bound_time_limit_note_is_in_the_table(cli, random_file):
+    result = cli("bound", random_file, "--time-limit", "1e-9")
+    assert result.exit_code == 0 and "time limit of 1e-09 s" in result.stdout and "lies between" in result.stdout
+
+
+def test_bound_time_limit_through_a_subprocess(cbai_process, random_file):
+    process = cbai_process("bound", random_file, "--json", "--time-limit", "1e-9")
+    assert process.returncode == 0, process.stderr
+    assert json.loads(process.stdout)["time_limit_reached"] is True
+    bad = cbai_process("bound", random_file, "--time-limit", "nan")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--time-limit" in bad.stderr

@@ -309,3 +309,15 @@ def test_second_compare_on_a_jsonl_store_being_written_is_refused_with_the_write
     pid = f" (pid {first.pid})" if os.path.exists("/proc/locks") else ""
     assert second.stderr == (f"cbai: error: --out {out} is being written by another cbai compare{pid}; wait for it "
                              "to finish or use another --out file\n")
+
+
+def test_forced_bounds_are_capped(cli, tmp_path, monkeypatch):
+    path = tmp_path / "random.npz"
+    # One round certifies H_CLB of this instance only to within 8 % (its Theorem 1 bound is all compare keeps).
+    assert cli("generate", "random", "--d", "10", "--n", "300", "--seed", "0", "-o", path).exit_code == 0
+    args = (path, "--algos", "g-acol:tuned:beta=0.25", "--seeds", "1", "--jobs", "1")
+    # A cap that has passed at the solver's first check: the certified lower end of one round.
+    monkeypatch.setattr("cbai_cli.options.FORCED_BOUND_TIME_LIMIT", 1e-9)
+    exact = compare_json(cli, *args)["records"][0]["lower_bound"]
+    capped = compare_json(cli, *args, "--bounds")["records"][0]["lower_bound"]
+    assert 0 < capped < exact * (1 - 1e-3)

@@ -152,3 +152,27 @@ def test_bound_flag_computes_the_bounds_of_a_large_instance(cli, instance_file, 
     monkeypatch.setattr("cbai_cli.bounds.AUTO_BOUND_ENTRIES", 7)
     document = solve_json(cli, instance_file, "--algo", "g-acol", "--bound")
     assert all(document[key] is not None for key in BOUND_KEYS) and document["notes"] == []
+
+
+@pytest.fixture
+def random_file(tmp_path, cli):
+    """An instance whose design solves need several rounds (so that a cap can stop them)."""
+    path = tmp_path / "random.npz"
+    assert cli("generate", "random", "--d", "6", "--n", "100", "--seed", "0", "-o", path).exit_code == 0
+    return path
+
+
+def test_forced_bounds_are_capped_and_say_so(cli, random_file, monkeypatch):
+    # A cap that has passed at the solver's first check stands in for 60 s on a large instance.
+    monkeypatch.setattr("cbai_cli.options.FORCED_BOUND_TIME_LIMIT", 1e-9)
+    capped = solve_json(cli, random_file, "--algo", "g-acol", "--bound")
+    assert capped["time_limit_reached"] is True
+    assert any("time limit of 1e-09 s was reached" in note for note in capped["notes"])
+    low, high = capped["intervals"]["h_clb"]
+    assert low <= high == capped["h_clb"]
+
+
+def test_bounds_of_the_size_rule_are_not_capped(cli, random_file, monkeypatch):
+    monkeypatch.setattr("cbai_cli.options.FORCED_BOUND_TIME_LIMIT", 1e-9)
+    document = solve_json(cli, random_file, "--algo", "g-acol")
+    assert document["time_limit_reached"] is False and document["notes"] == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from cbai_cli.options import FORCED_BOUND_TIME_LIMIT
 from cbai_cli.compare.execute import InProcessBackend, Scheduler
 from cbai_cli.compare.plan import build_grid, build_plan
 from cbai_cli.compare.records import RECORD_KEYS
@@ -96,15 +97,18 @@ def test_last_batches_are_split_across_workers():
 
 def test_bounds_are_computed_once_per_instance_and_reach_every_record(monkeypatch):
     calls: list[str] = []
+    limits: set = set()
 
-    def fake_bound(instance, delta):
+    def fake_bound(instance, delta, time_limit):
         calls.append(instance.content_hash)
+        limits.add(time_limit)
         return 10.0
 
     monkeypatch.setattr("cbai_cli.compare.execute.reference_lower_bound", fake_bound)
     result = compare(settings(bounds=True))
     assert {record["lower_bound"] for record in result.records} == {10.0}
     assert len(calls) == len(set(calls)) == 2 + 4
+    assert limits == {FORCED_BOUND_TIME_LIMIT}  # forced bounds are capped
 
 
 class Interrupt(KeyboardInterrupt):
@@ -154,6 +158,6 @@ def test_rerun_of_a_finished_study_runs_nothing(tmp_path):
                                                              (False, 10**6, False)])
 def test_bounds_by_default_only_below_the_size_threshold(monkeypatch, flag, threshold, computed):
     monkeypatch.setattr("cbai_cli.bounds.AUTO_BOUND_ENTRIES", threshold)
-    monkeypatch.setattr("cbai_cli.compare.execute.reference_lower_bound", lambda instance, delta: 10.0)
+    monkeypatch.setattr("cbai_cli.compare.execute.reference_lower_bound", lambda instance, delta, time_limit: 10.0)
     result = compare(settings(bounds=flag))
     assert {record["lower_bound"] for record in result.records} == ({10.0} if computed else {None})
