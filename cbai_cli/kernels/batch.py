@@ -19,8 +19,8 @@ from cbai_cli.kernels.codes import NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED
 from cbai_cli.linalg import exact_design
 
 #: Standard normals drawn ahead per run and chunk: a refill costs about as much as a
-#: hundred steps of a small instance, and a run wastes at most one chunk's draws.
-NOISE_CHUNK = 1024
+#: few steps of a small instance, and a run wastes at most one chunk's draws.
+NOISE_CHUNK = 256
 
 
 @dataclass(frozen=True)
