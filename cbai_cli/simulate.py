@@ -286,11 +286,23 @@ def start_run(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), trace
     return learner, environment, kind.observer(prepared, environment, trace_rng, tracer_rows)
 
 
+#: Runs advanced as one compiled batch at most: batching gains little beyond ten runs, and
+#: each run of a batch holds its own (K,) and (d, d) arrays.
+BATCH_RUNS = 16
+
+
 def run_many(prepared: PreparedRun, seeds, key: tuple[int, ...] = ()) -> list:
     """:func:`run_once` for every seed, without traces: the runs that the compiled step can
-    take (:func:`compilable`) advance together as one batch
+    take (:func:`compilable`) advance together in batches of :data:`BATCH_RUNS`
     (:func:`cbai_cli.kernels.batch.run_compiled`), each on its own streams, so every
-    result equals its :func:`run_once` (``wall_s`` is the batch's time shared equally)."""
+    result equals its :func:`run_once` (``wall_s`` is its batch's time shared equally)."""
+    seeds = list(seeds)
+    return [result for start in range(0, len(seeds), BATCH_RUNS)
+            for result in _run_batch(prepared, seeds[start:start + BATCH_RUNS], key)]
+
+
+def _run_batch(prepared: PreparedRun, seeds: list[int], key: tuple[int, ...]) -> list:
+    """:func:`run_many` for at most :data:`BATCH_RUNS` seeds."""
     started = [(seed, *start_run(prepared, seed, key)) for seed in seeds]
     batch = [run for run in started if run[3] is None and compilable(run[1], run[2])]
     loops: dict[int, LoopOutcome] = {}

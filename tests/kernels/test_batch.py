@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from cbai_cli import simulate
 from cbai_cli.instance import Instance
 from cbai_cli.kernels.batch import run_compiled
 from cbai_cli.noise import BinaryNoise, GaussianNoise
@@ -116,7 +117,8 @@ def test_the_fused_pass_of_large_arm_sets_equals_the_ask_tell_loop(name):
 
 @pytest.mark.parametrize("name, regime", [("g-acol", "theory"), ("maxrew-u", "det"), ("adaptive-uniform", "theory"),
                                           ("acol", "static")])
-def test_run_many_gives_the_results_of_run_once(irrelevant_dims, name, regime):
+def test_run_many_gives_the_results_of_run_once(irrelevant_dims, name, regime, monkeypatch):
+    monkeypatch.setattr(simulate, "BATCH_RUNS", 3)  # four seeds: a batch of three and one of one
     prepared = prepare(RunRequest.of(name, regime, budget=600), irrelevant_dims)
     seeds = [3, 0, 8, 5]
     together = run_many(prepared, seeds, key=(4,))
