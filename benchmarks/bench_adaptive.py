@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against")
     parser.add_argument("--baseline-code")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--cells", nargs="+", metavar="ALGORITHM,K,D", help="only these cells of the grid")
     parser.add_argument("--cell", help=argparse.SUPPRESS)  # ALGORITHM,K,D: print one cell's µs (internal)
     args = parser.parse_args(argv)
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -121,7 +122,8 @@ def interleaved(args) -> int:
     print("| algorithm | K | d | before µs | after µs | speed-up |")
     print("|---|---:|---:|---:|---:|---:|")
     rows = []
-    for name, k, d in GRID:
+    grid = [(name, int(k), int(d)) for name, k, d in (cell.split(",") for cell in args.cells)] if args.cells else GRID
+    for name, k, d in grid:
         before = after = float("inf")
         for _ in range(args.rounds):
             before = min(before, cell(os.path.abspath(args.baseline_code), name, k, d))

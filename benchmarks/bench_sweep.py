@@ -1,32 +1,32 @@
-"""Sweeps of many seeds: µs per query of today's single-run path against the two
-measurement prototypes of benchmarks/sweep_prototypes/ (issue 13, part 1). Not run by CI.
+"""Sweeps of many seeds: µs per query of the compiled adaptive step against the per-step
+ask/tell loop and, with ``--baseline-code DIR``, against another checkout (the code
+before the compiled step). Not run by CI.
 
-    python benchmarks/bench_sweep.py [--repeats 3] [--seeds 100] [--only small|large] [--numba-path DIR]
-    python benchmarks/bench_sweep.py --check        # prototypes against `cbai solve --json`
+    python benchmarks/bench_sweep.py [--seeds 10] [--repeats 3] [--only small|large] [--baseline-code DIR]
+    python benchmarks/bench_sweep.py --cold-start       # compiling the kernels once, then loading them
 
-Rows, for every case:
+Rows, for every case, each timed in its own fresh process, the processes of all rows
+alternating ``--repeats`` times (the machine is shared: the minimum is the least
+disturbed run):
 
-- ``current``: ``run_once`` per seed, what ``cbai compare`` and ``solve --runs`` do today;
-- ``lockstep B``: :mod:`sweep_prototypes.lockstep`, the seeds in batches of B runs;
-- ``numba single``, ``numba batch B``: :mod:`sweep_prototypes.compiled`, one run or B runs
-  per compiled call (needs numba: ``pip install --target DIR numba llvmlite`` and
-  ``--numba-path DIR``; cbai does not depend on it);
-- ``numba … plain loops``: the products as loops summed left to right instead of BLAS
-  calls (cheaper on tiny arrays, slower on wide ones; rounds differently, not exact);
-- ``lockstep gemm B`` (large cases): one (B, d) × (d, K) product per step instead of B
-  gemv; reads the arm matrix once for all runs but rounds differently (not exact).
+- ``baseline run_once``: ``run_once`` per seed in DIR (what ``cbai solve --runs`` and
+  ``cbai compare`` did per run before);
+- ``ask/tell loop``: ``run_once`` per seed with an observer that watches nothing, so
+  ``drive`` takes its per-step loop (each step calls the kernels from Python);
+- ``run_once``: ``run_once`` per seed, the whole run compiled (``drive``'s fast path);
+- ``batch B``: the seeds in batches of B runs advanced together
+  (:func:`cbai_cli.kernels.batch.run_compiled`).
 
-µs per query = wall seconds of the whole sweep / queries of all its runs, the minimum
-over ``--repeats`` rounds in which the rows run interleaved (the machine is shared:
-the minimum is the least disturbed round). Every row's outcomes (queries, answer, how
-it stopped) are compared with the current path's: the column ``same`` says whether all
-agree. BLAS is pinned to one thread before numpy loads. Numba's import and compile
-times are measured in fresh processes.
+µs per query = wall seconds of all runs / queries of all runs, after one warm-up run in
+the process (numba's load is the cold-start cost, measured apart). Every row's outcomes
+(queries, answer, how it stopped) are compared with the first row's: the column ``same``.
+BLAS is pinned to one thread before numpy loads.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -34,10 +34,11 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 
 #: (label, generator family and parameters or a random arm set, algorithm, regime, options, budget of the
-#: timed runs or None). The long cases are timed on their first queries (the cost of a query does not
-#: depend on how long a run goes on); ``--check`` runs them to the end.
+#: timed runs or None). The long cases are timed on their first queries (a query costs the same later in a
+#: run).
 SMALL = [
     ("irrelevant-dims d=10, G-ACOL theory", ("irrelevant-dims", {"d": 10, "eps": 0.05}), "g-acol", "theory", {},
      None),
@@ -62,6 +63,7 @@ LARGE = [
     ("random K=10^5 d=100, G-ACOL", ("random-arms", {"k": 100_000, "d": 100}), "g-acol", "tuned",
      {"beta": 100.0}, 20),
 ]
+CASES = {label: case for label, *case in SMALL + LARGE}
 
 
 def make_instance(source):
@@ -80,169 +82,139 @@ def make_instance(source):
                     constraint=rng.standard_normal(d) * 0.01, threshold=0.0, noise=GaussianNoise(1.0))
 
 
-def rows_for(large: bool, seeds: int, have_numba: bool):
-    """(row name, function of (prepared, setup, seeds) → outcomes)."""
-    from sweep_prototypes.common import Outcome
-    from sweep_prototypes.lockstep import run_lockstep
+class Silent:
+    """An observer that watches nothing: ``drive`` keeps its per-step loop."""
 
-    from cbai_cli.simulate import run_once
+    def asked(self, query, learner) -> None:
+        pass
 
-    def current(prepared, setup, seed_list):
-        return [Outcome(r.seed, r.iterations, r.recommended, r.stopped) for r in
-                (run_once(prepared, seed) for seed in seed_list)]
-
-    rows = [("current (run_once per seed)", current)]
-    batches = (1, 10) if large else (1, 10, 100)
-    rows += [(f"lockstep B={b}", lambda p, s, seed_list, b=b: run_lockstep(s, seed_list, batch=b))
-             for b in batches if b <= seeds]
-    if large:
-        rows += [("lockstep gemm B=10 (not exact)",
-                  lambda p, s, seed_list: run_lockstep(s, seed_list, batch=10, products="gemm"))]
-    if have_numba:
-        from sweep_prototypes.compiled import run_compiled
-
-        rows += [("numba single", lambda p, s, seed_list: run_compiled(s, seed_list, batch=1))]
-        rows += [(f"numba batch B={b}", lambda p, s, seed_list, b=b: run_compiled(s, seed_list, batch=b))
-                 for b in batches[1:] if b <= seeds]
-        rows += [("numba batch B=10, plain loops (not exact)",
-                  lambda p, s, seed_list: run_compiled(s, seed_list, batch=10, exact=False))]
-    return rows
+    def told(self, query, answer, learner, used) -> None:
+        pass
 
 
-def sweep_table(cases, large: bool, args, have_numba: bool) -> None:
-    from sweep_prototypes.common import Setup
+def cell(label: str, mode: str, seeds: int) -> dict:
+    """Time one row of one case in this process: µs per query and the outcomes."""
+    source, algorithm, regime, options, budget = CASES[label]
+    from cbai_cli.simulate import RunRequest, drive, prepare, run_once, run_streams
 
-    from cbai_cli.simulate import RunRequest, prepare
+    prepared = prepare(RunRequest.of(algorithm, regime, budget=budget, **options), make_instance(source))
 
-    seeds = min(args.seeds, 10) if large else args.seeds
-    for label, source, algorithm, regime, options, budget in cases:
-        instance = make_instance(source)
-        prepared = prepare(RunRequest.of(algorithm, regime, budget=budget, **options), instance)
-        setup = Setup.from_prepared(prepared)
-        seed_list = list(range(seeds))
-        rows = rows_for(large, seeds, have_numba)
-        for name, function in rows[1:]:  # warm-up: numba loads or compiles, caches fill
-            function(prepared, setup, seed_list[:2])
-        best = {name: float("inf") for name, _ in rows}
-        outcomes = {}
+    def stepped(seed):
+        noise_rng, algorithm_rng, _ = run_streams(seed)
+        learner = prepared.make_algorithm(algorithm_rng)
+        loop = drive(learner, prepared.kind.environment(prepared.instance, noise_rng), prepared.budget, Silent())
+        return seed, loop.used, learner.recommendation(), loop.stopped
+
+    def once(seed):
+        result = run_once(prepared, seed)
+        return result.seed, result.iterations, result.recommended, result.stopped
+
+    def batch(seed_list, size):
+        from cbai_cli.kernels.batch import run_compiled
+
+        outcomes = []
+        for start in range(0, len(seed_list), size):
+            streams = [run_streams(seed) for seed in seed_list[start:start + size]]
+            learners = [prepared.make_algorithm(algorithm_rng) for _, algorithm_rng, _ in streams]
+            environments = [prepared.kind.environment(prepared.instance, noise_rng) for noise_rng, _, _ in streams]
+            for seed, learner, (used, solved) in zip(seed_list[start:], learners,
+                                                     run_compiled(learners, environments, prepared.budget)):
+                outcomes.append((seed, used, learner.recommendation(), "solved" if solved else "budget"))
+        return outcomes
+
+    if mode.startswith("batch"):
+        size = int(mode.split()[1])
+        run = lambda seed_list: batch(seed_list, size)  # noqa: E731
+    else:
+        single = stepped if mode == "ask/tell loop" else once
+        run = lambda seed_list: [single(seed) for seed in seed_list]  # noqa: E731
+    run([seeds])  # warm-up on another seed: imports, numba's cached code, caches
+    started = time.perf_counter()
+    outcomes = run(list(range(seeds)))
+    seconds = time.perf_counter() - started
+    return {"us": 1e6 * seconds / sum(outcome[1] for outcome in outcomes), "outcomes": outcomes}
+
+
+def timed(code: str, label: str, mode: str, seeds: int) -> dict:
+    env = dict(os.environ, PYTHONPATH=code, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    command = [sys.executable, os.path.abspath(__file__), "--cell", label, mode, "--seeds", str(seeds)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"{code} {label} {mode}: {done.stderr.strip().splitlines()[-1]}")
+    return json.loads(done.stdout)
+
+
+def table(cases, args) -> None:
+    rows = ([("baseline run_once", os.path.abspath(args.baseline_code), "run_once")] if args.baseline_code else [])
+    rows += [("ask/tell loop", ROOT, "ask/tell loop"), ("run_once", ROOT, "run_once"),
+             (f"batch {args.seeds}", ROOT, f"batch {args.seeds}")]
+    for label, *_ in cases:
+        best: dict[str, dict] = {}
         for _ in range(args.repeats):
-            for name, function in rows:
-                started = time.perf_counter()
-                outcomes[name] = function(prepared, setup, seed_list)
-                best[name] = min(best[name], time.perf_counter() - started)
-        reference = outcomes[rows[0][0]]
-        queries = sum(outcome.iterations for outcome in reference)
-        capped = f", runs capped at {budget} queries" if budget else ""
-        print(f"\n{label}{capped}: K = {setup.n_arms}, d = {setup.dim}, {seeds} seeds, {queries:,} queries "
-              f"(median {sorted(o.iterations for o in reference)[seeds // 2]:,} a run)")
+            for name, code, mode in rows:
+                result = timed(code, label, mode, args.seeds)
+                if name not in best or result["us"] < best[name]["us"]:
+                    best[name] = result
+        reference = best[rows[0][0]]
+        queries = sum(outcome[1] for outcome in reference["outcomes"])
+        print(f"\n{label}: {args.seeds} seeds, {queries:,} queries")
         print("| path | µs per query | speed-up | same outcomes |")
         print("|---|---:|---:|---|")
-        base = best[rows[0][0]]
-        for name, _ in rows:
-            same = "yes" if outcomes[name] == reference else "NO"
-            print(f"| {name} | {1e6 * best[name] / queries:,.2f} | {base / best[name]:.1f}× | {same} |", flush=True)
+        for name, _, _ in rows:
+            same = "yes" if best[name]["outcomes"] == reference["outcomes"] else "NO"
+            print(f"| {name} | {best[name]['us']:,.2f} | {reference['us'] / best[name]['us']:.1f}× | {same} |",
+                  flush=True)
 
 
-def numba_costs(numba_path: str | None) -> None:
-    """Import, first-call (compile) and cached-load times of the compiled prototype, each in a fresh process."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [numba_path, HERE, os.path.dirname(HERE),
-                                                                      os.environ.get("PYTHONPATH")])))
+def cold_start() -> None:
+    """Seconds of a first adaptive ``cbai solve`` in fresh processes: with an empty kernel
+    cache (compiling), then with the cache on disk, and numba's import alone."""
+    instance = os.path.join(ROOT, "instances", "irrelevant-dims-d10-eps0.05.yaml")
+    solve = [sys.executable, "-m", "cbai_cli", "solve", instance, "--algo", "g-acol", "--no-bound"]
 
-    def seconds(code: str, extra_env=None) -> float:
+    def seconds(command, cache) -> float:
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, env={**env, **(extra_env or {})})
+        subprocess.run(command, check=True, capture_output=True, env=dict(os.environ, PYTHONPATH=ROOT,
+                                                                          NUMBA_CACHE_DIR=cache))
         return time.perf_counter() - started
 
-    first_run = ("from sweep_prototypes.common import Setup; from sweep_prototypes.compiled import run_compiled;"
-                 "from cbai_cli.generators import generate_instance; from cbai_cli.simulate import RunRequest, prepare;"
-                 "p = prepare(RunRequest.of('g-acol', 'tuned', beta=0.25), generate_instance('irrelevant-dims', d=3, "
-                 "eps=0.1)); run_compiled(Setup.from_prepared(p), [0])")
-    baseline = ("from sweep_prototypes.common import Setup; from cbai_cli.generators import generate_instance;"
-                "from cbai_cli.simulate import RunRequest, prepare; import numpy")
-    python = min(seconds("pass") for _ in range(3))
-    with_numpy = min(seconds(baseline) for _ in range(3))
-    imported = min(seconds("import numba") for _ in range(3))
-    with tempfile.TemporaryDirectory() as cache:
-        cold = [seconds(first_run, {"NUMBA_CACHE_DIR": cache + f"/{i}"}) for i in range(2)]
-        warm = [seconds(first_run, {"NUMBA_CACHE_DIR": cache + "/0"}) for _ in range(3)]
-    print("\nnumba, fresh processes, minimum of repeats:")
-    print("| what | seconds |")
-    print("|---|---:|")
-    print(f"| `import numba` (beyond starting Python) | {imported - python:.2f} |")
-    print(f"| first compiled run, empty cache (beyond importing cbai and numpy) | {min(cold) - with_numpy:.2f} |")
-    print(f"| first compiled run, cache on disk (beyond importing cbai and numpy) | {min(warm) - with_numpy:.2f} |")
-
-
-def check(seeds: int, have_numba: bool) -> int:
-    """Prototypes against `cbai solve --json` in a subprocess, for every small case."""
-    import json
-
-    from sweep_prototypes.common import Setup
-    from sweep_prototypes.lockstep import run_lockstep
-
-    from cbai_cli.kinds import save
-    from cbai_cli.simulate import RunRequest, prepare
-
-    failures = 0
     with tempfile.TemporaryDirectory() as folder:
-        for label, source, algorithm, regime, options, _ in SMALL:
-            instance = make_instance(source)
-            path = os.path.join(folder, "instance.npz")
-            save(instance, path)
-            flags = {"beta": "--beta", "subgaussian": "--subgaussian"}
-            command = [sys.executable, "-m", "cbai_cli", "solve", path, "--algo", algorithm, "--regime", regime,
-                       "--runs", str(seeds), "--json", "--no-bound"]
-            for name, value in options.items():
-                command += [flags[name], str(value)]
-            runs = json.loads(subprocess.run(command, capture_output=True, text=True, env=dict(os.environ)).stdout)
-            expected = [(r["seed"], r["iterations"], r["recommended"], r["stopped"]) for r in runs["runs"]]
-            setup = Setup.from_prepared(prepare(RunRequest.of(algorithm, regime, **options), instance))
-            candidates = {f"lockstep B={b}": run_lockstep(setup, range(seeds), batch=b) for b in (1, 7, seeds)}
-            if have_numba:
-                from sweep_prototypes.compiled import run_compiled
-
-                candidates.update({f"numba B={b}": run_compiled(setup, range(seeds), batch=b) for b in (1, seeds)})
-            for name, outcomes in candidates.items():
-                got = [(o.seed, o.iterations, o.recommended, o.stopped) for o in outcomes]
-                failures += got != expected
-                print(f"{label} | {name}: {'same as cbai solve --json' if got == expected else 'DIFFERENT'} "
-                      f"({seeds} seeds, queries {min(e[1] for e in expected)}–{max(e[1] for e in expected)})",
-                      flush=True)
-    return 1 if failures else 0
+        python = min(seconds([sys.executable, "-c", "pass"], folder) for _ in range(3))
+        numba = min(seconds([sys.executable, "-c", "import numba"], folder) for _ in range(3))
+        cold = min(seconds(solve, os.path.join(folder, str(i))) for i in range(2))
+        warm = min(seconds(solve, os.path.join(folder, "0")) for _ in range(3))
+    print("| what (fresh processes, minimum of 2–3) | seconds |")
+    print("|---|---:|")
+    print(f"| `import numba`, beyond starting Python | {numba - python:.2f} |")
+    print(f"| first `cbai solve --algo g-acol`, empty kernel cache (compiles) | {cold:.2f} |")
+    print(f"| the same, kernels cached on disk | {warm:.2f} |")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--seeds", type=int, default=100, help="seeds of a small case (large cases: at most 10)")
+    parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--only", choices=("small", "large"))
-    parser.add_argument("--numba-path", help="a folder holding numba (pip install --target)")
-    parser.add_argument("--check", action="store_true", help="compare the prototypes with `cbai solve --json`")
+    parser.add_argument("--case", help="only the case of this label")
+    parser.add_argument("--baseline-code", help="a checkout of the code before the compiled step")
+    parser.add_argument("--cold-start", action="store_true")
+    parser.add_argument("--cell", nargs=2, help=argparse.SUPPRESS)  # LABEL MODE: one row of one case (internal)
     args = parser.parse_args(argv)
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = "1"
-    if args.numba_path:
-        sys.path.insert(0, os.path.abspath(args.numba_path))
-        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.abspath(args.numba_path),
-                                                                 os.environ.get("PYTHONPATH")]))
-    sys.path.insert(0, HERE)
-    try:
-        import numba  # noqa: F401
-
-        have_numba = True
-    except ImportError:
-        have_numba = False
-        print("numba not importable: numba rows left out (give --numba-path)")
-    if args.check:
-        return check(min(args.seeds, 20), have_numba)
-    print(f"µs per query in a sweep, minimum over {args.repeats} interleaved rounds; shared machine, "
+    if args.cell:
+        print(json.dumps(cell(args.cell[0], args.cell[1], args.seeds)))
+        return 0
+    if args.cold_start:
+        cold_start()
+        return 0
+    print(f"µs per query in a sweep, minimum over {args.repeats} alternating processes; shared machine, "
           f"load average {os.getloadavg()[0]:.1f} at start")
+    if args.case:
+        table([case for case in SMALL + LARGE if case[0] == args.case], args)
+        return 0
     if args.only != "large":
-        sweep_table(SMALL, False, args, have_numba)
+        table(SMALL, args)
     if args.only != "small":
-        sweep_table(LARGE, True, args, have_numba)
-    if have_numba:
-        numba_costs(args.numba_path and os.path.abspath(args.numba_path))
+        table(LARGE, args)
     return 0
 
 

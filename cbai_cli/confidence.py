@@ -38,12 +38,17 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
+from cbai_cli.kernels import codes
 from cbai_cli.options import OPTIONS
 
 if TYPE_CHECKING:  # the registry reads the regimes' declarations without loading numpy
     import numpy as np
 
     from cbai_cli.linalg import DesignState
+
+
+#: The smallest normal float (compiled code reads a module constant, not ``sys``).
+FLOAT_MIN = sys.float_info.min
 
 
 def _check_radius_arguments(subgaussian: float, norm_bound: float, ridge: float, delta: float) -> None:
@@ -67,7 +72,7 @@ def log_ratio(numerator: float, denominator: float, log_denominator: float | Non
     log of a denominator that was computed with underflow (2 log δ for δ²), used there
     instead of the log of the rounded denominator.
     """
-    if denominator >= sys.float_info.min:
+    if denominator >= FLOAT_MIN:
         quotient = numerator / denominator
         if 0.0 < quotient < math.inf:
             return math.log(quotient)
@@ -100,6 +105,12 @@ def radius_determinant(logdet: float, dim: int, ridge: float, subgaussian: float
     _check_radius_arguments(subgaussian, norm_bound, ridge, delta)
     if not union >= 1:
         raise ValueError(f"union must be >= 1, got {union}")
+    return determinant_form(logdet, dim, ridge, subgaussian, norm_bound, delta, union)
+
+
+def determinant_form(logdet: float, dim: int, ridge: float, subgaussian: float, norm_bound: float,
+                     delta: float, union: float) -> float:
+    """:func:`radius_determinant` without its argument checks (also compiled, :mod:`cbai_cli.kernels.radius`)."""
     log_argument = math.log(union) + 0.5 * logdet - 0.5 * dim * math.log(ridge) - math.log(delta)
     return subgaussian * math.sqrt(2.0 * max(log_argument, 0.0)) + math.sqrt(ridge) * norm_bound
 
@@ -116,6 +127,12 @@ def radius_horizon(n_samples: int, dim: int, ridge: float, subgaussian: float, n
     _check_radius_arguments(subgaussian, norm_bound, ridge, delta)
     if n_samples < 0:
         raise ValueError(f"n must be >= 0, got {n_samples}")
+    return horizon_form(n_samples, dim, ridge, subgaussian, norm_bound, arm_bound, delta)
+
+
+def horizon_form(n_samples: int, dim: int, ridge: float, subgaussian: float, norm_bound: float,
+                 arm_bound: float, delta: float) -> float:
+    """:func:`radius_horizon` without its argument checks (also compiled, :mod:`cbai_cli.kernels.radius`)."""
     inner = dim * log_ratio(1.0 + n_samples * arm_bound * arm_bound / ridge, delta)
     return subgaussian * math.sqrt(inner) + math.sqrt(ridge) * norm_bound
 
@@ -197,19 +214,37 @@ class RadiusIntervals:
         """Nothing to keep: the ridge design holds the data."""
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        widths = self.design.widths(self.regime.radius(self.design))
-        return self.design.predictions - widths, self.design.predictions + widths
+        return self.design.bounds(self.regime.radius(self.design))
 
     def estimate(self) -> np.ndarray:
         return self.design.estimate()
 
 
 class RadiusRegime:
-    """An adaptive regime given by one radius r over all data: subclasses give ``radius(state)``
-    and ``minimum_radius(dim)``."""
+    """An adaptive regime given by one radius r over all data: subclasses give ``radius(state)``,
+    ``minimum_radius(dim)`` and ``kernel_code``, the code of the same radius in the compiled
+    step (:func:`cbai_cli.kernels.radius.radius`)."""
+
+    settings: ConfidenceSettings
+    kernel_code: ClassVar[int]
 
     def intervals(self, design: DesignState) -> Intervals:
         return RadiusIntervals(self, design)
+
+    def compiled(self) -> bool:
+        """Whether the compiled step computes this regime's intervals: they are
+        :class:`RadiusIntervals` and the class that defines ``radius`` declares
+        ``kernel_code`` (a subclass that changes either runs in Python)."""
+        def owner(name: str) -> type:
+            return next(cls for cls in type(self).__mro__ if name in vars(cls))
+
+        return owner("intervals") is RadiusRegime and "kernel_code" in vars(owner("radius"))
+
+    def kernel(self, dim: int) -> tuple[int, tuple[float, ...]]:
+        """``(code, params)`` of the compiled radius: params = (R, S, L, λ, δ, β, d), β = 0 when unset."""
+        s = self.settings
+        beta = s.beta if s.beta is not None else 0.0
+        return self.kernel_code, (s.subgaussian, s.norm_bound, s.arm_bound, s.ridge, s.delta, beta, float(dim))
 
 
 @dataclass(frozen=True)
@@ -218,6 +253,7 @@ class TheoryRegime(RadiusRegime):
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "theory"
+    kernel_code: ClassVar[int] = codes.THEORY
     reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian", "ridge", "norm_bound")
     requires: ClassVar[tuple[str, ...]] = ()
     tolerated: ClassVar[tuple[str, ...]] = ()
@@ -240,6 +276,7 @@ class DeterminantRegime(RadiusRegime):
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "det"
+    kernel_code: ClassVar[int] = codes.DETERMINANT
     reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian", "ridge", "norm_bound")
     requires: ClassVar[tuple[str, ...]] = ()
     tolerated: ClassVar[tuple[str, ...]] = ()
@@ -262,6 +299,7 @@ class TunedRegime(RadiusRegime):
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "tuned"
+    kernel_code: ClassVar[int] = codes.TUNED
     reads: ClassVar[tuple[str, ...]] = ("beta",)
     #: Options that must be given: β has no default.
     requires: ClassVar[tuple[str, ...]] = ("beta",)

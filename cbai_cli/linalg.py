@@ -204,7 +204,9 @@ class DesignState(RidgeDesign):
     """:class:`RidgeDesign` over a fixed arm matrix, with per-arm caches.
 
     Keeps ‖x‖²_{A⁻¹} and xᵀφ̂ of every arm: one update costs one matrix–vector product with
-    the arm matrix, O(K·d + d²).
+    the arm matrix, O(K·d + d²), computed by the compiled step
+    (:func:`cbai_cli.kernels.design.absorb`, the one copy of these formulas; the exact
+    refresh stays in numpy, :func:`exact_design`).
 
     A greedy rule (G-ACOL) next needs aᵀA⁻¹y for the arm y of largest ‖y‖_{A⁻¹} among some
     candidates, a second product with the arm matrix. Given those candidates (``ahead``),
@@ -223,6 +225,8 @@ class DesignState(RidgeDesign):
         arms: (K, d).
         norms2: (K,) ‖x‖²_{A⁻¹}.
         predictions: (K,) xᵀφ̂.
+        companion: (K,) aᵀA⁻¹y of every arm a for y = arms[contender] when ``contender`` ≥ 0.
+        block: rows per block of a pass over the arms.
     """
 
     #: Arm matrices with at least this many entries (2 MB) do not stay in cache between
@@ -231,12 +235,12 @@ class DesignState(RidgeDesign):
     #: :meth:`update` fuses the gain's product into its own pass.
     STREAM_ENTRIES = 1 << 18
     STREAM_MIN_DIM = 32
-    #: Rows of one block of the fused pass: about 512 kB of arms, so that the second
-    #: product reads the block from cache; a multiple of 64 rows.
-    BLOCK_BYTES = 1 << 19
-    #: The prediction recomputes the new variance of this many arms, those of largest
-    #: variance now, and gives up (two passes) when the maximum may lie elsewhere.
+    #: The prediction (:func:`cbai_cli.kernels.design.predict_contender`) recomputes the
+    #: new variance of at most this many arms, and gives up (two passes) beyond.
     MAX_CONTENDERS = 256
+    #: Rows of one block of a pass over the arms: about 512 kB of arms, so that the
+    #: per-arm work and a second product read the block from cache; a multiple of 64 rows.
+    BLOCK_BYTES = 1 << 19
 
     def __init__(self, arms: np.ndarray, ridge: float, refresh_every: int | None = None) -> None:
         arms = np.ascontiguousarray(arms, dtype=float)
@@ -247,8 +251,9 @@ class DesignState(RidgeDesign):
         self.norms2 = np.einsum("kd,kd->k", arms, arms) / self.ridge
         self.predictions = np.zeros(k)
         self._streaming = arms.size >= self.STREAM_ENTRIES and d >= self.STREAM_MIN_DIM
-        self._block = max(64, self.BLOCK_BYTES // (8 * max(d, 1)) // 64 * 64)
-        self._companion: tuple[int, np.ndarray] | None = None  # (arm y, aᵀA⁻¹y of every arm a)
+        self.contender = -1
+        self.companion = np.zeros(k)
+        self.block = max(64, self.BLOCK_BYTES // (8 * max(d, 1)) // 64 * 64)
 
     def update(self, arm: int, total: float, count: int = 1, ahead: np.ndarray | None = None) -> None:
         """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``.
@@ -260,88 +265,50 @@ class DesignState(RidgeDesign):
 
     def add(self, x: np.ndarray, y: float | np.ndarray, count: int = 1) -> None:
         """Add ``count`` observations of ``x``: (d,) summing to ``y``, and update the caches."""
-        self._add_with_caches(np.asarray(x, dtype=float), y, count)
+        self._add_with_caches(np.ascontiguousarray(x, dtype=float), y, count)
 
     def _add_with_caches(self, x: np.ndarray, y: float | np.ndarray, count: int,
                          ahead: np.ndarray | None = None) -> None:
-        """With u = A⁻¹x and q = xᵀu: ‖a‖²_{A⁻¹} −= c (aᵀu)²/(1 + c q) and
-        φ̂ += u (y − c xᵀφ̂)/(1 + c q), for every arm a at once."""
-        residual_before = float(y) - count * float(x @ self._estimate)
-        u, q = self._absorb(x, y, count)
-        shrink = count / (1.0 + count * q)
-        self._companion = None
-        contender = self._next_direction(u, shrink, ahead) if ahead is not None and self._streaming else None
-        if contender is None:
-            projected = self.arms @ u  # aᵀA⁻¹x for every arm: the one O(K·d) product
-        else:
-            projected, companion = self._paired_products(u, self.inverse @ self.arms[contender])
-            self._companion = (contender, companion)
-        residual = residual_before / (1.0 + count * q)
-        self.norms2 -= shrink * projected**2
-        self._estimate += residual * u
-        self.predictions += residual * projected
+        """:func:`cbai_cli.kernels.design.absorb`, after predicting the next direction."""
+        from cbai_cli.kernels.design import absorb, predict_contender
+
+        contender = -1
+        if ahead is not None and self._streaming:
+            contender = predict_contender(self.arms, self.inverse, self.norms2, ahead, False, x, count,
+                                          self.MAX_CONTENDERS)
+        self.logdet = absorb(self.arms, self.inverse, self.gram, self._first_target, self._estimate, self.norms2,
+                             self.predictions, self.logdet, x, float(y), count, contender, self.companion,
+                             self.block)
+        self.contender = contender
+        self.n_samples += count
         self._tick()
-
-    def _next_direction(self, u: np.ndarray, shrink: float, ahead: np.ndarray) -> int | None:
-        """The arm of largest ‖y‖²_{A⁻¹} among ``ahead`` after the update (first among ties),
-        predicted before the update's product, or None when it cannot be told cheaply.
-
-        Variances only decrease: if the largest new variance among the
-        :attr:`MAX_CONTENDERS` arms of largest variance now (recomputed, O(d) each)
-        exceeds every other arm's variance now, it is the largest of all. Round-off may
-        still make the prediction miss; :meth:`arm_gain` checks it.
-        """
-        masked = np.where(ahead, self.norms2, -np.inf)
-        k = masked.size
-        if k <= self.MAX_CONTENDERS:
-            return None
-        split = k - self.MAX_CONTENDERS
-        order = np.argpartition(masked, (split - 1, split))
-        top = np.sort(order[split:])
-        after = np.where(ahead[top], self.norms2[top] - shrink * (self.arms[top] @ u) ** 2, -np.inf)
-        best = int(after.argmax())
-        return int(top[best]) if after[best] > masked[order[split - 1]] else None
-
-    def _paired_products(self, u: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(arms @ u, arms @ w)``: (K,), (K,) in one pass over the arm matrix, block by
-        block (a (K, d) × (d, 2) matrix product packs the arms and costs three passes)."""
-        k = self.arms.shape[0]
-        first, second = np.empty(k), np.empty(k)
-        for start in range(0, k, self._block):
-            rows = self.arms[start:start + self._block]
-            np.dot(rows, u, out=first[start:start + self._block])
-            np.dot(rows, w, out=second[start:start + self._block])
-        return first, second
-
-    def _downdate(self, u: np.ndarray, q: float, count: int) -> None:
-        """A⁻¹ −= c·uuᵀ/(1 + c q), scaling the outer product (the CBAI algorithms' order: a
-        multiplication is cheaper than a division of d² entries on this hot path)."""
-        self.inverse -= (count / (1.0 + count * q)) * (u[:, None] * u)
 
     def refresh(self) -> None:
         """Recompute A⁻¹, log det A, φ̂, ‖x‖²_{A⁻¹} and xᵀφ̂ from A and b directly."""
-        super().refresh()
-        self._companion = None
-        self._estimate = self.inverse @ self.targets[0]
-        # ‖a‖²_{A⁻¹} = ‖L⁻¹a‖² for A = LLᵀ: one BLAS product with the arm matrix, where a
-        # quadratic form with A⁻¹ row by row would cost O(K·d²) outside BLAS.
-        lower_inverse = np.linalg.solve(np.linalg.cholesky(self.gram), np.eye(self.dim))
-        whitened = self.arms @ lower_inverse.T
-        self.norms2 = np.einsum("kd,kd->k", whitened, whitened)
-        self.predictions = self.arms @ self._estimate
+        self.inverse, self.logdet, self._estimate, self.norms2, self.predictions = exact_design(
+            self.arms, self.gram, self._first_target)
+        self._since_refresh = 0
+        self.contender = -1
 
     def estimate(self, target: int = 0) -> np.ndarray:
         """(d,) φ̂, kept by the rank-one updates (one target only)."""
         return self._estimate.copy()
 
-    def widths(self, radius: float) -> np.ndarray:
-        """(K,) confidence half-widths r·‖x‖_{A⁻¹}."""
-        return radius * np.sqrt(np.maximum(self.norms2, 0.0))
+    def bounds(self, radius: float) -> tuple[np.ndarray, np.ndarray]:
+        """(K,), (K,): the intervals xᵀφ̂ ∓ r·‖x‖_{A⁻¹} of radius r = ``radius``
+        (:func:`cbai_cli.kernels.elimination.interval_bounds`)."""
+        from cbai_cli.kernels.elimination import interval_bounds
+
+        lower, upper = np.empty_like(self.predictions), np.empty_like(self.predictions)
+        interval_bounds(radius, self.norms2, self.predictions, lower, upper)
+        return lower, upper
 
     def max_variance_arm(self, candidates: np.ndarray) -> int:
         """argmax_{x ∈ candidates} ‖x‖_{A⁻¹} (first index among ties); candidates: (K,) bool,
         not all False."""
-        return int(np.where(candidates, self.norms2, -np.inf).argmax())
+        from cbai_cli.kernels.select import max_variance_arm
+
+        return int(max_variance_arm(self.norms2, candidates, False))
 
     def gain(self, direction: np.ndarray, candidates: np.ndarray | None = None) -> np.ndarray:
         """:func:`variance_reduction` for the arms (default, from the cache) or ``candidates``."""
@@ -349,12 +316,37 @@ class DesignState(RidgeDesign):
             return variance_reduction(self.arms, self.inverse, direction, self.norms2)
         return super().gain(direction, candidates)
 
-    def arm_gain(self, arm: int) -> np.ndarray:
-        """(K,) :meth:`gain` towards y = ``arms[arm]``, from the product the last
-        :meth:`update` computed with its own when it predicted this arm."""
-        if self._companion is not None and self._companion[0] == arm:
-            return self._companion[1] ** 2 / (1.0 + self.norms2)
-        return self.gain(self.arms[arm])
+    def greedy_arm(self, direction_arm: int) -> int:
+        """The arm that most reduces ‖y‖²_{A⁻¹}, y = ``arms[direction_arm]`` (first among ties;
+        :func:`cbai_cli.kernels.design.greedy_arm`), from the product the last :meth:`update`
+        computed with its own when it predicted this arm."""
+        from cbai_cli.kernels.design import greedy_arm
+
+        return int(greedy_arm(self.arms, self.inverse, self.norms2, direction_arm, self.contender, self.companion,
+                              self.block))
+
+
+def exact_design(arms: np.ndarray, gram: np.ndarray, target: np.ndarray):
+    """A⁻¹, log det A, φ̂ = A⁻¹b, ‖x‖²_{A⁻¹} and xᵀφ̂ of every arm, computed from A and b
+    directly (the periodic refresh that stops round-off from drifting).
+
+    Args:
+        arms: (K, d); gram: (d, d) A; target: (d,) b.
+
+    Returns:
+        inverse (d, d) symmetrised, logdet, estimate (d,), norms2 (K,), predictions (K,).
+    """
+    inverse = np.linalg.inv(gram)
+    inverse = 0.5 * (inverse + inverse.T)
+    sign, logdet = np.linalg.slogdet(gram)
+    if sign <= 0:  # cannot happen for λ > 0; guard against silent nonsense
+        raise FloatingPointError("design matrix lost positive definiteness")
+    estimate = inverse @ target
+    # ‖a‖²_{A⁻¹} = ‖L⁻¹a‖² for A = LLᵀ: one BLAS product with the arm matrix, where a
+    # quadratic form with A⁻¹ row by row would cost O(K·d²) outside BLAS.
+    lower_inverse = np.linalg.solve(np.linalg.cholesky(gram), np.eye(gram.shape[0]))
+    whitened = arms @ lower_inverse.T
+    return inverse, float(logdet), estimate, np.einsum("kd,kd->k", whitened, whitened), arms @ estimate
 
 
 def least_squares_widths(arms: np.ndarray, counts: np.ndarray, sums: np.ndarray,

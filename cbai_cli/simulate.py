@@ -214,6 +214,14 @@ class LoopOutcome:
         return "solved" if self.solved else "budget"
 
 
+def compilable(learner: Learner, environment: Environment) -> bool:
+    """Whether :func:`cbai_cli.kernels.batch.run_compiled` can run ``learner`` against
+    ``environment``: a rule and a regime with kernel codes, and Gaussian noise."""
+    compiled = getattr(learner, "compiled", None)
+    gaussian = getattr(environment, "gaussian", None)
+    return compiled is not None and compiled() and gaussian is not None and gaussian() is not None
+
+
 def drive(learner: Learner, environment: Environment, budget: int | None,
           observer: Observer | None = None) -> LoopOutcome:
     """The one ask/tell loop: ask, answer, tell until the algorithm stops or the next
@@ -222,10 +230,20 @@ def drive(learner: Learner, environment: Environment, budget: int | None,
     A query larger than one run can count (:class:`~cbai_cli.options.QueryLimitError`,
     a round of more than :data:`~cbai_cli.options.QUERY_LIMIT` pulls) exceeds every
     budget, so it ends a run with a budget like any other query too large for it; without
-    a budget it propagates, one line for the user."""
+    a budget it propagates, one line for the user.
+
+    When no observer watches, a learner whose whole run the compiled step can take
+    (``learner.compiled()``, Gaussian noise) runs there instead: the same pulls, the same
+    observations from the same stream, the same state at the end
+    (:func:`cbai_cli.kernels.batch.run_compiled`)."""
+    started = time.perf_counter()
+    if observer is None and compilable(learner, environment):
+        from cbai_cli.kernels.batch import run_compiled
+
+        ((used, solved),) = run_compiled([learner], [environment], budget)
+        return LoopOutcome(used, used, solved, time.perf_counter() - started)
     used = 0
     rounds = 0
-    started = time.perf_counter()
     while not learner.done:
         try:
             query = learner.ask()
@@ -253,11 +271,50 @@ def run_once(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), tracer
     ``SeedSequence(seed, spawn_key=key)``. If ``tracer_rows`` is a list (and the kind
     keeps traces), one tuple per observation is appended to it.
     """
+    learner, environment, observer = start_run(prepared, seed, key, tracer_rows)
+    loop = drive(learner, environment, prepared.budget, observer)
+    return prepared.kind.score(prepared, seed, learner, environment, observer, loop)
+
+
+def start_run(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), tracer_rows: list | None = None):
+    """The learner, environment and observer (None without ``tracer_rows``) of one run,
+    each on its stream of ``SeedSequence(seed, spawn_key=key)``."""
     noise_rng, algorithm_rng, trace_rng = run_streams(seed, key)
     kind = prepared.kind
-    instance = prepared.instance
-    environment = kind.environment(instance, noise_rng)
+    environment = kind.environment(prepared.instance, noise_rng)
     learner = prepared.make_algorithm(algorithm_rng)
-    observer = kind.observer(prepared, environment, trace_rng, tracer_rows)
-    loop = drive(learner, environment, prepared.budget, observer)
-    return kind.score(prepared, seed, learner, environment, observer, loop)
+    return learner, environment, kind.observer(prepared, environment, trace_rng, tracer_rows)
+
+
+#: Runs advanced as one compiled batch at most: batching gains little beyond ten runs, and
+#: each run of a batch holds its own (K,) and (d, d) arrays.
+BATCH_RUNS = 16
+
+
+def run_many(prepared: PreparedRun, seeds, key: tuple[int, ...] = ()) -> list:
+    """:func:`run_once` for every seed, without traces: the runs that the compiled step can
+    take (:func:`compilable`) advance together in batches of :data:`BATCH_RUNS`
+    (:func:`cbai_cli.kernels.batch.run_compiled`), each on its own streams, so every
+    result equals its :func:`run_once` (``wall_s`` is its batch's time shared equally)."""
+    seeds = list(seeds)
+    return [result for start in range(0, len(seeds), BATCH_RUNS)
+            for result in _run_batch(prepared, seeds[start:start + BATCH_RUNS], key)]
+
+
+def _run_batch(prepared: PreparedRun, seeds: list[int], key: tuple[int, ...]) -> list:
+    """:func:`run_many` for at most :data:`BATCH_RUNS` seeds."""
+    started = [(seed, *start_run(prepared, seed, key)) for seed in seeds]
+    batch = [run for run in started if run[3] is None and compilable(run[1], run[2])]
+    loops: dict[int, LoopOutcome] = {}
+    if batch:
+        from cbai_cli.kernels.batch import run_compiled
+
+        clock = time.perf_counter()
+        outcomes = run_compiled([run[1] for run in batch], [run[2] for run in batch], prepared.budget)
+        share = (time.perf_counter() - clock) / len(batch)
+        loops = {id(run[1]): LoopOutcome(used, used, solved, share) for run, (used, solved) in zip(batch, outcomes)}
+    results = []
+    for seed, learner, environment, observer in started:
+        loop = loops.get(id(learner)) or drive(learner, environment, prepared.budget, observer)
+        results.append(prepared.kind.score(prepared, seed, learner, environment, observer, loop))
+    return results

@@ -15,7 +15,7 @@ from cbai_cli.algorithms.registry import default_algorithm
 from cbai_cli.errors import OptionError
 from cbai_cli.fileio import write_atomic
 from cbai_cli.outputs import check_writable, write_errors
-from cbai_cli.simulate import RunRequest, prepare, run_once
+from cbai_cli.simulate import RunRequest, prepare, run_many, run_once
 
 TRACE_COLUMNS = ("step", "arm", "observation", "uncertain", "feasible", "recommendation")
 
@@ -35,7 +35,10 @@ def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], tra
         raise OptionError(f"--trace does not apply to {prepared.algorithm} (no trace on {instance.kind} instances)",
                           "trace")
     rows: list[tuple] | None = [] if trace else None
-    results = tuple(run_once(prepared, seed, key, tracer_rows=rows) for seed in seeds)
+    if trace:
+        results = tuple(run_once(prepared, seed, key, tracer_rows=rows) for seed in seeds)
+    else:
+        results = tuple(run_many(prepared, seeds, key))
     return prepared.kind.solve(prepared, results, tuple(rows or ()), bound=bound)
 
 

@@ -183,24 +183,45 @@ class Adaptive(Algorithm):
 
     ``design`` is the ridge design the sampling rules read; ``intervals`` the regime's
     per-run intervals (:class:`cbai_cli.confidence.Intervals`). Subclasses give
-    :meth:`select`, the arm to pull next.
+    :meth:`select`, the arm to pull next, or declare ``kernel_code``, the code of their
+    rule in the compiled step (:mod:`cbai_cli.kernels.codes`), which :meth:`select` then
+    calls and with which :func:`cbai_cli.simulate.drive` runs a whole run compiled.
     """
+
+    #: The rule's code in :mod:`cbai_cli.kernels.select`; None: a Python :meth:`select`.
+    kernel_code: int | None = None
 
     def __init__(self, problem: Problem, config: AlgorithmConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
         self.design = DesignState(problem.arms, config.confidence.ridge)
         self.intervals = self.regime.intervals(self.design)
 
-    @abstractmethod
     def select(self) -> int:
-        """Index of the arm to pull next."""
+        """Index of the arm to pull next: the compiled rule ``kernel_code``
+        (:func:`cbai_cli.kernels.select.select`)."""
+        if self.kernel_code is None:
+            raise NotImplementedError(f"{type(self).__name__} gives neither select() nor kernel_code")
+        from cbai_cli.kernels.select import select
+
+        design = self.design
+        return int(select(self.kernel_code, design.arms, design.inverse, design.norms2, self.problem.rewards,
+                          self.state.uncertain, design.contender, design.companion, design.block))
+
+    def compiled(self) -> bool:
+        """Whether a whole run can go through the compiled step
+        (:func:`cbai_cli.kernels.batch.run_compiled`): a rule with a kernel code and a
+        radius regime with a compiled radius, neither changed by a subclass."""
+        owner = next(cls for cls in type(self).__mro__ if "select" in vars(cls))
+        compiled_regime = getattr(self.regime, "compiled", None)
+        return (self.kernel_code is not None and owner is Adaptive and compiled_regime is not None
+                and compiled_regime())
 
     def ask(self) -> Query:
         return Query.pull(self.select())
 
     def lookahead(self) -> np.ndarray | None:
         """(K,) bool: the candidates among which the next :meth:`select` takes the arm of
-        largest variance (:meth:`~cbai_cli.linalg.DesignState.arm_gain`), so that the
+        largest variance (:meth:`~cbai_cli.linalg.DesignState.greedy_arm`), so that the
         design update can prepare its product; None when :meth:`select` does not."""
         return None
 

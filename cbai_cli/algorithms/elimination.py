@@ -38,12 +38,15 @@ class EliminationState:
         return not self.uncertain.any()
 
     def update(self, lower: np.ndarray, upper: np.ndarray) -> None:
-        """Apply one set of confidence bounds (K,) and (K,) to F, r̄ and U."""
-        newly_feasible = upper <= self.threshold
-        if newly_feasible.any():
-            self.feasible |= newly_feasible
-            self.best_feasible_reward = max(self.best_feasible_reward, float(self.rewards[newly_feasible].max()))
-        self.uncertain &= ~(newly_feasible | (lower > self.threshold) | (self.rewards < self.best_feasible_reward))
+        """Apply one set of confidence bounds (K,) and (K,) to F, r̄ and U
+        (:func:`cbai_cli.kernels.elimination.apply_bounds`)."""
+        from cbai_cli.kernels.elimination import apply_bounds
+
+        lower = np.ascontiguousarray(lower, dtype=float)
+        upper = np.ascontiguousarray(upper, dtype=float)
+        best, _ = apply_bounds(lower, upper, self.rewards, self.threshold, self.uncertain, self.feasible,
+                               self.best_feasible_reward)
+        self.best_feasible_reward = float(best)
         self.last_lower = lower
         self.last_upper = upper
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cbai_cli.algorithms.base import Adaptive
+from cbai_cli.kernels.codes import G_ACOL
 
 
 class GACOL(Adaptive):
@@ -13,14 +14,15 @@ class GACOL(Adaptive):
 
     The paper's box pulls y itself; the authors' code (and this implementation)
     pulls the most informative arm about y, which is y when nothing is better.
-    Ties: the first index. Cost O(K·d + d²).
+    Ties: the first index. Cost O(K·d + d²). The rule is compiled
+    (:func:`cbai_cli.kernels.select.select`).
     """
 
+    kernel_code = G_ACOL
+
     def candidates(self) -> np.ndarray:
+        """(K,) bool: where y ranges."""
         return self.state.uncertain
 
     def lookahead(self) -> np.ndarray:
         return self.candidates()
-
-    def select(self) -> int:
-        return int(self.design.arm_gain(self.design.max_variance_arm(self.candidates())).argmax())

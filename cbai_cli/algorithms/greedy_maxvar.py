@@ -5,10 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from cbai_cli.algorithms.g_acol import GACOL
+from cbai_cli.kernels.codes import GREEDY_MAXVAR
 
 
 class GreedyMaxVar(GACOL):
     """As G-ACOL with y ranging over all of X instead of U."""
+
+    kernel_code = GREEDY_MAXVAR
 
     def candidates(self) -> np.ndarray:
         return np.ones(self.problem.n_arms, dtype=bool)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from cbai_cli.algorithms.base import Adaptive
+from cbai_cli.kernels.codes import MAXREW_U
 
 
 class MaxRewU(Adaptive):
-    """Pull argmax_{x∈U} θᵀx (first index among ties)."""
+    """Pull argmax_{x∈U} θᵀx (first index among ties; compiled,
+    :func:`cbai_cli.kernels.select.select`)."""
 
-    def select(self) -> int:
-        indices = np.flatnonzero(self.state.uncertain)
-        return int(indices[np.argmax(self.problem.rewards[indices])])
+    kernel_code = MAXREW_U

@@ -138,7 +138,9 @@ def perform(tasks: tuple) -> BatchResult:
     """Worker entry point: run a batch of :class:`RunTask` or :class:`BoundTask`.
 
     A request is prepared once per (instance, spec) within the batch, so the Oracle's
-    design is solved once for all seeds of a fixed instance in the batch.
+    design is solved once for all seeds of a fixed instance in the batch, and the seeds
+    of one (instance, spec) run together (:func:`~cbai_cli.simulate.run_many`: as one
+    compiled batch where they can; every record as if run alone).
     """
     from cbai_cli.compare.plan import stream_key
     from cbai_cli.compare.records import runtime_versions
@@ -147,19 +149,22 @@ def perform(tasks: tuple) -> BatchResult:
     versions = runtime_versions()
     # Timed after the version lookup, which costs the same for any batch size.
     started = time.perf_counter()
-    prepared_runs: dict[tuple[str, str], Any] = {}
-    outcomes = []
-    for task in tasks:
+    outcomes: dict[int, Any] = {}
+    groups: dict[tuple[str, str], list[tuple[int, RunTask]]] = {}
+    for position, task in enumerate(tasks):
         if isinstance(task, BoundTask):
-            outcomes.append(BoundOutcome(task.instance.content_hash, task.delta,
-                                         reference_lower_bound(task.instance, task.delta, task.time_limit)))
-            continue
-        cache_key = (task.instance.content_hash, task.label)
-        if cache_key not in prepared_runs:
-            prepared_runs[cache_key] = prepare_request(task.request, task.instance)
-        parts = run_prepared(prepared_runs[cache_key], task.seed, (stream_key(task.instance),))
-        outcomes.append(RunOutcome(task.index, parts.algorithm, parts.regime, parts.options, parts.result, versions))
-    return BatchResult(time.perf_counter() - started, tuple(outcomes))
+            outcomes[position] = BoundOutcome(task.instance.content_hash, task.delta,
+                                              reference_lower_bound(task.instance, task.delta, task.time_limit))
+        else:
+            groups.setdefault((task.instance.content_hash, task.label), []).append((position, task))
+    for group in groups.values():
+        first = group[0][1]
+        prepared = prepare_request(first.request, first.instance)
+        seeds = [task.seed for _, task in group]
+        for (position, task), parts in zip(group, run_prepared(prepared, seeds, (stream_key(first.instance),))):
+            outcomes[position] = RunOutcome(task.index, parts.algorithm, parts.regime, parts.options, parts.result,
+                                            versions)
+    return BatchResult(time.perf_counter() - started, tuple(outcomes[position] for position in range(len(tasks))))
 
 
 # ---------------------------------------------------------------- backends

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cbai_cli.simulate import PreparedRun, RunRequest, prepare, run_once
+from cbai_cli.simulate import PreparedRun, RunRequest, prepare, run_many
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,10 @@ def prepare_request(request: RunRequest, instance: Any, *, solve_oracle: bool = 
     return prepare(request, instance, solve_oracle=solve_oracle)
 
 
-def run_prepared(prepared: PreparedRun, seed: int, key: tuple[int, ...]) -> RunParts:
-    """Run one seed of a prepared request and score it."""
-    result = run_once(prepared, seed, key)
+def run_prepared(prepared: PreparedRun, seeds, key: tuple[int, ...]) -> list[RunParts]:
+    """Run seeds of a prepared request (together where the compiled step can,
+    :func:`cbai_cli.simulate.run_many`) and score each."""
     kind = prepared.kind
-    return RunParts(prepared.algorithm, prepared.regime, kind.record_options(prepared), kind.result_record(result))
+    options = kind.record_options(prepared)
+    return [RunParts(prepared.algorithm, prepared.regime, options, kind.result_record(result))
+            for result in run_many(prepared, seeds, key)]

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from cbai_cli.kinds.base import InstanceKind
+from cbai_cli.noise import GaussianNoise
 from cbai_cli.protocol import Answer, Query
 
 # MaxRew-F can pull the same certainly-feasible arm forever; without a budget it gets this one.
@@ -40,6 +41,15 @@ class Environment:
     def answer(self, query: Query) -> Answer:
         """Sums (m,) of ``counts[i]`` observations of arm ``arms[i]``, drawn in one call."""
         return Answer(self.noise.sample_sums(self.rng, self.means[query.arms], query.counts))
+
+    def gaussian(self) -> tuple[np.ndarray, float, np.random.Generator] | None:
+        """(means (K,), σ, the noise stream) when the noise is Gaussian, else None: one pull
+        of arm a is then ``means[a] + σ·z`` for the stream's next standard normal z, which
+        the compiled step reads from ``rng.standard_normal`` drawn ahead
+        (:mod:`cbai_cli.kernels.batch`)."""
+        if isinstance(self.noise, GaussianNoise):
+            return self.means, float(self.noise.sigma), self.rng
+        return None
 
 
 @dataclass(frozen=True)

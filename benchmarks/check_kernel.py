@@ -1,0 +1,100 @@
+"""Check that the compiled adaptive step changes no record: every adaptive algorithm ×
+regime × instance × seed gives the same outcome (queries, answer, stop) and the same
+trace under this checkout and under a baseline checkout (the commit before the kernel).
+
+    git worktree add --detach /tmp/base <commit>
+    python benchmarks/check_kernel.py --baseline /tmp/base --seeds 20
+
+Each checkout runs in its own process (``PYTHONPATH`` = the checkout) through
+:func:`cbai_cli.solving.solve_instance`, the library call of ``cbai solve``; seed 0 of
+every case is also run with a trace (the per-step ask/tell loop with an observer), the
+other seeds without (the compiled run where the algorithm has a kernel code). Prints one
+line per differing case and a summary; exit code 1 when anything differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+INSTANCES = ("instances/irrelevant-dims-d10-eps0.05.yaml", "instances/random-d5-n20-seed0.yaml",
+             "instances/unit-sphere-d30-n30-seed0.npz")
+#: Options per regime (tuned needs β) and the budget that caps the slow cases.
+REGIME_OPTIONS = {"tuned": {"beta": 0.25}}
+
+
+def large_instance(directory: Path) -> Path:
+    """A random instance whose arm matrix takes the streaming path (K·d ≥ 2¹⁸, d ≥ 32)."""
+    path = directory / "large.npz"
+    subprocess.run([sys.executable, "-m", "cbai_cli", "generate", "random", "--n", "8300", "--d", "32",
+                    "--seed", "3", "-o", str(path)], check=True, capture_output=True)
+    return path
+
+
+def emit(instances: list[str], seeds: int, budget: int) -> list[dict]:
+    """The outcome of every case under the checkout on ``PYTHONPATH``."""
+    from cbai_cli.algorithms.registry import entries
+    from cbai_cli.kinds import load
+    from cbai_cli.simulate import RunRequest
+    from cbai_cli.solving import solve_instance
+
+    rows = []
+    for path in instances:
+        instance = load(path)
+        for name, spec in entries().items():
+            if "cbai" not in spec.kinds or spec.style != "adaptive":
+                continue
+            for regime in spec.regimes:
+                options = dict(REGIME_OPTIONS.get(regime, {}), budget=budget)
+                request = RunRequest.of(name, regime, **options)
+                outcome = solve_instance(instance, request, range(seeds), bound=False)
+                traced = solve_instance(instance, request, [0], trace=True, bound=False)
+                trace = hashlib.sha256(repr(traced.trace_rows).encode()).hexdigest()[:16]
+                rows.append({"instance": Path(path).name, "algorithm": name, "regime": regime, "trace": trace,
+                             "runs": [(r.seed, r.iterations, r.recommended, r.stopped) for r in outcome.results],
+                             "traced_run": [(r.iterations, r.recommended, r.stopped) for r in traced.results]})
+    return rows
+
+
+def run_checkout(checkout: Path, instances: list[str], seeds: int, budget: int) -> list[dict]:
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    command = [sys.executable, __file__, "--emit", "--seeds", str(seeds), "--budget", str(budget), *instances]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"{checkout}: {done.stderr.strip().splitlines()[-1]}")
+    return json.loads(done.stdout)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", type=Path, help="checkout to compare with")
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--budget", type=int, default=4000)
+    parser.add_argument("--emit", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("instances", nargs="*")
+    args = parser.parse_args()
+    if args.emit:
+        json.dump(emit(args.instances, args.seeds, args.budget), sys.stdout)
+        return 0
+    with tempfile.TemporaryDirectory() as directory:
+        instances = [str(ROOT / path) for path in INSTANCES] + [str(large_instance(Path(directory)))]
+        ours = run_checkout(ROOT, instances, args.seeds, args.budget)
+        theirs = run_checkout(args.baseline, instances, args.seeds, args.budget)
+    differing = [(a, b) for a, b in zip(ours, theirs) if a != b]
+    for a, b in differing:
+        print(f"DIFFERS {a['instance']} {a['algorithm']} {a['regime']}: {a} != {b}")
+    runs = sum(len(row["runs"]) + 1 for row in ours)
+    print(f"{len(ours) - len(differing)} of {len(ours)} cases equal ({runs} runs, {args.seeds} seeds + 1 traced each, "
+          f"budget {args.budget}; {len(ours) == len(theirs) and 'same' or 'DIFFERENT'} case lists)")
+    return 1 if differing or len(ours) != len(theirs) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

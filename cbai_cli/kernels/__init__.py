@@ -1,0 +1,19 @@
+"""The adaptive CBAI step compiled with numba (docs/sweeps.md).
+
+The modules that import numba (:mod:`.jit` and everything that uses it) are imported
+only when an adaptive run starts, so ``cbai --help``, ``bound``, ``generate`` and the
+safe kinds never load it; :mod:`.batch` and this package's ``__init__`` import neither
+numba nor numpy at import time.
+
+- :mod:`.jit`: the ``njit`` settings (on-disk cache, numpy's error model, no fast-math)
+  and the registration of the plain-Python radius formulas of :mod:`cbai_cli.confidence`.
+- :mod:`.radius`: the radius regimes ``theory``, ``det``, ``tuned`` as a code and a
+  vector of constants.
+- :mod:`.design`: the Sherman–Morrison absorb of one observation, with the per-arm
+  caches updated in one blocked pass over the arm matrix.
+- :mod:`.elimination`: the intervals of a radius and the update of U, F and r̄.
+- :mod:`.select`: the sampling rules with a kernel code.
+- :mod:`.advance`: whole runs of a batch of B states, until each stops or needs Python.
+- :mod:`.batch`: the batch state (arrays with a leading axis of B runs) and the Python
+  loop around :mod:`.advance` (noise chunks, exact refreshes).
+"""

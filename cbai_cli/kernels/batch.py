@@ -1,0 +1,153 @@
+"""Adaptive runs of one instance and one request advanced together by the compiled step.
+
+:func:`run_compiled` stacks the state of B learners (B = 1 for a single run) into arrays
+with a leading batch axis (:class:`BatchState`), lets :func:`cbai_cli.kernels.advance.advance`
+run them, serves what it returns for — the next chunk of a run's noise, drawn from that
+run's own stream, or the exact refresh, in numpy (:func:`cbai_cli.linalg.exact_design`) —
+and writes each run's final state back into its learner. Every run keeps its own noise
+stream, its own BLAS calls and its own refreshes, so its record does not depend on B.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from cbai_cli.kernels.codes import NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED
+from cbai_cli.linalg import exact_design
+
+#: Standard normals drawn ahead per run and chunk: a refill costs about as much as a
+#: few steps of a small instance, and a run wastes at most one chunk's draws.
+NOISE_CHUNK = 256
+
+
+@dataclass(frozen=True)
+class BatchState:
+    """The state of B adaptive runs on one arm matrix, row b being run b.
+
+    Attributes:
+        inverse, gram: (B, d, d) A⁻¹ and A.
+        targets, estimate: (B, d) b and φ̂.
+        norms2, predictions: (B, K) ‖x‖²_{A⁻¹} and xᵀφ̂.
+        uncertain, feasible: (B, K) bool, U and F.
+        last_lower, last_upper: (B, K) the last intervals.
+        logdet, best: (B,) log det A and r̄.
+        steps, since, limit: (B,) int, pulls so far, updates since the last refresh, and
+            the pulls at which the budget stops the run (−1: no budget).
+        pending, status: (B,) int, see :func:`cbai_cli.kernels.advance.advance`.
+    """
+
+    inverse: np.ndarray
+    gram: np.ndarray
+    targets: np.ndarray
+    estimate: np.ndarray
+    norms2: np.ndarray
+    predictions: np.ndarray
+    uncertain: np.ndarray
+    feasible: np.ndarray
+    last_lower: np.ndarray
+    last_upper: np.ndarray
+    logdet: np.ndarray
+    best: np.ndarray
+    steps: np.ndarray
+    since: np.ndarray
+    limit: np.ndarray
+    pending: np.ndarray
+    status: np.ndarray
+
+    @classmethod
+    def stack(cls, learners: Sequence, budget: int | None) -> BatchState:
+        """The rows of ``learners`` (:class:`~cbai_cli.algorithms.base.Adaptive`), copied."""
+        designs = [learner.design for learner in learners]
+        states = [learner.state for learner in learners]
+        steps = np.array([design.n_samples for design in designs], dtype=np.int64)
+        uncertain = np.stack([state.uncertain for state in states])
+        return cls(
+            inverse=np.stack([design.inverse for design in designs]),
+            gram=np.stack([design.gram for design in designs]),
+            targets=np.stack([design.targets[0] for design in designs]),
+            estimate=np.stack([design._estimate for design in designs]),
+            norms2=np.stack([design.norms2 for design in designs]),
+            predictions=np.stack([design.predictions for design in designs]),
+            uncertain=uncertain,
+            feasible=np.stack([state.feasible for state in states]),
+            last_lower=np.stack([state.last_lower for state in states]).astype(float),
+            last_upper=np.stack([state.last_upper for state in states]).astype(float),
+            logdet=np.array([design.logdet for design in designs], dtype=float),
+            best=np.array([state.best_feasible_reward for state in states], dtype=float),
+            steps=steps,
+            since=np.array([design._since_refresh for design in designs], dtype=np.int64),
+            limit=steps + budget if budget is not None else np.full(len(designs), -1, dtype=np.int64),
+            pending=np.zeros(len(designs), dtype=np.int64),
+            status=np.where(uncertain.any(axis=1), NEED_NOISE, SOLVED).astype(np.int64),
+        )
+
+    def refresh(self, b: int, arms: np.ndarray) -> None:
+        """:meth:`cbai_cli.linalg.DesignState.refresh` of row b."""
+        (self.inverse[b], self.logdet[b], self.estimate[b], self.norms2[b],
+         self.predictions[b]) = exact_design(arms, self.gram[b], self.targets[b])
+        self.since[b] = 0
+
+    def write_back(self, b: int, learner) -> None:
+        """Row b into ``learner``'s design and elimination state."""
+        design, state = learner.design, learner.state
+        design.inverse = self.inverse[b].copy()
+        design.gram = self.gram[b].copy()
+        design.targets[0] = self.targets[b]
+        design._estimate = self.estimate[b].copy()
+        design.norms2 = self.norms2[b].copy()
+        design.predictions = self.predictions[b].copy()
+        design.logdet = float(self.logdet[b])
+        design.n_samples = int(self.steps[b])
+        design._since_refresh = int(self.since[b])
+        design.contender = -1
+        state.uncertain[:] = self.uncertain[b]
+        state.feasible[:] = self.feasible[b]
+        state.best_feasible_reward = float(self.best[b])
+        state.last_lower = self.last_lower[b].copy()
+        state.last_upper = self.last_upper[b].copy()
+
+
+def run_compiled(learners: Sequence, environments: Sequence, budget: int | None) -> list[tuple[int, bool]]:
+    """Run every learner against its environment until it stops or its next pull would
+    exceed ``budget`` pulls; returns (pulls, solved) per run.
+
+    The learners share one problem, one rule and one regime (one prepared request, as
+    :meth:`~cbai_cli.algorithms.base.Adaptive.compiled` allows); each environment answers
+    with Gaussian noise from its own stream (``environment.gaussian()``).
+    """
+    from cbai_cli.kernels.advance import advance
+
+    first = learners[0]
+    problem, design = first.problem, first.design
+    code, params = first.regime.kernel(problem.dim)
+    gaussian = [environment.gaussian() for environment in environments]
+    means, sigma = np.ascontiguousarray(gaussian[0][0], dtype=float), gaussian[0][1]
+    rewards = np.ascontiguousarray(problem.rewards, dtype=float)
+    batch = BatchState.stack(learners, budget)
+    start = batch.steps.copy()
+    normals = np.empty((len(learners), NOISE_CHUNK))
+    used_normals = np.full(len(learners), NOISE_CHUNK, dtype=np.int64)
+    companion = np.zeros(problem.n_arms)
+    while True:
+        for b in np.flatnonzero(batch.status == NEED_NOISE):
+            normals[b] = gaussian[b][2].standard_normal(NOISE_CHUNK)
+            used_normals[b] = 0
+            batch.status[b] = RUNNING
+        for b in np.flatnonzero(batch.status == NEED_REFRESH):
+            batch.refresh(b, design.arms)
+            batch.status[b] = RUNNING
+        if not (batch.status == RUNNING).any():
+            break
+        advance(design.arms, rewards, float(problem.threshold), means, sigma, first.kernel_code, code,
+                np.array(params), design.refresh_every, batch.inverse, batch.gram, batch.targets, batch.estimate,
+                batch.norms2, batch.predictions, batch.logdet, batch.uncertain, batch.feasible, batch.best,
+                batch.last_lower, batch.last_upper, batch.steps, batch.since, batch.limit, batch.pending,
+                batch.status, normals, used_normals, companion, design.block,
+                design.MAX_CONTENDERS if design._streaming else 0)
+    for b, learner in enumerate(learners):
+        batch.write_back(b, learner)
+    return [(int(batch.steps[b] - start[b]), bool(batch.status[b] == SOLVED)) for b in range(len(learners))]
+

@@ -1,0 +1,156 @@
+"""The ridge design of one run under one more observation (Lindner et al. 2022,
+Algorithm 2; Abbasi-Yadkori et al. 2011, §2), with its per-arm caches.
+
+Every product is a BLAS call through ``np.dot`` (gemv, dot), bitwise the product that
+numpy's ``@`` computes on the same arrays; products with the arm matrix run block by
+block (``DesignState.block`` rows, about 512 kB, so that a block stays in cache while
+the per-arm work and a second product read it again), and each row of a gemv is the same dot product whatever
+block it is in, so results do not depend on the block size (tests/kernels guard both).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from cbai_cli.kernels.jit import njit
+
+@njit
+def absorb(arms, inverse, gram, target, estimate, norms2, predictions, logdet, x, total, count, contender,
+           companion, block):
+    """Add ``count`` observations of ``x`` summing to ``total``; returns the new log det A.
+
+    With u = A⁻¹x, q = xᵀu (old A) and c = ``count``: A⁻¹ −= c·uuᵀ/(1 + c q)
+    (Sherman–Morrison), A += c·xxᵀ, b += total·x, log det A += log(1 + c q) (matrix
+    determinant lemma), and for every arm a, ‖a‖²_{A⁻¹} −= c (aᵀu)²/(1 + c q) and
+    aᵀφ̂ += aᵀu (total − c xᵀφ̂)/(1 + c q), φ̂ += u (total − c xᵀφ̂)/(1 + c q).
+    When ``contender`` ≥ 0, the same pass also writes aᵀA⁻¹y for y = arms[contender]
+    (new A) into ``companion``, for the next greedy gain. ``block``: rows per block of
+    the pass.
+
+    Shapes: arms (K, d); inverse, gram (d, d); target, estimate, x (d,); norms2,
+    predictions, companion (K,), all updated in place.
+    """
+    k, d = arms.shape
+    residual_before = total - count * np.dot(x, estimate)
+    u = np.dot(inverse, x)
+    q = np.dot(x, u)
+    logdet = logdet + math.log1p(count * q)
+    shrink = count / (1.0 + count * q)
+    for i in range(d):
+        for j in range(d):
+            inverse[i, j] -= shrink * (u[i] * u[j])
+    for i in range(d):
+        for j in range(d):
+            gram[i, j] += count * (x[i] * x[j])
+    for i in range(d):
+        target[i] += total * x[i]
+    residual = residual_before / (1.0 + count * q)
+    direction = np.dot(inverse, arms[contender]) if contender >= 0 else u
+    for start in range(0, k, block):
+        stop = min(start + block, k)
+        rows = arms[start:stop]
+        projected = np.dot(rows, u)
+        for a in range(stop - start):
+            norms2[start + a] -= shrink * (projected[a] * projected[a])
+            predictions[start + a] += residual * projected[a]
+        if contender >= 0:
+            companion[start:stop] = np.dot(rows, direction)
+    for i in range(d):
+        estimate[i] += residual * u[i]
+    return logdet
+
+
+@njit
+def greedy_arm(arms, inverse, norms2, direction_arm, contender, companion, block):
+    """argmax_a (aᵀA⁻¹y)²/(1 + ‖a‖²_{A⁻¹}) for y = arms[direction_arm] (first among ties):
+    the arm whose observation most reduces ‖y‖²_{A⁻¹} (Sherman–Morrison; Lindner et al.
+    2022, Algorithm 2). ``companion`` holds aᵀA⁻¹y already when ``contender`` is
+    ``direction_arm`` (:func:`absorb`'s second product); ``block``: rows per block.
+
+    Shapes: arms (K, d); inverse (d, d); norms2, companion (K,).
+    """
+    k = arms.shape[0]
+    chosen = 0
+    best_gain = -math.inf
+    if contender == direction_arm:
+        for a in range(k):
+            gain = companion[a] * companion[a] / (1.0 + norms2[a])
+            if gain > best_gain:
+                chosen, best_gain = a, gain
+        return chosen
+    towards = np.dot(inverse, arms[direction_arm])
+    for start in range(0, k, block):
+        stop = min(start + block, k)
+        products = np.dot(arms[start:stop], towards)
+        for a in range(stop - start):
+            gain = products[a] * products[a] / (1.0 + norms2[start + a])
+            if gain > best_gain:
+                chosen, best_gain = start + a, gain
+    return chosen
+
+
+@njit
+def _sift_down(values, indices, position, size):
+    """Restore the min-heap order of ``values[:size]`` (with ``indices``) below ``position``."""
+    while True:
+        smallest = position
+        for child in (2 * position + 1, 2 * position + 2):
+            if child < size and values[child] < values[smallest]:
+                smallest = child
+        if smallest == position:
+            return
+        values[position], values[smallest] = values[smallest], values[position]
+        indices[position], indices[smallest] = indices[smallest], indices[position]
+        position = smallest
+
+
+@njit
+def predict_contender(arms, inverse, norms2, candidates, everywhere, x, count, most):
+    """The arm of largest ‖y‖²_{A⁻¹} among ``candidates`` (all arms when ``everywhere``)
+    after adding ``count`` pulls of ``x``, first among ties, predicted before the update's
+    pass over the arms; −1 when it cannot be told from the ``most`` arms of largest
+    variance now.
+
+    Variances only decrease: if the largest new variance among the ``most`` arms of largest
+    variance now (recomputed, O(d) each) exceeds the variance now of every other arm, it
+    is the largest of all. One pass over ``norms2`` keeps those arms in a min-heap.
+    Round-off may still make the prediction miss; :func:`greedy_arm` then computes its
+    own product.
+
+    Shapes: arms (K, d); inverse (d, d); norms2, candidates (K,); x (d,).
+    """
+    # the most + 1 largest variances: the heap's minimum bounds every arm outside the top
+    values = np.empty(most + 1)
+    indices = np.empty(most + 1, dtype=np.int64)
+    size = 0
+    for a in range(norms2.shape[0]):
+        if not (everywhere or candidates[a]):
+            continue
+        if size <= most:
+            values[size], indices[size] = norms2[a], a
+            size += 1
+            if size == most + 1:
+                for position in range(size // 2, -1, -1):
+                    _sift_down(values, indices, position, size)
+        elif norms2[a] > values[0]:
+            values[0], indices[0] = norms2[a], a
+            _sift_down(values, indices, 0, size)
+    if size == 0:
+        return -1
+    rest = -math.inf
+    first = 0
+    if size == most + 1:
+        rest, first = values[0], 1  # the heap's minimum is not among the top
+    u = np.dot(inverse, x)
+    shrink = count / (1.0 + count * np.dot(x, u))
+    chosen = -1
+    top = -math.inf
+    for i in range(first, size):
+        a = indices[i]
+        projected = np.dot(arms[a], u)
+        after = norms2[a] - shrink * (projected * projected)
+        if chosen < 0 or after > top or (after == top and a < chosen):
+            chosen, top = a, after
+    return chosen if top > rest else -1

@@ -1,0 +1,77 @@
+"""How every kernel is compiled and cached.
+
+``cache=True`` writes the compiled code beside the module (``__pycache__``) or, when the
+package directory is not writable, under numba's user cache directory
+(``~/.cache/numba``; ``NUMBA_CACHE_DIR`` moves it); two processes compiling at once
+each write whole files (numba writes a temporary file and renames it), so the worst case
+is compiling twice. ``error_model="numpy"``: a division by zero gives ±∞/NaN as in numpy
+instead of raising. No fast-math, so that every operation rounds as the numpy code it
+replaces and records do not depend on which path ran.
+
+numba keys a function's cache on its own source file only, but a kernel inlines the
+kernels of other modules (``advance`` calls ``absorb``): after an edit of
+``design.py`` alone, ``advance`` would load its stale compiled code. The locators
+registered here stamp every kernel's cache with a digest of all kernel sources (this
+package and ``confidence.py``), so any edit recompiles them all.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
+
+import numba
+from numba.core import caching
+from numba.extending import register_jitable
+
+from cbai_cli import confidence
+
+KERNELS = Path(__file__).resolve().parent
+
+
+def njit(function):
+    """``function`` compiled once per signature, cached on disk."""
+    return numba.njit(cache=True, error_model="numpy", nogil=True)(function)
+
+
+@functools.cache
+def sources_digest() -> bytes:
+    """sha256 of the sources every kernel is compiled from."""
+    digest = hashlib.sha256()
+    for path in (*sorted(KERNELS.glob("*.py")), Path(confidence.__file__)):
+        digest.update(path.read_bytes())
+    return digest.digest()
+
+
+class _KernelStamp:
+    """A numba cache locator for this package's functions whose stamp is
+    :func:`sources_digest` (other functions: None, numba's own locators)."""
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if Path(py_file).resolve().parent != KERNELS:
+            return None
+        return super().from_function(py_func, py_file)
+
+    def get_source_stamp(self):
+        return sources_digest()
+
+
+def _register_locators() -> None:
+    """Put the stamped locators before numba's own (the names of numba ≥ 0.60 and 0.68)."""
+    implementation = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
+    stamped = []
+    for names in (("UserProvidedCacheLocator", "_UserProvidedCacheLocator"),
+                  ("InTreeCacheLocator", "_InTreeCacheLocator"),
+                  ("UserWideCacheLocator", "_UserWideCacheLocator")):
+        base = next(getattr(caching, name) for name in names if hasattr(caching, name))
+        stamped.append(type(f"Kernel{base.__name__.lstrip('_')}", (_KernelStamp, base), {}))
+    implementation._locator_classes[:0] = stamped
+
+
+_register_locators()
+# The radius formulas stay written once, as plain Python in cbai_cli/confidence.py;
+# registering them lets compiled code call them as they are.
+for _formula in (confidence.log_ratio, confidence.horizon_form, confidence.determinant_form):
+    register_jitable(_formula)

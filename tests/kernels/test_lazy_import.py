@@ -1,0 +1,32 @@
+"""numba is loaded only when an adaptive CBAI run starts (its import costs ~0.3 s)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+INSTANCES = Path(__file__).resolve().parents[2] / "instances"
+
+
+def loads_numba(*commands: list[str]) -> bool:
+    """Whether running ``commands`` through the CLI in one fresh process imports numba
+    (each command succeeds; exit code 1 is a run stopped by its budget)."""
+    code = ("import sys; from cbai_cli.cli import app; from typer.testing import CliRunner; r = CliRunner(); "
+            f"results = [r.invoke(app, args) for args in {list(commands)!r}]; "
+            "assert all(result.exit_code in (0, 1) for result in results), [result.output for result in results]; "
+            "print('numba' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.strip() == "True"
+
+
+def test_bound_generate_and_the_safe_kinds_do_not_load_numba(tmp_path):
+    cbai = str(INSTANCES / "irrelevant-dims-d10-eps0.05.yaml")
+    assert not loads_numba(["bound", cbai], ["generate", "unit-sphere", "--d", "3", "--n", "5", "--seed", "1",
+                                             "-o", str(tmp_path / "sphere.yaml")],
+                           ["solve", str(INSTANCES / "soare-safe.yaml"), "--budget", "50"])
+
+
+def test_an_adaptive_run_loads_numba():
+    assert loads_numba(["solve", str(INSTANCES / "irrelevant-dims-d10-eps0.05.yaml"), "--algo", "g-acol",
+                        "--no-bound"])
