@@ -267,32 +267,28 @@ class LeastSquaresSpan:
             return
         u, twice = self._directions
         np.matmul(self.pinv, x, out=u)
-        q = float(x @ u)
-        shrink = count / (1.0 + count * q)
-        spread = float(u @ u)
-        bound = self._amplification_bound(q, shrink, spread, float(self._arm_norms2[arm]))
-        drift = (self._drift + STEP_ROUNDOFF) * bound
-        if drift > DRIFT_TOLERANCE:
-            # The bound is loose when V is ill-conditioned: measure the arms' shrinkage instead.
-            before = self._caches[1].copy()
         np.matmul(self.pinv, u, out=twice)
         # Rows p = aᵀu and p' = aᵀV⁺u for every arm a (the one pass over the arm matrix), and ones.
         projected = self._projected
         np.matmul(self._directions, self._arms_t, out=projected[:2])
+        q = float(projected[0, arm])
+        shrink = count / (1.0 + count * q)
         residual = (total - count * float(self._caches[2, arm])) / (1.0 + count * q)
-        # The caches change by C·(p·(p, p', 1)).
-        change = np.array([[-shrink, 0.0, 0.0], [shrink * shrink * spread, -2.0 * shrink, 0.0],
+        # The caches change by C·(p·(p, p', 1)), with ‖u‖² computed afresh (not the pulled arm's cache).
+        change = np.array([[-shrink, 0.0, 0.0], [shrink * shrink * float(u @ u), -2.0 * shrink, 0.0],
                            [0.0, 0.0, residual]])
-        self._caches += change @ (projected[0] * projected)
+        step = change @ (projected[0] * projected)
+        self._caches += step
         self.pinv -= (shrink * u)[:, None] * u
-        if drift > DRIFT_TOLERANCE:
-            after = self._caches[1]
-            ratios = np.divide(before, after, out=np.ones_like(after), where=after > 0)
-            drift = (self._drift + STEP_ROUNDOFF) * max(float(np.maximum.reduce(ratios)), (1.0 + count * q) ** 2)
-            if drift > DRIFT_TOLERANCE:
-                self.refresh()
-                return
-        self._drift = drift
+        # A spread that falls from b to b' keeps the absolute roundoff of b: its relative error
+        # grows by b/b' = 1 − Δ/b' (arms off the span have b = b' = 0).
+        spreads = self._caches[1]
+        falls = np.divide(step[1], spreads, out=np.zeros_like(spreads), where=spreads > 0)
+        self._drift += STEP_ROUNDOFF
+        self._drift *= np.maximum(1.0 - falls, 1.0)
+        if np.maximum.reduce(self._drift) > DRIFT_TOLERANCE:
+            self.refresh()
+            return
         self._growth += count * float(self._growths[arm])
         if self._growth > self.margin:
             self._start_epoch(*np.linalg.eigh(self.gram))
@@ -314,26 +310,8 @@ class LeastSquaresSpan:
         outside = self._arm_norms2 - np.einsum("kr,kr->k", inner, inner)
         self.inside = outside <= SPAN_TOLERANCE * np.maximum(self._arm_norms2, np.finfo(float).tiny)
         self._since_refresh = 0
-        self._drift = 0.0
+        self._drift = np.zeros(self.arms.shape[0])
         self._start_epoch(eigenvalues, vectors)
-
-    @staticmethod
-    def _amplification_bound(q: float, shrink: float, spread: float, norm2: float) -> float:
-        """An upper bound on ‖V⁺a‖²/‖V'⁺a‖² over every a, for V' = V + c·xxᵀ (x in the span):
-        the factor by which the step can raise a cache's relative error.
-
-        V'⁺ = (I − s·uxᵀ)V⁺ with u = V⁺x, s = c/(1 + c·q), so the factor is 1/σ_min² of
-        I − s·uxᵀ. Its singular values are 1 but for two, with product |1 − s·q| = 1/(1 + c·q)
-        (the determinant) and squares summing to 2 − 2s·q + s²‖u‖²‖x‖² (Frobenius norm), so
-        1/σ_min² = (S + sqrt(S² − 4P²))/(2P²) with S that sum and P that product. It also bounds
-        the factor 1 + c·q of the variances xᵀV⁺x (σ_min² ≤ P).
-
-        Args:
-            q: xᵀV⁺x. shrink: s. spread: ‖u‖². norm2: ‖x‖².
-        """
-        product = 1.0 - shrink * q
-        total = 2.0 - 2.0 * shrink * q + shrink * shrink * spread * norm2
-        return (total + math.sqrt(max(total * total - 4.0 * product * product, 0.0))) / (2.0 * product * product)
 
     def _start_epoch(self, eigenvalues: np.ndarray, vectors: np.ndarray) -> None:
         """ℓ_i = log det(I + V_m/λ_i) and each arm's growth log(1 + xᵀ(λ_0I + V_m)⁻¹x), from the
