@@ -211,6 +211,7 @@ class LeastSquaresSpan:
         self._sums = np.zeros(k)  # Σ y_s per arm: b = armsᵀ·sums
         self._directions = np.zeros((2, d))  # V⁺x and V⁺V⁺x of the pulled arm
         self._projected = np.ones((3, k))
+        self._scratch = np.empty(k)
         self.scales, self.margin = np.zeros(0), math.inf
         self.refresh()
 
@@ -280,13 +281,15 @@ class LeastSquaresSpan:
         step = change @ (projected[0] * projected)
         self._caches += step
         self.pinv -= (shrink * u)[:, None] * u
-        # A spread that falls from b to b' keeps the absolute roundoff of b: its relative error
-        # grows by b/b' = 1 − Δ/b' (arms off the span have b = b' = 0).
-        spreads = self._caches[1]
-        falls = np.divide(step[1], spreads, out=np.zeros_like(spreads), where=spreads > 0)
-        self._drift += STEP_ROUNDOFF
-        self._drift *= np.maximum(1.0 - falls, 1.0)
-        if np.maximum.reduce(self._drift) > DRIFT_TOLERANCE:
+        # Each step adds roundoff of about STEP_ROUNDOFF·max(b, b') to a spread falling or
+        # rising from b to b' (|Δ| + b' ≥ that), and the sum stays with the spread however far
+        # it falls: recompute once some spread's relative error could exceed DRIFT_TOLERANCE.
+        scratch = self._scratch
+        np.abs(step[1], out=scratch)
+        scratch += self._caches[1]
+        self._roundoff += scratch
+        np.multiply(self._caches[1], DRIFT_TOLERANCE / STEP_ROUNDOFF, out=scratch)
+        if np.greater(self._roundoff, scratch).any():
             self.refresh()
             return
         self._growth += count * float(self._growths[arm])
@@ -310,7 +313,7 @@ class LeastSquaresSpan:
         outside = self._arm_norms2 - np.einsum("kr,kr->k", inner, inner)
         self.inside = outside <= SPAN_TOLERANCE * np.maximum(self._arm_norms2, np.finfo(float).tiny)
         self._since_refresh = 0
-        self._drift = np.zeros(self.arms.shape[0])
+        self._roundoff = np.zeros(self.arms.shape[0])
         self._start_epoch(eigenvalues, vectors)
 
     def _start_epoch(self, eigenvalues: np.ndarray, vectors: np.ndarray) -> None:
