@@ -17,7 +17,8 @@ component outside the span stay uncertain (infinite width).
 
 - :class:`ScalePrior`: π, the family ρ_γ and the tables they need, computed once per run.
 - :class:`LeastSquaresSpan`: V⁺, xᵀV⁺b, xᵀV⁺x and ‖V⁺x‖² of every arm, kept by rank-one
-  updates at O(K·d + d²) per pull, an exact recomputation when the span grows, and epochs
+  updates at O(K·d + d²) per pull, an exact recomputation when the span grows or the
+  updates' roundoff could exceed 1e-11 relative, and epochs
   over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull.
 - :func:`mixture_thresholds`, :func:`mixture_members`, :func:`mixture_widths`: β and λ̄ of
   every ρ_γ, the member each arm takes, and the half-widths.
@@ -169,7 +170,13 @@ class LeastSquaresSpan:
     restricted to the span is an ordinary inverse and takes the Sherman–Morrison update,
     and the per-arm caches follow from one product of the arm matrix with (V⁺x, V⁺V⁺x):
     O(K·d + d²). A recomputation from V and b follows a pull of an arm
-    outside the span (at most d such steps grow it) and every ``refresh_every`` updates; an
+    outside the span (at most d such steps grow it), every ``refresh_every`` updates, and any
+    update after which some arm's ‖V⁺x‖² could carry a relative roundoff above
+    ``DRIFT_TOLERANCE``: a step that shrinks a cache by a factor A keeps the absolute error of
+    the old value, so its relative error grows by A (a pull that takes V from condition 5·10⁶
+    to 900 shrinks ‖V⁺x‖² by 4·10⁸); a running bound on each arm's roundoff costs O(K) per pull
+    (the variances xᵀV⁺x shrink by at most 1 + c·q in a pull, the square root of the factor of
+    the pulled arm's ‖V⁺x‖², so the spreads are the caches to watch). An
     *epoch* (a new eigendecomposition of V and exact log-determinants) starts there too and
     after any pull that could have raised some log det(I + V/λ_i) by more than ``margin``
     in total since the epoch began.
