@@ -17,7 +17,8 @@ component outside the span stay uncertain (infinite width).
 
 - :class:`ScalePrior`: π, the family ρ_γ and the tables they need, computed once per run.
 - :class:`LeastSquaresSpan`: V⁺, xᵀV⁺b, xᵀV⁺x and ‖V⁺x‖² of every arm, kept by rank-one
-  updates at O(K·d + d²) per pull, an exact recomputation when the span grows, and epochs
+  updates at O(K·d + d²) per pull, an exact recomputation when the span grows or the
+  updates' roundoff could exceed 1e-11 relative, and epochs
   over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull.
 - :func:`mixture_thresholds`, :func:`mixture_members`, :func:`mixture_widths`: β and λ̄ of
   every ρ_γ, the member each arm takes, and the half-widths.
@@ -35,6 +36,12 @@ import numpy as np
 # counts as zero: least squares identifies φ only on the span (Lindner et al. 2022,
 # Proposition 2 makes the same cut for one round's design).
 SPAN_TOLERANCE = 1e-9
+# Relative roundoff the rank-one caches may carry before an exact recomputation: a
+# Sherman–Morrison step that shrinks a cache by a factor A leaves the absolute error of the
+# larger old value in the smaller new one, so its relative error grows by A.
+DRIFT_TOLERANCE = 1e-11
+# Fresh relative roundoff of one rank-one step, before its amplification (a few ulps).
+STEP_ROUNDOFF = 4.0 * float(np.finfo(float).eps)
 # Slack (nats) of the bound ℓ_i + MARGIN on log det(I + V/λ_i) within an epoch: the widths
 # carry β larger by at most MARGIN/2, and an epoch lasts about MARGIN·n/rank pulls.
 MARGIN = 0.2
@@ -163,7 +170,13 @@ class LeastSquaresSpan:
     restricted to the span is an ordinary inverse and takes the Sherman–Morrison update,
     and the per-arm caches follow from one product of the arm matrix with (V⁺x, V⁺V⁺x):
     O(K·d + d²). A recomputation from V and b follows a pull of an arm
-    outside the span (at most d such steps grow it) and every ``refresh_every`` updates; an
+    outside the span (at most d such steps grow it), every ``refresh_every`` updates, and any
+    update after which some arm's ‖V⁺x‖² could carry a relative roundoff above
+    ``DRIFT_TOLERANCE``: a step that shrinks a cache by a factor A keeps the absolute error of
+    the old value, so its relative error grows by A (a pull that takes V from condition 5·10⁶
+    to 900 shrinks ‖V⁺x‖² by 4·10⁸); a running bound on each arm's roundoff costs O(K) per pull
+    (the variances xᵀV⁺x shrink by at most 1 + c·q in a pull, the square root of the factor of
+    the pulled arm's ‖V⁺x‖², so the spreads are the caches to watch). An
     *epoch* (a new eigendecomposition of V and exact log-determinants) starts there too and
     after any pull that could have raised some log det(I + V/λ_i) by more than ``margin``
     in total since the epoch began.
@@ -205,6 +218,7 @@ class LeastSquaresSpan:
         self._sums = np.zeros(k)  # Σ y_s per arm: b = armsᵀ·sums
         self._directions = np.zeros((2, d))  # V⁺x and V⁺V⁺x of the pulled arm
         self._projected = np.ones((3, k))
+        self._scratch = np.empty(k)
         self.scales, self.margin = np.zeros(0), math.inf
         self.refresh()
 
@@ -268,11 +282,23 @@ class LeastSquaresSpan:
         q = float(projected[0, arm])
         shrink = count / (1.0 + count * q)
         residual = (total - count * float(self._caches[2, arm])) / (1.0 + count * q)
-        # ‖u‖² = ‖V⁺x‖² is the pulled arm's cached spread; the caches change by C·(p·(p, p', 1)).
-        change = np.array([[-shrink, 0.0, 0.0], [shrink * shrink * float(self._caches[1, arm]), -2.0 * shrink, 0.0],
+        # The caches change by C·(p·(p, p', 1)), with ‖u‖² computed afresh (not the pulled arm's cache).
+        change = np.array([[-shrink, 0.0, 0.0], [shrink * shrink * float(u @ u), -2.0 * shrink, 0.0],
                            [0.0, 0.0, residual]])
-        self._caches += change @ (projected[0] * projected)
+        step = change @ (projected[0] * projected)
+        self._caches += step
         self.pinv -= (shrink * u)[:, None] * u
+        # Each step adds roundoff of about STEP_ROUNDOFF·max(b, b') to a spread falling or
+        # rising from b to b' (|Δ| + b' ≥ that), and the sum stays with the spread however far
+        # it falls: recompute once some spread's relative error could exceed DRIFT_TOLERANCE.
+        scratch = self._scratch
+        np.abs(step[1], out=scratch)
+        scratch += self._caches[1]
+        self._roundoff += scratch
+        np.multiply(self._caches[1], DRIFT_TOLERANCE / STEP_ROUNDOFF, out=scratch)
+        if np.greater(self._roundoff, scratch).any():
+            self.refresh()
+            return
         self._growth += count * float(self._growths[arm])
         if self._growth > self.margin:
             self._start_epoch(*np.linalg.eigh(self.gram))
@@ -294,6 +320,7 @@ class LeastSquaresSpan:
         outside = self._arm_norms2 - np.einsum("kr,kr->k", inner, inner)
         self.inside = outside <= SPAN_TOLERANCE * np.maximum(self._arm_norms2, np.finfo(float).tiny)
         self._since_refresh = 0
+        self._roundoff = np.zeros(self.arms.shape[0])
         self._start_epoch(eigenvalues, vectors)
 
     def _start_epoch(self, eigenvalues: np.ndarray, vectors: np.ndarray) -> None:
