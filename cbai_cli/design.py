@@ -960,12 +960,17 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
     return design
 
 
-def optimal_design_cvxpy(arms, targets, *, solver_name: str = "CLARABEL") -> Design:
+def optimal_design_cvxpy(arms, targets, *, solver_name: str = "CLARABEL", time_limit: float | None = None,
+                         also_scs: bool = True) -> Design:
     """The same design problem solved exactly as a conic program with cvxpy.
 
     minimise t  s.t.  matrix_frac(y, A_lambda) <= t for every target y,
     lambda >= 0, sum(lambda) = 1, in span coordinates (so A_lambda is r x r).
-    ``solver_name`` is tried first, then SCS.  ``value`` is recomputed in numpy
+    ``solver_name`` is tried first, then SCS (unless ``also_scs`` is False; SCS's set-up
+    alone is not covered by its time limit), each stopped after ``time_limit`` seconds
+    when given (Clarabel's ``time_limit``, SCS's ``time_limit_secs``: badly scaled
+    problems, such as targets x/|g(x)| with gaps of 10⁻⁴, can otherwise run for many
+    minutes; a stopped solver counts as not optimal).  ``value`` is recomputed in numpy
     from the returned weights (tiny negatives clipped, renormalised); ``lower`` is
     the Cauchy--Schwarz certificate of the module docstring evaluated with the
     solver's dual multipliers of the target constraints.  Meant for small
@@ -994,7 +999,7 @@ def optimal_design_cvxpy(arms, targets, *, solver_name: str = "CLARABEL") -> Des
     cons_t = [cp.matrix_frac(Y[j], A) <= t for j in range(m)]
     prob = cp.Problem(cp.Minimize(t), [cp.sum(lam) == 1, *cons_t])
 
-    order = [solver_name] + (["SCS"] if solver_name.upper() != "SCS" else [])
+    order = [solver_name] + (["SCS"] if also_scs and solver_name.upper() != "SCS" else [])
     status, errors = None, []
     for name in order:
         try:
@@ -1002,7 +1007,7 @@ def optimal_design_cvxpy(arms, targets, *, solver_name: str = "CLARABEL") -> Des
             # objective re-verified in numpy, so the warning would only be noise on stderr.
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
-                prob.solve(solver=name)
+                prob.solve(solver=name, **_cvxpy_time_limit(name, time_limit))
         except cp.error.SolverError as exc:
             errors.append(f"{name}: {exc}")
             continue
@@ -1035,6 +1040,13 @@ def optimal_design_cvxpy(arms, targets, *, solver_name: str = "CLARABEL") -> Des
         lower = max(lower, _certificate(X, Y, S, weights[S], T, np.ones(1))[3])
     iters = int(getattr(prob.solver_stats, "num_iters", 0) or 0)
     return _finish(Xs, Ys, weights, lower, iters, "cvxpy", beta * beta / (alpha * alpha))
+
+
+def _cvxpy_time_limit(solver_name: str, time_limit: float | None) -> dict:
+    """The keyword that stops ``solver_name`` after ``time_limit`` seconds ({} for None)."""
+    if time_limit is None:
+        return {}
+    return {"time_limit_secs" if solver_name.upper() == "SCS" else "time_limit": float(time_limit)}
 
 
 def design_value(arms, weights, targets) -> float:

@@ -404,3 +404,40 @@ def test_uncapped_intervals_are_the_certified_gap():
 def test_compute_bounds_refuses_a_bad_time_limit(limit):
     with pytest.raises(OptionError, match="--time-limit"):
         compute_bounds(random_instance(), time_limit=limit)
+
+
+def test_a_failed_exact_fallback_keeps_the_first_order_design(monkeypatch):
+    import cbai_cli.design as design_module
+    from cbai_cli.bounds import _exact_if_better
+    from cbai_cli.design import DesignSolverError, optimal_design
+
+    arms = np.eye(2)
+    first_order = optimal_design(arms, arms)
+
+    def fails(*args, **kwargs):
+        raise DesignSolverError("stopped by its time limit")
+
+    monkeypatch.setattr(design_module, "optimal_design_cvxpy", fails)
+    assert _exact_if_better(first_order, arms, arms) is first_order
+
+
+def test_an_exact_fallback_with_a_larger_gap_is_not_kept(monkeypatch):
+    import dataclasses
+
+    import cbai_cli.design as design_module
+    from cbai_cli.bounds import _exact_if_better
+    from cbai_cli.design import optimal_design
+
+    arms = np.eye(2)
+    first_order = optimal_design(arms, arms)
+    worse = dataclasses.replace(first_order, gap=first_order.gap + 0.3)
+    monkeypatch.setattr(design_module, "optimal_design_cvxpy", lambda *args, **kwargs: worse)
+    assert _exact_if_better(first_order, arms, arms) is first_order
+
+
+@pytest.mark.parametrize("solver", ["CLARABEL", "SCS"])
+def test_the_conic_solvers_accept_their_time_limit(solver):
+    from cbai_cli.design import optimal_design_cvxpy
+
+    design = optimal_design_cvxpy(np.eye(2), np.eye(2), solver_name=solver, time_limit=30.0, also_scs=False)
+    assert design.value == pytest.approx(2.0, rel=1e-4)  # G-optimal design of the plane: d = 2
