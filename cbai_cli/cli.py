@@ -24,8 +24,7 @@ except ImportError:  # pragma: no cover
 from cbai_cli import __version__
 from cbai_cli.algorithms.registry import algorithm_help, run_option_names
 from cbai_cli.errors import CbaiError, Terminated
-from cbai_cli.options import FORCED_BOUND_TIME_LIMIT
-from cbai_cli.typer_options import REGIME_HELP, with_options
+from cbai_cli.typer_options import BOUND_HELP, BOUNDS_HELP, REGIME_HELP, with_options
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for a Ctrl-C
@@ -44,7 +43,6 @@ class CbaiGroup(TyperGroup):
             raise typer.Exit(EXIT_BAD_INPUT) from None
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        interrupted = False
         try:
             code = super().main(args, prog_name or "cbai", complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as error:
@@ -57,13 +55,12 @@ class CbaiGroup(TyperGroup):
             click.echo(f"{command}error: {message}", err=True)
             code = EXIT_BAD_INPUT
         except (typer.Abort, KeyboardInterrupt):
-            click.echo("cbai: interrupted", err=True)
-            code, interrupted = EXIT_INTERRUPTED, True
+            code = EXIT_INTERRUPTED
         except click.exceptions.ClickException as error:
             click.echo(f"cbai: error: {error.format_message()}", err=True)
             code = error.exit_code
         code = code if isinstance(code, int) else 0
-        if code == EXIT_INTERRUPTED and not interrupted:  # Typer turns Ctrl-C into a silent Exit(130)
+        if code == EXIT_INTERRUPTED:  # also Typer's silent Exit(130) for a Ctrl-C
             click.echo("cbai: interrupted", err=True)
         if standalone_mode:
             sys.exit(code)
@@ -164,9 +161,7 @@ def solve(
     runs: int = typer.Option(1, "--runs", help="Run seeds seed, seed+1, …, seed+runs−1."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
-    bound: Optional[bool] = typer.Option(None, "--bound/--no-bound", show_default=False, help="Compute the instance's "
-                                         "bounds (H_CLB, Theorem 1) after the runs; default: only when K·d ≤ 10⁶. Forced bounds stop after "
-                                         f"{FORCED_BOUND_TIME_LIMIT:g} s with a certified interval."),
+    bound: Optional[bool] = typer.Option(None, "--bound/--no-bound", show_default=False, help=BOUND_HELP),
     **options,
 ) -> None:
     """Run an algorithm on an instance's simulated feedback and score it."""
@@ -212,9 +207,7 @@ def compare(
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Run on a Dask cluster at this address (pip install 'cbai[dask]').", show_default=False),
     out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="FILE", help="Store records as they finish (.jsonl or .sqlite); re-running skips stored runs.", show_default=False),
     from_stores: Optional[list[Path]] = typer.Option(None, "--from", metavar="FILE", help="Show the tables and plots of stores (repeat to merge shards) without running anything; with --out, also copy their records into that store.", show_default=False),
-    bounds: Optional[bool] = typer.Option(None, "--bounds/--no-bounds", show_default=False, help="Compute each instance's "
-                                          "lower bound for the ratio column; default: only when K·d ≤ 10⁶. Forced bounds stop after "
-                                          f"{FORCED_BOUND_TIME_LIMIT:g} s with the certified lower end."),
+    bounds: Optional[bool] = typer.Option(None, "--bounds/--no-bounds", show_default=False, help=BOUNDS_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
     plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR against the swept parameter; regret curves for safe-regret groups.", show_default=False),
