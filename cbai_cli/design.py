@@ -133,7 +133,6 @@ Pukelsheim, *Optimal Design of Experiments*, ch. 12) and r(epsilon) of Algorithm
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 import warnings
@@ -316,12 +315,6 @@ def _project(arms, targets) -> tuple[np.ndarray, np.ndarray]:
     return Xs / sv, Ys / sv
 
 
-@functools.cache
-def _strictly_lower(r: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column indices of the strictly lower triangle of an r x r matrix."""
-    return np.tril_indices(r, -1)
-
-
 def _factor(XS: np.ndarray, w: np.ndarray) -> np.ndarray | None:
     """Upper-triangular W = R^-1 with A = XS^T diag(w) XS = R^T R, or None if singular.
 
@@ -337,10 +330,9 @@ def _factor(XS: np.ndarray, w: np.ndarray) -> np.ndarray | None:
     qr, _, _, info = lapack.dgeqrf(np.sqrt(w)[:, None] * XS)
     if info != 0:  # pragma: no cover - LAPACK argument error
         return None
-    R = qr[:r, :r].copy()
-    R[_strictly_lower(r)] = 0.0  # np.triu's result, without its mask arrays (a cost at r = 10)
-    dg = np.abs(R.diagonal())
-    if not np.isfinite(dg).all() or dg.min() <= 1e-13 * dg.max():
+    R = np.triu(qr[:r, :r])
+    dg = np.abs(np.diag(R))
+    if not np.all(np.isfinite(dg)) or dg.min() <= 1e-13 * dg.max():
         return None
     W, info = lapack.dtrtri(R, lower=0)
     if info != 0:  # pragma: no cover - singular R was excluded above
@@ -421,14 +413,14 @@ def _center(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, kappa: float, deadlin
     converged = True
 
     def evaluate(w_):
-        if (w_ <= 0).any():
+        if np.any(w_ <= 0):
             return np.inf, None
         W_ = _factor(XS, w_)
         if W_ is None:
             return np.inf, None
         Yh_ = _whiten(W_, YT)
         v_ = _sqnorms(Yh_)
-        if (v_ >= 1.0).any():
+        if np.any(v_ >= 1.0):
             return np.inf, None
         return kappa * w_.sum() - np.log1p(-v_).sum() - np.log(w_).sum(), (W_, Yh_, v_)
 
@@ -436,6 +428,7 @@ def _center(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, kappa: float, deadlin
     if aux is None:  # pragma: no cover - callers pass strictly feasible points
         raise DesignSolverError("barrier started at an infeasible point")
     steps = 0
+    diag = np.arange(s)
     for _ in range(_MAX_NEWTON):
         w_r, f_r, aux_r = _ray_minimum(w, aux, kappa)
         if f_r < f - _RAY_GAIN:
@@ -453,10 +446,9 @@ def _center(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, kappa: float, deadlin
         N = Yh.T @ (sig[:, None] * Yh)
         # sum_y sig_y * Hessian(v_y) = 2 P o (G^T diag(sig) G), P = X A^-1 X^T
         H += 2.0 * (Xh @ Xh.T) * (Xh @ N @ Xh.T)
-        diagonal = H.reshape(-1)[:: s + 1]  # a view of H's diagonal
-        diagonal += 1.0 / (w * w)
+        H[diag, diag] += 1.0 / (w * w)
         # Jacobi scaling: weights near zero make the diagonal span many decades.
-        dsc = 1.0 / np.sqrt(diagonal)
+        dsc = 1.0 / np.sqrt(H[diag, diag])
         Hs = H * dsc[:, None] * dsc[None, :]
         c, info = lapack.dpotrf(Hs, lower=1)
         if info == 0:
@@ -470,7 +462,7 @@ def _center(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, kappa: float, deadlin
             converged = bool(np.isfinite(dec2))
             break
         neg = dw < 0
-        step = min(1.0, 0.99 * float((-w[neg] / dw[neg]).min())) if neg.any() else 1.0
+        step = min(1.0, 0.99 * float(np.min(-w[neg] / dw[neg]))) if np.any(neg) else 1.0
         while step > 1e-12:
             fn, auxn = evaluate(w + step * dw)
             if fn <= f - 0.25 * step * dec2:
@@ -528,8 +520,8 @@ def _ray_root(v: np.ndarray, level: float, s: int) -> float:
             (v_max + math.sqrt(v_max * v_max + 4.0 * v_max / level)) / 2.0, v_max * (1.0 + 1e-12))
     for _ in range(100):
         gap = c - v
-        value = level - float(v.dot(1.0 / (c * gap))) - s / c
-        slope = float(v.dot((2.0 * c - v) / (gap * gap))) / (c * c) + s / (c * c)
+        value = level - float(np.dot(v, 1.0 / (c * gap))) - s / c
+        slope = float(np.dot(v, (2.0 * c - v) / (gap * gap))) / (c * c) + s / (c * c)
         step = value / slope
         c -= step
         if abs(step) <= 1e-13 * c:
