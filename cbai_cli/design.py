@@ -134,6 +134,7 @@ Pukelsheim, *Optimal Design of Experiments*, ch. 12) and r(epsilon) of Algorithm
 from __future__ import annotations
 
 import math
+import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -975,8 +976,9 @@ class DesignCache:
     cache holds a copy of; a call with other arms empties the cache and keeps the new
     arms, so no design can be returned for another arm set or another target set.
     Entries are evicted oldest-used first beyond :attr:`max_bytes` of weights. Not
-    pickled with its entries (a copy starts empty). Safe to share between threads: a
-    race computes a design twice, with the same result.
+    pickled with its entries (a copy starts empty). Safe to share between threads (a lock
+    guards the entries, not the solves): a race computes a design twice, with the same
+    result.
     """
 
     #: Total size of the cached weight vectors (8 bytes per arm per design), at most.
@@ -985,6 +987,7 @@ class DesignCache:
     def __init__(self) -> None:
         self._arms: np.ndarray | None = None
         self._designs: dict[tuple[bytes, float], Design] = {}
+        self._lock = threading.Lock()  # guards the bookkeeping, never a solve
 
     def __reduce__(self):
         return DesignCache, ()
@@ -1005,17 +1008,21 @@ class DesignCache:
         mask = np.asarray(mask, dtype=bool)
         if mask.shape != (arms.shape[0],):
             raise ValueError(f"mask must have shape ({arms.shape[0]},), got {mask.shape}")
-        if self._arms is None or self._arms.shape != arms.shape or not np.array_equal(self._arms, arms):
-            self._designs.clear()
-            self._arms = arms.copy()
         key = (mask.tobytes(), float(tol))
-        found = self._designs.pop(key, None)
+        with self._lock:
+            if self._arms is None or self._arms.shape != arms.shape or not np.array_equal(self._arms, arms):
+                self._designs.clear()
+                self._arms = arms.copy()
+            held = self._arms
+            found = self._designs.pop(key, None)
         if found is None:
             found = optimal_design(arms, arms[mask], tol=tol)
-        self._designs[key] = found  # (re)inserted last: the dict's order is the order of use
         capacity = max(1, self.max_bytes // (8 * max(arms.shape[0], 1)))
-        while len(self._designs) > capacity:
-            del self._designs[next(iter(self._designs))]
+        with self._lock:
+            if self._arms is held:  # no other thread has moved the cache to other arms meanwhile
+                self._designs[key] = found  # (re)inserted last: the dict's order is the order of use
+            while len(self._designs) > capacity:
+                del self._designs[next(iter(self._designs))]
         return found
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+from concurrent.futures import ThreadPoolExecutor
 import subprocess
 import sys
 from fractions import Fraction
@@ -727,6 +728,16 @@ def test_cache_evicts_the_least_recently_used_beyond_its_size(counted_solves):
     cache.design(X, first, 1e-4)
     cache.design(X, second, 1e-4)
     assert counted_solves == [6, 4, 3, 4]
+
+
+def test_threads_sharing_a_cache_each_get_the_design_of_their_target_set():
+    X = np.random.default_rng(4).standard_normal((10, 3))
+    masks = [np.arange(10) < k for k in (10, 7, 4)] * 4
+    cache = DesignCache()
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda mask: cache.design(X, mask, 1e-4), masks))
+    assert all(_same_design(design, optimal_design(X, X[mask], tol=1e-4)) for design, mask in zip(found, masks))
+    assert len(cache) == 3
 
 
 def test_cache_rejects_a_mask_of_another_length():
