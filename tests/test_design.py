@@ -675,7 +675,7 @@ def counted_solves(monkeypatch) -> list:
     return calls
 
 
-@settings(max_examples=25)
+@settings(max_examples=25, deadline=None)
 @given(st.lists(st.lists(st.booleans(), min_size=7, max_size=7), min_size=1, max_size=6),
        st.integers(0, 2**16))
 def test_cache_returns_exactly_the_design_of_each_target_set(masks, seed):
