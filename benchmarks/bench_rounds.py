@@ -117,7 +117,8 @@ def _merge(best: dict | None, row: dict) -> dict:
     """The row with the smaller of each time."""
     if best is None:
         return row
-    return dict(row, sweep_ms=min(best["sweep_ms"], row["sweep_ms"]), single_ms=min(best["single_ms"], row["single_ms"]))
+    return dict(row, sweep_ms=min(best["sweep_ms"], row["sweep_ms"]),
+                single_ms=min(best["single_ms"], row["single_ms"]))
 
 
 if __name__ == "__main__":
