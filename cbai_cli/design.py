@@ -128,7 +128,8 @@ threading under load), so processes that solve many designs should pin BLAS to
 one thread (``OPENBLAS_NUM_THREADS=1`` before numpy is imported, or threadpoolctl).
 
 Also here: the rounding of a design to integer counts (efficient apportionment,
-Pukelsheim, *Optimal Design of Experiments*, ch. 12) and r(epsilon) of Algorithm 1.
+Pukelsheim, *Optimal Design of Experiments*, ch. 12), r(epsilon) of Algorithm 1, and
+:class:`DesignCache`, which lets the runs of one request solve each distinct design once.
 """
 
 from __future__ import annotations
