@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
+from concurrent.futures import ThreadPoolExecutor
 import subprocess
 import sys
 from fractions import Fraction
@@ -12,8 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import cbai_cli.design as design_module
 from cbai_cli.design import (
     Design,
+    DesignCache,
     _ray_root,
     design_value,
     optimal_design,
@@ -645,3 +649,105 @@ def test_capped_design_with_a_singular_optimum_brackets_the_value():
 def test_time_limit_must_be_positive_and_finite(limit):
     with pytest.raises(ValueError, match="time_limit"):
         optimal_design(np.eye(2), np.eye(2), time_limit=limit)
+
+
+# --------------------------------------------------------------------------- #
+# DesignCache: one solve per (arms, target set, tol)
+# --------------------------------------------------------------------------- #
+
+
+def _same_design(a: Design, b: Design) -> bool:
+    return (np.array_equal(a.weights, b.weights) and (a.value, a.lower, a.gap, a.iterations)
+            == (b.value, b.lower, b.gap, b.iterations))
+
+
+@pytest.fixture
+def counted_solves(monkeypatch) -> list:
+    """The target sets (as row counts) of every ``optimal_design`` call the cache makes."""
+    calls = []
+    solve = design_module.optimal_design
+
+    def counting(arms, targets, **options):
+        calls.append(targets.shape[0])
+        return solve(arms, targets, **options)
+
+    monkeypatch.setattr(design_module, "optimal_design", counting)
+    return calls
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.booleans(), min_size=7, max_size=7), min_size=1, max_size=6),
+       st.integers(0, 2**16))
+def test_cache_returns_exactly_the_design_of_each_target_set(masks, seed):
+    X = np.random.default_rng(seed).standard_normal((7, 3))
+    cache = DesignCache()
+    for mask in masks:
+        mask = np.array(mask)
+        assert _same_design(cache.design(X, mask, 1e-4), optimal_design(X, X[mask], tol=1e-4))
+
+
+def test_cache_solves_a_repeated_target_set_once(counted_solves):
+    X = np.random.default_rng(0).standard_normal((9, 4))
+    cache = DesignCache()
+    masks = [np.arange(9) < 9, np.arange(9) < 5, np.arange(9) < 9, np.arange(9) < 5]
+    found = [cache.design(X, mask, 1e-4) for mask in masks]
+    assert counted_solves == [9, 5]
+    assert found[2] is found[0] and found[3] is found[1]
+
+
+def test_cache_tells_tolerances_apart(counted_solves):
+    X = np.random.default_rng(1).standard_normal((9, 4))
+    cache = DesignCache()
+    loose, tight = cache.design(X, np.ones(9, bool), 1e-2), cache.design(X, np.ones(9, bool), 1e-8)
+    assert counted_solves == [9, 9] and tight.gap <= 1e-8
+    assert _same_design(tight, optimal_design(X, X, tol=1e-8)) and _same_design(loose, optimal_design(X, X, tol=1e-2))
+
+
+def test_cache_never_serves_another_arm_set_even_one_changed_in_place():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((8, 3))
+    cache = DesignCache()
+    everywhere = np.ones(8, bool)
+    cache.design(X, everywhere, 1e-4)
+    X[0] *= 3.0  # the same array object, other arms
+    assert _same_design(cache.design(X, everywhere, 1e-4), optimal_design(X, X, tol=1e-4))
+    Z = rng.standard_normal((8, 3))
+    assert _same_design(cache.design(Z, everywhere, 1e-4), optimal_design(Z, Z, tol=1e-4))
+
+
+def test_cache_evicts_the_least_recently_used_beyond_its_size(counted_solves):
+    X = np.random.default_rng(3).standard_normal((6, 2))
+    cache = DesignCache()
+    cache.max_bytes = 2 * 8 * 6  # two designs of six weights
+    first, second, third = (np.arange(6) < k for k in (6, 4, 3))
+    cache.design(X, first, 1e-4)
+    cache.design(X, second, 1e-4)
+    cache.design(X, first, 1e-4)  # first is now the most recently used
+    cache.design(X, third, 1e-4)  # evicts second
+    assert len(cache) == 2
+    cache.design(X, first, 1e-4)
+    cache.design(X, second, 1e-4)
+    assert counted_solves == [6, 4, 3, 4]
+
+
+def test_threads_sharing_a_cache_each_get_the_design_of_their_target_set():
+    X = np.random.default_rng(4).standard_normal((10, 3))
+    masks = [np.arange(10) < k for k in (10, 7, 4)] * 4
+    cache = DesignCache()
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda mask: cache.design(X, mask, 1e-4), masks))
+    assert all(_same_design(design, optimal_design(X, X[mask], tol=1e-4)) for design, mask in zip(found, masks))
+    assert len(cache) == 3
+
+
+def test_cache_rejects_a_mask_of_another_length():
+    with pytest.raises(ValueError, match="mask"):
+        DesignCache().design(np.eye(3), np.ones(2, bool), 1e-4)
+
+
+def test_a_pickled_cache_arrives_empty():
+    cache = DesignCache()
+    cache.design(np.eye(3), np.ones(3, bool), 1e-4)
+    copy = pickle.loads(pickle.dumps(cache))
+    assert len(cache) == 1 and len(copy) == 0
+    assert _same_design(copy.design(np.eye(3), np.ones(3, bool), 1e-4), cache.design(np.eye(3), np.ones(3, bool), 1e-4))

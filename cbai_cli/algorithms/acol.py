@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from cbai_cli.algorithms.base import RoundBased, log_or_minus_inf
-from cbai_cli.design import optimal_design, round_design, rounding_minimum
+from cbai_cli.design import round_design, rounding_minimum
 from cbai_cli.options import OPTIONS, QUERY_LIMIT
 
 
@@ -17,6 +17,8 @@ class ACOL(RoundBased):
     pull Round(λ*_t, N_t); refit on this round's data only; update U, F.
 
     Choices, documented:
+    - λ*_t comes from the configuration's design cache (:class:`cbai_cli.design.DesignCache`):
+      the seeds of one request often face the same U_t, whose design is solved once.
     - ρ_t is the value of the design actually used (an upper bound on the optimum that
       the solver certifies to a small relative gap), so the Theorem 2 argument holds
       for the pulls made.
@@ -34,7 +36,7 @@ class ACOL(RoundBased):
 
     def round_counts(self, t: int) -> np.ndarray:
         arms = self.problem.arms
-        design = optimal_design(arms, arms[self.state.uncertain], tol=self.config.design_tolerance)
+        design = self.config.designs.design(arms, self.state.uncertain, self.config.design_tolerance)
         epsilon = self.config.rounding_epsilon
         log_term = self.log_arms_over_delta_round(t)
         scale = self.noise_scale()

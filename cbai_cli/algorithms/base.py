@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,17 @@ from cbai_cli.instance import Problem
 from cbai_cli.linalg import DesignState, least_squares_widths
 from cbai_cli.options import OPTIONS, QUERY_LIMIT, QueryLimitError
 from cbai_cli.protocol import Answer, Query
+
+if TYPE_CHECKING:
+    from cbai_cli.design import DesignCache
+
+
+def _design_cache() -> DesignCache:
+    """An empty :class:`~cbai_cli.design.DesignCache` (imported here: the solver's module
+    loads scipy, which adaptive runs do not need)."""
+    from cbai_cli.design import DesignCache
+
+    return DesignCache()
 
 
 @dataclass(frozen=True)
@@ -37,12 +49,16 @@ class AlgorithmConfig:
         confidence: the constants of the intervals.
         rounding_epsilon: ε of the (1+ε)-approximate rounding (round-based only).
         design_tolerance: relative duality gap of the design solves inside algorithms.
+        designs: the designs solved so far by the runs of this configuration, by target
+            set (:class:`cbai_cli.design.DesignCache`): the seeds of one request share one
+            configuration, so each distinct design is solved once; not part of equality.
     """
 
     regime: str
     confidence: ConfidenceSettings
     rounding_epsilon: float = OPTIONS["rounding_epsilon"].default
     design_tolerance: float = 1e-4
+    designs: DesignCache = field(default_factory=_design_cache, compare=False, repr=False)
 
 
 class Algorithm(ABC):

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from cbai_cli.algorithms.fixed_design import FixedDesign
-from cbai_cli.design import optimal_design
 
 
 class GAllocation(FixedDesign):
-    """Algorithm 3 with λ^G ∈ argmin_λ max_{x∈X} ‖x‖²_{A_λ⁻¹} (Kiefer–Wolfowitz value d)."""
+    """Algorithm 3 with λ^G ∈ argmin_λ max_{x∈X} ‖x‖²_{A_λ⁻¹} (Kiefer–Wolfowitz value d),
+    solved once for all seeds of a request (the configuration's design cache)."""
 
     def __init__(self, problem, config, rng) -> None:
         super().__init__(problem, config, rng)
-        self.weights = optimal_design(problem.arms, problem.arms, tol=config.design_tolerance).weights
+        everywhere = np.ones(problem.n_arms, dtype=bool)
+        self.weights = config.designs.design(problem.arms, everywhere, config.design_tolerance).weights
