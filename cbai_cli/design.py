@@ -974,8 +974,9 @@ class DesignCache:
     the call would have computed, bit for bit, and records do not change.
 
     An entry is keyed by the exact (K,) target mask and the tolerance, for the arms the
-    cache holds a copy of; a call with other arms empties the cache and keeps the new
-    arms, so no design can be returned for another arm set or another target set.
+    cache holds (the array itself when it is read-only, as an instance's arms are, else a
+    copy); a call with other arms empties the cache and keeps the new arms, so no design
+    can be returned for another arm set or another target set.
     Entries are evicted oldest-used first beyond :attr:`max_bytes` of weights. Not
     pickled with its entries (a copy starts empty). Safe to share between threads (a lock
     guards the entries, not the solves): a race computes a design twice, with the same
@@ -996,6 +997,15 @@ class DesignCache:
     def __len__(self) -> int:
         return len(self._designs)
 
+    def _holds(self, arms: np.ndarray) -> bool:
+        """Whether the cached designs are for ``arms``: the same read-only array, or equal values."""
+        held = self._arms
+        if held is None:
+            return False
+        if held is arms and not arms.flags.writeable:
+            return True
+        return held.shape == arms.shape and np.array_equal(held, arms)
+
     def design(self, arms: np.ndarray, mask: np.ndarray, tol: float) -> Design:
         """``optimal_design(arms, arms[mask], tol=tol)``, solved once per (arms, mask, tol).
 
@@ -1011,9 +1021,11 @@ class DesignCache:
             raise ValueError(f"mask must have shape ({arms.shape[0]},), got {mask.shape}")
         key = (mask.tobytes(), float(tol))
         with self._lock:
-            if self._arms is None or self._arms.shape != arms.shape or not np.array_equal(self._arms, arms):
+            if not self._holds(arms):
                 self._designs.clear()
-                self._arms = arms.copy()
+                # A read-only array (an instance's arms) cannot change under the cache: hold it
+                # itself, so a large arm matrix is neither copied nor compared on every call.
+                self._arms = arms if not arms.flags.writeable else arms.copy()
             held = self._arms
             found = self._designs.pop(key, None)
         if found is None:

@@ -751,3 +751,16 @@ def test_a_pickled_cache_arrives_empty():
     copy = pickle.loads(pickle.dumps(cache))
     assert len(cache) == 1 and len(copy) == 0
     assert _same_design(copy.design(np.eye(3), np.ones(3, bool), 1e-4), cache.design(np.eye(3), np.ones(3, bool), 1e-4))
+
+
+def test_cache_holds_read_only_arms_without_copying_them(counted_solves):
+    X = np.random.default_rng(5).standard_normal((7, 3))
+    X.setflags(write=False)  # as an instance's arms are
+    cache = DesignCache()
+    cache.design(X, np.ones(7, bool), 1e-4)
+    assert cache._arms is X
+    cache.design(X, np.ones(7, bool), 1e-4)
+    assert counted_solves == [7]
+    copy = X.copy()  # equal values in another array: still the same arm set
+    cache.design(copy, np.ones(7, bool), 1e-4)
+    assert counted_solves == [7]
