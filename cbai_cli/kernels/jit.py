@@ -35,6 +35,14 @@ def njit(function):
     return numba.njit(cache=True, error_model="numpy", nogil=True)(function)
 
 
+def njit_threaded(function):
+    """:func:`njit` with its ``numba.prange`` loops split across numba's threads
+    (:mod:`cbai_cli.kernels.threads`). Such a function holds a prange loop over blocks and
+    nothing else that numba's parallel transforms could rewrite (array expressions or
+    reductions, whose order they would change)."""
+    return numba.njit(cache=True, error_model="numpy", nogil=True, parallel=True)(function)
+
+
 @functools.cache
 def sources_digest() -> bytes:
     """sha256 of the sources every kernel is compiled from."""
