@@ -78,7 +78,24 @@ def _register_locators() -> None:
     implementation._locator_classes[:0] = stamped
 
 
+def _prefer_workqueue() -> None:
+    """Split passes with numba's own threading layer, workqueue, unless the user chose a
+    layer (``NUMBA_THREADING_LAYER`` or ``numba.config.THREADING_LAYER``).
+
+    numba would take GNU OpenMP here when present, whose threads spin while they wait: on
+    a machine whose cores are busy with other processes, a G-ACOL step at K = 10⁴,
+    d = 100 then took 20–24 ms instead of 0.6–1.0 ms on one thread, against 0.7–0.8 ms
+    with workqueue (docs/sweeps.md). workqueue must not be entered by two threads at
+    once; cbai launches threads from the main thread only
+    (:func:`cbai_cli.kernels.threads.threads_from`). The layer is fixed when numba first
+    launches its threads in the process, so this has no effect after that.
+    """
+    if numba.config.THREADING_LAYER == "default":
+        numba.config.THREADING_LAYER = "workqueue"
+
+
 _register_locators()
+_prefer_workqueue()
 # The radius formulas stay written once, as plain Python in cbai_cli/confidence.py;
 # registering them lets compiled code call them as they are.
 for _formula in (confidence.log_ratio, confidence.horizon_form, confidence.determinant_form):

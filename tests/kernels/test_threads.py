@@ -116,3 +116,10 @@ def test_one_numba_thread_never_splits_a_pass():
         assert threads_from(np.empty((THREADS_FROM // 8, 8))) == NEVER
     finally:
         numba.set_num_threads(before)
+
+
+@pytest.mark.skipif(numba.config.THREADING_LAYER != "workqueue", reason="the user chose a threading layer")
+def test_split_passes_run_on_numba_s_workqueue_layer():
+    arms, rng = arm_set(300, 7)
+    greedy_pass(arms, arms[0], np.ones(300), np.zeros(300), False, 64, SPLIT)
+    assert numba.threading_layer() == "workqueue"
