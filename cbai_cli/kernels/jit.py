@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 from pathlib import Path
 
 import numba
@@ -78,24 +79,23 @@ def _register_locators() -> None:
     implementation._locator_classes[:0] = stamped
 
 
-def _prefer_workqueue() -> None:
-    """Split passes with numba's own threading layer, workqueue, unless the user chose a
-    layer (``NUMBA_THREADING_LAYER`` or ``numba.config.THREADING_LAYER``).
+def _passive_openmp() -> None:
+    """Ask OpenMP's threads to sleep while they wait instead of spinning, unless the user
+    chose (``OMP_WAIT_POLICY``).
 
-    numba would take GNU OpenMP here when present, whose threads spin while they wait: on
-    a machine whose cores are busy with other processes, a G-ACOL step at K = 10⁴,
-    d = 100 then took 20–24 ms instead of 0.6–1.0 ms on one thread, against 0.7–0.8 ms
-    with workqueue (docs/sweeps.md). workqueue must not be entered by two threads at
-    once; cbai launches threads from the main thread only
-    (:func:`cbai_cli.kernels.threads.threads_from`). The layer is fixed when numba first
-    launches its threads in the process, so this has no effect after that.
+    numba splits passes (:mod:`cbai_cli.kernels.threads`) with the first threading layer
+    it finds of TBB, OpenMP and its own workqueue. GNU OpenMP's threads spin after each
+    parallel region by default: on a machine whose cores are busy with other processes, a
+    G-ACOL step at K = 10⁴, d = 100 then took 16–24 ms instead of 0.3–1 ms on one thread.
+    Sleeping threads cost about 8 µs a launch, against 4 µs spinning and 30 µs for
+    workqueue (docs/sweeps.md). libgomp reads the variable when numba first loads it,
+    after this.
     """
-    if numba.config.THREADING_LAYER == "default":
-        numba.config.THREADING_LAYER = "workqueue"
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 _register_locators()
-_prefer_workqueue()
+_passive_openmp()
 # The radius formulas stay written once, as plain Python in cbai_cli/confidence.py;
 # registering them lets compiled code call them as they are.
 for _formula in (confidence.log_ratio, confidence.horizon_form, confidence.determinant_form):

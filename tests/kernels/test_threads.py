@@ -4,6 +4,9 @@ passes' numbers and choices, and a whole run does not depend on whether they are
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 
 import numba
@@ -118,8 +121,11 @@ def test_one_numba_thread_never_splits_a_pass():
         numba.set_num_threads(before)
 
 
-@pytest.mark.skipif(numba.config.THREADING_LAYER != "workqueue", reason="the user chose a threading layer")
-def test_split_passes_run_on_numba_s_workqueue_layer():
-    arms, rng = arm_set(300, 7)
-    greedy_pass(arms, arms[0], np.ones(300), np.zeros(300), False, 64, SPLIT)
-    assert numba.threading_layer() == "workqueue"
+@pytest.mark.parametrize("chosen, expected", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_openmp_threads_sleep_while_they_wait_unless_the_user_chose(chosen, expected):
+    env = {name: value for name, value in os.environ.items() if name != "OMP_WAIT_POLICY"}
+    if chosen is not None:
+        env["OMP_WAIT_POLICY"] = chosen
+    code = "import os, cbai_cli.kernels.jit; print(os.environ['OMP_WAIT_POLICY'])"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == expected
