@@ -1,86 +1,84 @@
-"""Time per adaptive step on one thread and on numba's threads (not run by CI).
+"""Time per adaptive step with every pass on one thread and with the passes split across
+numba's threads (not run by CI).
 
 Usage:
-    python benchmarks/bench_threads.py [--cells ALGORITHM,K,D ...] [--steps 200] [--repeats 5] [--rounds 3]
-        [--threads-from ENTRIES]
+    python benchmarks/bench_threads.py [--cells ALGORITHM,K,D ...] [--steps 150] [--threads-from ENTRIES]
 
-Every cell is one G-ACOL ask/answer/tell step as timed by ``bench_adaptive.py --cell``
-(tuned radius 10, nothing decided, BLAS pinned to one thread; the minimum over
-``--repeats`` blocks), in fresh processes alternating ``NUMBA_NUM_THREADS=1`` (every
-pass serial) and numba's default (the passes of arm sets with K·d ≥
-``cbai_cli.kernels.threads.THREADS_FROM`` split across the cores), ``--rounds`` times,
-keeping each one's minimum. ``--threads-from`` overrides the threshold (through the
-benchmark's own environment variable, read by this script's child only) to find where
-threads start to pay.
+Each cell runs one ask/answer/tell loop (tuned radius 10, so that nothing is decided and
+every step does the full work; random Gaussian arms, as ``bench_adaptive.py``) in one
+fresh process, alternating step by step between every pass serial and the passes split
+as a normal run splits them (K·d ≥ ``cbai_cli.kernels.threads.THREADS_FROM``, or
+``--threads-from``), and times every step. On a shared machine the minimum over the
+``--steps`` steps of each kind is the least disturbed one (both cores free for the
+split steps); the 10th percentile and the median show how often that was. BLAS is pinned
+to one thread before numpy loads.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CELLS = ["g-acol,100000,100", "g-acol,10000,100", "g-acol,100000,10", "g-acol,100000,32", "g-acol,20000,32",
-         "g-acol,8300,32", "g-acol,4000,32", "g-acol,5000,100", "g-acol,2000,100"]
+CELLS = ["g-acol,100000,100", "g-acol,10000,100", "g-acol,100000,10", "g-acol,2000,100", "g-acol,5000,100",
+         "g-acol,8300,32", "g-acol,20000,32", "g-acol,50000,10"]
 
 
-def cell(spec: str, threads: int | None, args) -> float:
-    env = dict(os.environ)
-    env.pop("NUMBA_NUM_THREADS", None)
-    if threads is not None:
-        env["NUMBA_NUM_THREADS"] = str(threads)
-    if args.threads_from is not None:
-        env["CBAI_BENCH_THREADS_FROM"] = str(args.threads_from)
-    command = [sys.executable, os.path.join(HERE, "bench_threads.py"), "--cell", spec, "--steps", str(args.steps),
-               "--repeats", str(args.repeats)]
-    return float(subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout)
+def cell(spec: str, steps: int, threads_from: int | None) -> dict:
+    """Step times (µs) of one cell, serial and split, alternating."""
+    import numpy as np
 
-
-def one_cell(spec: str, steps: int, repeats: int) -> float:
-    """µs per step of ``spec`` in this process (the threshold patched if asked)."""
-    sys.path.insert(0, os.path.dirname(HERE))
-    sys.path.insert(0, HERE)
-    override = os.environ.get("CBAI_BENCH_THREADS_FROM")
-    if override is not None:
-        from cbai_cli.kernels import threads
-
-        threads.THREADS_FROM = int(override)  # this benchmark process only
-    from bench_adaptive import step_time
+    from cbai_cli.instance import Instance
+    from cbai_cli.kinds.cbai import Environment
+    from cbai_cli.noise import GaussianNoise
+    from cbai_cli.simulate import RunRequest, prepare
+    from cbai_cli.kernels import threads
 
     name, k, d = spec.split(",")
-    return 1e6 * step_time(int(k), int(d), steps if int(k) < 100_000 else max(1, steps // 10), repeats, name)
+    k, d = int(k), int(d)
+    rng = np.random.default_rng(0)
+    instance = Instance(name="bench", arms=rng.standard_normal((k, d)), reward=rng.standard_normal(d),
+                        constraint=rng.standard_normal(d) * 0.01, threshold=0.0, noise=GaussianNoise(1.0))
+    learner = prepare(RunRequest.of(name, "tuned", beta=100.0), instance).make_algorithm(np.random.default_rng(1))
+    environment = Environment(instance.problem.arms, instance.truth, np.random.default_rng(2))
+    split = threads.THREADS_FROM if threads_from is None else threads_from
+    times: dict[str, list[float]] = {"serial": [], "split": []}
+    for _ in range(steps + 5):
+        for mode, limit in (("serial", threads.NEVER), ("split", split)):
+            threads.THREADS_FROM = limit  # this benchmark process only: what threads_from() returns
+            started = time.perf_counter()
+            query = learner.ask()
+            learner.tell(query, environment.answer(query))
+            times[mode].append(1e6 * (time.perf_counter() - started))
+    return {mode: np.array(values[5:]) for mode, values in times.items()}  # the first steps compile and warm up
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cells", nargs="+", default=CELLS, metavar="ALGORITHM,K,D")
-    parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--threads-from", type=int)
-    parser.add_argument("--cell", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
-    if args.cell:
-        print(one_cell(args.cell, args.steps, args.repeats))
-        return 0
-    print(f"µs per step, minimum over {args.rounds} alternating processes × {args.repeats} blocks of {args.steps} "
-          f"steps (K = 10⁵: a tenth); load average {os.getloadavg()[0]:.2f} at start"
-          + (f"; threads from K·d = {args.threads_from}" if args.threads_from is not None else ""))
+    sys.path.insert(0, os.path.dirname(HERE))
+    import numpy as np
+
+    print(f"µs per step over {args.steps} steps of each kind, alternating; load average "
+          f"{os.getloadavg()[0]:.2f} at start" + (f"; split from K·d = {args.threads_from}"
+                                                  if args.threads_from is not None else ""))
     print()
-    print("| algorithm | K | d | one thread µs | numba's threads µs | speed-up |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| algorithm | K | d | serial min | split min | speed-up | serial p10 / median | split p10 / median |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for spec in args.cells:
-        serial = threaded = float("inf")
-        for _ in range(args.rounds):
-            serial = min(serial, cell(spec, 1, args))
-            threaded = min(threaded, cell(spec, None, args))
+        times = cell(spec, args.steps, args.threads_from)
+        serial, split = times["serial"], times["split"]
         name, k, d = spec.split(",")
-        print(f"| {name} | {int(k)} | {int(d)} | {serial:,.1f} | {threaded:,.1f} | {serial / threaded:.2f}× |",
-              flush=True)
+        print(f"| {name} | {int(k)} | {int(d)} | {serial.min():,.0f} | {split.min():,.0f} | "
+              f"{serial.min() / split.min():.2f}× | {np.percentile(serial, 10):,.0f} / {np.median(serial):,.0f} | "
+              f"{np.percentile(split, 10):,.0f} / {np.median(split):,.0f} |", flush=True)
     print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
     return 0
 

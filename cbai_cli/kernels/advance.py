@@ -32,8 +32,8 @@ def advance(arms, rewards, threshold, means, sigma, select_code, radius_code, pa
     last_upper (B, K); logdet, best, steps, since, limit, pending, status,
     used_normals (B,); normals (B, C); companion (K,) scratch; ``block``: rows per block
     of a pass over the arms (``DesignState.block``); ``threads_from``: the K·d from which a
-    pass is split across threads (:mod:`cbai_cli.kernels.threads`). ``contenders`` > 0: on large arm sets,
-    predict the next greedy direction before each update
+    pass is split across threads (:mod:`cbai_cli.kernels.threads`). ``contenders`` > 0: on
+    large arm sets, predict the next greedy direction before each update
     (:func:`~cbai_cli.kernels.design.predict_contender`, from at most that many arms) so
     that one pass over the arms computes both products.
     """

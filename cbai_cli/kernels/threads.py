@@ -24,12 +24,14 @@ import numpy as np
 
 from cbai_cli.kernels.jit import njit, njit_threaded
 
-#: K·d from which a pass is split across threads: 2¹⁹ entries, a 4 MB arm matrix, about
-#: two levels of the L2 cache of this machine. Below, a pass takes less than about
-#: 150 µs on one thread and the launch and join of the threads (~10–20 µs each pass)
-#: eats most of what two threads gain; measured on 2 cores, a G-ACOL step (d = 100) gains
-#: 1.0× at K = 2·10³, 1.3× at K = 10⁴ and 1.6× at K = 10⁵ (docs/sweeps.md).
-THREADS_FROM = 1 << 19
+#: K·d from which a pass is split across threads: 10⁶ entries, an 8 MB arm matrix.
+#: Measured on 2 cores (``python benchmarks/bench_threads.py --threads-from 0``, the least
+#: disturbed G-ACOL steps of a shared machine; docs/sweeps.md): splitting gained 1.5–1.8×
+#: from 3·10⁶ entries on (K = 3·10⁴ to 10⁵ at d = 100, 2·10⁵ at d = 32, 5·10⁵ at d = 10),
+#: 1.2× and 0.9–1.4× at 10⁶ (K = 10⁴, d = 100; K = 10⁵, d = 10), and 0.55–1.15× below
+#: (2·10⁵ to 6.4·10⁵ entries), where a pass takes about 0.1 ms or less and the launches
+#: of the threads (8–13 µs each with OpenMP, one or two a step) eat the gain.
+THREADS_FROM = 1_000_000
 #: ``threads_from`` that never splits a pass.
 NEVER = 1 << 62
 
