@@ -94,8 +94,21 @@ def _passive_openmp() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
+def _load_threading_layer() -> None:
+    """Load numba's threading layer before any kernel runs.
+
+    ``advance``, ``absorb`` and ``select`` are linked with the split passes of
+    :mod:`cbai_cli.kernels.threads`; loaded from the on-disk cache, their code finds the
+    threading layer's functions only once the layer is loaded, and crashed (segmentation
+    fault, even on a 3-arm instance that never splits a pass) when it was not. Loading it
+    costs 35–42 ms once per process (measured, beside numba's import of 0.4–0.8 s).
+    """
+    numba.get_num_threads()
+
+
 _register_locators()
 _passive_openmp()
+_load_threading_layer()
 # The radius formulas stay written once, as plain Python in cbai_cli/confidence.py;
 # registering them lets compiled code call them as they are.
 for _formula in (confidence.log_ratio, confidence.horizon_form, confidence.determinant_form):

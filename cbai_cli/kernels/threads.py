@@ -45,7 +45,7 @@ def threads_from(arms: np.ndarray) -> int:
     Only the main thread launches numba's threads: the default threading layer where no
     OpenMP or TBB is found (workqueue) must not be entered by two threads at once, and a
     thread of a pool (a Dask worker runs its tasks in threads) already has its share of
-    the cores. numba's thread pool is not even started for small arm sets.
+    the cores.
     """
     if arms.size < THREADS_FROM or threading.current_thread() is not threading.main_thread():
         return NEVER
