@@ -6,12 +6,17 @@ R = 1 (``--subgaussian 1``, the paper's setting, where ACOL's rounds are long).
 
     git worktree add --detach /tmp/base <commit>
     python benchmarks/check_kernel.py --baseline /tmp/base --seeds 20
+    python benchmarks/check_kernel.py --baseline /tmp/base --seeds 20 --threads-from 0
 
 Each checkout runs in its own process (``PYTHONPATH`` = the checkout) through
 :func:`cbai_cli.solving.solve_instance`, the library call of ``cbai solve``; seed 0 of
 every case is also run with a trace (the per-step ask/tell loop with an observer), the
 other seeds without (the compiled run where the algorithm has a kernel code). Prints one
 line per differing case and a summary; exit code 1 when anything differs.
+
+``--threads-from N`` runs this checkout with every pass over an arm set of K·d ≥ N split
+across numba's threads (``cbai_cli.kernels.threads.THREADS_FROM`` replaced in the emitting
+process only; 0: every pass, so that the split code meets every case).
 """
 
 from __future__ import annotations
@@ -73,9 +78,12 @@ def emit(instances: list[str], seeds: int, budget: int) -> list[dict]:
     return rows
 
 
-def run_checkout(checkout: Path, instances: list[str], seeds: int, budget: int) -> list[dict]:
+def run_checkout(checkout: Path, instances: list[str], seeds: int, budget: int,
+                 threads_from: int | None = None) -> list[dict]:
     env = dict(os.environ, PYTHONPATH=str(checkout))
     command = [sys.executable, __file__, "--emit", "--seeds", str(seeds), "--budget", str(budget), *instances]
+    if threads_from is not None:
+        command[3:3] = ["--threads-from", str(threads_from)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
     if done.returncode != 0:
         raise SystemExit(f"{checkout}: {done.stderr.strip().splitlines()[-1]}")
@@ -87,22 +95,28 @@ def main() -> int:
     parser.add_argument("--baseline", type=Path, help="checkout to compare with")
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--budget", type=int, default=4000)
+    parser.add_argument("--threads-from", type=int, help="split passes from this K·d on (this checkout only)")
     parser.add_argument("--emit", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("instances", nargs="*")
     args = parser.parse_args()
     if args.emit:
+        if args.threads_from is not None:
+            from cbai_cli.kernels import threads
+
+            threads.THREADS_FROM = args.threads_from  # this emitting process only
         json.dump(emit(args.instances, args.seeds, args.budget), sys.stdout)
         return 0
     with tempfile.TemporaryDirectory() as directory:
         instances = [str(ROOT / path) for path in INSTANCES] + [str(large_instance(Path(directory)))]
-        ours = run_checkout(ROOT, instances, args.seeds, args.budget)
+        ours = run_checkout(ROOT, instances, args.seeds, args.budget, args.threads_from)
         theirs = run_checkout(args.baseline, instances, args.seeds, args.budget)
     differing = [(a, b) for a, b in zip(ours, theirs) if a != b]
     for a, b in differing:
         print(f"DIFFERS {a['instance']} {a['algorithm']} {a['regime']}: {a} != {b}")
     runs = sum(len(row["runs"]) + 1 for row in ours)
+    threads = "" if args.threads_from is None else f", passes split from K·d = {args.threads_from} on"
     print(f"{len(ours) - len(differing)} of {len(ours)} cases equal ({runs} runs, {args.seeds} seeds + 1 traced each, "
-          f"budget {args.budget}; {len(ours) == len(theirs) and 'same' or 'DIFFERENT'} case lists)")
+          f"budget {args.budget}{threads}; {len(ours) == len(theirs) and 'same' or 'DIFFERENT'} case lists)")
     return 1 if differing or len(ours) != len(theirs) else 0
 
 

@@ -271,6 +271,7 @@ class DesignState(RidgeDesign):
                          ahead: np.ndarray | None = None) -> None:
         """:func:`cbai_cli.kernels.design.absorb`, after predicting the next direction."""
         from cbai_cli.kernels.design import absorb, predict_contender
+        from cbai_cli.kernels.threads import threads_from
 
         contender = -1
         if ahead is not None and self._streaming:
@@ -278,7 +279,7 @@ class DesignState(RidgeDesign):
                                           self.MAX_CONTENDERS)
         self.logdet = absorb(self.arms, self.inverse, self.gram, self._first_target, self._estimate, self.norms2,
                              self.predictions, self.logdet, x, float(y), count, contender, self.companion,
-                             self.block)
+                             self.block, threads_from(self.arms))
         self.contender = contender
         self.n_samples += count
         self._tick()
@@ -321,9 +322,10 @@ class DesignState(RidgeDesign):
         :func:`cbai_cli.kernels.design.greedy_arm`), from the product the last :meth:`update`
         computed with its own when it predicted this arm."""
         from cbai_cli.kernels.design import greedy_arm
+        from cbai_cli.kernels.threads import threads_from
 
         return int(greedy_arm(self.arms, self.inverse, self.norms2, direction_arm, self.contender, self.companion,
-                              self.block))
+                              self.block, threads_from(self.arms)))
 
 
 def exact_design(arms: np.ndarray, gram: np.ndarray, target: np.ndarray):

@@ -218,10 +218,12 @@ class Adaptive(Algorithm):
         if self.kernel_code is None:
             raise NotImplementedError(f"{type(self).__name__} gives neither select() nor kernel_code")
         from cbai_cli.kernels.select import select
+        from cbai_cli.kernels.threads import threads_from
 
         design = self.design
         return int(select(self.kernel_code, design.arms, design.inverse, design.norms2, self.problem.rewards,
-                          self.state.uncertain, design.contender, design.companion, design.block))
+                          self.state.uncertain, design.contender, design.companion, design.block,
+                          threads_from(design.arms)))
 
     def compiled(self) -> bool:
         """Whether a whole run can go through the compiled step

@@ -60,10 +60,18 @@ def terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def ignore_interrupts() -> None:
-    """Worker initializer: Ctrl-C goes to the whole process group, but only the parent
-    should handle it (it stops the pool and keeps the store valid)."""
+def start_worker(kernel_threads: int) -> None:
+    """Worker initializer. Ctrl-C goes to the whole process group, but only the parent
+    should handle it (it stops the pool and keeps the store valid). The compiled step may
+    split a pass over a large arm set across numba's threads: a worker gets at most
+    ``kernel_threads`` (its share of the cores, so that J workers do not run J times as
+    many threads as cores) and no more than ``NUMBA_NUM_THREADS`` if the user set it;
+    numba reads the variable when it loads, after this."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    chosen = os.environ.get("NUMBA_NUM_THREADS", "")
+    if chosen.isdigit() and int(chosen) > 0:
+        kernel_threads = min(kernel_threads, int(chosen))
+    os.environ["NUMBA_NUM_THREADS"] = str(kernel_threads)
 
 
 def default_jobs() -> int:
@@ -205,8 +213,9 @@ class InProcessBackend:
 
 
 class ProcessPoolBackend:
-    """``jobs`` worker processes, started fresh ("spawn") with single-threaded BLAS and
-    deaf to Ctrl-C; ``close(cancel=True)`` terminates them at once."""
+    """``jobs`` worker processes, started fresh ("spawn") with single-threaded BLAS, their
+    share of the cores for numba's threads (:func:`start_worker`) and deaf to Ctrl-C;
+    ``close(cancel=True)`` terminates them at once."""
 
     def __init__(self, jobs: int) -> None:
         import multiprocessing
@@ -218,7 +227,7 @@ class ProcessPoolBackend:
         # loads numpy, and forking a process that holds BLAS threads is unsafe.
         context = multiprocessing.get_context("spawn")
         with single_threaded_blas():
-            self._pool = context.Pool(jobs, initializer=ignore_interrupts)
+            self._pool = context.Pool(jobs, initializer=start_worker, initargs=(max(1, default_jobs() // jobs),))
 
     def submit(self, tasks: tuple) -> int:
         ticket = next(self._tickets)

@@ -16,7 +16,7 @@ from cbai_cli.kernels.select import select
 def advance(arms, rewards, threshold, means, sigma, select_code, radius_code, params, refresh_every,
             inverse, gram, targets, estimate, norms2, predictions, logdet, uncertain, feasible, best,
             last_lower, last_upper, steps, since, limit, pending, status, normals, used_normals, companion, block,
-            contenders):
+            contenders, threads_from):
     """Advance every run b with ``status[b] == RUNNING`` until it stops or needs Python.
 
     One step is :func:`~cbai_cli.kernels.select.select`, the observation
@@ -31,8 +31,9 @@ def advance(arms, rewards, threshold, means, sigma, select_code, radius_code, pa
     targets, estimate (B, d); norms2, predictions, uncertain, feasible, last_lower,
     last_upper (B, K); logdet, best, steps, since, limit, pending, status,
     used_normals (B,); normals (B, C); companion (K,) scratch; ``block``: rows per block
-    of a pass over the arms (``DesignState.block``). ``contenders`` > 0: on large arm sets,
-    predict the next greedy direction before each update
+    of a pass over the arms (``DesignState.block``); ``threads_from``: the K·d from which a
+    pass is split across threads (:mod:`cbai_cli.kernels.threads`). ``contenders`` > 0: on
+    large arm sets, predict the next greedy direction before each update
     (:func:`~cbai_cli.kernels.design.predict_contender`, from at most that many arms) so
     that one pass over the arms computes both products.
     """
@@ -55,7 +56,8 @@ def advance(arms, rewards, threshold, means, sigma, select_code, radius_code, pa
             if used_normals[b] == normals.shape[1]:
                 status[b] = NEED_NOISE
                 break
-            arm = select(select_code, arms, inverse[b], norms2[b], rewards, uncertain[b], contender, companion, block)
+            arm = select(select_code, arms, inverse[b], norms2[b], rewards, uncertain[b], contender, companion, block,
+                         threads_from)
             observed = means[arm] + sigma * normals[b, used_normals[b]]
             used_normals[b] += 1
             contender = -1
@@ -63,7 +65,7 @@ def advance(arms, rewards, threshold, means, sigma, select_code, radius_code, pa
                 contender = predict_contender(arms, inverse[b], norms2[b], uncertain[b], select_code == GREEDY_MAXVAR,
                                               arms[arm], 1, contenders)
             logdet[b] = absorb(arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b],
-                               logdet[b], arms[arm], observed, 1, contender, companion, block)
+                               logdet[b], arms[arm], observed, 1, contender, companion, block, threads_from)
             steps[b] += 1
             since[b] += 1
             pending[b] = 1

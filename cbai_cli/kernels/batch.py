@@ -110,15 +110,19 @@ class BatchState:
         state.last_upper = self.last_upper[b].copy()
 
 
-def run_compiled(learners: Sequence, environments: Sequence, budget: int | None) -> list[tuple[int, bool]]:
+def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
+                 threads_from: int | None = None) -> list[tuple[int, bool]]:
     """Run every learner against its environment until it stops or its next pull would
     exceed ``budget`` pulls; returns (pulls, solved) per run.
 
     The learners share one problem, one rule and one regime (one prepared request, as
     :meth:`~cbai_cli.algorithms.base.Adaptive.compiled` allows); each environment answers
-    with Gaussian noise from its own stream (``environment.gaussian()``).
+    with Gaussian noise from its own stream (``environment.gaussian()``). ``threads_from``:
+    the K·d from which a pass over the arms is split across threads (None:
+    :func:`cbai_cli.kernels.threads.threads_from`); the records do not depend on it.
     """
     from cbai_cli.kernels.advance import advance
+    from cbai_cli.kernels.threads import threads_from as default_threads_from
 
     first = learners[0]
     problem, design = first.problem, first.design
@@ -131,6 +135,8 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None)
     normals = np.empty((len(learners), NOISE_CHUNK))
     used_normals = np.full(len(learners), NOISE_CHUNK, dtype=np.int64)
     companion = np.zeros(problem.n_arms)
+    if threads_from is None:
+        threads_from = default_threads_from(design.arms)
     while True:
         for b in np.flatnonzero(batch.status == NEED_NOISE):
             normals[b] = gaussian[b][2].standard_normal(NOISE_CHUNK)
@@ -146,7 +152,7 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None)
                 batch.norms2, batch.predictions, batch.logdet, batch.uncertain, batch.feasible, batch.best,
                 batch.last_lower, batch.last_upper, batch.steps, batch.since, batch.limit, batch.pending,
                 batch.status, normals, used_normals, companion, design.block,
-                design.MAX_CONTENDERS if design._streaming else 0)
+                design.MAX_CONTENDERS if design._streaming else 0, threads_from)
     for b, learner in enumerate(learners):
         batch.write_back(b, learner)
     return [(int(batch.steps[b] - start[b]), bool(batch.status[b] == SOLVED)) for b in range(len(learners))]

@@ -5,7 +5,8 @@ Every product is a BLAS call through ``np.dot`` (gemv, dot), bitwise the product
 numpy's ``@`` computes on the same arrays; products with the arm matrix run block by
 block (``DesignState.block`` rows, about 512 kB, so that a block stays in cache while
 the per-arm work and a second product read it again), and each row of a gemv is the same dot product whatever
-block it is in, so results do not depend on the block size (tests/kernels guard both).
+block it is in, so results do not depend on the block size (tests/kernels guard both). On
+large arm sets the blocks are split across threads (:mod:`cbai_cli.kernels.threads`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ import math
 import numpy as np
 
 from cbai_cli.kernels.jit import njit
+from cbai_cli.kernels.threads import absorb_pass, greedy_pass
 
 @njit
 def absorb(arms, inverse, gram, target, estimate, norms2, predictions, logdet, x, total, count, contender,
-           companion, block):
+           companion, block, threads_from):
     """Add ``count`` observations of ``x`` summing to ``total``; returns the new log det A.
 
     With u = A⁻¹x, q = xᵀu (old A) and c = ``count``: A⁻¹ −= c·uuᵀ/(1 + c q)
@@ -27,12 +29,13 @@ def absorb(arms, inverse, gram, target, estimate, norms2, predictions, logdet, x
     aᵀφ̂ += aᵀu (total − c xᵀφ̂)/(1 + c q), φ̂ += u (total − c xᵀφ̂)/(1 + c q).
     When ``contender`` ≥ 0, the same pass also writes aᵀA⁻¹y for y = arms[contender]
     (new A) into ``companion``, for the next greedy gain. ``block``: rows per block of
-    the pass.
+    the pass; ``threads_from``: the K·d from which the pass is split across threads
+    (:func:`cbai_cli.kernels.threads.absorb_pass`).
 
     Shapes: arms (K, d); inverse, gram (d, d); target, estimate, x (d,); norms2,
     predictions, companion (K,), all updated in place.
     """
-    k, d = arms.shape
+    d = arms.shape[1]
     residual_before = total - count * np.dot(x, estimate)
     u = np.dot(inverse, x)
     q = np.dot(x, u)
@@ -48,47 +51,26 @@ def absorb(arms, inverse, gram, target, estimate, norms2, predictions, logdet, x
         target[i] += total * x[i]
     residual = residual_before / (1.0 + count * q)
     direction = np.dot(inverse, arms[contender]) if contender >= 0 else u
-    for start in range(0, k, block):
-        stop = min(start + block, k)
-        rows = arms[start:stop]
-        projected = np.dot(rows, u)
-        for a in range(stop - start):
-            norms2[start + a] -= shrink * (projected[a] * projected[a])
-            predictions[start + a] += residual * projected[a]
-        if contender >= 0:
-            companion[start:stop] = np.dot(rows, direction)
+    absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, companion, contender >= 0, block,
+                threads_from)
     for i in range(d):
         estimate[i] += residual * u[i]
     return logdet
 
 
 @njit
-def greedy_arm(arms, inverse, norms2, direction_arm, contender, companion, block):
+def greedy_arm(arms, inverse, norms2, direction_arm, contender, companion, block, threads_from):
     """argmax_a (aᵀA⁻¹y)²/(1 + ‖a‖²_{A⁻¹}) for y = arms[direction_arm] (first among ties):
     the arm whose observation most reduces ‖y‖²_{A⁻¹} (Sherman–Morrison; Lindner et al.
     2022, Algorithm 2). ``companion`` holds aᵀA⁻¹y already when ``contender`` is
-    ``direction_arm`` (:func:`absorb`'s second product); ``block``: rows per block.
+    ``direction_arm`` (:func:`absorb`'s second product); ``block``, ``threads_from``: see
+    :func:`absorb` (:func:`cbai_cli.kernels.threads.greedy_pass`).
 
     Shapes: arms (K, d); inverse (d, d); norms2, companion (K,).
     """
-    k = arms.shape[0]
-    chosen = 0
-    best_gain = -math.inf
     if contender == direction_arm:
-        for a in range(k):
-            gain = companion[a] * companion[a] / (1.0 + norms2[a])
-            if gain > best_gain:
-                chosen, best_gain = a, gain
-        return chosen
-    towards = np.dot(inverse, arms[direction_arm])
-    for start in range(0, k, block):
-        stop = min(start + block, k)
-        products = np.dot(arms[start:stop], towards)
-        for a in range(stop - start):
-            gain = products[a] * products[a] / (1.0 + norms2[start + a])
-            if gain > best_gain:
-                chosen, best_gain = start + a, gain
-    return chosen
+        return greedy_pass(arms, arms[direction_arm], norms2, companion, True, block, threads_from)
+    return greedy_pass(arms, np.dot(inverse, arms[direction_arm]), norms2, companion, False, block, threads_from)
 
 
 @njit

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 from pathlib import Path
 
 import numba
@@ -33,6 +34,14 @@ KERNELS = Path(__file__).resolve().parent
 def njit(function):
     """``function`` compiled once per signature, cached on disk."""
     return numba.njit(cache=True, error_model="numpy", nogil=True)(function)
+
+
+def njit_threaded(function):
+    """:func:`njit` with its ``numba.prange`` loops split across numba's threads
+    (:mod:`cbai_cli.kernels.threads`). Such a function holds a prange loop over blocks and
+    nothing else that numba's parallel transforms could rewrite (array expressions or
+    reductions, whose order they would change)."""
+    return numba.njit(cache=True, error_model="numpy", nogil=True, parallel=True)(function)
 
 
 @functools.cache
@@ -70,7 +79,36 @@ def _register_locators() -> None:
     implementation._locator_classes[:0] = stamped
 
 
+def _passive_openmp() -> None:
+    """Ask OpenMP's threads to sleep while they wait instead of spinning, unless the user
+    chose (``OMP_WAIT_POLICY``).
+
+    numba splits passes (:mod:`cbai_cli.kernels.threads`) with the first threading layer
+    it finds of TBB, OpenMP and its own workqueue. GNU OpenMP's threads spin after each
+    parallel region by default: on a machine whose cores are busy with other processes, a
+    G-ACOL step at K = 10⁴, d = 100 then took 16–24 ms instead of 0.3–1 ms on one thread.
+    Sleeping threads cost about 8 µs a launch, against 4 µs spinning and 30 µs for
+    workqueue (docs/sweeps.md). libgomp reads the variable when numba first loads it,
+    after this.
+    """
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
+def _load_threading_layer() -> None:
+    """Load numba's threading layer before any kernel runs.
+
+    ``advance``, ``absorb`` and ``select`` are linked with the split passes of
+    :mod:`cbai_cli.kernels.threads`; loaded from the on-disk cache, their code finds the
+    threading layer's functions only once the layer is loaded, and crashed (segmentation
+    fault, even on a 3-arm instance that never splits a pass) when it was not. Loading it
+    costs 35–42 ms once per process (measured, beside numba's import of 0.4–0.8 s).
+    """
+    numba.get_num_threads()
+
+
 _register_locators()
+_passive_openmp()
+_load_threading_layer()
 # The radius formulas stay written once, as plain Python in cbai_cli/confidence.py;
 # registering them lets compiled code call them as they are.
 for _formula in (confidence.log_ratio, confidence.horizon_form, confidence.determinant_form):

@@ -32,11 +32,12 @@ def max_variance_arm(norms2, candidates, everywhere):
 
 
 @njit
-def select(code, arms, inverse, norms2, rewards, uncertain, contender, companion, block):
+def select(code, arms, inverse, norms2, rewards, uncertain, contender, companion, block, threads_from):
     """The arm that rule ``code`` pulls next; U = ``uncertain`` not empty.
 
     Shapes: arms (K, d); inverse (d, d); norms2, rewards, uncertain, companion (K,);
-    ``contender``, ``companion``, ``block``: see :func:`cbai_cli.kernels.design.absorb`.
+    ``contender``, ``companion``, ``block``, ``threads_from``: see
+    :func:`cbai_cli.kernels.design.absorb`.
     """
     if code == MAXREW_U:
         chosen = -1
@@ -45,4 +46,4 @@ def select(code, arms, inverse, norms2, rewards, uncertain, contender, companion
                 chosen = a
         return chosen
     direction = max_variance_arm(norms2, uncertain, code == GREEDY_MAXVAR)
-    return greedy_arm(arms, inverse, norms2, direction, contender, companion, block)
+    return greedy_arm(arms, inverse, norms2, direction, contender, companion, block, threads_from)

@@ -3,10 +3,13 @@ common random numbers; batching; resume after an interruption."""
 
 from __future__ import annotations
 
+import os
+import signal
+
 import pytest
 
 from cbai_cli.options import FORCED_BOUND_TIME_LIMIT
-from cbai_cli.compare.execute import InProcessBackend, Scheduler
+from cbai_cli.compare.execute import InProcessBackend, Scheduler, start_worker
 from cbai_cli.compare.plan import build_grid, build_plan
 from cbai_cli.compare.records import RECORD_KEYS
 from cbai_cli.compare.store import read_store
@@ -161,3 +164,16 @@ def test_bounds_by_default_only_below_the_size_threshold(monkeypatch, flag, thre
     monkeypatch.setattr("cbai_cli.compare.execute.reference_lower_bound", lambda instance, delta, time_limit: 10.0)
     result = compare(settings(bounds=flag))
     assert {record["lower_bound"] for record in result.records} == ({10.0} if computed else {None})
+
+
+@pytest.mark.parametrize("chosen, share, expected", [(None, 1, "1"), (None, 2, "2"), ("1", 2, "1"), ("4", 2, "2")])
+def test_a_worker_gets_its_share_of_the_cores_for_numba_threads(monkeypatch, chosen, share, expected):
+    monkeypatch.setenv("NUMBA_NUM_THREADS", chosen or "")  # restored after the test, unset or not
+    if chosen is None:
+        monkeypatch.delenv("NUMBA_NUM_THREADS")
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        start_worker(share)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert os.environ["NUMBA_NUM_THREADS"] == expected

@@ -1,0 +1,87 @@
+"""Time per adaptive step with every pass on one thread and with the passes split across
+numba's threads (not run by CI).
+
+Usage:
+    python benchmarks/bench_threads.py [--cells ALGORITHM,K,D ...] [--steps 150] [--threads-from ENTRIES]
+
+Each cell runs one ask/answer/tell loop (tuned radius 10, so that nothing is decided and
+every step does the full work; random Gaussian arms, as ``bench_adaptive.py``) in one
+fresh process, alternating step by step between every pass serial and the passes split
+as a normal run splits them (K·d ≥ ``cbai_cli.kernels.threads.THREADS_FROM``, or
+``--threads-from``), and times every step. On a shared machine the minimum over the
+``--steps`` steps of each kind is the least disturbed one (both cores free for the
+split steps); the 10th percentile and the median show how often that was. BLAS is pinned
+to one thread before numpy loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CELLS = ["g-acol,100000,100", "g-acol,10000,100", "g-acol,100000,10", "g-acol,2000,100", "g-acol,5000,100",
+         "g-acol,8300,32", "g-acol,20000,32", "g-acol,50000,10"]
+
+
+def cell(spec: str, steps: int, threads_from: int | None) -> dict:
+    """Step times (µs) of one cell, serial and split, alternating."""
+    import numpy as np
+
+    from cbai_cli.instance import Instance
+    from cbai_cli.kinds.cbai import Environment
+    from cbai_cli.noise import GaussianNoise
+    from cbai_cli.simulate import RunRequest, prepare
+    from cbai_cli.kernels import threads
+
+    name, k, d = spec.split(",")
+    k, d = int(k), int(d)
+    rng = np.random.default_rng(0)
+    instance = Instance(name="bench", arms=rng.standard_normal((k, d)), reward=rng.standard_normal(d),
+                        constraint=rng.standard_normal(d) * 0.01, threshold=0.0, noise=GaussianNoise(1.0))
+    learner = prepare(RunRequest.of(name, "tuned", beta=100.0), instance).make_algorithm(np.random.default_rng(1))
+    environment = Environment(instance.problem.arms, instance.truth, np.random.default_rng(2))
+    split = threads.THREADS_FROM if threads_from is None else threads_from
+    times: dict[str, list[float]] = {"serial": [], "split": []}
+    for _ in range(steps + 5):
+        for mode, limit in (("serial", threads.NEVER), ("split", split)):
+            threads.THREADS_FROM = limit  # this benchmark process only: what threads_from() returns
+            started = time.perf_counter()
+            query = learner.ask()
+            learner.tell(query, environment.answer(query))
+            times[mode].append(1e6 * (time.perf_counter() - started))
+    return {mode: np.array(values[5:]) for mode, values in times.items()}  # the first steps compile and warm up
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cells", nargs="+", default=CELLS, metavar="ALGORITHM,K,D")
+    parser.add_argument("--steps", type=int, default=150)
+    parser.add_argument("--threads-from", type=int)
+    args = parser.parse_args(argv)
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+    sys.path.insert(0, os.path.dirname(HERE))
+    import numpy as np
+
+    print(f"µs per step over {args.steps} steps of each kind, alternating; load average "
+          f"{os.getloadavg()[0]:.2f} at start" + (f"; split from K·d = {args.threads_from}"
+                                                  if args.threads_from is not None else ""))
+    print()
+    print("| algorithm | K | d | serial min | split min | speed-up | serial p10 / median | split p10 / median |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for spec in args.cells:
+        times = cell(spec, args.steps, args.threads_from)
+        serial, split = times["serial"], times["split"]
+        name, k, d = spec.split(",")
+        print(f"| {name} | {int(k)} | {int(d)} | {serial.min():,.0f} | {split.min():,.0f} | "
+              f"{serial.min() / split.min():.2f}× | {np.percentile(serial, 10):,.0f} / {np.median(serial):,.0f} | "
+              f"{np.percentile(split, 10):,.0f} / {np.median(split):,.0f} |", flush=True)
+    print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

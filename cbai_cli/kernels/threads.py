@@ -1,0 +1,145 @@
+"""The passes over the arm matrix of one adaptive step, block by block, on one thread or
+split across numba's threads for large arm sets.
+
+A pass cuts the K arms into blocks of ``block`` rows (``DesignState.block``) and does the
+same work on every block: the same BLAS call on the same rows, the same per-arm
+operations. Split across threads, each block is still one job, done by one thread with
+the same calls as the serial loop, so every arm's numbers are bitwise those of the serial
+pass; the d-sum of a product is never split. A reduction across arms (the greedy gain's
+argmax) keeps one result per block and combines them in block order with the serial
+comparison, so ties still go to the lowest index. Records therefore do not depend on the
+number of threads (tests/kernels/test_threads.py).
+
+Whether a pass is split is a parameter of the kernels, ``threads_from``: the K·d from
+which they split it, :func:`threads_from` in a normal run.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import numba
+import numpy as np
+
+from cbai_cli.kernels.jit import njit, njit_threaded
+
+#: K·d from which a pass is split across threads: 10⁶ entries, an 8 MB arm matrix.
+#: Measured on 2 cores (``python benchmarks/bench_threads.py --threads-from 0``, the least
+#: disturbed G-ACOL steps of a shared machine; docs/sweeps.md): splitting gained 1.5–1.8×
+#: from 3·10⁶ entries on (K = 3·10⁴ to 10⁵ at d = 100, 2·10⁵ at d = 32, 5·10⁵ at d = 10),
+#: 1.2× and 0.9–1.4× at 10⁶ (K = 10⁴, d = 100; K = 10⁵, d = 10), and 0.55–1.15× below
+#: (2·10⁵ to 6.4·10⁵ entries), where a pass takes about 0.1 ms or less and the launches
+#: of the threads (8–13 µs each with OpenMP, one or two a step) eat the gain.
+THREADS_FROM = 1_000_000
+#: ``threads_from`` that never splits a pass.
+NEVER = 1 << 62
+
+
+def threads_from(arms: np.ndarray) -> int:
+    """The ``threads_from`` of the kernels for passes over ``arms``: :data:`THREADS_FROM`,
+    or :data:`NEVER` when the arm set is smaller, numba may use one thread only
+    (``NUMBA_NUM_THREADS``, ``numba.set_num_threads``), or the caller is not the main
+    thread.
+
+    Only the main thread launches numba's threads: the default threading layer where no
+    OpenMP or TBB is found (workqueue) must not be entered by two threads at once, and a
+    thread of a pool (a Dask worker runs its tasks in threads) already has its share of
+    the cores.
+    """
+    if arms.size < THREADS_FROM or threading.current_thread() is not threading.main_thread():
+        return NEVER
+    return THREADS_FROM if numba.get_num_threads() > 1 else NEVER
+
+
+@njit
+def _absorb_rows(arms, start, stop, u, shrink, residual, norms2, predictions, direction, companion, both):
+    """Rows ``start:stop`` of :func:`absorb_pass`."""
+    rows = arms[start:stop]
+    projected = np.dot(rows, u)
+    for a in range(stop - start):
+        norms2[start + a] -= shrink * (projected[a] * projected[a])
+        predictions[start + a] += residual * projected[a]
+    if both:
+        companion[start:stop] = np.dot(rows, direction)
+
+
+@njit_threaded
+def _absorb_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block):
+    """:func:`absorb_pass`, its blocks split across numba's threads."""
+    k = arms.shape[0]
+    for i in numba.prange((k + block - 1) // block):
+        start = i * block
+        _absorb_rows(arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction,
+                     companion, both)
+
+
+@njit
+def absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block, threads_from):
+    """For every arm a: ‖a‖²_{A⁻¹} −= shrink·(aᵀu)², aᵀφ̂ += residual·aᵀu, and when
+    ``both``, companion[a] = aᵀ``direction`` (:func:`cbai_cli.kernels.design.absorb`'s
+    pass), block by block, split across threads when K·d ≥ ``threads_from``.
+
+    Shapes: arms (K, d); u, direction (d,); norms2, predictions, companion (K,), updated
+    in place.
+    """
+    k, d = arms.shape
+    if k * d >= threads_from:
+        _absorb_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block)
+        return
+    for start in range(0, k, block):
+        _absorb_rows(arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction,
+                     companion, both)
+
+
+@njit
+def _gain_rows(arms, start, stop, towards, norms2, companion, known):
+    """(arm, gain) of the largest gain among rows ``start:stop`` of :func:`greedy_pass`,
+    first among ties; (start, −∞) when no gain exceeds −∞."""
+    products = companion[start:stop] if known else np.dot(arms[start:stop], towards)
+    chosen = start
+    best_gain = -math.inf
+    for a in range(stop - start):
+        gain = products[a] * products[a] / (1.0 + norms2[start + a])
+        if gain > best_gain:
+            chosen, best_gain = start + a, gain
+    return chosen, best_gain
+
+
+@njit_threaded
+def _gain_blocks_threaded(arms, towards, norms2, companion, known, block, chosen, gains):
+    """:func:`_gain_rows` of every block into ``chosen``, ``gains``, split across threads."""
+    k = arms.shape[0]
+    for i in numba.prange(chosen.shape[0]):
+        start = i * block
+        chosen[i], gains[i] = _gain_rows(arms, start, min(start + block, k), towards, norms2, companion, known)
+
+
+@njit
+def greedy_pass(arms, towards, norms2, companion, known, block, threads_from):
+    """argmax_a (aᵀt)²/(1 + ‖a‖²_{A⁻¹}) for t = ``towards`` (aᵀt read from ``companion``
+    when ``known``), first among ties; 0 when no gain exceeds −∞
+    (:func:`cbai_cli.kernels.design.greedy_arm`'s pass). Split across threads when
+    K·d ≥ ``threads_from`` and the products are not ``known`` (a scan of K numbers,
+    ~0.1 ms at K = 10⁵, gains less than a launch of the threads costs): the blocks'
+    maxima are combined in block order with the same strict comparison, which is the
+    serial scan's result.
+
+    Shapes: arms (K, d); towards (d,); norms2, companion (K,).
+    """
+    k, d = arms.shape
+    chosen, best_gain = 0, -math.inf
+    if not known and k * d >= threads_from:
+        blocks = (k + block - 1) // block
+        winners = np.empty(blocks, dtype=np.int64)
+        gains = np.empty(blocks)
+        _gain_blocks_threaded(arms, towards, norms2, companion, known, block, winners, gains)
+        for i in range(blocks):
+            if gains[i] > best_gain:
+                chosen, best_gain = winners[i], gains[i]
+        return chosen
+    for start in range(0, k, block):
+        winner, gain = _gain_rows(arms, start, min(start + block, k), towards, norms2, companion, known)
+        if gain > best_gain:
+            chosen, best_gain = winner, gain
+    return chosen

@@ -1,0 +1,131 @@
+"""The passes over the arm matrix split across numba's threads give bitwise the serial
+passes' numbers and choices, and a whole run does not depend on whether they are split
+(``threads_from`` forced to 0 on small arm sets, so that the threaded code runs)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+import numba
+import numpy as np
+import pytest
+
+from cbai_cli.instance import Instance
+from cbai_cli.kernels.batch import run_compiled
+from cbai_cli.kernels.threads import NEVER, THREADS_FROM, absorb_pass, greedy_pass, threads_from
+from cbai_cli.noise import GaussianNoise
+from cbai_cli.simulate import RunRequest, prepare, run_streams
+
+SPLIT = 0  # threads_from that splits every pass
+
+
+def arm_set(k, d, seed=0):
+    """Unit arms with rows 5, k − 70 and k − 3 equal, so that gains tie across blocks."""
+    rng = np.random.default_rng(seed)
+    arms = rng.standard_normal((k, d))
+    arms /= np.linalg.norm(arms, axis=1, keepdims=True)
+    arms[k - 3] = arms[k - 70] = arms[5]
+    return arms, rng
+
+
+@pytest.mark.parametrize("both", [False, True])
+def test_the_split_update_pass_equals_the_serial_one_bitwise(both):
+    arms, rng = arm_set(300, 7)
+    u, direction = rng.standard_normal(7), rng.standard_normal(7)
+    norms2, predictions = rng.random(300) + 1.0, rng.standard_normal(300)
+    results = []
+    for limit in (NEVER, SPLIT):
+        caches = (norms2.copy(), predictions.copy(), np.zeros(300))
+        absorb_pass(arms, u, 0.3, -1.7, *caches[:2], direction, caches[2], both, 64, limit)
+        results.append(caches)
+    for serial, split in zip(*results):
+        np.testing.assert_array_equal(split, serial)
+
+
+@pytest.mark.parametrize("known", [False, True])
+def test_the_split_gain_argmax_is_the_serial_one_first_among_ties(known):
+    arms, rng = arm_set(300, 7)
+    towards = arms[5] * 4.0  # arm 5 and its copies 230 and 297 tie at the largest gain
+    norms2 = np.full(300, 2.0)
+    companion = arms @ towards
+    serial = greedy_pass(arms, towards, norms2, companion, known, 64, NEVER)
+    assert serial == 5
+    assert greedy_pass(arms, towards, norms2, companion, known, 64, SPLIT) == serial
+    # without arm 5 the tie is between blocks 3 and 4 (rows 230 and 297)
+    norms2[5] = 1e9
+    assert greedy_pass(arms, towards, norms2, companion, known, 64, SPLIT) == 230
+    assert greedy_pass(arms, towards, norms2, companion, known, 64, NEVER) == 230
+
+
+def started_runs(instance, algorithm, seeds, block):
+    prepared = prepare(RunRequest.of(algorithm, "det", budget=300), instance)
+    runs = []
+    for seed in seeds:
+        noise_rng, algorithm_rng, _ = run_streams(seed)
+        learner = prepared.make_algorithm(algorithm_rng)
+        if block is not None:
+            learner.design.block = block
+        runs.append((learner, prepared.kind.environment(instance, noise_rng)))
+    return runs, prepared.budget
+
+
+def final_state(learner) -> list:
+    design, state = learner.design, learner.state
+    return [design.inverse, design.gram, design.targets, design._estimate, design.norms2, design.predictions,
+            design.logdet, design.n_samples, state.uncertain, state.feasible, state.best_feasible_reward,
+            state.last_lower, state.last_upper]
+
+
+def random_instance(k, d, seed):
+    rng = np.random.default_rng(seed)
+    return Instance(name="random", arms=rng.standard_normal((k, d)), reward=rng.standard_normal(d),
+                    constraint=rng.standard_normal(d) * 0.3, threshold=0.1, noise=GaussianNoise(1.0))
+
+
+@pytest.mark.parametrize("algorithm, k, d, block", [("g-acol", 300, 6, 64), ("greedy-maxvar", 300, 6, 64),
+                                                    ("g-acol", 8300, 32, None)])
+def test_a_run_with_split_passes_equals_the_serial_run_bitwise(algorithm, k, d, block):
+    # 8300 × 32: the fused pass of large arm sets (one pass, both products), 5 blocks of 2048 rows
+    instance = random_instance(k, d, seed=4)
+    outcomes, states = [], []
+    for limit in (NEVER, SPLIT):
+        runs, budget = started_runs(instance, algorithm, [0, 1], block)
+        outcomes.append(run_compiled([learner for learner, _ in runs], [env for _, env in runs], budget, limit))
+        states.append([final_state(learner) for learner, _ in runs])
+    assert outcomes[0] == outcomes[1]
+    for serial, split in zip(*states):
+        for a, b in zip(serial, split):
+            np.testing.assert_array_equal(b, a)
+
+
+def test_passes_are_split_only_on_large_arm_sets_from_the_main_thread():
+    large, small = np.empty((THREADS_FROM // 8, 8)), np.empty((100, 8))
+    assert threads_from(small) == NEVER
+    assert threads_from(large) == (THREADS_FROM if numba.get_num_threads() > 1 else NEVER)
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(threads_from(large)))
+    worker.start()
+    worker.join()
+    assert seen == [NEVER]
+
+
+def test_one_numba_thread_never_splits_a_pass():
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        assert threads_from(np.empty((THREADS_FROM // 8, 8))) == NEVER
+    finally:
+        numba.set_num_threads(before)
+
+
+@pytest.mark.parametrize("chosen, expected", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_openmp_threads_sleep_while_they_wait_unless_the_user_chose(chosen, expected):
+    env = {name: value for name, value in os.environ.items() if name != "OMP_WAIT_POLICY"}
+    if chosen is not None:
+        env["OMP_WAIT_POLICY"] = chosen
+    code = "import os, cbai_cli.kernels.jit; print(os.environ['OMP_WAIT_POLICY'])"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == expected
