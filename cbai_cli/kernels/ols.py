@@ -34,14 +34,17 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
     for some arm). Otherwise the growth sum gains c·``growths``[arm] (Lemma 2 of docs/ols.md),
     EPOCH once it exceeds ``margin``.
 
-    One step's fresh roundoff: u, V⁺u, p and p' are dot products of length d, summed here in
-    index order instead of BLAS's blocked order, and any order has the same bound on the
-    error of a dot product, (d ulps)·Σ|terms|; what STEP_ROUNDOFF (four ulps of the larger
-    of b, b') covers is the typical error of the update of one spread, whose few roundings
-    act on products of p and p' that are themselves accurate to a few ulps in practice (the
-    bound in units of ulps does not depend on the order, only the last bits do; the tests
-    in tests/kernels/test_ols.py check the accumulated bound against the caches' measured
-    drift from an exact recomputation).
+    Roundoff: u, V⁺u, p and p' are dot products of length d summed in index order, where
+    numpy's BLAS sums in blocks (with fused multiply-adds on some CPUs). The order moves the
+    last bits, not the size of the error (every order of a length-d sum has the same bound,
+    (d − 1) ulps of Σ|terms|), so the drift test keeps the numpy version's unit: one step adds
+    STEP_ROUNDOFF·(|Δ| + b') to a spread's bound. That is the typical error of one step
+    (in either order), not a bound on it: benchmarks/ols_roundoff.py measures, against
+    extended precision on 3,000 random designs, a median of 0.6 ulp·(|Δ| + b') and 99 % below
+    81 for this order (86 for BLAS's), and tails up to 5·10⁴ where two arms are nearly
+    parallel in both; with the refresh rules the spreads stayed within 1.2·10⁻¹¹ relative
+    of a fit from scratch (2.0·10⁻¹¹ for numpy's order) after every one of 300 pulls of 200
+    designs.
 
     Shapes: arms (K, d); pinv (d, d); caches (3, K) rows xᵀV⁺x, ‖V⁺x‖², xᵀφ̂; roundoff,
     growths (K,); directions (2, d) scratch for u and V⁺u. Updated in place: pinv, caches,
