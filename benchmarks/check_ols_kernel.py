@@ -103,7 +103,7 @@ def relative_difference(ours: np.ndarray, theirs: np.ndarray) -> float:
     scale = np.maximum(np.abs(ours), np.abs(theirs))
     width = np.where(np.isfinite(ours[:, 1] - ours[:, 0]), ours[:, 1] - ours[:, 0], 0.0)[:, None, :]
     scale = np.maximum(scale, width)
-    gap = np.abs(np.where(finite, ours - theirs, 0.0))
+    gap = np.abs(np.subtract(ours, theirs, out=np.zeros_like(ours), where=finite))
     return float(np.max(np.divide(gap, scale, out=np.zeros_like(gap), where=scale > 0), initial=0.0))
 
 
