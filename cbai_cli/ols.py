@@ -42,7 +42,8 @@ SPAN_TOLERANCE = 1e-9
 # Sherman–Morrison step that shrinks a cache by a factor A leaves the absolute error of the
 # larger old value in the smaller new one, so its relative error grows by A.
 DRIFT_TOLERANCE = 1e-11
-# Fresh relative roundoff of one rank-one step, before its amplification (a few ulps).
+# Fresh relative roundoff of one rank-one step, before its amplification: a few ulps, its
+# typical size in either summation order, not a bound (docs/ols.md, "Roundoff of a step").
 STEP_ROUNDOFF = 4.0 * float(np.finfo(float).eps)
 # Slack (nats) of the bound ℓ_i + MARGIN on log det(I + V/λ_i) within an epoch: the widths
 # carry β larger by at most MARGIN/2, and an epoch lasts about MARGIN·n/rank pulls.
@@ -176,7 +177,7 @@ class LeastSquaresSpan:
     update after which some arm's ‖V⁺x‖² could carry a relative roundoff above
     ``DRIFT_TOLERANCE``: a step that shrinks a cache by a factor A keeps the absolute error of
     the old value, so its relative error grows by A (a pull that takes V from condition 5·10⁶
-    to 900 shrinks ‖V⁺x‖² by 4·10⁸); a running bound on each arm's roundoff costs O(K) per pull
+    to 900 shrinks ‖V⁺x‖² by 4·10⁸); a running estimate of each arm's roundoff costs O(K) per pull
     (the variances xᵀV⁺x shrink by at most 1 + c·q in a pull, the square root of the factor of
     the pulled arm's ‖V⁺x‖², so the spreads are the caches to watch). An
     *epoch* (a new eigendecomposition of V and exact log-determinants) starts there too and
