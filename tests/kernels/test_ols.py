@@ -142,3 +142,24 @@ def test_the_bounds_are_numpys_elementwise_formula_bitwise(seed, k):
     widths = np.where(inside, np.sqrt(np.maximum(intercepts * variances + slopes * spreads, 0.0)), np.inf)
     np.testing.assert_array_equal(lower, predictions - widths)
     np.testing.assert_array_equal(upper, predictions + widths)
+
+
+def test_the_fit_recomputes_after_a_step_that_would_lose_its_spreads_digits(monkeypatch):
+    """Through LeastSquaresSpan: after the pull of e2 the spreads equal V⁺ from scratch
+    (the step alone leaves the second arm's off by 5·10⁻⁴ relative, checked with the
+    drift test switched off)."""
+    from cbai_cli import ols
+
+    arms = np.array([[1.0, 0.0], [0.0, 1e-3], [0.0, 1.0]])
+
+    def spread_error() -> float:
+        fit = ols.LeastSquaresSpan(arms, refresh_every=10**6)
+        fit.update(0, 0.5)
+        fit.update(1, 1e-3)
+        fit.update(2, 0.3)
+        exact = np.sum((arms @ np.linalg.inv(fit.gram)) ** 2, axis=1)
+        return float(np.max(np.abs(fit.spreads - exact) / exact))
+
+    assert spread_error() < 1e-12
+    monkeypatch.setattr(ols, "DRIFT_TOLERANCE", math.inf)
+    assert spread_error() > 1e-6
