@@ -4,7 +4,9 @@ answer and stop for every seed under this checkout and under a baseline checkout
 says how far the intervals drift apart in the last bits.
 
     git worktree add --detach /tmp/base-olsjit <commit before the kernel>
-    python benchmarks/check_ols_kernel.py --baseline /tmp/base-olsjit [--seeds 20]
+    python benchmarks/check_ols_kernel.py --baseline /tmp/base-olsjit [--seeds 20] [--fresh]
+
+``--fresh``: guaranteed.py's ``--fresh`` instances (nobody tuned on them) instead of the four.
 
 Each checkout runs in its own process (``PYTHONPATH`` = the checkout): the seeds through
 :func:`cbai_cli.solving.solve_instance` (the library call of ``cbai solve``), and for
@@ -29,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from guaranteed import INSTANCES, guaranteed_specs  # noqa: E402
+from guaranteed import INSTANCES, fresh_instances, guaranteed_specs  # noqa: E402
 
 
 def ols_specs() -> list[str]:
@@ -56,7 +58,12 @@ def step_bounds(prepared, steps: int) -> np.ndarray:
     return np.array(rows)
 
 
-def emit(seeds: int, budget: int, traced: list[str], steps: int, directory: Path) -> list[dict]:
+def instances(fresh: bool) -> list[tuple[str, str]]:
+    """(label, compare source) of the instances checked."""
+    return [(source, source) for source in fresh_instances()] if fresh else list(INSTANCES)
+
+
+def emit(seeds: int, budget: int, traced: list[str], steps: int, directory: Path, fresh: bool) -> list[dict]:
     """The records of every case under the checkout on ``PYTHONPATH``; the traced runs'
     bounds go to ``directory``."""
     from cbai_cli.compare.sources import parse_source
@@ -64,7 +71,7 @@ def emit(seeds: int, budget: int, traced: list[str], steps: int, directory: Path
     from cbai_cli.solving import solve_instance
 
     rows = []
-    for index, (label, source) in enumerate(INSTANCES):
+    for index, (label, source) in enumerate(instances(fresh)):
         instance = parse_source(source, 0)[0].instance_for(0)
         for spec in ols_specs():
             name, regime = spec.split(":")
@@ -82,7 +89,7 @@ def emit(seeds: int, budget: int, traced: list[str], steps: int, directory: Path
 def run_checkout(checkout: Path, args, directory: Path) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(checkout))
     command = [sys.executable, __file__, "--emit", str(directory), "--seeds", str(args.seeds), "--budget",
-               str(args.budget), "--traced", args.traced, "--steps", str(args.steps)]
+               str(args.budget), "--traced", args.traced, "--steps", str(args.steps)] + ["--fresh"] * args.fresh
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
 
 
@@ -115,11 +122,13 @@ def main() -> int:
     parser.add_argument("--traced", default="track-and-stop:ols,g-acol:ols,maxrew-u:ols",
                         help="specs whose seed 0 is also traced and compared step by step")
     parser.add_argument("--steps", type=int, default=20_000, help="steps of the step-by-step comparison")
+    parser.add_argument("--fresh", action="store_true", help="guaranteed.py's --fresh instances instead of the four")
     parser.add_argument("--emit", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.emit:
-        json.dump(emit(args.seeds, args.budget, args.traced.split(","), args.steps, args.emit), sys.stdout)
+        json.dump(emit(args.seeds, args.budget, args.traced.split(","), args.steps, args.emit, args.fresh), sys.stdout)
         return 0
+    labels = [label for label, _ in instances(args.fresh)]
     with tempfile.TemporaryDirectory() as ours_dir, tempfile.TemporaryDirectory() as theirs_dir:
         running = [run_checkout(ROOT, args, Path(ours_dir)), run_checkout(args.baseline, args, Path(theirs_dir))]
         ours, theirs = collect(running[0], ROOT), collect(running[1], args.baseline)
@@ -129,7 +138,7 @@ def main() -> int:
             differing += not same
             line = f"{'same' if same else 'DIFFERS'} {a['instance']} {a['spec']}: {len(a['runs'])} runs"
             if "trace" in a:
-                position = [label for label, _ in INSTANCES].index(a["instance"])
+                position = labels.index(a["instance"])
                 mine = np.load(bounds_path(Path(ours_dir), position, a["spec"]))["bounds"]
                 base = np.load(bounds_path(Path(theirs_dir), position, a["spec"]))["bounds"]
                 line += (f", trace {'equal' if a['trace'] == b['trace'] else 'DIFFERENT'}; l, u over "
