@@ -19,7 +19,8 @@ component outside the span stay uncertain (infinite width).
 - :class:`LeastSquaresSpan`: V⁺, xᵀV⁺b, xᵀV⁺x and ‖V⁺x‖² of every arm, kept by rank-one
   updates at O(K·d + d²) per pull, an exact recomputation when the span grows or the
   updates' roundoff could exceed 1e-11 relative, and epochs
-  over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull.
+  over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull;
+  the per-pull work is compiled (:mod:`cbai_cli.kernels.ols`).
 - :func:`mixture_thresholds`, :func:`mixture_members`, :func:`mixture_widths`: β and λ̄ of
   every ρ_γ, the member each arm takes, and the half-widths.
 - :class:`MixtureIntervals`: one run's intervals (the regime's ``intervals(design)``).
@@ -263,7 +264,7 @@ class LeastSquaresSpan:
 
         A pull in the span takes the compiled rank-one step
         (:func:`cbai_cli.kernels.ols.rank_one_step`: V⁺ and the three caches by
-        Sherman–Morrison, the roundoff bound, the epoch's growth sum), which says whether a
+        Sherman–Morrison, the roundoff estimate, the epoch's growth sum), which says whether a
         recomputation or a new epoch is due; a pull outside the span, or the
         ``refresh_every``-th update, recomputes.
         """

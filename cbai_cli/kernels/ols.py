@@ -29,7 +29,7 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
     With u = V⁺x, q = xᵀu, s = c/(1 + c·q) and, for every arm a, p = aᵀu and p' = aᵀV⁺u
     (one pass over the arm matrix): aᵀV⁺a −= s·p², ‖V⁺a‖² += s²‖u‖²·p² − 2s·p·p',
     aᵀφ̂ += p·(y − c·xᵀφ̂)/(1 + c·q) (y = ``total``), then V⁺ −= s·uuᵀ (Sherman–Morrison on
-    the span). Each arm's roundoff bound on its spread grows by |Δ| + b' (in units of
+    the span). Each arm's roundoff estimate for its spread grows by |Δ| + b' (in units of
     STEP_ROUNDOFF; REFRESH once it exceeds ``drift_ratio``·b' = DRIFT_TOLERANCE/STEP_ROUNDOFF·b'
     for some arm). Otherwise the growth sum gains c·``growths``[arm] (Lemma 2 of docs/ols.md),
     EPOCH once it exceeds ``margin``.
@@ -38,7 +38,7 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
     numpy's BLAS sums in blocks (with fused multiply-adds on some CPUs). The order moves the
     last bits, not the size of the error (every order of a length-d sum has the same bound,
     (d − 1) ulps of Σ|terms|), so the drift test keeps the numpy version's unit: one step adds
-    STEP_ROUNDOFF·(|Δ| + b') to a spread's bound. That is the typical error of one step
+    STEP_ROUNDOFF·(|Δ| + b') to a spread's estimate. That is the typical error of one step
     (in either order), not a bound on it: benchmarks/ols_roundoff.py measures, against
     extended precision on 3,000 random designs, a median of 0.6 ulp·(|Δ| + b') and 99 % below
     81 for this order (86 for BLAS's), and tails up to 5·10⁴ where two arms are nearly
