@@ -19,7 +19,8 @@ component outside the span stay uncertain (infinite width).
 - :class:`LeastSquaresSpan`: V⁺, xᵀV⁺b, xᵀV⁺x and ‖V⁺x‖² of every arm, kept by rank-one
   updates at O(K·d + d²) per pull, an exact recomputation when the span grows or the
   updates' roundoff could exceed 1e-11 relative, and epochs
-  over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull.
+  over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull;
+  the per-pull work is compiled (:mod:`cbai_cli.kernels.ols`).
 - :func:`mixture_thresholds`, :func:`mixture_members`, :func:`mixture_widths`: β and λ̄ of
   every ρ_γ, the member each arm takes, and the half-widths.
 - :class:`MixtureIntervals`: one run's intervals (the regime's ``intervals(design)``).
@@ -32,6 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cbai_cli.kernels.ols import EPOCH, REFRESH, mixture_bounds, rank_one_step
+
 # Relative size below which an eigenvalue of V, or the part of an arm outside the span,
 # counts as zero: least squares identifies φ only on the span (Lindner et al. 2022,
 # Proposition 2 makes the same cut for one round's design).
@@ -40,7 +43,8 @@ SPAN_TOLERANCE = 1e-9
 # Sherman–Morrison step that shrinks a cache by a factor A leaves the absolute error of the
 # larger old value in the smaller new one, so its relative error grows by A.
 DRIFT_TOLERANCE = 1e-11
-# Fresh relative roundoff of one rank-one step, before its amplification (a few ulps).
+# Fresh relative roundoff of one rank-one step, before its amplification: a few ulps, its
+# typical size in either summation order, not a bound (docs/ols.md, "Roundoff of a step").
 STEP_ROUNDOFF = 4.0 * float(np.finfo(float).eps)
 # Slack (nats) of the bound ℓ_i + MARGIN on log det(I + V/λ_i) within an epoch: the widths
 # carry β larger by at most MARGIN/2, and an epoch lasts about MARGIN·n/rank pulls.
@@ -174,7 +178,7 @@ class LeastSquaresSpan:
     update after which some arm's ‖V⁺x‖² could carry a relative roundoff above
     ``DRIFT_TOLERANCE``: a step that shrinks a cache by a factor A keeps the absolute error of
     the old value, so its relative error grows by A (a pull that takes V from condition 5·10⁶
-    to 900 shrinks ‖V⁺x‖² by 4·10⁸); a running bound on each arm's roundoff costs O(K) per pull
+    to 900 shrinks ‖V⁺x‖² by 4·10⁸); a running estimate of each arm's roundoff costs O(K) per pull
     (the variances xᵀV⁺x shrink by at most 1 + c·q in a pull, the square root of the factor of
     the pulled arm's ‖V⁺x‖², so the spreads are the caches to watch). An
     *epoch* (a new eigendecomposition of V and exact log-determinants) starts there too and
@@ -212,13 +216,10 @@ class LeastSquaresSpan:
         self.refresh_every = refresh_every or max(200, 20 * d)
         self.n_samples = 0
         self.epoch = 0
-        self._arms_t = np.ascontiguousarray(self.arms.T)
         self._arm_norms2 = np.einsum("kd,kd->k", self.arms, self.arms)
         self._counts = np.zeros(k)  # pulls per arm: V = Σ_a counts_a·a aᵀ over the pulled arms
         self._sums = np.zeros(k)  # Σ y_s per arm: b = armsᵀ·sums
         self._directions = np.zeros((2, d))  # V⁺x and V⁺V⁺x of the pulled arm
-        self._projected = np.ones((3, k))
-        self._scratch = np.empty(k)
         self.scales, self.margin = np.zeros(0), math.inf
         self.refresh()
 
@@ -261,11 +262,12 @@ class LeastSquaresSpan:
     def update(self, arm: int, total: float, count: int = 1) -> None:
         """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``.
 
-        With u = V⁺x, q = xᵀu and s = c/(1 + c·q): V⁺ −= s·uuᵀ, and for every arm a with
-        p = aᵀu and p' = aᵀV⁺u: aᵀV⁺a −= s·p², ‖V⁺a‖² += s²·‖u‖²·p² − 2s·p·p', and
-        aᵀφ̂ += p·(y − c·xᵀφ̂)/(1 + c·q).
+        A pull in the span takes the compiled rank-one step
+        (:func:`cbai_cli.kernels.ols.rank_one_step`: V⁺ and the three caches by
+        Sherman–Morrison, the roundoff estimate, the epoch's growth sum), which says whether a
+        recomputation or a new epoch is due; a pull outside the span, or the
+        ``refresh_every``-th update, recomputes.
         """
-        x = self.arms[arm]
         self._counts[arm] += count
         self._sums[arm] += total
         self.n_samples += count
@@ -273,34 +275,14 @@ class LeastSquaresSpan:
         if not self.inside[arm] or self._since_refresh >= self.refresh_every:
             self.refresh()
             return
-        u, twice = self._directions
-        np.matmul(self.pinv, x, out=u)
-        np.matmul(self.pinv, u, out=twice)
-        # Rows p = aᵀu and p' = aᵀV⁺u for every arm a (the one pass over the arm matrix), and ones.
-        projected = self._projected
-        np.matmul(self._directions, self._arms_t, out=projected[:2])
-        q = float(projected[0, arm])
-        shrink = count / (1.0 + count * q)
-        residual = (total - count * float(self._caches[2, arm])) / (1.0 + count * q)
-        # The caches change by C·(p·(p, p', 1)), with ‖u‖² computed afresh (not the pulled arm's cache).
-        change = np.array([[-shrink, 0.0, 0.0], [shrink * shrink * float(u @ u), -2.0 * shrink, 0.0],
-                           [0.0, 0.0, residual]])
-        step = change @ (projected[0] * projected)
-        self._caches += step
-        self.pinv -= (shrink * u)[:, None] * u
-        # Each step adds roundoff of about STEP_ROUNDOFF·max(b, b') to a spread falling or
-        # rising from b to b' (|Δ| + b' ≥ that), and the sum stays with the spread however far
-        # it falls: recompute once some spread's relative error could exceed DRIFT_TOLERANCE.
-        scratch = self._scratch
-        np.abs(step[1], out=scratch)
-        scratch += self._caches[1]
-        self._roundoff += scratch
-        np.multiply(self._caches[1], DRIFT_TOLERANCE / STEP_ROUNDOFF, out=scratch)
-        if np.greater(self._roundoff, scratch).any():
+        code, growth = rank_one_step(self.arms, self.pinv, self._caches, self._roundoff, self._directions,
+                                     self._growths, arm, count, total, self._growth, self.margin,
+                                     DRIFT_TOLERANCE / STEP_ROUNDOFF)
+        if code == REFRESH:
             self.refresh()
             return
-        self._growth += count * float(self._growths[arm])
-        if self._growth > self.margin:
+        self._growth = growth
+        if code == EPOCH:
             self._start_epoch(*np.linalg.eigh(self.gram))
 
     def refresh(self) -> None:
@@ -378,10 +360,10 @@ class MixtureIntervals:
         fit = self.fit
         if fit.epoch != self._epoch:
             self._start_epoch()
-        widths = np.sqrt(np.maximum(self._intercepts * fit.variances + self._slopes * fit.spreads, 0.0))
-        widths = np.where(fit.inside, widths, np.inf)
-        predictions = fit.predictions
-        return predictions - widths, predictions + widths
+        lower, upper = np.empty(fit.arms.shape[0]), np.empty(fit.arms.shape[0])
+        mixture_bounds(self._intercepts, self._slopes, fit.variances, fit.spreads, fit.inside, fit.predictions,
+                       lower, upper)
+        return lower, upper
 
     def estimate(self) -> np.ndarray:
         """(d,) φ̂ = V⁺b."""

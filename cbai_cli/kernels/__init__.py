@@ -1,4 +1,4 @@
-"""The adaptive CBAI step compiled with numba (docs/sweeps.md).
+"""The adaptive CBAI step compiled with numba (docs/sweeps.md, docs/ols.md).
 
 The modules that import numba (:mod:`.jit` and everything that uses it) are imported
 only when an adaptive run starts, so ``cbai --help``, ``bound``, ``generate`` and the
@@ -14,6 +14,10 @@ numba nor numpy at import time.
 - :mod:`.elimination`: the intervals of a radius and the update of U, F and r̄.
 - :mod:`.select`: the sampling rules with a kernel code.
 - :mod:`.advance`: whole runs of a batch of B states, until each stops or needs Python.
+- :mod:`.threads`: the passes over the arm matrix, split across numba's threads on large
+  arm sets (bitwise the serial passes).
+- :mod:`.ols`: the ``ols`` regime's per-pull work (the least-squares fit's rank-one step
+  and the mixture intervals), called from :mod:`cbai_cli.ols`.
 - :mod:`.batch`: the batch state (arrays with a leading axis of B runs) and the Python
   loop around :mod:`.advance` (noise chunks, exact refreshes).
 """

@@ -1,0 +1,165 @@
+"""The compiled per-pull work of the ``ols`` regime (cbai_cli/kernels/ols.py): the rank-one
+step against the same update written out in numpy and against a fit from scratch, the
+drift test and the epoch test, and the interval bounds against numpy's elementwise formula
+(how much roundoff a step adds is measured, not tested: benchmarks/ols_roundoff.py)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cbai_cli.kernels.ols import EPOCH, KEEP, REFRESH, mixture_bounds, rank_one_step
+from cbai_cli.ols import DRIFT_TOLERANCE, STEP_ROUNDOFF
+
+RATIO = DRIFT_TOLERANCE / STEP_ROUNDOFF
+
+
+def fit_from_scratch(arms: np.ndarray, counts: np.ndarray, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """V⁺ (d, d) and the caches (3, K) xᵀV⁺x, ‖V⁺x‖², xᵀV⁺b of V = Σ c_a·a aᵀ, b = Σ y_a·a (full rank)."""
+    gram = arms.T @ (counts[:, None] * arms)
+    pinv = np.linalg.inv(gram)
+    pinv = 0.5 * (pinv + pinv.T)
+    projected = arms @ pinv
+    caches = np.stack((np.einsum("kd,kd->k", projected, arms), np.einsum("kd,kd->k", projected, projected),
+                       projected @ (sums @ arms)))
+    return np.ascontiguousarray(pinv), caches
+
+
+def random_fit(seed: int, k: int, d: int):
+    """Arms (K, d), V⁺ and the caches after a few pulls of every arm (V well conditioned)."""
+    rng = np.random.default_rng(seed)
+    arms = rng.standard_normal((k, d))
+    counts = rng.integers(1, 4, size=k).astype(float)
+    sums = rng.standard_normal(k)
+    return rng, arms, counts, sums, *fit_from_scratch(arms, counts, sums)
+
+
+def step_in_numpy(arms, pinv, caches, arm, count, total):
+    """The rank-one step of docs/ols.md ("Cost") written out: (V⁺, caches) afterwards."""
+    u = pinv @ arms[arm]
+    q = arms[arm] @ u
+    shrink = count / (1.0 + count * q)
+    residual = (total - count * caches[2, arm]) / (1.0 + count * q)
+    p, p_twice = arms @ u, arms @ (pinv @ u)
+    changes = np.stack((-shrink * p**2, shrink**2 * (u @ u) * p**2 - 2.0 * shrink * p * p_twice, residual * p))
+    return pinv - shrink * np.outer(u, u), caches + changes
+
+
+def call(arms, pinv, caches, arm, count, total, roundoff=None, growths=None, growth=0.0, margin=math.inf,
+         ratio=RATIO):
+    k, d = arms.shape
+    roundoff = np.zeros(k) if roundoff is None else roundoff
+    growths = np.zeros(k) if growths is None else growths
+    return rank_one_step(arms, pinv, caches, roundoff, np.empty((2, d)), growths, arm, count, total, growth,
+                         margin, ratio)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 9), d=st.integers(1, 6), count=st.integers(1, 3))
+def test_the_step_is_the_rank_one_update_written_in_numpy(seed, k, d, count):
+    rng, arms, counts, sums, pinv, caches = random_fit(seed, k + d, d)
+    arm, total = int(rng.integers(k + d)), float(rng.standard_normal())
+    expected_pinv, expected_caches = step_in_numpy(arms, pinv, caches, arm, count, total)
+    call(arms, pinv, caches, arm, count, total)
+    scale = np.abs(expected_caches).max(axis=1, keepdims=True)
+    assert np.allclose(pinv, expected_pinv, rtol=0.0, atol=1e-12 * np.abs(expected_pinv).max())
+    assert np.allclose(caches, expected_caches, rtol=1e-12, atol=1e-12 * scale)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 9), d=st.integers(1, 6), count=st.integers(1, 3))
+def test_the_step_equals_a_fit_from_scratch_of_the_new_design(seed, k, d, count):
+    rng, arms, counts, sums, pinv, caches = random_fit(seed, k + d, d)
+    arm, total = int(rng.integers(k + d)), float(rng.standard_normal())
+    call(arms, pinv, caches, arm, count, total)
+    counts[arm] += count
+    sums[arm] += total
+    expected_pinv, expected_caches = fit_from_scratch(arms, counts, sums)
+    condition = np.linalg.cond(arms.T @ (counts[:, None] * arms))
+    tolerance = 1e-13 * condition
+    assert np.allclose(pinv, expected_pinv, rtol=tolerance, atol=tolerance * np.abs(expected_pinv).max())
+    assert np.allclose(caches, expected_caches, rtol=tolerance,
+                       atol=tolerance * np.abs(expected_caches).max(axis=1, keepdims=True))
+
+
+def ill_conditioned_fit():
+    """Arms e1, (0, 10⁻³), e2 after pulls of the first two: V = diag(1, 10⁻⁶), so the
+    second arm has ‖V⁺x‖² = 10⁶, and a pull of e2 shrinks it by about 10¹²."""
+    arms = np.array([[1.0, 0.0], [0.0, 1e-3], [0.0, 1.0]])
+    return (arms, *fit_from_scratch(arms, np.array([1.0, 1.0, 0.0]), np.array([0.5, 1e-3, 0.0])))
+
+
+def test_a_step_that_shrinks_a_spread_by_1e12_asks_for_a_recomputation():
+    arms, pinv, caches = ill_conditioned_fit()
+    assert call(arms, pinv, caches, 2, 1, 0.3)[0] == REFRESH
+
+
+def test_a_step_that_leaves_the_spreads_alone_keeps_the_caches():
+    arms, pinv, caches = ill_conditioned_fit()
+    assert call(arms, pinv, caches, 0, 1, 0.3)[0] == KEEP
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), slack=st.sampled_from([0.5, 2.0]))
+def test_the_drift_test_fires_exactly_when_some_bound_passes_its_tolerance(seed, slack):
+    """With a fresh bound, the step adds |Δb| + b' to each arm's bound; REFRESH iff for some
+    arm that exceeds ratio·b' (here the ratio is set around the largest (|Δb| + b')/b')."""
+    rng, arms, counts, sums, pinv, caches = random_fit(seed, 6, 3)
+    arm, total = int(rng.integers(6)), float(rng.standard_normal())
+    after = step_in_numpy(arms, pinv, caches, arm, 1, total)[1][1]
+    largest = np.max((np.abs(after - caches[1]) + after) / after)
+    code, _ = call(arms, pinv, caches, arm, 1, total, ratio=largest * slack)
+    assert code == (REFRESH if slack < 1.0 else KEEP)
+
+
+def test_the_growth_sum_starts_an_epoch_once_it_passes_the_margin():
+    arms, pinv, caches = ill_conditioned_fit()
+    growths = np.array([0.25, 0.0, 0.0])
+    code, growth = call(arms, pinv.copy(), caches.copy(), 0, 2, 0.3, growths=growths, growth=0.125, margin=0.625)
+    assert (code, growth) == (KEEP, 0.625)
+    code, growth = call(arms, pinv.copy(), caches.copy(), 0, 2, 0.3, growths=growths, growth=0.25, margin=0.625)
+    assert (code, growth) == (EPOCH, 0.75)
+
+
+def test_a_recomputation_takes_precedence_over_an_epoch():
+    arms, pinv, caches = ill_conditioned_fit()
+    assert call(arms, pinv, caches, 2, 1, 0.3, growths=np.ones(3), margin=0.0)[0] == REFRESH
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 30))
+def test_the_bounds_are_numpys_elementwise_formula_bitwise(seed, k):
+    rng = np.random.default_rng(seed)
+    intercepts, slopes = rng.uniform(0.1, 10.0, size=(2, k))
+    variances, spreads = rng.uniform(-1e-17, 1.0, size=(2, k))  # a tiny negative: roundoff below zero
+    inside = rng.random(k) < 0.7
+    predictions = rng.standard_normal(k)
+    lower, upper = np.empty(k), np.empty(k)
+    mixture_bounds(intercepts, slopes, variances, spreads, inside, predictions, lower, upper)
+    widths = np.where(inside, np.sqrt(np.maximum(intercepts * variances + slopes * spreads, 0.0)), np.inf)
+    np.testing.assert_array_equal(lower, predictions - widths)
+    np.testing.assert_array_equal(upper, predictions + widths)
+
+
+def test_the_fit_recomputes_after_a_step_that_would_lose_its_spreads_digits(monkeypatch):
+    """Through LeastSquaresSpan: after the pull of e2 the spreads equal V⁺ from scratch
+    (the step alone leaves the second arm's off by 5·10⁻⁴ relative, checked with the
+    drift test switched off)."""
+    from cbai_cli import ols
+
+    arms = np.array([[1.0, 0.0], [0.0, 1e-3], [0.0, 1.0]])
+
+    def spread_error() -> float:
+        fit = ols.LeastSquaresSpan(arms, refresh_every=10**6)
+        fit.update(0, 0.5)
+        fit.update(1, 1e-3)
+        fit.update(2, 0.3)
+        exact = np.sum((arms @ np.linalg.inv(fit.gram)) ** 2, axis=1)
+        return float(np.max(np.abs(fit.spreads - exact) / exact))
+
+    assert spread_error() < 1e-12
+    monkeypatch.setattr(ols, "DRIFT_TOLERANCE", math.inf)
+    assert spread_error() > 1e-6
