@@ -23,14 +23,20 @@ from cbai_cli.kinds import load
 from cbai_cli.simulate import RunRequest, prepare, run_streams
 
 
-def step_time(prepared, steps: int) -> tuple[float, int]:
-    """(mean seconds per step, steps made) of one run of seed 0."""
+def warmed_run(prepared):
+    """(learner, environment) of seed 0 after 50 steps of warm-up."""
     noise_rng, algorithm_rng, _ = run_streams(0)
     learner = prepared.make_algorithm(algorithm_rng)
     environment = prepared.kind.environment(prepared.instance, noise_rng)
     for _ in range(50):
         query = learner.ask()
         learner.tell(query, environment.answer(query))
+    return learner, environment
+
+
+def step_time(prepared, steps: int) -> tuple[float, int]:
+    """(mean seconds per step, steps made) of one run of seed 0."""
+    learner, environment = warmed_run(prepared)
     made = 0
     start = time.perf_counter()
     while made < steps and not learner.done:
@@ -46,12 +52,7 @@ PARTS = ("ask", "answer", "design", "observe", "bounds", "elimination")
 def part_times(prepared, steps: int) -> dict[str, float]:
     """Mean seconds per step of each part of :data:`PARTS` in one run of seed 0 (after 50
     steps of warm-up), calling the parts of ``Adaptive.tell`` one by one."""
-    noise_rng, algorithm_rng, _ = run_streams(0)
-    learner = prepared.make_algorithm(algorithm_rng)
-    environment = prepared.kind.environment(prepared.instance, noise_rng)
-    for _ in range(50):
-        query = learner.ask()
-        learner.tell(query, environment.answer(query))
+    learner, environment = warmed_run(prepared)
     totals = dict.fromkeys(PARTS, 0.0)
     made = 0
     while made < steps and not learner.done:
