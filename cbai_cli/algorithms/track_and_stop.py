@@ -127,6 +127,22 @@ class TrackAndStop(Adaptive):
         return int(np.argmax(products * products))
 
     def select(self) -> int:
+        """The next pull: the compiled rule (:func:`cbai_cli.kernels.track_and_stop.track_and_stop_arm`,
+        the same pulls as the steps of the class docstring written with the methods above),
+        or those methods themselves when it declines (no relevant arm)."""
+        from cbai_cli.kernels.track_and_stop import track_and_stop_arm
+
+        design, state = self.design, self.state
+        arm, forced = track_and_stop_arm(design.arms, self.problem.rewards, self.problem.threshold, state.uncertain,
+                                         state.feasible, state.last_upper, design.inverse, design.norms2,
+                                         design.predictions, design.n_samples, OPTIMISM)
+        if arm >= 0:
+            self.forced_pulls += int(forced)
+            return int(arm)
+        return self.select_in_numpy()
+
+    def select_in_numpy(self) -> int:
+        """The next pull by the methods above, step by step (the reference for the compiled rule)."""
         relevant = self.relevant(self.empirical_answer())
         if self.exploration_due(relevant):
             self.forced_pulls += 1

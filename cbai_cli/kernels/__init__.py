@@ -16,6 +16,8 @@ numba nor numpy at import time.
 - :mod:`.advance`: whole runs of a batch of B states, until each stops or needs Python.
 - :mod:`.threads`: the passes over the arm matrix, split across numba's threads on large
   arm sets (bitwise the serial passes).
+- :mod:`.track_and_stop`: Track-and-Stop's sampling rule, one call per step from
+  :meth:`cbai_cli.algorithms.track_and_stop.TrackAndStop.select`.
 - :mod:`.ols`: the ``ols`` regime's per-pull work (the least-squares fit's rank-one step
   and the mixture intervals), called from :mod:`cbai_cli.ols`.
 - :mod:`.batch`: the batch state (arrays with a leading axis of B runs) and the Python
