@@ -17,7 +17,6 @@ The mathematics and the measurements are in docs/track-and-stop.md.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -91,60 +90,49 @@ class TrackAndStop(Adaptive):
         feasible) and predicted feasible, φ̂ᵀx − κ·w(x) ≤ τ with κ = :data:`OPTIMISM` and
         w(x) the half-width of the run's last interval; first index among ties; None
         when there is none."""
-        possible = self.state.uncertain | self.state.feasible
-        predictions = self.design.predictions
-        half_widths = self.state.last_upper - predictions  # the regime's w(x); ∞ before the first update
-        with np.errstate(invalid="ignore"):
-            optimistic = np.where(np.isfinite(half_widths), predictions - OPTIMISM * half_widths, -np.inf)
-        predicted = possible & ((optimistic <= self.problem.threshold) | self.state.feasible)
-        if not predicted.any():
-            return None
-        candidates = np.flatnonzero(predicted)
-        return int(candidates[np.argmax(self.problem.rewards[candidates])])
+        from cbai_cli.kernels import track_and_stop as rule
+
+        state = self.state
+        answer = rule.empirical_answer(self.problem.rewards, self.problem.threshold, state.uncertain, state.feasible,
+                                       state.last_upper, self.design.predictions, OPTIMISM)
+        return None if answer < 0 else int(answer)
 
     def relevant(self, answer: int | None) -> np.ndarray:
         """(K,) bool: R = U ∩ X≥(x̂*), or U when ``answer`` is None."""
-        if answer is None:
-            return self.state.uncertain
-        return self.state.uncertain & (self.problem.rewards >= self.problem.rewards[answer])
+        from cbai_cli.kernels.track_and_stop import relevant_arms
+
+        return relevant_arms(self.problem.rewards, self.state.uncertain, -1 if answer is None else answer)
 
     def exploration_due(self, relevant: np.ndarray) -> bool:
         """Whether max_{x∈R} ‖x‖²_{A⁻¹} exceeds d/√n (step 2 of the class docstring)."""
-        n = max(self.design.n_samples, 1)
-        return float(self.design.norms2[relevant].max()) > self.problem.dim / math.sqrt(n)
+        from cbai_cli.kernels.track_and_stop import exploration_due
+
+        return bool(exploration_due(self.design.norms2, relevant, self.problem.dim, self.design.n_samples))
 
     def active_target(self, relevant: np.ndarray) -> int:
         """y* = argmax_{x∈R} ‖x‖²_{A⁻¹}/ĝ(x)², the target that sets the plug-in objective F
         (step 3), with ĝ(x) = φ̂ᵀx − τ floored at a millionth of the largest |ĝ| over R."""
-        candidates = np.flatnonzero(relevant)
-        gaps = np.abs(self.design.predictions[candidates] - self.problem.threshold)
-        gaps = np.maximum(gaps, 1e-6 * (float(gaps.max()) or 1.0))
-        return int(candidates[np.argmax(self.design.norms2[candidates] / gaps**2)])
+        from cbai_cli.kernels.track_and_stop import active_target
+
+        return int(active_target(self.design.norms2, self.design.predictions, self.problem.threshold, relevant))
 
     def frank_wolfe_arm(self, target: int) -> int:
         """argmax_a (aᵀA⁻¹y)² for y = ``arms[target]``: the Frank–Wolfe vertex of step 3."""
-        products = self.problem.arms @ (self.design.inverse @ self.problem.arms[target])
-        return int(np.argmax(products * products))
+        from cbai_cli.kernels.track_and_stop import frank_wolfe_arm
+
+        return int(frank_wolfe_arm(self.design.arms, self.design.inverse, target))
 
     def select(self) -> int:
-        """The next pull: the compiled rule (:func:`cbai_cli.kernels.track_and_stop.track_and_stop_arm`,
-        the same pulls as the steps of the class docstring written with the methods above),
-        or those methods themselves when it declines (no relevant arm)."""
+        """The next pull, steps 1–3 of the class docstring in one compiled call
+        (:func:`cbai_cli.kernels.track_and_stop.track_and_stop_arm`, built from the same
+        pieces as the methods above)."""
+        from cbai_cli.kernels.threads import threads_from
         from cbai_cli.kernels.track_and_stop import track_and_stop_arm
 
         design, state = self.design, self.state
         arm, forced = track_and_stop_arm(design.arms, self.problem.rewards, self.problem.threshold, state.uncertain,
                                          state.feasible, state.last_upper, design.inverse, design.norms2,
-                                         design.predictions, design.n_samples, OPTIMISM)
-        if arm >= 0:
-            self.forced_pulls += int(forced)
-            return int(arm)
-        return self.select_in_numpy()
-
-    def select_in_numpy(self) -> int:
-        """The next pull by the methods above, step by step (the reference for the compiled rule)."""
-        relevant = self.relevant(self.empirical_answer())
-        if self.exploration_due(relevant):
-            self.forced_pulls += 1
-            return int(np.argmax(self.design.gain(self.max_variance_direction(relevant))))
-        return self.frank_wolfe_arm(self.active_target(relevant))
+                                         design.predictions, design.n_samples, OPTIMISM, design.companion,
+                                         design.block, threads_from(design.arms))
+        self.forced_pulls += int(forced)
+        return int(arm)

@@ -12,23 +12,27 @@ Ties go to the first index.
 
 from __future__ import annotations
 
-import math
-
 from cbai_cli.kernels.codes import GREEDY_MAXVAR, MAXREW_U
 from cbai_cli.kernels.design import greedy_arm
 from cbai_cli.kernels.jit import njit
 
 
 @njit
+def first_max(values, candidates, everywhere):
+    """argmax of ``values`` over the indices with ``candidates`` set (over all when
+    ``everywhere``), first among ties; −1 when there is none. Shapes: values, candidates (K,)."""
+    chosen = -1
+    for a in range(values.shape[0]):
+        if (everywhere or candidates[a]) and (chosen < 0 or values[a] > values[chosen]):
+            chosen = a
+    return chosen
+
+
+@njit
 def max_variance_arm(norms2, candidates, everywhere):
     """argmax ‖x‖²_{A⁻¹} over the arms with ``candidates`` set (over all when ``everywhere``),
     first among ties. Shapes: norms2, candidates (K,)."""
-    chosen = -1
-    top = -math.inf
-    for a in range(norms2.shape[0]):
-        if (everywhere or candidates[a]) and (chosen < 0 or norms2[a] > top):
-            chosen, top = a, norms2[a]
-    return chosen
+    return first_max(norms2, candidates, everywhere)
 
 
 @njit
@@ -40,10 +44,6 @@ def select(code, arms, inverse, norms2, rewards, uncertain, contender, companion
     :func:`cbai_cli.kernels.design.absorb`.
     """
     if code == MAXREW_U:
-        chosen = -1
-        for a in range(rewards.shape[0]):
-            if uncertain[a] and (chosen < 0 or rewards[a] > rewards[chosen]):
-                chosen = a
-        return chosen
+        return first_max(rewards, uncertain, False)
     direction = max_variance_arm(norms2, uncertain, code == GREEDY_MAXVAR)
     return greedy_arm(arms, inverse, norms2, direction, contender, companion, block, threads_from)

@@ -1,11 +1,10 @@
-"""Track-and-Stop's sampling rule as one compiled call
-(:class:`cbai_cli.algorithms.track_and_stop.TrackAndStop`, whose docstring gives the rule
-and its choices; this is the same rule, step for step, on the run's arrays).
+"""Track-and-Stop's sampling rule, compiled (:class:`cbai_cli.algorithms.track_and_stop.TrackAndStop`,
+whose docstring gives the rule and its choices; its methods call the pieces here).
 
 A step of the rule in numpy is a dozen calls on arrays of K numbers; at the sizes of the
 paper's instances that is call overhead, not arithmetic. The products with the arm matrix
 are the same BLAS calls as numpy's (``arms @ (A⁻¹ y)``) and every argmax takes the first
-index among ties, so the pulls are those of the numpy rule.
+index among ties.
 """
 
 from __future__ import annotations
@@ -14,59 +13,77 @@ import math
 
 import numpy as np
 
+from cbai_cli.kernels.design import greedy_arm
 from cbai_cli.kernels.jit import njit
+from cbai_cli.kernels.select import first_max
 
 
 @njit
-def _first_max(values, candidates):
-    """argmax of ``values`` over the indices with ``candidates`` set, first among ties; −1
-    when there is none. Shapes: values, candidates (K,)."""
-    chosen = -1
-    for a in range(values.shape[0]):
-        if candidates[a] and (chosen < 0 or values[a] > values[chosen]):
-            chosen = a
-    return chosen
-
-
-@njit
-def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2, predictions,
-                       n_samples, optimism):
-    """(arm, forced) of Track-and-Stop's next pull: the answer x̂*, the relevant arms R, then
-    forced exploration (G-ACOL's greedy step towards the least known arm of R) or the
-    Frank–Wolfe vertex for the active target; (−1, False) when R is empty (the caller then
-    takes the numpy rule, which decides that case).
-
-    Shapes: arms (K, d); rewards, uncertain, feasible, last_upper, norms2, predictions (K,);
-    inverse (d, d) A⁻¹.
-    """
-    k, d = arms.shape
-    predicted = np.zeros(k, dtype=np.bool_)
-    for a in range(k):
+def empirical_answer(rewards, threshold, uncertain, feasible, last_upper, predictions, optimism):
+    """x̂*: the most rewarding arm that is still possible (uncertain or certainly feasible)
+    and predicted feasible, φ̂ᵀx − κ·w(x) ≤ τ with w(x) = ``last_upper`` − φ̂ᵀx (∞ before
+    the first interval); −1 when there is none. Shapes: all (K,)."""
+    predicted = np.zeros(rewards.shape[0], dtype=np.bool_)
+    for a in range(rewards.shape[0]):
         if uncertain[a] or feasible[a]:
             half_width = last_upper[a] - predictions[a]
             optimistic = predictions[a] - optimism * half_width if math.isfinite(half_width) else -math.inf
             predicted[a] = optimistic <= threshold or feasible[a]
-    answer = _first_max(rewards, predicted)
-    relevant = uncertain.copy()
-    if answer >= 0:
-        for a in range(k):
-            relevant[a] = uncertain[a] and rewards[a] >= rewards[answer]
-    least_known = _first_max(norms2, relevant)
-    if least_known < 0:
-        return -1, False
-    if norms2[least_known] > d / math.sqrt(max(n_samples, 1)):
-        projected = np.dot(arms, np.dot(inverse, arms[least_known]))
-        gains = projected**2 / (1.0 + norms2)
-        return _first_max(gains, np.ones(k, dtype=np.bool_)), True
+    return first_max(rewards, predicted, False)
+
+
+@njit
+def relevant_arms(rewards, uncertain, answer):
+    """(K,) bool: R = U ∩ X≥(x̂*), or U when ``answer`` is −1."""
+    if answer < 0:
+        return uncertain.copy()
+    return uncertain & (rewards >= rewards[answer])
+
+
+@njit
+def active_target(norms2, predictions, threshold, relevant):
+    """y* = argmax_{x∈R} ‖x‖²_{A⁻¹}/ĝ(x)², ĝ(x) = φ̂ᵀx − τ floored at a millionth of the
+    largest |ĝ| over R (of 1 when all are zero). Shapes: all (K,)."""
     top = 0.0
-    for a in range(k):
+    for a in range(norms2.shape[0]):
         if relevant[a]:
             top = max(top, abs(predictions[a] - threshold))
     floor = 1e-6 * (top if top != 0.0 else 1.0)
-    scores = np.empty(k)
-    for a in range(k):
-        gap = max(abs(predictions[a] - threshold), floor)
-        scores[a] = norms2[a] / gap**2
-    target = _first_max(scores, relevant)
+    scores = np.empty(norms2.shape[0])
+    for a in range(norms2.shape[0]):
+        scores[a] = norms2[a] / max(abs(predictions[a] - threshold), floor) ** 2
+    return first_max(scores, relevant, False)
+
+
+@njit
+def frank_wolfe_arm(arms, inverse, target):
+    """argmax_a (aᵀA⁻¹y)² for y = ``arms[target]``. Shapes: arms (K, d), inverse (d, d)."""
     products = np.dot(arms, np.dot(inverse, arms[target]))
-    return _first_max(products * products, np.ones(k, dtype=np.bool_)), False
+    return first_max(products * products, products, True)  # every arm: the candidates argument is not read
+
+
+@njit
+def exploration_due(norms2, relevant, dim, n_samples):
+    """Whether max_{x∈R} ‖x‖²_{A⁻¹} exceeds d/√n (n at least 1)."""
+    return norms2[first_max(norms2, relevant, False)] > dim / math.sqrt(max(n_samples, 1))
+
+
+@njit
+def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2, predictions,
+                       n_samples, optimism, companion, block, threads_from):
+    """(arm, forced) of Track-and-Stop's next pull: x̂*, R, then forced exploration (G-ACOL's
+    greedy step towards the least known arm of R, :func:`cbai_cli.kernels.design.greedy_arm`)
+    or the Frank–Wolfe vertex of the active target. R is never empty while U is not: x̂* is
+    uncertain (so in R) or certainly feasible, and then r̄ has already dropped every
+    uncertain arm less rewarding than it.
+
+    Shapes: arms (K, d); rewards, uncertain, feasible, last_upper, norms2, predictions,
+    companion (K,); inverse (d, d) A⁻¹; ``companion``, ``block``, ``threads_from``: the
+    design's pass settings (:func:`cbai_cli.kernels.design.absorb`).
+    """
+    answer = empirical_answer(rewards, threshold, uncertain, feasible, last_upper, predictions, optimism)
+    relevant = relevant_arms(rewards, uncertain, answer)
+    if exploration_due(norms2, relevant, arms.shape[1], n_samples):
+        least_known = first_max(norms2, relevant, False)
+        return greedy_arm(arms, inverse, norms2, least_known, -1, companion, block, threads_from), True
+    return frank_wolfe_arm(arms, inverse, active_target(norms2, predictions, threshold, relevant)), False
