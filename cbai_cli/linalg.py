@@ -23,6 +23,8 @@ import math
 
 import numpy as np
 
+from cbai_cli.kernels.codes import streams
+
 
 def quadratic_forms(rows: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     """``xᵀMx`` for every row x of ``rows``.
@@ -229,12 +231,6 @@ class DesignState(RidgeDesign):
         block: rows per block of a pass over the arms.
     """
 
-    #: Arm matrices with at least this many entries (2 MB) do not stay in cache between
-    #: two products: above it, and with at least :attr:`STREAM_MIN_DIM` coordinates, where
-    #: a product costs more than the prediction's few passes over (K,) vectors,
-    #: :meth:`update` fuses the gain's product into its own pass.
-    STREAM_ENTRIES = 1 << 18
-    STREAM_MIN_DIM = 32
     #: The prediction (:func:`cbai_cli.kernels.design.predict_contender`) recomputes the
     #: new variance of at most this many arms, and gives up (two passes) beyond.
     MAX_CONTENDERS = 256
@@ -250,7 +246,7 @@ class DesignState(RidgeDesign):
         self._estimate = np.zeros(d)
         self.norms2 = np.einsum("kd,kd->k", arms, arms) / self.ridge
         self.predictions = np.zeros(k)
-        self._streaming = arms.size >= self.STREAM_ENTRIES and d >= self.STREAM_MIN_DIM
+        self._streaming = streams(k, d)
         self.contender = -1
         self.companion = np.zeros(k)
         self.block = max(64, self.BLOCK_BYTES // (8 * max(d, 1)) // 64 * 64)

@@ -208,6 +208,28 @@ def test_fused_update_gives_the_gain_of_a_separate_product():
     assert predicted >= 50  # the prediction holds on almost every step
 
 
+def test_on_a_streaming_matrix_predicting_the_gain_changes_no_number():
+    # 8200 × 32 streams (kernels.codes.streams): the products come from pair_products, fused
+    # into the update's pass when the next direction is predicted, computed by the gain's
+    # own pass otherwise
+    rng = np.random.default_rng(5)
+    arms = rng.standard_normal((8200, 32))
+    predicting, plain = DesignState(arms, 0.5), DesignState(arms, 0.5)
+    assert predicting._streaming
+    uncertain = rng.random(8200) < 0.7
+    predicted = 0
+    for _ in range(30):
+        arm, total = int(rng.integers(8200)), float(rng.standard_normal())
+        predicting.update(arm, total, 1, uncertain)
+        plain.update(arm, total, 1)
+        target = plain.max_variance_arm(uncertain)
+        predicted += predicting.contender == target
+        assert predicting.greedy_arm(target) == plain.greedy_arm(target)
+        np.testing.assert_array_equal(predicting.norms2, plain.norms2)
+        np.testing.assert_array_equal(predicting.predictions, plain.predictions)
+    assert predicted >= 25
+
+
 def test_prediction_is_the_largest_new_variance_among_the_candidates():
     rng = np.random.default_rng(4)
     arms = rng.standard_normal((200, 5))

@@ -1,5 +1,6 @@
-"""The integer codes by which Python tells the compiled step what to do (no numba here:
-the algorithms and regimes declare their codes without loading it)."""
+"""The integer codes by which Python tells the compiled step what to do, and the size
+rule by which both sides choose how a pass reads the arm matrix (no numba here: the
+algorithms and regimes declare their codes without loading it)."""
 
 #: Sampling rules (:mod:`cbai_cli.kernels.select`).
 G_ACOL, GREEDY_MAXVAR, MAXREW_U = 1, 2, 3
@@ -9,3 +10,18 @@ THEORY, DETERMINANT, TUNED = 0, 1, 2
 #: nothing more (its stopping rule fired, or its budget is spent), its next chunk of
 #: noise, or the exact refresh.
 RUNNING, SOLVED, BUDGET, NEED_NOISE, NEED_REFRESH = 0, 1, 2, 3, 4
+
+#: Arm matrices with at least this many entries (2 MB) do not stay in cache between two
+#: passes: from there, and with at least :data:`STREAM_MIN_DIM` coordinates, where a
+#: product costs more than the prediction's few scans of (K,) vectors, the design update
+#: computes the next greedy gain's product in its own pass
+#: (:class:`cbai_cli.linalg.DesignState`), each row read once for both products
+#: (:func:`cbai_cli.kernels.threads.pair_products`).
+STREAM_ENTRIES = 1 << 18
+STREAM_MIN_DIM = 32
+
+
+def streams(k: int, d: int) -> bool:
+    """Whether the passes over a (k, d) arm matrix stream it: one read of each row for two
+    products (:data:`STREAM_ENTRIES`)."""
+    return k * d >= STREAM_ENTRIES and d >= STREAM_MIN_DIM

@@ -6,7 +6,9 @@ package directory is not writable, under numba's user cache directory
 each write whole files (numba writes a temporary file and renames it), so the worst case
 is compiling twice. ``error_model="numpy"``: a division by zero gives ±∞/NaN as in numpy
 instead of raising. No fast-math, so that every operation rounds as the numpy code it
-replaces and records do not depend on which path ran.
+replaces and records do not depend on which path ran; the one exception,
+:func:`njit_reassociating`, computes the products of the passes over large arm
+matrices, which no numpy code computes.
 
 numba keys a function's cache on its own source file only, but a kernel inlines the
 kernels of other modules (``advance`` calls ``absorb``): after an edit of
@@ -42,6 +44,17 @@ def njit_threaded(function):
     nothing else that numba's parallel transforms could rewrite (array expressions or
     reductions, whose order they would change)."""
     return numba.njit(cache=True, error_model="numpy", nogil=True, parallel=True)(function)
+
+
+def njit_reassociating(function):
+    """:func:`njit` allowed to reassociate sums (LLVM's ``reassoc`` flag only, no other
+    fast-math assumption), so that a dot product's loop is vectorised into partial sums.
+
+    Its results depend on the compiled code, not on the data's path through it: the same
+    arguments give the same bits in every call on one machine (a CPU with other vector
+    units may round differently, as its BLAS would).
+    """
+    return numba.njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc"})(function)
 
 
 @functools.cache

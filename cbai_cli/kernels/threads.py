@@ -12,6 +12,13 @@ number of threads (tests/kernels/test_threads.py).
 
 Whether a pass is split is a parameter of the kernels, ``threads_from``: the K·d from
 which they split it, :func:`threads_from` in a normal run.
+
+How a pass computes its products depends on the arm matrix's shape only
+(:func:`cbai_cli.kernels.codes.streams`): on small ones, numpy's BLAS gemv on each block
+(bitwise ``arms @ u``); on large ones, where the update needs two products (its own and
+the next greedy gain's) and a pass is bound by reading the matrix from memory,
+:func:`pair_products` reads each row once for both. Every product of one matrix, in the
+update or in the gain, therefore comes from the same code and rounds the same way.
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ import threading
 import numba
 import numpy as np
 
-from cbai_cli.kernels.jit import njit, njit_threaded
+from cbai_cli.kernels.codes import streams as streams_rule
+from cbai_cli.kernels.jit import njit, njit_reassociating, njit_threaded
 
 #: K·d from which a pass is split across threads: 10⁶ entries, an 8 MB arm matrix.
 #: Measured on 2 cores (``python benchmarks/bench_threads.py --threads-from 0``, the least
@@ -52,51 +60,115 @@ def threads_from(arms: np.ndarray) -> int:
     return THREADS_FROM if numba.get_num_threads() > 1 else NEVER
 
 
+#: :func:`cbai_cli.kernels.codes.streams` for the kernels.
+streams = njit(streams_rule)
+
+
+@njit_reassociating
+def pair_products(arms, start, stop, u, v, first, second):
+    """first[i] = aᵀu and second[i] = aᵀv for the rows a = start + i of ``arms[start:stop]``,
+    each row read once.
+
+    The rows go two at a time, pairs (2j, 2j + 1), four sums in flight, each summed in
+    vector partial sums (reassociated). A pass whose blocks hold an even number of rows
+    therefore computes every row with the same code whatever the block size; aᵀv rounds
+    the same whatever u is. Memory-bound on a large matrix: both products cost about what
+    one gemv costs (``python benchmarks/bench_threads.py``, docs/sweeps.md), where two
+    gemv on a cached block cost 1.3–1.5× one.
+
+    Shapes: arms (K, d); u, v (d,); first, second (stop − start,), written.
+    """
+    d = arms.shape[1]
+    a = start
+    if a % 2 == 1 and a < stop:
+        first[0], second[0] = _row_products(arms, a, u, v)
+        a += 1
+    while a + 1 < stop:
+        p0 = q0 = p1 = q1 = 0.0
+        for j in range(d):
+            x, y = arms[a, j], arms[a + 1, j]
+            p0 += x * u[j]
+            q0 += x * v[j]
+            p1 += y * u[j]
+            q1 += y * v[j]
+        first[a - start], second[a - start], first[a + 1 - start], second[a + 1 - start] = p0, q0, p1, q1
+        a += 2
+    if a < stop:
+        first[a - start], second[a - start] = _row_products(arms, a, u, v)
+
+
+@njit_reassociating
+def _row_products(arms, a, u, v):
+    """(aᵀu, aᵀv) of the single row ``arms[a]`` (:func:`pair_products`' odd rows)."""
+    p = q = 0.0
+    for j in range(arms.shape[1]):
+        p += arms[a, j] * u[j]
+        q += arms[a, j] * v[j]
+    return p, q
+
+
 @njit
-def _absorb_rows(arms, start, stop, u, shrink, residual, norms2, predictions, direction, companion, both):
-    """Rows ``start:stop`` of :func:`absorb_pass`."""
-    rows = arms[start:stop]
-    projected = np.dot(rows, u)
+def _absorb_rows(arms, start, stop, u, shrink, residual, norms2, predictions, direction, companion, both, paired):
+    """Rows ``start:stop`` of :func:`absorb_pass`; ``paired``: the products by
+    :func:`pair_products` (the second into ``companion`` when ``both``, else discarded)."""
+    if paired:
+        projected = np.empty(stop - start)
+        pair_products(arms, start, stop, u, direction, projected,
+                      companion[start:stop] if both else np.empty(stop - start))
+    else:
+        projected = np.dot(arms[start:stop], u)
+        if both:
+            companion[start:stop] = np.dot(arms[start:stop], direction)
     for a in range(stop - start):
         norms2[start + a] -= shrink * (projected[a] * projected[a])
         predictions[start + a] += residual * projected[a]
-    if both:
-        companion[start:stop] = np.dot(rows, direction)
 
 
 @njit_threaded
-def _absorb_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block):
+def _absorb_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block,
+                            paired):
     """:func:`absorb_pass`, its blocks split across numba's threads."""
     k = arms.shape[0]
     for i in numba.prange((k + block - 1) // block):
         start = i * block
         _absorb_rows(arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction,
-                     companion, both)
+                     companion, both, paired)
 
 
 @njit
 def absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block, threads_from):
     """For every arm a: ‖a‖²_{A⁻¹} −= shrink·(aᵀu)², aᵀφ̂ += residual·aᵀu, and when
     ``both``, companion[a] = aᵀ``direction`` (:func:`cbai_cli.kernels.design.absorb`'s
-    pass), block by block, split across threads when K·d ≥ ``threads_from``.
+    pass), block by block, split across threads when K·d ≥ ``threads_from``; the products
+    by :func:`pair_products` on matrices that stream (module docstring).
 
     Shapes: arms (K, d); u, direction (d,); norms2, predictions, companion (K,), updated
     in place.
     """
     k, d = arms.shape
+    paired = streams(k, d)
     if k * d >= threads_from:
-        _absorb_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block)
+        _absorb_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block,
+                                paired)
         return
     for start in range(0, k, block):
         _absorb_rows(arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction,
-                     companion, both)
+                     companion, both, paired)
 
 
 @njit
-def _gain_rows(arms, start, stop, towards, norms2, companion, known):
+def _gain_rows(arms, start, stop, towards, norms2, companion, known, paired):
     """(arm, gain) of the largest gain among rows ``start:stop`` of :func:`greedy_pass`,
-    first among ties; (start, −∞) when no gain exceeds −∞."""
-    products = companion[start:stop] if known else np.dot(arms[start:stop], towards)
+    first among ties; (start, −∞) when no gain exceeds −∞. ``paired``: the products by
+    :func:`pair_products`, read from the slot in which the update's pass writes the
+    companion, so that they are its bits."""
+    if known:
+        products = companion[start:stop]
+    elif paired:
+        products = np.empty(stop - start)
+        pair_products(arms, start, stop, towards, towards, np.empty(stop - start), products)
+    else:
+        products = np.dot(arms[start:stop], towards)
     chosen = start
     best_gain = -math.inf
     for a in range(stop - start):
@@ -107,12 +179,13 @@ def _gain_rows(arms, start, stop, towards, norms2, companion, known):
 
 
 @njit_threaded
-def _gain_blocks_threaded(arms, towards, norms2, companion, known, block, chosen, gains):
+def _gain_blocks_threaded(arms, towards, norms2, companion, known, block, chosen, gains, paired):
     """:func:`_gain_rows` of every block into ``chosen``, ``gains``, split across threads."""
     k = arms.shape[0]
     for i in numba.prange(chosen.shape[0]):
         start = i * block
-        chosen[i], gains[i] = _gain_rows(arms, start, min(start + block, k), towards, norms2, companion, known)
+        chosen[i], gains[i] = _gain_rows(arms, start, min(start + block, k), towards, norms2, companion, known,
+                                         paired)
 
 
 @njit
@@ -128,18 +201,19 @@ def greedy_pass(arms, towards, norms2, companion, known, block, threads_from):
     Shapes: arms (K, d); towards (d,); norms2, companion (K,).
     """
     k, d = arms.shape
+    paired = streams(k, d)
     chosen, best_gain = 0, -math.inf
     if not known and k * d >= threads_from:
         blocks = (k + block - 1) // block
         winners = np.empty(blocks, dtype=np.int64)
         gains = np.empty(blocks)
-        _gain_blocks_threaded(arms, towards, norms2, companion, known, block, winners, gains)
+        _gain_blocks_threaded(arms, towards, norms2, companion, known, block, winners, gains, paired)
         for i in range(blocks):
             if gains[i] > best_gain:
                 chosen, best_gain = winners[i], gains[i]
         return chosen
     for start in range(0, k, block):
-        winner, gain = _gain_rows(arms, start, min(start + block, k), towards, norms2, companion, known)
+        winner, gain = _gain_rows(arms, start, min(start + block, k), towards, norms2, companion, known, paired)
         if gain > best_gain:
             chosen, best_gain = winner, gain
     return chosen

@@ -15,7 +15,8 @@ import pytest
 
 from cbai_cli.instance import Instance
 from cbai_cli.kernels.batch import run_compiled
-from cbai_cli.kernels.threads import NEVER, THREADS_FROM, absorb_pass, greedy_pass, threads_from
+from cbai_cli.kernels.codes import STREAM_ENTRIES, STREAM_MIN_DIM, streams
+from cbai_cli.kernels.threads import NEVER, THREADS_FROM, absorb_pass, greedy_pass, pair_products, threads_from
 from cbai_cli.noise import GaussianNoise
 from cbai_cli.simulate import RunRequest, prepare, run_streams
 
@@ -58,6 +59,63 @@ def test_the_split_gain_argmax_is_the_serial_one_first_among_ties(known):
     norms2[5] = 1e9
     assert greedy_pass(arms, towards, norms2, companion, known, 64, SPLIT) == 230
     assert greedy_pass(arms, towards, norms2, companion, known, 64, NEVER) == 230
+
+
+def paired(arms, u, v, block):
+    """:func:`pair_products` over ``arms`` block by block, as a pass calls it."""
+    k = arms.shape[0]
+    first, second = np.empty(k), np.empty(k)
+    for start in range(0, k, block):
+        stop = min(start + block, k)
+        pair_products(arms, start, stop, u, v, first[start:stop], second[start:stop])
+    return first, second
+
+
+def test_pair_products_are_the_dot_products_up_to_the_roundoff_of_a_sum():
+    rng = np.random.default_rng(11)
+    arms, u, v = rng.standard_normal((201, 37)), rng.standard_normal(37), rng.standard_normal(37)
+    first, second = paired(arms, u, v, 64)
+    for products, w in ((first, u), (second, v)):
+        # any order of a sum of d terms is within (d − 1)·ε·Σ|terms| of the exact sum
+        bound = 36 * np.finfo(float).eps * (np.abs(arms) @ np.abs(w))
+        assert np.all(np.abs(products - arms @ w) <= bound)
+
+
+def test_a_pair_products_row_does_not_depend_on_the_other_vector():
+    rng = np.random.default_rng(12)
+    arms, u, v = rng.standard_normal((99, 40)), rng.standard_normal(40), rng.standard_normal(40)
+    np.testing.assert_array_equal(paired(arms, u, v, 64)[1], paired(arms, -3.0 * v, v, 64)[1])
+    np.testing.assert_array_equal(paired(arms, u, v, 64)[0], paired(arms, u, np.zeros(40), 64)[0])
+
+
+@pytest.mark.parametrize("block", [2, 64, 128, 1000])
+def test_pair_products_do_not_depend_on_an_even_block_size(block):
+    rng = np.random.default_rng(13)
+    arms, u, v = rng.standard_normal((301, 33)), rng.standard_normal(33), rng.standard_normal(33)
+    whole = paired(arms, u, v, 302)
+    for products, reference in zip(paired(arms, u, v, block), whole):
+        np.testing.assert_array_equal(products, reference)
+
+
+def test_matrices_stream_from_the_entries_and_dimension_of_the_rule():
+    assert streams(STREAM_ENTRIES // STREAM_MIN_DIM, STREAM_MIN_DIM)
+    assert not streams(STREAM_ENTRIES // STREAM_MIN_DIM - 1, STREAM_MIN_DIM)
+    assert not streams(STREAM_ENTRIES, STREAM_MIN_DIM - 1)
+
+
+@pytest.mark.parametrize("limit", [NEVER, SPLIT])
+def test_on_a_streaming_matrix_the_gain_pass_computes_the_companions_bits(limit):
+    # 8300 × 32 streams: the update's second product and the gain pass's own product both
+    # come from pair_products, so the gain does not depend on whether the product was fused
+    arms, rng = arm_set(8300, 32, seed=3)
+    u, towards = rng.standard_normal(32), rng.standard_normal(32)
+    norms2, predictions, companion = rng.random(8300) + 1.0, rng.standard_normal(8300), np.zeros(8300)
+    absorb_pass(arms, u, 0.3, -1.7, norms2, predictions, towards, companion, True, 2048, limit)
+    np.testing.assert_array_equal(companion, paired(arms, towards, towards, 2048)[1])
+    gains = companion**2 / (1.0 + norms2)
+    chosen = greedy_pass(arms, towards, norms2, companion, False, 2048, limit)
+    assert chosen == int(np.argmax(gains))
+    assert chosen == greedy_pass(arms, towards, norms2, companion, True, 2048, limit)
 
 
 def started_runs(instance, algorithm, seeds, block):
