@@ -3,6 +3,7 @@ numba's threads (not run by CI).
 
 Usage:
     python benchmarks/bench_threads.py [--cells ALGORITHM,K,D ...] [--steps 150] [--threads-from ENTRIES]
+                                       [--compiled BLOCK]
 
 Each cell runs one ask/answer/tell loop (tuned radius 10, so that nothing is decided and
 every step does the full work; random Gaussian arms, as ``bench_adaptive.py``) in one
@@ -12,6 +13,11 @@ as a normal run splits them (K·d ≥ ``cbai_cli.kernels.threads.THREADS_FROM``,
 ``--steps`` steps of each kind is the least disturbed one (both cores free for the
 split steps); the 10th percentile and the median show how often that was. BLAS is pinned
 to one thread before numpy loads.
+
+``--compiled BLOCK`` times the compiled whole-run loop instead (what ``cbai solve`` and
+``cbai compare`` run: :func:`cbai_cli.kernels.batch.run_compiled` with a budget of BLOCK
+more pulls, alternating serial and split blocks); a step's time is its block's wall time
+over BLOCK, and ``--steps`` counts steps as before.
 """
 
 from __future__ import annotations
@@ -26,8 +32,9 @@ CELLS = ["g-acol,100000,100", "g-acol,10000,100", "g-acol,100000,10", "g-acol,20
          "g-acol,8300,32", "g-acol,20000,32", "g-acol,50000,10"]
 
 
-def cell(spec: str, steps: int, threads_from: int | None) -> dict:
-    """Step times (µs) of one cell, serial and split, alternating."""
+def cell(spec: str, steps: int, threads_from: int | None, compiled: int | None = None) -> dict:
+    """Step times (µs) of one cell, serial and split, alternating; ``compiled``: the steps
+    per block of the compiled loop (None: one ask/answer/tell step at a time)."""
     import numpy as np
 
     from cbai_cli.instance import Instance
@@ -35,6 +42,7 @@ def cell(spec: str, steps: int, threads_from: int | None) -> dict:
     from cbai_cli.noise import GaussianNoise
     from cbai_cli.simulate import RunRequest, prepare
     from cbai_cli.kernels import threads
+    from cbai_cli.kernels.batch import run_compiled
 
     name, k, d = spec.split(",")
     k, d = int(k), int(d)
@@ -45,14 +53,18 @@ def cell(spec: str, steps: int, threads_from: int | None) -> dict:
     environment = Environment(instance.problem.arms, instance.truth, np.random.default_rng(2))
     split = threads.THREADS_FROM if threads_from is None else threads_from
     times: dict[str, list[float]] = {"serial": [], "split": []}
-    for _ in range(steps + 5):
+    per_sample = compiled or 1
+    for _ in range(steps // per_sample + 5):
         for mode, limit in (("serial", threads.NEVER), ("split", split)):
             threads.THREADS_FROM = limit  # this benchmark process only: what threads_from() returns
             started = time.perf_counter()
-            query = learner.ask()
-            learner.tell(query, environment.answer(query))
-            times[mode].append(1e6 * (time.perf_counter() - started))
-    return {mode: np.array(values[5:]) for mode, values in times.items()}  # the first steps compile and warm up
+            if compiled:
+                run_compiled([learner], [environment], compiled, limit)
+            else:
+                query = learner.ask()
+                learner.tell(query, environment.answer(query))
+            times[mode].append(1e6 * (time.perf_counter() - started) / per_sample)
+    return {mode: np.array(values[5:]) for mode, values in times.items()}  # the first samples compile and warm up
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,20 +72,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cells", nargs="+", default=CELLS, metavar="ALGORITHM,K,D")
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--threads-from", type=int)
+    parser.add_argument("--compiled", type=int, metavar="BLOCK")
     args = parser.parse_args(argv)
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
     sys.path.insert(0, os.path.dirname(HERE))
     import numpy as np
 
-    print(f"µs per step over {args.steps} steps of each kind, alternating; load average "
+    path = f"the compiled loop in blocks of {args.compiled} steps" if args.compiled else "the ask/answer/tell step"
+    print(f"µs per step of {path}, over {args.steps} steps of each kind, alternating; load average "
           f"{os.getloadavg()[0]:.2f} at start" + (f"; split from K·d = {args.threads_from}"
                                                   if args.threads_from is not None else ""))
     print()
     print("| algorithm | K | d | serial min | split min | speed-up | serial p10 / median | split p10 / median |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for spec in args.cells:
-        times = cell(spec, args.steps, args.threads_from)
+        times = cell(spec, args.steps, args.threads_from, args.compiled)
         serial, split = times["serial"], times["split"]
         name, k, d = spec.split(",")
         print(f"| {name} | {int(k)} | {int(d)} | {serial.min():,.0f} | {split.min():,.0f} | "
