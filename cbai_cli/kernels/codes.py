@@ -9,3 +9,4 @@ THEORY, DETERMINANT, TUNED = 0, 1, 2
 #: nothing more (its stopping rule fired, or its budget is spent), its next chunk of
 #: noise, or the exact refresh.
 RUNNING, SOLVED, BUDGET, NEED_NOISE, NEED_REFRESH = 0, 1, 2, 3, 4
+TRACK_AND_STOP = 4  # a sampling rule: :func:`cbai_cli.kernels.track_and_stop.track_and_stop_arm`
