@@ -20,7 +20,9 @@ component outside the span stay uncertain (infinite width).
   updates at O(K·d + d²) per pull, an exact recomputation when the span grows or the
   updates' roundoff could exceed 1e-11 relative, and epochs
   over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull;
-  the per-pull work is compiled (:mod:`cbai_cli.kernels.ols`).
+  the per-pull work is compiled (:mod:`cbai_cli.kernels.ols`), and whole runs too
+  (:func:`cbai_cli.kernels.advance.advance_fit`, which hands recomputations and epochs back
+  to :meth:`LeastSquaresSpan.refresh` and :meth:`LeastSquaresSpan.new_epoch`).
 - :func:`mixture_thresholds`, :func:`mixture_members`, :func:`mixture_widths`: β and λ̄ of
   every ρ_γ, the member each arm takes, and the half-widths.
 - :class:`MixtureIntervals`: one run's intervals (the regime's ``intervals(design)``).

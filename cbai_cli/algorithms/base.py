@@ -205,7 +205,8 @@ class Adaptive(Algorithm):
     subclass that gives both keeps its :meth:`select` the compiled rule's one call).
     """
 
-    #: The rule's code in :mod:`cbai_cli.kernels.select`; None: a Python :meth:`select`.
+    #: The rule's code (:mod:`cbai_cli.kernels.codes`, run by :func:`cbai_cli.kernels.advance.next_pull`);
+    #: None: a Python :meth:`select`.
     kernel_code: int | None = None
 
     def __init__(self, problem: Problem, config: AlgorithmConfig, rng: np.random.Generator) -> None:
