@@ -339,6 +339,11 @@ class OLSRegime:
         s = self.settings
         return MixtureIntervals(LeastSquaresSpan(design.arms), ScalePrior(s.arm_bound**2), s.delta, s.subgaussian)
 
+    def compiled(self) -> bool:
+        """Whether the compiled step computes this regime's intervals
+        (:func:`cbai_cli.kernels.advance.advance_fit`): a subclass that changes them runs in Python."""
+        return next(cls for cls in type(self).__mro__ if "intervals" in vars(cls)) is OLSRegime
+
     def minimum_radius(self, dim: int) -> tuple[float, str]:
         """R·sqrt(2 log(1/δ)): the width is at least this times ‖x‖_{V⁺} ≥ ‖x‖/sqrt(n L²)
         (every member's β_γ ≥ log(1/δ), and λ̄_γ‖V⁺x‖² ≥ 0)."""

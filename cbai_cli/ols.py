@@ -20,7 +20,9 @@ component outside the span stay uncertain (infinite width).
   updates at O(K·d + d²) per pull, an exact recomputation when the span grows or the
   updates' roundoff could exceed 1e-11 relative, and epochs
   over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull;
-  the per-pull work is compiled (:mod:`cbai_cli.kernels.ols`).
+  the per-pull work is compiled (:mod:`cbai_cli.kernels.ols`), and whole runs too
+  (:func:`cbai_cli.kernels.advance.advance_fit`, which hands recomputations and epochs back
+  to :meth:`LeastSquaresSpan.refresh` and :meth:`LeastSquaresSpan.new_epoch`).
 - :func:`mixture_thresholds`, :func:`mixture_members`, :func:`mixture_widths`: β and λ̄ of
   every ρ_γ, the member each arm takes, and the half-widths.
 - :class:`MixtureIntervals`: one run's intervals (the regime's ``intervals(design)``).
@@ -283,7 +285,11 @@ class LeastSquaresSpan:
             return
         self._growth = growth
         if code == EPOCH:
-            self._start_epoch(*np.linalg.eigh(self.gram))
+            self.new_epoch()
+
+    def new_epoch(self) -> None:
+        """A new epoch from the eigendecomposition of V now (the span and V⁺ stay): O(K·d² + d³ + M·d)."""
+        self._start_epoch(*np.linalg.eigh(self.gram))
 
     def refresh(self) -> None:
         """The span, V⁺ and the per-arm caches from V and b, and a new epoch: O(K·d² + d³ + M·d)."""
@@ -358,8 +364,7 @@ class MixtureIntervals:
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower (K,), upper (K,)) now."""
         fit = self.fit
-        if fit.epoch != self._epoch:
-            self._start_epoch()
+        self.follow_epoch()
         lower, upper = np.empty(fit.arms.shape[0]), np.empty(fit.arms.shape[0])
         mixture_bounds(self._intercepts, self._slopes, fit.variances, fit.spreads, fit.inside, fit.predictions,
                        lower, upper)
@@ -368,6 +373,11 @@ class MixtureIntervals:
     def estimate(self) -> np.ndarray:
         """(d,) φ̂ = V⁺b."""
         return self.fit.estimate()
+
+    def follow_epoch(self) -> None:
+        """The coefficients of the fit's current epoch, computed when it has begun since the last ones."""
+        if self.fit.epoch != self._epoch:
+            self._start_epoch()
 
     def _start_epoch(self) -> None:
         """β_γ, λ̄_γ from ℓ + margin, and each arm's member as 2R²β and 2R²βλ̄."""

@@ -201,10 +201,12 @@ class Adaptive(Algorithm):
     per-run intervals (:class:`cbai_cli.confidence.Intervals`). Subclasses give
     :meth:`select`, the arm to pull next, or declare ``kernel_code``, the code of their
     rule in the compiled step (:mod:`cbai_cli.kernels.codes`), which :meth:`select` then
-    calls and with which :func:`cbai_cli.simulate.drive` runs a whole run compiled.
+    calls and with which :func:`cbai_cli.simulate.drive` runs a whole run compiled (a
+    subclass that gives both keeps its :meth:`select` the compiled rule's one call).
     """
 
-    #: The rule's code in :mod:`cbai_cli.kernels.select`; None: a Python :meth:`select`.
+    #: The rule's code (:mod:`cbai_cli.kernels.codes`, run by :func:`cbai_cli.kernels.advance.next_pull`);
+    #: None: a Python :meth:`select`.
     kernel_code: int | None = None
 
     def __init__(self, problem: Problem, config: AlgorithmConfig, rng: np.random.Generator) -> None:
@@ -227,12 +229,15 @@ class Adaptive(Algorithm):
 
     def compiled(self) -> bool:
         """Whether a whole run can go through the compiled step
-        (:func:`cbai_cli.kernels.batch.run_compiled`): a rule with a kernel code and a
-        radius regime with a compiled radius, neither changed by a subclass."""
-        owner = next(cls for cls in type(self).__mro__ if "select" in vars(cls))
+        (:func:`cbai_cli.kernels.batch.run_compiled`): a rule with a kernel code, whose
+        :meth:`select` is :class:`Adaptive`'s or defined beside the code (not changed by a
+        subclass), and a regime whose intervals are compiled (a radius, or ``ols``)."""
+        def owner(name: str) -> type:
+            return next(cls for cls in type(self).__mro__ if name in vars(cls))
+
         compiled_regime = getattr(self.regime, "compiled", None)
-        return (self.kernel_code is not None and owner is Adaptive and compiled_regime is not None
-                and compiled_regime())
+        return (self.kernel_code is not None and owner("select") in (Adaptive, owner("kernel_code"))
+                and compiled_regime is not None and compiled_regime())
 
     def ask(self) -> Query:
         return Query.pull(self.select())

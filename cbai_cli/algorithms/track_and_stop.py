@@ -22,6 +22,7 @@ import numpy as np
 
 from cbai_cli.algorithms.base import Adaptive, AlgorithmConfig
 from cbai_cli.instance import Problem
+from cbai_cli.kernels.codes import TRACK_AND_STOP
 
 #: κ of the answer rule: an arm counts as predicted feasible while φ̂ᵀx − κ·w(x) ≤ τ,
 #: w(x) its current confidence half-width (see :meth:`TrackAndStop.empirical_answer`).
@@ -81,6 +82,11 @@ class TrackAndStop(Adaptive):
     - Ties go to the first index.
     """
 
+    #: The rule in the compiled step: whole runs go through it (:meth:`Adaptive.compiled`).
+    kernel_code = TRACK_AND_STOP
+    #: κ of the answer rule, as the compiled step reads it.
+    optimism = OPTIMISM
+
     def __init__(self, problem: Problem, config: AlgorithmConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
         self.forced_pulls = 0
@@ -94,7 +100,7 @@ class TrackAndStop(Adaptive):
 
         state = self.state
         answer = rule.empirical_answer(self.problem.rewards, self.problem.threshold, state.uncertain, state.feasible,
-                                       state.last_upper, self.design.predictions, OPTIMISM)
+                                       state.last_upper, self.design.predictions, self.optimism)
         return None if answer < 0 else int(answer)
 
     def relevant(self, answer: int | None) -> np.ndarray:
@@ -132,7 +138,7 @@ class TrackAndStop(Adaptive):
         design, state = self.design, self.state
         arm, forced = track_and_stop_arm(design.arms, self.problem.rewards, self.problem.threshold, state.uncertain,
                                          state.feasible, state.last_upper, design.inverse, design.norms2,
-                                         design.predictions, design.n_samples, OPTIMISM, design.companion,
+                                         design.predictions, design.n_samples, self.optimism, design.companion,
                                          design.block, threads_from(design.arms))
         self.forced_pulls += int(forced)
         return int(arm)

@@ -13,13 +13,15 @@ numba nor numpy at import time.
   caches updated in one blocked pass over the arm matrix.
 - :mod:`.elimination`: the intervals of a radius and the update of U, F and r̄.
 - :mod:`.select`: the sampling rules with a kernel code.
-- :mod:`.advance`: whole runs of a batch of B states, until each stops or needs Python.
+- :mod:`.advance`: whole runs of a batch of B states, until each stops or needs Python
+  (the radius regimes, and the ``ols`` regime with its fit's kernels).
 - :mod:`.threads`: the passes over the arm matrix, split across numba's threads on large
   arm sets (bitwise the serial passes).
 - :mod:`.track_and_stop`: Track-and-Stop's sampling rule, one call per step from
-  :meth:`cbai_cli.algorithms.track_and_stop.TrackAndStop.select`.
+  :meth:`cbai_cli.algorithms.track_and_stop.TrackAndStop.select` and from :mod:`.advance`.
 - :mod:`.ols`: the ``ols`` regime's per-pull work (the least-squares fit's rank-one step
   and the mixture intervals), called from :mod:`cbai_cli.ols`.
-- :mod:`.batch`: the batch state (arrays with a leading axis of B runs) and the Python
-  loop around :mod:`.advance` (noise chunks, exact refreshes).
+- :mod:`.batch`: the batch state (arrays with a leading axis of B runs, and the ``ols``
+  fits') and the Python loop around :mod:`.advance` (noise chunks, exact refreshes, the
+  fits' recomputations and epochs).
 """

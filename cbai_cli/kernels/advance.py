@@ -1,43 +1,103 @@
 """Whole adaptive runs inside compiled code: the loop of :func:`cbai_cli.simulate.drive`
 (ask, answer, tell) for every run of a batch, with one pull per step and Gaussian noise
-read from the run's own standard normals."""
+read from the run's own standard normals.
+
+:func:`advance` runs the radius regimes (``theory``, ``det``, ``tuned``) on the ridge
+design alone; :func:`advance_fit` the ``ols`` regime, whose least-squares fit and mixture
+intervals (:mod:`cbai_cli.ols`) take the compiled per-pull work of :mod:`cbai_cli.kernels.ols`
+and leave to Python what needs an eigendecomposition. Both pull through :func:`pull`.
+"""
 
 from __future__ import annotations
 
-from cbai_cli.kernels.codes import BUDGET, GREEDY_MAXVAR, MAXREW_U, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED
+from cbai_cli.kernels.codes import (BUDGET, G_ACOL, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
+                                    TRACK_AND_STOP)
 from cbai_cli.kernels.design import absorb, predict_contender
 from cbai_cli.kernels.elimination import apply_bounds, interval_bounds
 from cbai_cli.kernels.jit import njit
+from cbai_cli.kernels.ols import KEEP, REFRESH, mixture_bounds, rank_one_step
 from cbai_cli.kernels.radius import radius
 from cbai_cli.kernels.select import select
+from cbai_cli.kernels.track_and_stop import track_and_stop_arm
 
 
 @njit
-def advance(arms, rewards, threshold, means, sigma, select_code, radius_code, params, refresh_every,
+def next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2, predictions,
+              n_samples, optimism, contender, companion, block, threads_from):
+    """(arm, forced) of rule ``rule``'s next pull: Track-and-Stop's
+    (:func:`cbai_cli.kernels.track_and_stop.track_and_stop_arm`, κ = ``optimism``; forced:
+    a forced-exploration pull) or :func:`cbai_cli.kernels.select.select`'s (never forced).
+
+    Shapes: arms (K, d); rewards, uncertain, feasible, last_upper, norms2, predictions,
+    companion (K,); inverse (d, d).
+    """
+    if rule == TRACK_AND_STOP:
+        return track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2,
+                                  predictions, n_samples, optimism, companion, block, threads_from)
+    return select(rule, arms, inverse, norms2, rewards, uncertain, contender, companion, block, threads_from), False
+
+
+@njit
+def waiting(steps, limit, used_normals, chunk):
+    """What stops a run before its next pull: BUDGET when the pull would make ``steps``
+    exceed ``limit`` (≥ 0), NEED_NOISE when its ``chunk`` normals are used, else RUNNING."""
+    if limit >= 0 and steps + 1 > limit:
+        return BUDGET
+    if used_normals == chunk:
+        return NEED_NOISE
+    return RUNNING
+
+
+@njit
+def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, target, estimate, norms2,
+         predictions, logdet, uncertain, feasible, last_upper, n_samples, z, contender, companion, block,
+         contenders, threads_from):
+    """One pull of one run: the rule's arm (:func:`next_pull`), its observation
+    ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm], sigma)`` for the
+    stream's standard normal z) and :func:`~cbai_cli.kernels.design.absorb`; returns (arm,
+    observation, new log det A, contender of the next pull, forced).
+
+    ``contenders`` > 0: predict the next greedy direction before the update
+    (:func:`~cbai_cli.kernels.design.predict_contender`, from at most that many arms) so
+    that one pass over the arms computes both products. Shapes: as :func:`next_pull`;
+    gram (d, d); target, estimate (d,); means (K,).
+    """
+    arm, forced = next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2,
+                            predictions, n_samples, optimism, contender, companion, block, threads_from)
+    observed = means[arm] + sigma * z
+    following = -1
+    if contenders > 0:
+        following = predict_contender(arms, inverse, norms2, uncertain, rule == GREEDY_MAXVAR, arms[arm], 1,
+                                      contenders)
+    logdet = absorb(arms, inverse, gram, target, estimate, norms2, predictions, logdet, arms[arm], observed, 1,
+                    following, companion, block, threads_from)
+    return arm, observed, logdet, following, forced
+
+
+@njit
+def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radius_code, params, refresh_every,
             inverse, gram, targets, estimate, norms2, predictions, logdet, uncertain, feasible, best,
-            last_lower, last_upper, steps, since, limit, pending, status, normals, used_normals, companion, block,
-            contenders, threads_from):
+            last_lower, last_upper, steps, since, limit, pending, status, forced, normals, used_normals, companion,
+            block, contenders, threads_from):
     """Advance every run b with ``status[b] == RUNNING`` until it stops or needs Python.
 
-    One step is :func:`~cbai_cli.kernels.select.select`, the observation
-    ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm], sigma)`` for the
-    stream's next standard normal z), :func:`~cbai_cli.kernels.design.absorb`, and, unless
-    an exact refresh is due first, the intervals of the regime's radius and the
-    elimination update. ``pending[b]``: the last step's elimination waits for a refresh.
-    A run stops when U is empty (SOLVED) or before a pull would make ``steps`` exceed
-    ``limit`` (BUDGET; ``limit < 0``: no budget).
+    One step is :func:`pull` (rule ``select_code``), and, unless an exact refresh is due
+    first, the intervals of the regime's radius and the elimination update.
+    ``pending[b]``: the last step's elimination waits for a refresh. A run stops when U
+    is empty (SOLVED) or before a pull would make ``steps`` exceed ``limit`` (BUDGET;
+    ``limit < 0``: no budget).
 
     Shapes: arms (K, d); rewards, means (K,); params (7,); inverse, gram (B, d, d);
     targets, estimate (B, d); norms2, predictions, uncertain, feasible, last_lower,
-    last_upper (B, K); logdet, best, steps, since, limit, pending, status,
+    last_upper (B, K); logdet, best, steps, since, limit, pending, status, forced,
     used_normals (B,); normals (B, C); companion (K,) scratch; ``block``: rows per block
     of a pass over the arms (``DesignState.block``); ``threads_from``: the K·d from which a
     pass is split across threads (:mod:`cbai_cli.kernels.threads`). ``contenders`` > 0: on
-    large arm sets, predict the next greedy direction before each update
-    (:func:`~cbai_cli.kernels.design.predict_contender`, from at most that many arms) so
-    that one pass over the arms computes both products.
+    large arm sets, predict the next greedy direction (G-ACOL, Greedy MaxVar) before each
+    update. ``forced[b]`` counts Track-and-Stop's forced-exploration pulls.
     """
-    predicting = contenders > 0 and select_code != MAXREW_U
+    if select_code != G_ACOL and select_code != GREEDY_MAXVAR:
+        contenders = 0
     for b in range(inverse.shape[0]):
         contender = -1  # companion holds no product of this run yet
         while status[b] == RUNNING:
@@ -50,25 +110,89 @@ def advance(arms, rewards, threshold, means, sigma, select_code, radius_code, pa
                 if empty:
                     status[b] = SOLVED
                     break
-            if limit[b] >= 0 and steps[b] + 1 > limit[b]:
-                status[b] = BUDGET
+            status[b] = waiting(steps[b], limit[b], used_normals[b], normals.shape[1])
+            if status[b] != RUNNING:
                 break
-            if used_normals[b] == normals.shape[1]:
-                status[b] = NEED_NOISE
-                break
-            arm = select(select_code, arms, inverse[b], norms2[b], rewards, uncertain[b], contender, companion, block,
-                         threads_from)
-            observed = means[arm] + sigma * normals[b, used_normals[b]]
+            arm, observed, logdet[b], contender, was_forced = pull(
+                select_code, arms, rewards, threshold, means, sigma, optimism, inverse[b], gram[b], targets[b],
+                estimate[b], norms2[b], predictions[b], logdet[b], uncertain[b], feasible[b], last_upper[b],
+                steps[b], normals[b, used_normals[b]], contender, companion, block, contenders, threads_from)
             used_normals[b] += 1
-            contender = -1
-            if predicting:
-                contender = predict_contender(arms, inverse[b], norms2[b], uncertain[b], select_code == GREEDY_MAXVAR,
-                                              arms[arm], 1, contenders)
-            logdet[b] = absorb(arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b],
-                               logdet[b], arms[arm], observed, 1, contender, companion, block, threads_from)
+            if was_forced:
+                forced[b] += 1
             steps[b] += 1
             since[b] += 1
             pending[b] = 1
             if since[b] >= refresh_every:
+                status[b] = NEED_REFRESH
+                break
+
+
+@njit
+def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, refresh_every, inverse, gram,
+                targets, estimate, norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper,
+                steps, since, limit, pending, status, forced, normals, used_normals, companion, block, contenders,
+                threads_from, pinv, caches, roundoff, directions, growths, growth, margin, inside, counts, sums,
+                fit_steps, fit_since, fit_refresh_every, drift_ratio, intercepts, slopes, stale, due):
+    """:func:`advance` for the ``ols`` regime: every run b with ``status[b] == RUNNING``
+    until it stops or needs Python.
+
+    One step is :func:`pull` on the ridge design (which the rules read), then the fit's
+    update as :meth:`cbai_cli.ols.LeastSquaresSpan.update` does it: the pull's count and sum,
+    and :func:`~cbai_cli.kernels.ols.rank_one_step` for an arm inside the span, unless the
+    fit's ``fit_refresh_every``-th update is due; then, unless Python must act first, the
+    mixture intervals (:func:`~cbai_cli.kernels.ols.mixture_bounds`) and the elimination
+    update. Python acts (status NEED_REFRESH, the elimination ``pending``) when the ridge
+    design's refresh is due (``since`` ≥ ``refresh_every``), when the fit needs its exact
+    recomputation or a new epoch (``due[b]`` = REFRESH or EPOCH of :mod:`cbai_cli.kernels.ols`:
+    an arm outside the span, the fit's periodic refresh, the roundoff or growth test of
+    the rank-one step), or when the intervals' coefficients belong to an older epoch
+    (``stale[b]``).
+
+    Shapes: the ridge design, the elimination state and the noise as :func:`advance`; the
+    fit: pinv (B, d, d) V⁺; caches (B, 3, K) xᵀV⁺x, ‖V⁺x‖², xᵀφ̂; roundoff, growths, inside,
+    counts, sums (B, K); directions (B, 2, d) scratch; growth, margin, fit_steps,
+    fit_since, stale, due (B,); intercepts, slopes (B, K) 2R²β and 2R²βλ̄ of each arm's
+    member of the family.
+    """
+    if select_code != G_ACOL and select_code != GREEDY_MAXVAR:
+        contenders = 0
+    for b in range(inverse.shape[0]):
+        contender = -1
+        while status[b] == RUNNING:
+            if pending[b]:
+                mixture_bounds(intercepts[b], slopes[b], caches[b, 0], caches[b, 1], inside[b], caches[b, 2],
+                               last_lower[b], last_upper[b])
+                best[b], empty = apply_bounds(last_lower[b], last_upper[b], rewards, threshold, uncertain[b],
+                                              feasible[b], best[b])
+                pending[b] = 0
+                if empty:
+                    status[b] = SOLVED
+                    break
+            status[b] = waiting(steps[b], limit[b], used_normals[b], normals.shape[1])
+            if status[b] != RUNNING:
+                break
+            arm, observed, logdet[b], contender, was_forced = pull(
+                select_code, arms, rewards, threshold, means, sigma, optimism, inverse[b], gram[b], targets[b],
+                estimate[b], norms2[b], predictions[b], logdet[b], uncertain[b], feasible[b], last_upper[b],
+                steps[b], normals[b, used_normals[b]], contender, companion, block, contenders, threads_from)
+            used_normals[b] += 1
+            if was_forced:
+                forced[b] += 1
+            steps[b] += 1
+            since[b] += 1
+            pending[b] = 1
+            counts[b, arm] += 1
+            sums[b, arm] += observed
+            fit_steps[b] += 1
+            fit_since[b] += 1
+            if not inside[b, arm] or fit_since[b] >= fit_refresh_every:
+                due[b] = REFRESH
+            else:
+                due[b], grown = rank_one_step(arms, pinv[b], caches[b], roundoff[b], directions[b], growths[b], arm,
+                                              1, observed, growth[b], margin[b], drift_ratio)
+                if due[b] != REFRESH:
+                    growth[b] = grown
+            if since[b] >= refresh_every or due[b] != KEEP or stale[b]:
                 status[b] = NEED_REFRESH
                 break

@@ -1,11 +1,15 @@
 """Adaptive runs of one instance and one request advanced together by the compiled step.
 
 :func:`run_compiled` stacks the state of B learners (B = 1 for a single run) into arrays
-with a leading batch axis (:class:`BatchState`), lets :func:`cbai_cli.kernels.advance.advance`
-run them, serves what it returns for — the next chunk of a run's noise, drawn from that
-run's own stream, or the exact refresh, in numpy (:func:`cbai_cli.linalg.exact_design`) —
-and writes each run's final state back into its learner. Every run keeps its own noise
-stream, its own BLAS calls and its own refreshes, so its record does not depend on B.
+with a leading batch axis (:class:`BatchState`, and :class:`FitState` for the ``ols``
+regime's fits), lets :func:`cbai_cli.kernels.advance.advance` (radius regimes) or
+:func:`cbai_cli.kernels.advance.advance_fit` (``ols``) run them, serves what they return
+for — the next chunk of a run's noise, drawn from that run's own stream, or the exact
+refresh, in numpy (:func:`cbai_cli.linalg.exact_design`; for ``ols`` also the fit's
+recomputation or new epoch, by the learner's own :class:`~cbai_cli.ols.LeastSquaresSpan`
+and :class:`~cbai_cli.ols.MixtureIntervals`) — and writes each run's final state back
+into its learner. Every run keeps its own noise stream, its own BLAS calls and its own
+refreshes, so its record does not depend on B.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ class BatchState:
         steps, since, limit: (B,) int, pulls so far, updates since the last refresh, and
             the pulls at which the budget stops the run (−1: no budget).
         pending, status: (B,) int, see :func:`cbai_cli.kernels.advance.advance`.
+        forced: (B,) int, Track-and-Stop's forced-exploration pulls so far (0 for the
+            other rules).
     """
 
     inverse: np.ndarray
@@ -56,6 +62,7 @@ class BatchState:
     limit: np.ndarray
     pending: np.ndarray
     status: np.ndarray
+    forced: np.ndarray
 
     @classmethod
     def stack(cls, learners: Sequence, budget: int | None) -> BatchState:
@@ -82,6 +89,7 @@ class BatchState:
             limit=steps + budget if budget is not None else np.full(len(designs), -1, dtype=np.int64),
             pending=np.zeros(len(designs), dtype=np.int64),
             status=np.where(uncertain.any(axis=1), NEED_NOISE, SOLVED).astype(np.int64),
+            forced=np.array([getattr(learner, "forced_pulls", 0) for learner in learners], dtype=np.int64),
         )
 
     def refresh(self, b: int, arms: np.ndarray) -> None:
@@ -108,6 +116,107 @@ class BatchState:
         state.best_feasible_reward = float(self.best[b])
         state.last_lower = self.last_lower[b].copy()
         state.last_upper = self.last_upper[b].copy()
+        if hasattr(learner, "forced_pulls"):
+            learner.forced_pulls = int(self.forced[b])
+
+
+#: The rows of :class:`FitState`: (field, part of the learner's intervals — the
+#: intervals themselves or their fit —, attribute, the Python type of a scalar).
+_FIT_ROWS = (("pinv", "fit", "pinv", None), ("caches", "fit", "_caches", None), ("roundoff", "fit", "_roundoff", None),
+             ("directions", "fit", "_directions", None), ("growths", "fit", "_growths", None),
+             ("growth", "fit", "_growth", float), ("margin", "fit", "margin", float), ("inside", "fit", "inside", None),
+             ("counts", "fit", "_counts", None), ("sums", "fit", "_sums", None), ("steps", "fit", "n_samples", int),
+             ("since", "fit", "_since_refresh", int), ("intercepts", "intervals", "_intercepts", None),
+             ("slopes", "intervals", "_slopes", None))
+
+
+@dataclass(frozen=True)
+class FitState:
+    """The ``ols`` regime's state of B runs (:class:`cbai_cli.ols.LeastSquaresSpan` and
+    :class:`cbai_cli.ols.MixtureIntervals`), row b being run b: what
+    :func:`cbai_cli.kernels.advance.advance_fit` reads and writes.
+
+    Attributes:
+        pinv: (B, d, d) V⁺.
+        caches: (B, 3, K) xᵀV⁺x, ‖V⁺x‖² and xᵀφ̂.
+        roundoff, growths, counts, sums: (B, K) the roundoff estimates, the epoch's
+            per-pull growths, and the pulls and observation sums per arm.
+        directions: (B, 2, d) the rank-one step's scratch.
+        inside: (B, K) bool, the arms in the span.
+        growth, margin: (B,) the epoch's growth sum and its limit.
+        steps, since: (B,) int, the fit's pulls and updates since its last recomputation.
+        intercepts, slopes: (B, K) 2R²β and 2R²βλ̄ of each arm's member of the family.
+        stale: (B,) bool, the intervals' coefficients are of an older epoch than the fit.
+        due: (B,) int, what the fit asks of Python after the last pull (KEEP, REFRESH or
+            EPOCH of :mod:`cbai_cli.kernels.ols`).
+    """
+
+    pinv: np.ndarray
+    caches: np.ndarray
+    roundoff: np.ndarray
+    directions: np.ndarray
+    growths: np.ndarray
+    growth: np.ndarray
+    margin: np.ndarray
+    inside: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+    steps: np.ndarray
+    since: np.ndarray
+    intercepts: np.ndarray
+    slopes: np.ndarray
+    stale: np.ndarray
+    due: np.ndarray
+
+    @staticmethod
+    def _part(learner, part: str):
+        return learner.intervals if part == "intervals" else learner.intervals.fit
+
+    @classmethod
+    def stack(cls, learners: Sequence) -> FitState:
+        """The rows of ``learners``' intervals, copied (coefficients not computed yet count as stale)."""
+        k = learners[0].problem.n_arms
+        rows = {}
+        for name, part, attribute, kind in _FIT_ROWS:
+            values = [getattr(cls._part(learner, part), attribute, None) for learner in learners]
+            if kind is not None:
+                rows[name] = np.array(values, dtype=np.int64 if kind is int else float)
+            else:
+                rows[name] = np.stack([np.zeros(k) if value is None else value for value in values])
+        stale = np.array([learner.intervals.fit.epoch != learner.intervals._epoch for learner in learners])
+        return cls(**rows, stale=stale, due=np.zeros(len(learners), dtype=np.int64))
+
+    def load(self, b: int, learner) -> None:
+        """``learner``'s fit and intervals into row b."""
+        for name, part, attribute, _ in _FIT_ROWS:
+            getattr(self, name)[b] = getattr(self._part(learner, part), attribute)
+        self.stale[b] = False
+
+    def write_back(self, b: int, learner) -> None:
+        """Row b into ``learner``'s fit and intervals (not coefficients that were never computed)."""
+        for name, part, attribute, kind in _FIT_ROWS:
+            if part == "intervals" and self.stale[b]:
+                continue
+            row = getattr(self, name)[b]
+            setattr(self._part(learner, part), attribute, row.copy() if kind is None else kind(row))
+
+    def serve(self, b: int, learner) -> None:
+        """What run b's fit asked for after its last pull, done by the learner's own fit as
+        :meth:`~cbai_cli.ols.LeastSquaresSpan.update` does it (the exact recomputation or a
+        new epoch), then the intervals' coefficients of the fit's epoch
+        (:meth:`~cbai_cli.ols.MixtureIntervals.follow_epoch`)."""
+        from cbai_cli.kernels.ols import EPOCH, KEEP, REFRESH
+
+        if self.due[b] == KEEP and not self.stale[b]:
+            return
+        fit = learner.intervals.fit
+        self.write_back(b, learner)
+        action = {KEEP: None, REFRESH: fit.refresh, EPOCH: fit.new_epoch}[int(self.due[b])]
+        if action is not None:
+            action()
+        learner.intervals.follow_epoch()
+        self.load(b, learner)
+        self.due[b] = KEEP
 
 
 def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
@@ -121,12 +230,13 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     the K·d from which a pass over the arms is split across threads (None:
     :func:`cbai_cli.kernels.threads.threads_from`); the records do not depend on it.
     """
-    from cbai_cli.kernels.advance import advance
+    from cbai_cli.kernels.advance import advance, advance_fit
     from cbai_cli.kernels.threads import threads_from as default_threads_from
+    from cbai_cli.ols import DRIFT_TOLERANCE, STEP_ROUNDOFF, MixtureIntervals
 
     first = learners[0]
     problem, design = first.problem, first.design
-    code, params = first.regime.kernel(problem.dim)
+    fits = FitState.stack(learners) if isinstance(first.intervals, MixtureIntervals) else None
     gaussian = [environment.gaussian() for environment in environments]
     means, sigma = np.ascontiguousarray(gaussian[0][0], dtype=float), gaussian[0][1]
     rewards = np.ascontiguousarray(problem.rewards, dtype=float)
@@ -143,17 +253,32 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
             used_normals[b] = 0
             batch.status[b] = RUNNING
         for b in np.flatnonzero(batch.status == NEED_REFRESH):
-            batch.refresh(b, design.arms)
+            if batch.since[b] >= design.refresh_every:
+                batch.refresh(b, design.arms)
+            if fits is not None:
+                fits.serve(b, learners[b])
             batch.status[b] = RUNNING
         if not (batch.status == RUNNING).any():
             break
-        advance(design.arms, rewards, float(problem.threshold), means, sigma, first.kernel_code, code,
-                np.array(params), design.refresh_every, batch.inverse, batch.gram, batch.targets, batch.estimate,
-                batch.norms2, batch.predictions, batch.logdet, batch.uncertain, batch.feasible, batch.best,
-                batch.last_lower, batch.last_upper, batch.steps, batch.since, batch.limit, batch.pending,
-                batch.status, normals, used_normals, companion, design.block,
-                design.MAX_CONTENDERS if design._streaming else 0, threads_from)
+        shared = (design.arms, rewards, float(problem.threshold), means, sigma, first.kernel_code,
+                  float(getattr(first, "optimism", 0.0)))
+        runs = (batch.inverse, batch.gram, batch.targets, batch.estimate, batch.norms2, batch.predictions,
+                batch.logdet, batch.uncertain, batch.feasible, batch.best, batch.last_lower, batch.last_upper,
+                batch.steps, batch.since, batch.limit, batch.pending, batch.status, batch.forced, normals,
+                used_normals, companion, design.block, design.MAX_CONTENDERS if design._streaming else 0,
+                threads_from)
+        if fits is None:
+            code, params = first.regime.kernel(problem.dim)
+            advance(*shared, code, np.array(params), design.refresh_every, *runs)
+        else:
+            fit = first.intervals.fit
+            advance_fit(*shared, design.refresh_every, *runs, fits.pinv, fits.caches, fits.roundoff, fits.directions,
+                        fits.growths, fits.growth, fits.margin, fits.inside, fits.counts, fits.sums, fits.steps,
+                        fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts, fits.slopes,
+                        fits.stale, fits.due)
     for b, learner in enumerate(learners):
         batch.write_back(b, learner)
+        if fits is not None:
+            fits.write_back(b, learner)
     return [(int(batch.steps[b] - start[b]), bool(batch.status[b] == SOLVED)) for b in range(len(learners))]
 

@@ -9,12 +9,19 @@ import numpy as np
 import pytest
 
 from cbai_cli import simulate
+from cbai_cli.generators import family
 from cbai_cli.instance import Instance
 from cbai_cli.kernels.batch import run_compiled
 from cbai_cli.noise import BinaryNoise, GaussianNoise
 from cbai_cli.simulate import RunRequest, compilable, drive, prepare, run_many, run_once, run_streams
 
-COMPILED = [(name, regime) for name in ("g-acol", "greedy-maxvar", "maxrew-u") for regime in ("theory", "det", "tuned")]
+RULES = ("g-acol", "greedy-maxvar", "maxrew-u", "track-and-stop")
+COMPILED = [(name, regime) for name in RULES for regime in ("theory", "det", "tuned")]
+#: The four instances of README "Guaranteed methods against the lower bound" (honest noise R = σ).
+PAPER_INSTANCES = {"irrelevant-dims-sigma1": ("irrelevant-dims", {"d": 10, "eps": 0.05}, 1.0),
+                   "unit-sphere": ("unit-sphere", {"d": 10, "n": 20, "seed": 0}, 1.0),
+                   "regret-1d": ("regret-1d", {}, 1.0),
+                   "irrelevant-dims-sigma0.05": ("irrelevant-dims", {"d": 10, "eps": 0.05}, 0.05)}
 
 
 class Silent:
@@ -39,9 +46,17 @@ def started(prepared, seed):
 
 def final_state(learner) -> list:
     design, state = learner.design, learner.state
-    return [design.inverse, design.gram, design.targets, design._estimate, design.norms2, design.predictions,
+    rows = [design.inverse, design.gram, design.targets, design._estimate, design.norms2, design.predictions,
             design.logdet, design.n_samples, design._since_refresh, state.uncertain, state.feasible,
-            state.best_feasible_reward, state.last_lower, state.last_upper, learner.recommendation()]
+            state.best_feasible_reward, state.last_lower, state.last_upper, learner.recommendation(),
+            getattr(learner, "forced_pulls", None)]
+    intervals = learner.intervals
+    if hasattr(intervals, "fit"):  # the ols regime's fit and mixture intervals
+        fit = intervals.fit
+        rows += [fit.pinv, fit._caches, fit._roundoff, fit._directions, fit._growths, fit._growth, fit.margin,
+                 fit.inside, fit._counts, fit._sums, fit.n_samples, fit._since_refresh, fit.epoch, fit.log_dets,
+                 fit.eigenvalues, fit.basis, intervals._epoch, intervals._intercepts, intervals._slopes]
+    return rows
 
 
 def assert_same_state(first, second) -> None:
@@ -84,7 +99,7 @@ def test_a_batch_of_runs_equals_the_runs_one_by_one(irrelevant_dims, size):
 
 
 @pytest.mark.parametrize("name, regime", [("adaptive-uniform", "theory"), ("g-acol-uniform", "det"),
-                                          ("maxrew-f", "theory"), ("g-acol", "ols"), ("track-and-stop", "det")])
+                                          ("maxrew-f", "theory"), ("adaptive-uniform", "ols")])
 def test_rules_and_regimes_without_a_kernel_stay_on_the_python_loop(irrelevant_dims, name, regime):
     learner, environment = started(prepared_run(irrelevant_dims, name, regime), 0)
     assert not compilable(learner, environment)
@@ -116,7 +131,7 @@ def test_the_fused_pass_of_large_arm_sets_equals_the_ask_tell_loop(name):
 
 
 @pytest.mark.parametrize("name, regime", [("g-acol", "theory"), ("maxrew-u", "det"), ("adaptive-uniform", "theory"),
-                                          ("acol", "static")])
+                                          ("acol", "static"), ("track-and-stop", "ols")])
 def test_run_many_gives_the_results_of_run_once(irrelevant_dims, name, regime, monkeypatch):
     monkeypatch.setattr(simulate, "BATCH_RUNS", 3)  # four seeds: a batch of three and one of one
     prepared = prepare(RunRequest.of(name, regime, budget=600), irrelevant_dims)
@@ -124,3 +139,114 @@ def test_run_many_gives_the_results_of_run_once(irrelevant_dims, name, regime, m
     together = run_many(prepared, seeds, key=(4,))
     alone = [run_once(prepared, seed, key=(4,)) for seed in seeds]
     assert [replace(result, wall_s=0.0) for result in together] == [replace(result, wall_s=0.0) for result in alone]
+
+
+def same_run(prepared, seed) -> tuple:
+    """The compiled run and the ask/tell run of ``seed``: (learner, outcome) each."""
+    runs = []
+    for observer in (None, Silent()):
+        learner, environment = started(prepared, seed)
+        runs.append((learner, drive(learner, environment, prepared.budget, observer)))
+    return tuple(runs)
+
+
+@pytest.mark.parametrize("name", RULES)
+@pytest.mark.parametrize("instance", PAPER_INSTANCES)
+def test_ols_runs_compiled_equal_the_ask_tell_loop_on_the_paper_instances(name, instance):
+    family_name, params, sigma = PAPER_INSTANCES[instance]
+    prepared = prepare(RunRequest.of(name, "ols", budget=3000),
+                       family(family_name).generate(GaussianNoise(sigma), **params))
+    for seed in range(2):
+        learner, _ = started(prepared, seed)
+        assert compilable(learner, _)
+        (fast_learner, fast), (slow_learner, slow) = same_run(prepared, seed)
+        assert (fast.used, fast.rounds, fast.solved) == (slow.used, slow.rounds, slow.solved)
+        assert_same_state(fast_learner, slow_learner)
+
+
+@pytest.fixture
+def fit_events(monkeypatch):
+    """Every recomputation of an ols fit (updates since the last one, rank before and
+    after) and every new epoch, in order."""
+    from cbai_cli import ols
+
+    events = []
+    refresh, new_epoch = ols.LeastSquaresSpan.refresh, ols.LeastSquaresSpan.new_epoch
+
+    def recorded_refresh(fit):
+        before = (getattr(fit, "_since_refresh", None), fit.rank if hasattr(fit, "basis") else None)
+        refresh(fit)
+        events.append(("refresh", *before, fit.rank))
+
+    def recorded_epoch(fit):
+        new_epoch(fit)
+        events.append(("epoch",))
+
+    monkeypatch.setattr(ols.LeastSquaresSpan, "refresh", recorded_refresh)
+    monkeypatch.setattr(ols.LeastSquaresSpan, "new_epoch", recorded_epoch)
+    return events
+
+
+def awkward_instance(seed: int) -> Instance:
+    """Twelve random arms in R⁵ with a nearly parallel pair and a short arm (the designs
+    where a rank-one step loses digits), σ = 1."""
+    rng = np.random.default_rng(seed)
+    arms = rng.standard_normal((12, 5))
+    arms[1] = arms[0] + 1e-4 * rng.standard_normal(5)
+    arms[2] = 0.0
+    arms[2, 0] = 1e-3
+    return Instance(name="awkward", arms=arms, reward=rng.standard_normal(5), constraint=rng.standard_normal(5),
+                    threshold=0.0, noise=GaussianNoise(1.0))
+
+
+def event_kinds(events) -> set:
+    """Which recomputations happened: the span grew (an arm outside it), the periodic one
+    (every 200 updates at d = 5), or the roundoff test's; and epochs."""
+    kinds = set()
+    for event in events:
+        if event[0] == "epoch":
+            kinds.add("epoch")
+        elif event[2] is not None:  # not the fit's construction
+            since, before, after = event[1:]
+            kinds.add("outside" if after > before else "periodic" if since >= 200 else "roundoff")
+    return kinds
+
+
+@pytest.mark.parametrize("instance_seed", [3, 9])
+def test_track_and_stop_ols_compiled_meets_every_recomputation_as_the_ask_tell_loop(fit_events, instance_seed):
+    prepared = prepare(RunRequest.of("track-and-stop", "ols", budget=500), awkward_instance(instance_seed))
+    learner, environment = started(prepared, instance_seed)
+    fast = drive(learner, environment, prepared.budget)
+    compiled_events = list(fit_events)
+    fit_events.clear()
+    stepped, environment = started(prepared, instance_seed)
+    slow = drive(stepped, environment, prepared.budget, Silent())
+    assert compiled_events == fit_events
+    assert event_kinds(fit_events) >= {"outside", "periodic", "roundoff", "epoch"}
+    assert fast.used == slow.used and fast.solved == slow.solved and learner.forced_pulls > 0
+    assert_same_state(learner, stepped)
+
+
+@pytest.mark.parametrize("name", ["track-and-stop", "g-acol"])
+def test_a_batch_of_ols_runs_equals_the_runs_one_by_one(name):
+    prepared = prepare(RunRequest.of(name, "ols", budget=500), awkward_instance(3))
+    seeds = [3, 0, 9, 1]
+    together = [started(prepared, seed) for seed in seeds]
+    outcomes = run_compiled([learner for learner, _ in together], [env for _, env in together], prepared.budget)
+    for seed, outcome, (learner, _) in zip(seeds, outcomes, together):
+        alone, environment = started(prepared, seed)
+        assert run_compiled([alone], [environment], prepared.budget) == [outcome]
+        assert_same_state(learner, alone)
+
+
+def test_a_track_and_stop_with_its_own_select_stays_on_the_python_loop(irrelevant_dims):
+    from cbai_cli.algorithms.track_and_stop import TrackAndStop
+
+    class Lazy(TrackAndStop):
+        def select(self) -> int:
+            return 0
+
+    prepared = prepared_run(irrelevant_dims, "track-and-stop", "ols")
+    noise_rng, algorithm_rng, _ = run_streams(0)
+    learner = Lazy(prepared.configured.view, prepared.config, algorithm_rng)
+    assert not compilable(learner, prepared.kind.environment(prepared.instance, noise_rng))
