@@ -49,8 +49,9 @@ def spread_change(arms, pinv, arm: int, count: int):
 
 def one_step_errors(cases: int) -> dict[str, np.ndarray]:
     from cbai_cli.kernels.ols import rank_one_step
+    from cbai_cli.kernels.threads import NEVER
 
-    errors = {"kernel (index order)": [], "numpy (BLAS order)": []}
+    errors = {"kernel (pair products)": [], "numpy (BLAS order)": []}
     for seed in range(cases):
         rng = np.random.default_rng(seed)
         d = 1 + seed % 6
@@ -62,8 +63,8 @@ def one_step_errors(cases: int) -> dict[str, np.ndarray]:
         unit = EPS * (np.abs(change) + np.abs(exact))
         caches = np.stack((np.zeros(k), spreads, np.zeros(k)))
         rank_one_step(arms, pinv.copy(), caches, np.zeros(k), np.empty((2, d)), np.zeros(k), arm, count, 0.0, 0.0,
-                      np.inf, np.inf)
-        errors["kernel (index order)"].append(np.max(np.abs(caches[1] - exact) / unit))
+                      np.inf, np.inf, NEVER)
+        errors["kernel (pair products)"].append(np.max(np.abs(caches[1] - exact) / unit))
         numpy_spreads = spreads + spread_change(arms, pinv, arm, count)
         errors["numpy (BLAS order)"].append(np.max(np.abs(numpy_spreads - exact) / unit))
     return {name: np.array(values, dtype=float) for name, values in errors.items()}

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from cbai_cli.kernels.codes import streams
+from cbai_cli.kernels.codes import block_rows, streams
 
 
 def quadratic_forms(rows: np.ndarray, matrix: np.ndarray) -> np.ndarray:
@@ -234,9 +234,6 @@ class DesignState(RidgeDesign):
     #: The prediction (:func:`cbai_cli.kernels.design.predict_contender`) recomputes the
     #: new variance of at most this many arms, and gives up (two passes) beyond.
     MAX_CONTENDERS = 256
-    #: Rows of one block of a pass over the arms: about 512 kB of arms, so that the
-    #: per-arm work and a second product read the block from cache; a multiple of 64 rows.
-    BLOCK_BYTES = 1 << 19
 
     def __init__(self, arms: np.ndarray, ridge: float, refresh_every: int | None = None) -> None:
         arms = np.ascontiguousarray(arms, dtype=float)
@@ -249,7 +246,7 @@ class DesignState(RidgeDesign):
         self._streaming = streams(k, d)
         self.contender = -1
         self.companion = np.zeros(k)
-        self.block = max(64, self.BLOCK_BYTES // (8 * max(d, 1)) // 64 * 64)
+        self.block = block_rows(d)
 
     def update(self, arm: int, total: float, count: int = 1, ahead: np.ndarray | None = None) -> None:
         """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``.

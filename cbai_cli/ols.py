@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cbai_cli.kernels.ols import EPOCH, REFRESH, mixture_bounds, rank_one_step
+from cbai_cli.kernels.threads import threads_from
 
 # Relative size below which an eigenvalue of V, or the part of an arm outside the span,
 # counts as zero: least squares identifies φ only on the span (Lindner et al. 2022,
@@ -279,7 +280,7 @@ class LeastSquaresSpan:
             return
         code, growth = rank_one_step(self.arms, self.pinv, self._caches, self._roundoff, self._directions,
                                      self._growths, arm, count, total, self._growth, self.margin,
-                                     DRIFT_TOLERANCE / STEP_ROUNDOFF)
+                                     DRIFT_TOLERANCE / STEP_ROUNDOFF, threads_from(self.arms))
         if code == REFRESH:
             self.refresh()
             return

@@ -26,3 +26,15 @@ def streams(k: int, d: int) -> bool:
     """Whether the passes over a (k, d) arm matrix stream it: one read of each row for two
     products (:data:`STREAM_ENTRIES`)."""
     return k * d >= STREAM_ENTRIES and d >= STREAM_MIN_DIM
+
+
+#: Bytes of arm rows in one block of a pass over the arm matrix: about 512 kB, so that the
+#: per-arm work and a second product read the block from cache.
+BLOCK_BYTES = 1 << 19
+
+
+def block_rows(d: int) -> int:
+    """Rows per block of a pass over arms of dimension d: :data:`BLOCK_BYTES` of them, a
+    multiple of 64 rows (an even number, which :func:`cbai_cli.kernels.threads.pair_products`
+    needs to compute every row alike), at least 64."""
+    return max(64, BLOCK_BYTES // (8 * max(d, 1)) // 64 * 64)

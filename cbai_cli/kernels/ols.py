@@ -2,27 +2,74 @@
 :func:`rank_one_step`, the in-span update of :class:`cbai_cli.ols.LeastSquaresSpan`, and
 :func:`mixture_bounds`, the intervals of :class:`cbai_cli.ols.MixtureIntervals`.
 
-Products are plain loops, each dot product summed in index order (numpy's BLAS sums in
-blocks, with fused multiply-adds on some CPUs, so the caches differ from the numpy
-version's in the last bits; the records do not, benchmarks/check_ols_kernel.py). The
-decisions that need an eigendecomposition (a refresh, a new epoch) stay in Python:
-:func:`rank_one_step` says which one is due.
+The d × d products are plain loops summed in index order; the pass over the arm matrix
+computes each arm's two products with :func:`cbai_cli.kernels.threads.pair_products` (one
+read of each row, sums reassociated into vector partial sums), block by block, split
+across numba's threads on large arm sets like the ridge design's pass. numpy's BLAS sums
+in other orders, so the caches differ from the numpy version's in the last bits; the
+records do not (benchmarks/check_ols_kernel.py). The decisions that need an
+eigendecomposition (a refresh, a new epoch) stay in Python: :func:`rank_one_step` says
+which one is due.
 """
 
 from __future__ import annotations
 
 import math
 
-from cbai_cli.kernels.jit import njit
+import numba
+import numpy as np
+
+from cbai_cli.kernels.codes import block_rows as block_rows_rule
+from cbai_cli.kernels.jit import njit, njit_threaded
+from cbai_cli.kernels.threads import pair_products
 
 #: What :func:`rank_one_step` asks of Python after the update: nothing, an exact
 #: recomputation (a cache's roundoff bound passed its tolerance), or a new epoch.
 KEEP, REFRESH, EPOCH = 0, 1, 2
 
 
+block_rows = njit(block_rows_rule)
+
+
+@njit
+def _span_rows(arms, start, stop, u, twice, shrink, quadratic, cross, residual, caches, roundoff, drift_ratio):
+    """Rows ``start:stop`` of :func:`rank_one_step`'s pass; returns whether some arm's
+    roundoff estimate passed its tolerance."""
+    p_all = np.empty(stop - start)
+    p_twice_all = np.empty(stop - start)
+    pair_products(arms, start, stop, u, twice, p_all, p_twice_all)
+    drift = False
+    for i in range(stop - start):
+        a = start + i
+        p, p_twice = p_all[i], p_twice_all[i]
+        square = p * p
+        change = quadratic * square + cross * (p * p_twice)
+        caches[0, a] -= shrink * square
+        caches[1, a] += change
+        caches[2, a] += residual * p
+        # A spread falling or rising from b to b' gains roundoff of about STEP_ROUNDOFF·max(b, b')
+        # ≤ STEP_ROUNDOFF·(|Δ| + b'), and keeps it however far it falls later.
+        roundoff[a] += abs(change) + caches[1, a]
+        if roundoff[a] > caches[1, a] * drift_ratio:
+            drift = True
+    return drift
+
+
+@njit_threaded
+def _span_blocks_threaded(arms, u, twice, shrink, quadratic, cross, residual, caches, roundoff, drift_ratio, block,
+                          drifts):
+    """:func:`_span_rows` of every block, split across numba's threads; block i's result in
+    ``drifts[i]``."""
+    k = arms.shape[0]
+    for i in numba.prange(drifts.shape[0]):
+        start = i * block
+        drifts[i] = _span_rows(arms, start, min(start + block, k), u, twice, shrink, quadratic, cross, residual,
+                               caches, roundoff, drift_ratio)
+
+
 @njit
 def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count, total, growth, margin,
-                  drift_ratio):
+                  drift_ratio, threads_from):
     """Add ``count`` pulls of the in-span arm x = arms[arm] summing to ``total``; returns
     (what Python must do next, the epoch's growth sum).
 
@@ -32,23 +79,28 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
     the span). Each arm's roundoff estimate for its spread grows by |Δ| + b' (in units of
     STEP_ROUNDOFF; REFRESH once it exceeds ``drift_ratio``·b' = DRIFT_TOLERANCE/STEP_ROUNDOFF·b'
     for some arm). Otherwise the growth sum gains c·``growths``[arm] (Lemma 2 of docs/ols.md),
-    EPOCH once it exceeds ``margin``.
+    EPOCH once it exceeds ``margin``. The pass over the arms goes block by block
+    (:func:`cbai_cli.kernels.codes.block_rows`), split across threads when K·d ≥
+    ``threads_from`` (:func:`cbai_cli.kernels.threads.threads_from`); every arm's numbers
+    are the same either way.
 
-    Roundoff: u, V⁺u, p and p' are dot products of length d summed in index order, where
+    Roundoff: u, V⁺u, p and p' are dot products of length d, u and V⁺u summed in index
+    order, p and p' in vector partial sums (:func:`~cbai_cli.kernels.threads.pair_products`), where
     numpy's BLAS sums in blocks (with fused multiply-adds on some CPUs). The order moves the
     last bits, not the size of the error (every order of a length-d sum has the same bound,
     (d − 1) ulps of Σ|terms|), so the drift test keeps the numpy version's unit: one step adds
     STEP_ROUNDOFF·(|Δ| + b') to a spread's estimate. That is the typical error of one step
     (in either order), not a bound on it: benchmarks/ols_roundoff.py measures, against
     extended precision on 3,000 random designs, a median of 0.6 ulp·(|Δ| + b') and 99 % below
-    81 for this order (86 for BLAS's), and tails up to 5·10⁴ where two arms are nearly
+    81 with p and p' summed in index order (86 for BLAS's), and tails up to 5·10⁴ where two arms are nearly
     parallel in both; with the refresh rules the spreads stayed within 1.2·10⁻¹¹ relative
     of a fit from scratch (2.0·10⁻¹¹ for numpy's order) after every one of 300 pulls of 200
     designs.
 
     Shapes: arms (K, d); pinv (d, d); caches (3, K) rows xᵀV⁺x, ‖V⁺x‖², xᵀφ̂; roundoff,
     growths (K,); directions (2, d) scratch for u and V⁺u. Updated in place: pinv, caches,
-    roundoff, directions.
+    roundoff, directions. ``threads_from``: :data:`cbai_cli.kernels.threads.NEVER` never
+    splits the pass.
     """
     k, d = arms.shape
     x = arms[arm]
@@ -73,23 +125,18 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
     residual = (total - count * caches[2, arm]) / (1.0 + count * q)
     quadratic = shrink * shrink * squared
     cross = -2.0 * shrink
-    drift = False
-    for a in range(k):
-        p = 0.0
-        p_twice = 0.0
-        for j in range(d):
-            p += arms[a, j] * u[j]
-            p_twice += arms[a, j] * twice[j]
-        square = p * p
-        change = quadratic * square + cross * (p * p_twice)
-        caches[0, a] -= shrink * square
-        caches[1, a] += change
-        caches[2, a] += residual * p
-        # A spread falling or rising from b to b' gains roundoff of about STEP_ROUNDOFF·max(b, b')
-        # ≤ STEP_ROUNDOFF·(|Δ| + b'), and keeps it however far it falls later.
-        roundoff[a] += abs(change) + caches[1, a]
-        if roundoff[a] > caches[1, a] * drift_ratio:
-            drift = True
+    block = block_rows(d)
+    if k * d >= threads_from:
+        drifts = np.zeros((k + block - 1) // block, dtype=np.bool_)
+        _span_blocks_threaded(arms, u, twice, shrink, quadratic, cross, residual, caches, roundoff, drift_ratio,
+                              block, drifts)
+        drift = drifts.any()
+    else:
+        drift = False
+        for start in range(0, k, block):
+            if _span_rows(arms, start, min(start + block, k), u, twice, shrink, quadratic, cross, residual, caches,
+                          roundoff, drift_ratio):
+                drift = True
     for i in range(d):
         scaled = shrink * u[i]
         for j in range(d):

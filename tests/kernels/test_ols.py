@@ -8,10 +8,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cbai_cli.kernels.ols import EPOCH, KEEP, REFRESH, mixture_bounds, rank_one_step
+from cbai_cli.kernels.threads import NEVER
 from cbai_cli.ols import DRIFT_TOLERANCE, STEP_ROUNDOFF
 
 RATIO = DRIFT_TOLERANCE / STEP_ROUNDOFF
@@ -49,12 +51,12 @@ def step_in_numpy(arms, pinv, caches, arm, count, total):
 
 
 def call(arms, pinv, caches, arm, count, total, roundoff=None, growths=None, growth=0.0, margin=math.inf,
-         ratio=RATIO):
+         ratio=RATIO, threads_from=NEVER):
     k, d = arms.shape
     roundoff = np.zeros(k) if roundoff is None else roundoff
     growths = np.zeros(k) if growths is None else growths
     return rank_one_step(arms, pinv, caches, roundoff, np.empty((2, d)), growths, arm, count, total, growth,
-                         margin, ratio)
+                         margin, ratio, threads_from)
 
 
 @settings(max_examples=40, deadline=None)
@@ -127,6 +129,26 @@ def test_the_growth_sum_starts_an_epoch_once_it_passes_the_margin():
 def test_a_recomputation_takes_precedence_over_an_epoch():
     arms, pinv, caches = ill_conditioned_fit()
     assert call(arms, pinv, caches, 2, 1, 0.3, growths=np.ones(3), margin=0.0)[0] == REFRESH
+
+
+@pytest.mark.parametrize("drifting", [None, 0, 1999])
+def test_the_pass_split_across_threads_equals_the_serial_pass_bitwise(drifting):
+    # d = 100: blocks of 640 rows, four of them; the drift of one arm in the first or the
+    # last block alone must reach the result
+    rng, arms, counts, sums, pinv, caches = random_fit(5, 2000, 100)
+    roundoff = np.zeros(2000)
+    if drifting is not None:
+        roundoff[drifting] = 2.0 * RATIO * caches[1, drifting]
+    results = []
+    for limit in (NEVER, 0):
+        state = (pinv.copy(), caches.copy(), roundoff.copy())
+        code, growth = call(arms, *state[:2], 7, 2, 0.4, roundoff=state[2], threads_from=limit)
+        results.append((code, growth, state))
+    (serial_code, serial_growth, serial), (split_code, split_growth, split) = results
+    assert (split_code, split_growth) == (serial_code, serial_growth)
+    assert serial_code == (KEEP if drifting is None else REFRESH)
+    for a, b in zip(serial, split):
+        np.testing.assert_array_equal(b, a)
 
 
 @settings(max_examples=30, deadline=None)
