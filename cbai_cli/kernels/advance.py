@@ -190,7 +190,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
                 due[b] = REFRESH
             else:
                 due[b], grown = rank_one_step(arms, pinv[b], caches[b], roundoff[b], directions[b], growths[b], arm,
-                                              1, observed, growth[b], margin[b], drift_ratio)
+                                              1, observed, growth[b], margin[b], drift_ratio, threads_from)
                 if due[b] != REFRESH:
                     growth[b] = grown
             if since[b] >= refresh_every or due[b] != KEEP or stale[b]:
