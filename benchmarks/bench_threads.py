@@ -5,8 +5,10 @@ Usage:
     python benchmarks/bench_threads.py [--cells ALGORITHM,K,D ...] [--steps 150] [--threads-from ENTRIES]
                                        [--compiled BLOCK]
 
-Each cell runs one ask/answer/tell loop (tuned radius 10, so that nothing is decided and
-every step does the full work; random Gaussian arms, as ``bench_adaptive.py``) in one
+Each cell runs one ask/answer/tell loop (tuned radius 10 unless the cell names its regime,
+``ALGORITHM:REGIME``, so that nothing is decided and every step does the full work; the
+constraint's gaps are 100 times smaller than the noise, so that ``ols`` decides nothing
+either for a long time; random Gaussian arms, as ``bench_adaptive.py``) in one
 fresh process, alternating step by step between every pass serial and the passes split
 as a normal run splits them (K·d ≥ ``cbai_cli.kernels.threads.THREADS_FROM``, or
 ``--threads-from``), and times every step. On a shared machine the minimum over the
@@ -49,7 +51,9 @@ def cell(spec: str, steps: int, threads_from: int | None, compiled: int | None =
     rng = np.random.default_rng(0)
     instance = Instance(name="bench", arms=rng.standard_normal((k, d)), reward=rng.standard_normal(d),
                         constraint=rng.standard_normal(d) * 0.01, threshold=0.0, noise=GaussianNoise(1.0))
-    learner = prepare(RunRequest.of(name, "tuned", beta=100.0), instance).make_algorithm(np.random.default_rng(1))
+    algorithm, _, regime = name.partition(":")
+    request = RunRequest.of(algorithm, regime) if regime else RunRequest.of(algorithm, "tuned", beta=100.0)
+    learner = prepare(request, instance).make_algorithm(np.random.default_rng(1))
     environment = Environment(instance.problem.arms, instance.truth, np.random.default_rng(2))
     split = threads.THREADS_FROM if threads_from is None else threads_from
     times: dict[str, list[float]] = {"serial": [], "split": []}

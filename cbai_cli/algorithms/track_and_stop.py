@@ -124,9 +124,11 @@ class TrackAndStop(Adaptive):
 
     def frank_wolfe_arm(self, target: int) -> int:
         """argmax_a (aᵀA⁻¹y)² for y = ``arms[target]``: the Frank–Wolfe vertex of step 3."""
+        from cbai_cli.kernels.threads import threads_from
         from cbai_cli.kernels.track_and_stop import frank_wolfe_arm
 
-        return int(frank_wolfe_arm(self.design.arms, self.design.inverse, target))
+        design = self.design
+        return int(frank_wolfe_arm(design.arms, design.inverse, target, design.block, threads_from(design.arms)))
 
     def select(self) -> int:
         """The next pull, steps 1–3 of the class docstring in one compiled call

@@ -16,6 +16,7 @@ import numpy as np
 from cbai_cli.kernels.design import greedy_arm
 from cbai_cli.kernels.jit import njit
 from cbai_cli.kernels.select import first_max
+from cbai_cli.kernels.threads import greedy_pass
 
 
 @njit
@@ -56,10 +57,13 @@ def active_target(norms2, predictions, threshold, relevant):
 
 
 @njit
-def frank_wolfe_arm(arms, inverse, target):
-    """argmax_a (aᵀA⁻¹y)² for y = ``arms[target]``. Shapes: arms (K, d), inverse (d, d)."""
-    products = np.dot(arms, np.dot(inverse, arms[target]))
-    return first_max(products * products, products, True)  # every arm: the candidates argument is not read
+def frank_wolfe_arm(arms, inverse, target, block, threads_from):
+    """argmax_a (aᵀA⁻¹y)² for y = ``arms[target]``, first among ties: the greedy pass's
+    argmax of (aᵀt)²/(1 + v_a) with every v_a = 0, so that large arm sets get its blocked,
+    threaded pass (:func:`cbai_cli.kernels.threads.greedy_pass`; dividing by 1 is exact).
+    Shapes: arms (K, d), inverse (d, d)."""
+    unknown = np.zeros(arms.shape[0])
+    return greedy_pass(arms, np.dot(inverse, arms[target]), unknown, unknown, False, block, threads_from)
 
 
 @njit
@@ -86,4 +90,5 @@ def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper
     if exploration_due(norms2, relevant, arms.shape[1], n_samples):
         least_known = first_max(norms2, relevant, False)
         return greedy_arm(arms, inverse, norms2, least_known, -1, companion, block, threads_from), True
-    return frank_wolfe_arm(arms, inverse, active_target(norms2, predictions, threshold, relevant)), False
+    return frank_wolfe_arm(arms, inverse, active_target(norms2, predictions, threshold, relevant), block,
+                           threads_from), False
