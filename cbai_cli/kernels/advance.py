@@ -75,6 +75,42 @@ def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, 
 
 
 @njit
+def eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status, b):
+    """The elimination update of run b from its intervals ``last_lower[b]``, ``last_upper[b]``
+    (:func:`~cbai_cli.kernels.elimination.apply_bounds`); returns whether U is empty (the
+    run is then SOLVED). Shapes: as :func:`advance`."""
+    best[b], empty = apply_bounds(last_lower[b], last_upper[b], rewards, threshold, uncertain[b], feasible[b],
+                                  best[b])
+    pending[b] = 0
+    if empty:
+        status[b] = SOLVED
+    return empty
+
+
+@njit
+def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate, norms2,
+         predictions, logdet, uncertain, feasible, last_upper, steps, since, limit, pending, status, forced, normals,
+         used_normals, contender, companion, block, contenders, threads_from):
+    """Run b's next pull (:func:`pull`) and its counters, unless its budget or its chunk of
+    noise stops it first (``status[b]``, :func:`waiting`); returns (arm, −1 when stopped;
+    observation; contender of the next pull). Shapes: as :func:`advance`."""
+    status[b] = waiting(steps[b], limit[b], used_normals[b], normals.shape[1])
+    if status[b] != RUNNING:
+        return -1, 0.0, contender
+    arm, observed, logdet[b], contender, was_forced = pull(
+        select_code, arms, rewards, threshold, means, sigma, optimism, inverse[b], gram[b], targets[b], estimate[b],
+        norms2[b], predictions[b], logdet[b], uncertain[b], feasible[b], last_upper[b], steps[b],
+        normals[b, used_normals[b]], contender, companion, block, contenders, threads_from)
+    used_normals[b] += 1
+    if was_forced:
+        forced[b] += 1
+    steps[b] += 1
+    since[b] += 1
+    pending[b] = 1
+    return arm, observed, contender
+
+
+@njit
 def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radius_code, params, refresh_every,
             inverse, gram, targets, estimate, norms2, predictions, logdet, uncertain, feasible, best,
             last_lower, last_upper, steps, since, limit, pending, status, forced, normals, used_normals, companion,
@@ -104,25 +140,16 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
             if pending[b]:
                 r = radius(radius_code, steps[b], logdet[b], params)
                 interval_bounds(r, norms2[b], predictions[b], last_lower[b], last_upper[b])
-                best[b], empty = apply_bounds(last_lower[b], last_upper[b], rewards, threshold, uncertain[b],
-                                              feasible[b], best[b])
-                pending[b] = 0
-                if empty:
-                    status[b] = SOLVED
+                if eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status,
+                             b):
                     break
-            status[b] = waiting(steps[b], limit[b], used_normals[b], normals.shape[1])
-            if status[b] != RUNNING:
+            arm, observed, contender = step(b, select_code, arms, rewards, threshold, means, sigma, optimism,
+                                            inverse, gram, targets, estimate, norms2, predictions, logdet, uncertain,
+                                            feasible, last_upper, steps, since, limit, pending, status, forced,
+                                            normals, used_normals, contender, companion, block, contenders,
+                                            threads_from)
+            if arm < 0:
                 break
-            arm, observed, logdet[b], contender, was_forced = pull(
-                select_code, arms, rewards, threshold, means, sigma, optimism, inverse[b], gram[b], targets[b],
-                estimate[b], norms2[b], predictions[b], logdet[b], uncertain[b], feasible[b], last_upper[b],
-                steps[b], normals[b, used_normals[b]], contender, companion, block, contenders, threads_from)
-            used_normals[b] += 1
-            if was_forced:
-                forced[b] += 1
-            steps[b] += 1
-            since[b] += 1
-            pending[b] = 1
             if since[b] >= refresh_every:
                 status[b] = NEED_REFRESH
                 break
@@ -163,25 +190,16 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
             if pending[b]:
                 mixture_bounds(intercepts[b], slopes[b], caches[b, 0], caches[b, 1], inside[b], caches[b, 2],
                                last_lower[b], last_upper[b])
-                best[b], empty = apply_bounds(last_lower[b], last_upper[b], rewards, threshold, uncertain[b],
-                                              feasible[b], best[b])
-                pending[b] = 0
-                if empty:
-                    status[b] = SOLVED
+                if eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status,
+                             b):
                     break
-            status[b] = waiting(steps[b], limit[b], used_normals[b], normals.shape[1])
-            if status[b] != RUNNING:
+            arm, observed, contender = step(b, select_code, arms, rewards, threshold, means, sigma, optimism,
+                                            inverse, gram, targets, estimate, norms2, predictions, logdet, uncertain,
+                                            feasible, last_upper, steps, since, limit, pending, status, forced,
+                                            normals, used_normals, contender, companion, block, contenders,
+                                            threads_from)
+            if arm < 0:
                 break
-            arm, observed, logdet[b], contender, was_forced = pull(
-                select_code, arms, rewards, threshold, means, sigma, optimism, inverse[b], gram[b], targets[b],
-                estimate[b], norms2[b], predictions[b], logdet[b], uncertain[b], feasible[b], last_upper[b],
-                steps[b], normals[b, used_normals[b]], contender, companion, block, contenders, threads_from)
-            used_normals[b] += 1
-            if was_forced:
-                forced[b] += 1
-            steps[b] += 1
-            since[b] += 1
-            pending[b] = 1
             counts[b, arm] += 1
             sums[b, arm] += observed
             fit_steps[b] += 1
