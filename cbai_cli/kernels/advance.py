@@ -10,6 +10,8 @@ and leave to Python what needs an eigendecomposition. Both pull through :func:`p
 
 from __future__ import annotations
 
+import numpy as np
+
 from cbai_cli.kernels.codes import (BUDGET, G_ACOL, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
                                     TRACK_AND_STOP)
 from cbai_cli.kernels.design import absorb, predict_contender
@@ -135,7 +137,9 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
     if select_code != G_ACOL and select_code != GREEDY_MAXVAR:
         contenders = 0
     for b in range(inverse.shape[0]):
-        contender = -1  # companion holds no product of this run yet
+        # companion holds no product of this run yet; an int64, not the literal −1, so that
+        # numba compiles the functions it is passed to once (a literal compiles them twice)
+        contender = np.int64(-1)
         while status[b] == RUNNING:
             if pending[b]:
                 r = radius(radius_code, steps[b], logdet[b], params)
@@ -185,7 +189,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     if select_code != G_ACOL and select_code != GREEDY_MAXVAR:
         contenders = 0
     for b in range(inverse.shape[0]):
-        contender = -1
+        contender = np.int64(-1)  # see advance
         while status[b] == RUNNING:
             if pending[b]:
                 mixture_bounds(intercepts[b], slopes[b], caches[b, 0], caches[b, 1], inside[b], caches[b, 2],

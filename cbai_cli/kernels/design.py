@@ -68,9 +68,11 @@ def greedy_arm(arms, inverse, norms2, direction_arm, contender, companion, block
 
     Shapes: arms (K, d); inverse (d, d); norms2, companion (K,).
     """
-    if contender == direction_arm:
-        return greedy_pass(arms, arms[direction_arm], norms2, companion, True, block, threads_from)
-    return greedy_pass(arms, np.dot(inverse, arms[direction_arm]), norms2, companion, False, block, threads_from)
+    # one call with a bool that is not a literal and a writable ``towards``: numba compiles
+    # greedy_pass and the passes under it once, not once per literal and per read-only flag
+    known = contender == direction_arm
+    towards = companion if known else np.dot(inverse, arms[direction_arm])
+    return greedy_pass(arms, towards, norms2, companion, known, block, threads_from)
 
 
 @njit

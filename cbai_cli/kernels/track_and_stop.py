@@ -63,7 +63,8 @@ def frank_wolfe_arm(arms, inverse, target, block, threads_from):
     threaded pass (:func:`cbai_cli.kernels.threads.greedy_pass`; dividing by 1 is exact).
     Shapes: arms (K, d), inverse (d, d)."""
     unknown = np.zeros(arms.shape[0])
-    return greedy_pass(arms, np.dot(inverse, arms[target]), unknown, unknown, False, block, threads_from)
+    # np.bool_, not the literal False: greedy_pass is then compiled once for both callers
+    return greedy_pass(arms, np.dot(inverse, arms[target]), unknown, unknown, np.bool_(False), block, threads_from)
 
 
 @njit
@@ -89,6 +90,6 @@ def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper
     relevant = relevant_arms(rewards, uncertain, answer)
     if exploration_due(norms2, relevant, arms.shape[1], n_samples):
         least_known = first_max(norms2, relevant, False)
-        return greedy_arm(arms, inverse, norms2, least_known, -1, companion, block, threads_from), True
+        return greedy_arm(arms, inverse, norms2, least_known, np.int64(-1), companion, block, threads_from), True
     return frank_wolfe_arm(arms, inverse, active_target(norms2, predictions, threshold, relevant), block,
                            threads_from), False
