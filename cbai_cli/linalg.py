@@ -228,6 +228,7 @@ class DesignState(RidgeDesign):
         norms2: (K,) ‖x‖²_{A⁻¹}.
         predictions: (K,) xᵀφ̂.
         companion: (K,) aᵀA⁻¹y of every arm a for y = arms[contender] when ``contender`` ≥ 0.
+        contender_arm: the arm of largest greedy gain towards that y, taken from it.
         block: rows per block of a pass over the arms.
     """
 
@@ -244,7 +245,7 @@ class DesignState(RidgeDesign):
         self.norms2 = np.einsum("kd,kd->k", arms, arms) / self.ridge
         self.predictions = np.zeros(k)
         self._streaming = streams(k, d)
-        self.contender = -1
+        self.contender = self.contender_arm = -1
         self.companion = np.zeros(k)
         self.block = block_rows(d)
 
@@ -270,9 +271,10 @@ class DesignState(RidgeDesign):
         if ahead is not None and self._streaming:
             contender = predict_contender(self.arms, self.inverse, self.norms2, ahead, False, x, count,
                                           self.MAX_CONTENDERS)
-        self.logdet = absorb(self.arms, self.inverse, self.gram, self._first_target, self._estimate, self.norms2,
-                             self.predictions, self.logdet, x, float(y), count, contender, self.companion,
-                             self.block, threads_from(self.arms))
+        self.logdet, self.contender_arm = absorb(self.arms, self.inverse, self.gram, self._first_target,
+                                                 self._estimate, self.norms2, self.predictions, self.logdet, x,
+                                                 float(y), count, contender, self.companion, self.block,
+                                                 threads_from(self.arms))
         self.contender = contender
         self.n_samples += count
         self._tick()
@@ -312,13 +314,13 @@ class DesignState(RidgeDesign):
 
     def greedy_arm(self, direction_arm: int) -> int:
         """The arm that most reduces ‖y‖²_{A⁻¹}, y = ``arms[direction_arm]`` (first among ties;
-        :func:`cbai_cli.kernels.design.greedy_arm`), from the product the last :meth:`update`
-        computed with its own when it predicted this arm."""
+        :func:`cbai_cli.kernels.design.greedy_arm`), the one the last :meth:`update` took in its
+        own pass when it predicted this arm."""
         from cbai_cli.kernels.design import greedy_arm
         from cbai_cli.kernels.threads import threads_from
 
-        return int(greedy_arm(self.arms, self.inverse, self.norms2, direction_arm, self.contender, self.companion,
-                              self.block, threads_from(self.arms)))
+        return int(greedy_arm(self.arms, self.inverse, self.norms2, direction_arm, self.contender,
+                              self.contender_arm, self.block, threads_from(self.arms)))
 
 
 def exact_design(arms: np.ndarray, gram: np.ndarray, target: np.ndarray):

@@ -224,7 +224,7 @@ class Adaptive(Algorithm):
 
         design = self.design
         return int(select(self.kernel_code, design.arms, design.inverse, design.norms2, self.problem.rewards,
-                          self.state.uncertain, design.contender, design.companion, design.block,
+                          self.state.uncertain, design.contender, design.contender_arm, design.block,
                           threads_from(design.arms)))
 
     def compiled(self) -> bool:

@@ -140,7 +140,7 @@ class TrackAndStop(Adaptive):
         design, state = self.design, self.state
         arm, forced = track_and_stop_arm(design.arms, self.problem.rewards, self.problem.threshold, state.uncertain,
                                          state.feasible, state.last_upper, design.inverse, design.norms2,
-                                         design.predictions, design.n_samples, self.optimism, design.companion,
-                                         design.block, threads_from(design.arms))
+                                         design.predictions, design.n_samples, self.optimism, design.block,
+                                         threads_from(design.arms))
         self.forced_pulls += int(forced)
         return int(arm)

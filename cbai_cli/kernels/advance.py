@@ -25,18 +25,20 @@ from cbai_cli.kernels.track_and_stop import track_and_stop_arm
 
 @njit
 def next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2, predictions,
-              n_samples, optimism, contender, companion, block, threads_from):
+              n_samples, optimism, contender, contender_arm, block, threads_from):
     """(arm, forced) of rule ``rule``'s next pull: Track-and-Stop's
     (:func:`cbai_cli.kernels.track_and_stop.track_and_stop_arm`, κ = ``optimism``; forced:
     a forced-exploration pull) or :func:`cbai_cli.kernels.select.select`'s (never forced).
 
-    Shapes: arms (K, d); rewards, uncertain, feasible, last_upper, norms2, predictions,
-    companion (K,); inverse (d, d).
+    Shapes: arms (K, d); rewards, uncertain, feasible, last_upper, norms2, predictions
+    (K,); inverse (d, d); ``contender``, ``contender_arm``: see
+    :func:`~cbai_cli.kernels.design.greedy_arm`.
     """
     if rule == TRACK_AND_STOP:
         return track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2,
-                                  predictions, n_samples, optimism, companion, block, threads_from)
-    return select(rule, arms, inverse, norms2, rewards, uncertain, contender, companion, block, threads_from), False
+                                  predictions, n_samples, optimism, block, threads_from)
+    return select(rule, arms, inverse, norms2, rewards, uncertain, contender, contender_arm, block,
+                  threads_from), False
 
 
 @njit
@@ -52,12 +54,12 @@ def waiting(steps, limit, used_normals, chunk):
 
 @njit
 def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, target, estimate, norms2,
-         predictions, logdet, uncertain, feasible, last_upper, n_samples, z, contender, companion, block,
-         contenders, threads_from):
+         predictions, logdet, uncertain, feasible, last_upper, n_samples, z, contender, contender_arm, companion,
+         block, contenders, threads_from):
     """One pull of one run: the rule's arm (:func:`next_pull`), its observation
     ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm], sigma)`` for the
     stream's standard normal z) and :func:`~cbai_cli.kernels.design.absorb`; returns (arm,
-    observation, new log det A, contender of the next pull, forced).
+    observation, new log det A, contender of the next pull and its greedy arm, forced).
 
     ``contenders`` > 0: predict the next greedy direction before the update
     (:func:`~cbai_cli.kernels.design.predict_contender`, from at most that many arms) so
@@ -65,15 +67,15 @@ def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, 
     gram (d, d); target, estimate (d,); means (K,).
     """
     arm, forced = next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2,
-                            predictions, n_samples, optimism, contender, companion, block, threads_from)
+                            predictions, n_samples, optimism, contender, contender_arm, block, threads_from)
     observed = means[arm] + sigma * z
     following = -1
     if contenders > 0:
         following = predict_contender(arms, inverse, norms2, uncertain, rule == GREEDY_MAXVAR, arms[arm], 1,
                                       contenders)
-    logdet = absorb(arms, inverse, gram, target, estimate, norms2, predictions, logdet, arms[arm], observed, 1,
-                    following, companion, block, threads_from)
-    return arm, observed, logdet, following, forced
+    logdet, following_arm = absorb(arms, inverse, gram, target, estimate, norms2, predictions, logdet, arms[arm],
+                                   observed, 1, following, companion, block, threads_from)
+    return arm, observed, logdet, following, following_arm, forced
 
 
 @njit
@@ -92,24 +94,24 @@ def eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_up
 @njit
 def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate, norms2,
          predictions, logdet, uncertain, feasible, last_upper, steps, since, limit, pending, status, forced, normals,
-         used_normals, contender, companion, block, contenders, threads_from):
+         used_normals, contender, contender_arm, companion, block, contenders, threads_from):
     """Run b's next pull (:func:`pull`) and its counters, unless its budget or its chunk of
     noise stops it first (``status[b]``, :func:`waiting`); returns (arm, −1 when stopped;
-    observation; contender of the next pull). Shapes: as :func:`advance`."""
+    observation; contender of the next pull and its greedy arm). Shapes: as :func:`advance`."""
     status[b] = waiting(steps[b], limit[b], used_normals[b], normals.shape[1])
     if status[b] != RUNNING:
-        return -1, 0.0, contender
-    arm, observed, logdet[b], contender, was_forced = pull(
+        return -1, 0.0, contender, contender_arm
+    arm, observed, logdet[b], contender, contender_arm, was_forced = pull(
         select_code, arms, rewards, threshold, means, sigma, optimism, inverse[b], gram[b], targets[b], estimate[b],
         norms2[b], predictions[b], logdet[b], uncertain[b], feasible[b], last_upper[b], steps[b],
-        normals[b, used_normals[b]], contender, companion, block, contenders, threads_from)
+        normals[b, used_normals[b]], contender, contender_arm, companion, block, contenders, threads_from)
     used_normals[b] += 1
     if was_forced:
         forced[b] += 1
     steps[b] += 1
     since[b] += 1
     pending[b] = 1
-    return arm, observed, contender
+    return arm, observed, contender, contender_arm
 
 
 @njit
@@ -139,7 +141,7 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
     for b in range(inverse.shape[0]):
         # companion holds no product of this run yet; an int64, not the literal −1, so that
         # numba compiles the functions it is passed to once (a literal compiles them twice)
-        contender = np.int64(-1)
+        contender = contender_arm = np.int64(-1)
         while status[b] == RUNNING:
             if pending[b]:
                 r = radius(radius_code, steps[b], logdet[b], params)
@@ -147,11 +149,10 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
                 if eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status,
                              b):
                     break
-            arm, observed, contender = step(b, select_code, arms, rewards, threshold, means, sigma, optimism,
-                                            inverse, gram, targets, estimate, norms2, predictions, logdet, uncertain,
-                                            feasible, last_upper, steps, since, limit, pending, status, forced,
-                                            normals, used_normals, contender, companion, block, contenders,
-                                            threads_from)
+            arm, observed, contender, contender_arm = step(
+                b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
+                norms2, predictions, logdet, uncertain, feasible, last_upper, steps, since, limit, pending, status,
+                forced, normals, used_normals, contender, contender_arm, companion, block, contenders, threads_from)
             if arm < 0:
                 break
             if since[b] >= refresh_every:
@@ -189,7 +190,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     if select_code != G_ACOL and select_code != GREEDY_MAXVAR:
         contenders = 0
     for b in range(inverse.shape[0]):
-        contender = np.int64(-1)  # see advance
+        contender = contender_arm = np.int64(-1)  # see advance
         while status[b] == RUNNING:
             if pending[b]:
                 mixture_bounds(intercepts[b], slopes[b], caches[b, 0], caches[b, 1], inside[b], caches[b, 2],
@@ -197,11 +198,10 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
                 if eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status,
                              b):
                     break
-            arm, observed, contender = step(b, select_code, arms, rewards, threshold, means, sigma, optimism,
-                                            inverse, gram, targets, estimate, norms2, predictions, logdet, uncertain,
-                                            feasible, last_upper, steps, since, limit, pending, status, forced,
-                                            normals, used_normals, contender, companion, block, contenders,
-                                            threads_from)
+            arm, observed, contender, contender_arm = step(
+                b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
+                norms2, predictions, logdet, uncertain, feasible, last_upper, steps, since, limit, pending, status,
+                forced, normals, used_normals, contender, contender_arm, companion, block, contenders, threads_from)
             if arm < 0:
                 break
             counts[b, arm] += 1

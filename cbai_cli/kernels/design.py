@@ -21,14 +21,16 @@ from cbai_cli.kernels.threads import absorb_pass, greedy_pass
 @njit
 def absorb(arms, inverse, gram, target, estimate, norms2, predictions, logdet, x, total, count, contender,
            companion, block, threads_from):
-    """Add ``count`` observations of ``x`` summing to ``total``; returns the new log det A.
+    """Add ``count`` observations of ``x`` summing to ``total``; returns (the new log det A,
+    the arm of largest greedy gain towards y = arms[contender] when ``contender`` ≥ 0, else −1).
 
     With u = A⁻¹x, q = xᵀu (old A) and c = ``count``: A⁻¹ −= c·uuᵀ/(1 + c q)
     (Sherman–Morrison), A += c·xxᵀ, b += total·x, log det A += log(1 + c q) (matrix
     determinant lemma), and for every arm a, ‖a‖²_{A⁻¹} −= c (aᵀu)²/(1 + c q) and
     aᵀφ̂ += aᵀu (total − c xᵀφ̂)/(1 + c q), φ̂ += u (total − c xᵀφ̂)/(1 + c q).
     When ``contender`` ≥ 0, the same pass also writes aᵀA⁻¹y for y = arms[contender]
-    (new A) into ``companion``, for the next greedy gain. ``block``: rows per block of
+    (new A) into ``companion`` and takes the next greedy gain's argmax from it
+    (:func:`greedy_arm` for y, while each block is in cache). ``block``: rows per block of
     the pass; ``threads_from``: the K·d from which the pass is split across threads
     (:func:`cbai_cli.kernels.threads.absorb_pass`).
 
@@ -51,28 +53,26 @@ def absorb(arms, inverse, gram, target, estimate, norms2, predictions, logdet, x
         target[i] += total * x[i]
     residual = residual_before / (1.0 + count * q)
     direction = np.dot(inverse, arms[contender]) if contender >= 0 else u
-    absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, companion, contender >= 0, block,
-                threads_from)
+    contender_arm = absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, companion,
+                                contender >= 0, block, threads_from)
     for i in range(d):
         estimate[i] += residual * u[i]
-    return logdet
+    return logdet, contender_arm
 
 
 @njit
-def greedy_arm(arms, inverse, norms2, direction_arm, contender, companion, block, threads_from):
+def greedy_arm(arms, inverse, norms2, direction_arm, contender, contender_arm, block, threads_from):
     """argmax_a (aᵀA⁻¹y)²/(1 + ‖a‖²_{A⁻¹}) for y = arms[direction_arm] (first among ties):
     the arm whose observation most reduces ‖y‖²_{A⁻¹} (Sherman–Morrison; Lindner et al.
-    2022, Algorithm 2). ``companion`` holds aᵀA⁻¹y already when ``contender`` is
-    ``direction_arm`` (:func:`absorb`'s second product); ``block``, ``threads_from``: see
+    2022, Algorithm 2). ``contender_arm`` is that arm already when ``contender`` is
+    ``direction_arm`` (:func:`absorb`'s pass took it); ``block``, ``threads_from``: see
     :func:`absorb` (:func:`cbai_cli.kernels.threads.greedy_pass`).
 
-    Shapes: arms (K, d); inverse (d, d); norms2, companion (K,).
+    Shapes: arms (K, d); inverse (d, d); norms2 (K,).
     """
-    # one call with a bool that is not a literal and a writable ``towards``: numba compiles
-    # greedy_pass and the passes under it once, not once per literal and per read-only flag
-    known = contender == direction_arm
-    towards = companion if known else np.dot(inverse, arms[direction_arm])
-    return greedy_pass(arms, towards, norms2, companion, known, block, threads_from)
+    if contender == direction_arm:
+        return contender_arm
+    return greedy_pass(arms, np.dot(inverse, arms[direction_arm]), norms2, block, threads_from)
 
 
 @njit

@@ -36,14 +36,14 @@ def max_variance_arm(norms2, candidates, everywhere):
 
 
 @njit
-def select(code, arms, inverse, norms2, rewards, uncertain, contender, companion, block, threads_from):
+def select(code, arms, inverse, norms2, rewards, uncertain, contender, contender_arm, block, threads_from):
     """The arm that rule ``code`` pulls next; U = ``uncertain`` not empty.
 
-    Shapes: arms (K, d); inverse (d, d); norms2, rewards, uncertain, companion (K,);
-    ``contender``, ``companion``, ``block``, ``threads_from``: see
-    :func:`cbai_cli.kernels.design.absorb`.
+    Shapes: arms (K, d); inverse (d, d); norms2, rewards, uncertain (K,);
+    ``contender``, ``contender_arm``, ``block``, ``threads_from``: see
+    :func:`cbai_cli.kernels.design.greedy_arm`.
     """
     if code == MAXREW_U:
         return first_max(rewards, uncertain, False)
     direction = max_variance_arm(norms2, uncertain, code == GREEDY_MAXVAR)
-    return greedy_arm(arms, inverse, norms2, direction, contender, companion, block, threads_from)
+    return greedy_arm(arms, inverse, norms2, direction, contender, contender_arm, block, threads_from)

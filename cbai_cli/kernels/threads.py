@@ -108,9 +108,36 @@ def _row_products(arms, a, u, v):
 
 
 @njit
+def _block_argmax(products, norms2, start):
+    """(arm, gain) of the largest gain (aᵀt)²/(1 + ‖a‖²_{A⁻¹}) among the rows a = start + i
+    whose products aᵀt are ``products[i]``, first among ties; (start, −∞) when no gain
+    exceeds −∞. Shapes: products (n,); norms2 (K,)."""
+    chosen = start
+    best_gain = -math.inf
+    for i in range(products.shape[0]):
+        gain = products[i] * products[i] / (1.0 + norms2[start + i])
+        if gain > best_gain:
+            chosen, best_gain = start + i, gain
+    return chosen, best_gain
+
+
+@njit
+def _combine(winners, gains):
+    """The blocks' (arm, gain) combined in block order with the serial scan's strict
+    comparison: the arm of largest gain, first among ties; 0 when no gain exceeds −∞."""
+    chosen, best_gain = 0, -math.inf
+    for i in range(winners.shape[0]):
+        if gains[i] > best_gain:
+            chosen, best_gain = winners[i], gains[i]
+    return chosen
+
+
+@njit
 def _absorb_rows(arms, start, stop, u, shrink, residual, norms2, predictions, direction, companion, both, paired):
     """Rows ``start:stop`` of :func:`absorb_pass`; ``paired``: the products by
-    :func:`pair_products` (the second into ``companion`` when ``both``, else discarded)."""
+    :func:`pair_products` (the second into ``companion`` when ``both``, else discarded).
+    Returns the block's (arm, gain) of the greedy gain towards ``direction`` from the
+    updated caches when ``both`` (:func:`_block_argmax`), else (start, −∞)."""
     if paired:
         projected = np.empty(stop - start)
         pair_products(arms, start, stop, u, direction, projected,
@@ -122,17 +149,21 @@ def _absorb_rows(arms, start, stop, u, shrink, residual, norms2, predictions, di
     for a in range(stop - start):
         norms2[start + a] -= shrink * (projected[a] * projected[a])
         predictions[start + a] += residual * projected[a]
+    if both:
+        return _block_argmax(companion[start:stop], norms2, start)
+    return start, -math.inf
 
 
 @njit_threaded
 def _absorb_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block,
-                            paired):
-    """:func:`absorb_pass`, its blocks split across numba's threads."""
+                            paired, winners, gains):
+    """:func:`absorb_pass`, its blocks split across numba's threads; block i's (arm, gain)
+    into ``winners[i]``, ``gains[i]``."""
     k = arms.shape[0]
-    for i in numba.prange((k + block - 1) // block):
+    for i in numba.prange(winners.shape[0]):
         start = i * block
-        _absorb_rows(arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction,
-                     companion, both, paired)
+        winners[i], gains[i] = _absorb_rows(arms, start, min(start + block, k), u, shrink, residual, norms2,
+                                            predictions, direction, companion, both, paired)
 
 
 @njit
@@ -142,78 +173,70 @@ def absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, compa
     pass), block by block, split across threads when K·d ≥ ``threads_from``; the products
     by :func:`pair_products` on matrices that stream (module docstring).
 
+    Returns, when ``both``, argmax_a (aᵀt)²/(1 + ‖a‖²_{A⁻¹}) for t = ``direction`` from the
+    updated caches, first among ties — :func:`greedy_pass`'s answer, taken while each block
+    is in cache — and −1 otherwise.
+
     Shapes: arms (K, d); u, direction (d,); norms2, predictions, companion (K,), updated
     in place.
     """
     k, d = arms.shape
     paired = streams(k, d)
+    blocks = (k + block - 1) // block
+    winners = np.empty(blocks, dtype=np.int64)
+    gains = np.empty(blocks)
     if k * d >= threads_from:
         _absorb_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block,
-                                paired)
-        return
-    for start in range(0, k, block):
-        _absorb_rows(arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction,
-                     companion, both, paired)
+                                paired, winners, gains)
+    else:
+        for i in range(blocks):
+            start = i * block
+            winners[i], gains[i] = _absorb_rows(arms, start, min(start + block, k), u, shrink, residual, norms2,
+                                                predictions, direction, companion, both, paired)
+    return _combine(winners, gains) if both else -1
 
 
 @njit
-def _gain_rows(arms, start, stop, towards, norms2, companion, known, paired):
-    """(arm, gain) of the largest gain among rows ``start:stop`` of :func:`greedy_pass`,
-    first among ties; (start, −∞) when no gain exceeds −∞. ``paired``: the products by
-    :func:`pair_products`, read from the slot in which the update's pass writes the
-    companion, so that they are its bits."""
-    if known:
-        products = companion[start:stop]
-    elif paired:
+def _gain_rows(arms, start, stop, towards, norms2, paired):
+    """(arm, gain) of the largest gain among rows ``start:stop`` of :func:`greedy_pass`
+    (:func:`_block_argmax`). ``paired``: the products by :func:`pair_products`, read from
+    the slot in which the update's pass writes the companion, so that they are its bits."""
+    if paired:
         products = np.empty(stop - start)
         pair_products(arms, start, stop, towards, towards, np.empty(stop - start), products)
     else:
         products = np.dot(arms[start:stop], towards)
-    chosen = start
-    best_gain = -math.inf
-    for a in range(stop - start):
-        gain = products[a] * products[a] / (1.0 + norms2[start + a])
-        if gain > best_gain:
-            chosen, best_gain = start + a, gain
-    return chosen, best_gain
+    return _block_argmax(products, norms2, start)
 
 
 @njit_threaded
-def _gain_blocks_threaded(arms, towards, norms2, companion, known, block, chosen, gains, paired):
+def _gain_blocks_threaded(arms, towards, norms2, block, chosen, gains, paired):
     """:func:`_gain_rows` of every block into ``chosen``, ``gains``, split across threads."""
     k = arms.shape[0]
     for i in numba.prange(chosen.shape[0]):
         start = i * block
-        chosen[i], gains[i] = _gain_rows(arms, start, min(start + block, k), towards, norms2, companion, known,
-                                         paired)
+        chosen[i], gains[i] = _gain_rows(arms, start, min(start + block, k), towards, norms2, paired)
 
 
 @njit
-def greedy_pass(arms, towards, norms2, companion, known, block, threads_from):
-    """argmax_a (aᵀt)²/(1 + ‖a‖²_{A⁻¹}) for t = ``towards`` (aᵀt read from ``companion``
-    when ``known``), first among ties; 0 when no gain exceeds −∞
-    (:func:`cbai_cli.kernels.design.greedy_arm`'s pass). Split across threads when
-    K·d ≥ ``threads_from`` and the products are not ``known`` (a scan of K numbers,
-    ~0.1 ms at K = 10⁵, gains less than a launch of the threads costs): the blocks'
-    maxima are combined in block order with the same strict comparison, which is the
-    serial scan's result.
+def greedy_pass(arms, towards, norms2, block, threads_from):
+    """argmax_a (aᵀt)²/(1 + ‖a‖²_{A⁻¹}) for t = ``towards``, first among ties; 0 when no
+    gain exceeds −∞ (:func:`cbai_cli.kernels.design.greedy_arm`'s pass when the update's
+    pass did not compute it). Split across threads when K·d ≥ ``threads_from``: the
+    blocks' maxima are combined in block order with the same strict comparison, which is
+    the serial scan's result.
 
-    Shapes: arms (K, d); towards (d,); norms2, companion (K,).
+    Shapes: arms (K, d); towards (d,); norms2 (K,).
     """
     k, d = arms.shape
     paired = streams(k, d)
-    chosen, best_gain = 0, -math.inf
-    if not known and k * d >= threads_from:
-        blocks = (k + block - 1) // block
-        winners = np.empty(blocks, dtype=np.int64)
-        gains = np.empty(blocks)
-        _gain_blocks_threaded(arms, towards, norms2, companion, known, block, winners, gains, paired)
+    blocks = (k + block - 1) // block
+    winners = np.empty(blocks, dtype=np.int64)
+    gains = np.empty(blocks)
+    if k * d >= threads_from:
+        _gain_blocks_threaded(arms, towards, norms2, block, winners, gains, paired)
+    else:
         for i in range(blocks):
-            if gains[i] > best_gain:
-                chosen, best_gain = winners[i], gains[i]
-        return chosen
-    for start in range(0, k, block):
-        winner, gain = _gain_rows(arms, start, min(start + block, k), towards, norms2, companion, known, paired)
-        if gain > best_gain:
-            chosen, best_gain = winner, gain
-    return chosen
+            start = i * block
+            winners[i], gains[i] = _gain_rows(arms, start, min(start + block, k), towards, norms2, paired)
+    return _combine(winners, gains)

@@ -62,9 +62,7 @@ def frank_wolfe_arm(arms, inverse, target, block, threads_from):
     argmax of (aᵀt)²/(1 + v_a) with every v_a = 0, so that large arm sets get its blocked,
     threaded pass (:func:`cbai_cli.kernels.threads.greedy_pass`; dividing by 1 is exact).
     Shapes: arms (K, d), inverse (d, d)."""
-    unknown = np.zeros(arms.shape[0])
-    # np.bool_, not the literal False: greedy_pass is then compiled once for both callers
-    return greedy_pass(arms, np.dot(inverse, arms[target]), unknown, unknown, np.bool_(False), block, threads_from)
+    return greedy_pass(arms, np.dot(inverse, arms[target]), np.zeros(arms.shape[0]), block, threads_from)
 
 
 @njit
@@ -75,21 +73,22 @@ def exploration_due(norms2, relevant, dim, n_samples):
 
 @njit
 def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2, predictions,
-                       n_samples, optimism, companion, block, threads_from):
+                       n_samples, optimism, block, threads_from):
     """(arm, forced) of Track-and-Stop's next pull: x̂*, R, then forced exploration (G-ACOL's
     greedy step towards the least known arm of R, :func:`cbai_cli.kernels.design.greedy_arm`)
     or the Frank–Wolfe vertex of the active target. R is never empty while U is not: x̂* is
     uncertain (so in R) or certainly feasible, and then r̄ has already dropped every
     uncertain arm less rewarding than it.
 
-    Shapes: arms (K, d); rewards, uncertain, feasible, last_upper, norms2, predictions,
-    companion (K,); inverse (d, d) A⁻¹; ``companion``, ``block``, ``threads_from``: the
-    design's pass settings (:func:`cbai_cli.kernels.design.absorb`).
+    Shapes: arms (K, d); rewards, uncertain, feasible, last_upper, norms2, predictions
+    (K,); inverse (d, d) A⁻¹; ``block``, ``threads_from``: the design's pass settings
+    (:func:`cbai_cli.kernels.design.absorb`).
     """
     answer = empirical_answer(rewards, threshold, uncertain, feasible, last_upper, predictions, optimism)
     relevant = relevant_arms(rewards, uncertain, answer)
     if exploration_due(norms2, relevant, arms.shape[1], n_samples):
         least_known = first_max(norms2, relevant, False)
-        return greedy_arm(arms, inverse, norms2, least_known, np.int64(-1), companion, block, threads_from), True
+        return greedy_arm(arms, inverse, norms2, least_known, np.int64(-1), np.int64(-1), block,
+                          threads_from), True
     return frank_wolfe_arm(arms, inverse, active_target(norms2, predictions, threshold, relevant), block,
                            threads_from), False

@@ -66,8 +66,10 @@ def test_absorb_is_the_sherman_morrison_update_written_in_numpy():
     q = x @ u
     shrink = count / (1.0 + count * q)
     residual = (total - count * (x @ estimate)) / (1.0 + count * q)
-    logdet = absorb(arms, state.inverse, state.gram, state.targets[0], state._estimate, state.norms2,
-                    state.predictions, state.logdet, x, total, count, -1, state.companion, state.block, NEVER)
+    logdet, contender_arm = absorb(arms, state.inverse, state.gram, state.targets[0], state._estimate,
+                                   state.norms2, state.predictions, state.logdet, x, total, count, -1,
+                                   state.companion, state.block, NEVER)
+    assert contender_arm == -1
     assert logdet == state.logdet + math.log1p(count * q)
     np.testing.assert_array_equal(state.inverse, inverse - shrink * (u[:, None] * u))
     np.testing.assert_array_equal(state.gram, gram + count * (x[:, None] * x))
@@ -85,13 +87,15 @@ def test_absorb_keeps_the_inverse_of_the_gram_matrix():
 
 def test_the_companion_product_is_the_gain_product_of_the_new_inverse():
     state, rng = design_of((300, 5), seed=4)
-    absorb(state.arms, state.inverse, state.gram, state.targets[0], state._estimate, state.norms2,
-           state.predictions, state.logdet, state.arms[3], 0.5, 1, 17, state.companion, 64, NEVER)
+    _, contender_arm = absorb(state.arms, state.inverse, state.gram, state.targets[0], state._estimate,
+                              state.norms2, state.predictions, state.logdet, state.arms[3], 0.5, 1, 17,
+                              state.companion, 64, NEVER)
     np.testing.assert_array_equal(state.companion, state.arms @ (state.inverse @ state.arms[17]))
+    assert contender_arm == greedy_arm(state.arms, state.inverse, state.norms2, 17, -1, -1, 64, NEVER)
 
 
 def test_greedy_arm_takes_the_largest_reduction_first_among_ties():
     # y = e1 with A = I: the reduction of arm a is (a·e1)²/(1 + ‖a‖²): arms 1 and 2 tie at 2.
     arms = np.array([[1.0, 0.0], [2.0, 1.0], [2.0, -1.0], [0.0, 3.0]])
     norms2 = np.einsum("kd,kd->k", arms, arms)
-    assert greedy_arm(arms, np.eye(2), norms2, 0, -1, np.zeros(4), 64, NEVER) == 1
+    assert greedy_arm(arms, np.eye(2), norms2, 0, -1, -1, 64, NEVER) == 1

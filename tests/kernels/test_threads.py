@@ -46,19 +46,24 @@ def test_the_split_update_pass_equals_the_serial_one_bitwise(both):
         np.testing.assert_array_equal(split, serial)
 
 
-@pytest.mark.parametrize("known", [False, True])
-def test_the_split_gain_argmax_is_the_serial_one_first_among_ties(known):
+@pytest.mark.parametrize("fused", [False, True])
+def test_the_split_gain_argmax_is_the_serial_one_first_among_ties(fused):
+    # fused: the argmax the update's pass takes from the companion; else the gain pass's own
     arms, rng = arm_set(300, 7)
     towards = arms[5] * 4.0  # arm 5 and its copies 230 and 297 tie at the largest gain
-    norms2 = np.full(300, 2.0)
-    companion = arms @ towards
-    serial = greedy_pass(arms, towards, norms2, companion, known, 64, NEVER)
-    assert serial == 5
-    assert greedy_pass(arms, towards, norms2, companion, known, 64, SPLIT) == serial
-    # without arm 5 the tie is between blocks 3 and 4 (rows 230 and 297)
-    norms2[5] = 1e9
-    assert greedy_pass(arms, towards, norms2, companion, known, 64, SPLIT) == 230
-    assert greedy_pass(arms, towards, norms2, companion, known, 64, NEVER) == 230
+    for blocked, expected in ((False, 5), (True, 230)):  # without arm 5: rows 230 and 297, blocks 3 and 4
+        chosen = []
+        for limit in (NEVER, SPLIT):
+            norms2 = np.full(300, 2.0)
+            if blocked:
+                norms2[5] = 1e9
+            if fused:
+                # u = 0 leaves the caches alone: the argmax is over the norms2 set here
+                chosen.append(absorb_pass(arms, np.zeros(7), 0.3, -1.7, norms2, np.zeros(300), towards,
+                                          np.zeros(300), True, 64, limit))
+            else:
+                chosen.append(greedy_pass(arms, towards, norms2, 64, limit))
+        assert chosen == [expected, expected]
 
 
 def paired(arms, u, v, block):
@@ -110,12 +115,12 @@ def test_on_a_streaming_matrix_the_gain_pass_computes_the_companions_bits(limit)
     arms, rng = arm_set(8300, 32, seed=3)
     u, towards = rng.standard_normal(32), rng.standard_normal(32)
     norms2, predictions, companion = rng.random(8300) + 1.0, rng.standard_normal(8300), np.zeros(8300)
-    absorb_pass(arms, u, 0.3, -1.7, norms2, predictions, towards, companion, True, 2048, limit)
+    fused = absorb_pass(arms, u, 0.3, -1.7, norms2, predictions, towards, companion, True, 2048, limit)
     np.testing.assert_array_equal(companion, paired(arms, towards, towards, 2048)[1])
     gains = companion**2 / (1.0 + norms2)
-    chosen = greedy_pass(arms, towards, norms2, companion, False, 2048, limit)
+    chosen = greedy_pass(arms, towards, norms2, 2048, limit)
     assert chosen == int(np.argmax(gains))
-    assert chosen == greedy_pass(arms, towards, norms2, companion, True, 2048, limit)
+    assert chosen == fused
 
 
 def started_runs(instance, algorithm, seeds, block):

@@ -45,7 +45,7 @@ def compiled_pull(learner: TrackAndStop) -> tuple[int, bool]:
     arm, forced = track_and_stop_arm(design.arms, learner.problem.rewards, learner.problem.threshold,
                                      state.uncertain, state.feasible, state.last_upper, design.inverse,
                                      design.norms2, design.predictions, design.n_samples, OPTIMISM,
-                                     design.companion, design.block, NEVER)
+                                     design.block, NEVER)
     return int(arm), bool(forced)
 
 
