@@ -17,7 +17,6 @@ The mathematics and the measurements are in docs/track-and-stop.md.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from cbai_cli.algorithms.base import Adaptive, AlgorithmConfig

@@ -1,12 +1,14 @@
 """The ridge design of one run under one more observation (Lindner et al. 2022,
 Algorithm 2; Abbasi-Yadkori et al. 2011, §2), with its per-arm caches.
 
-Every product is a BLAS call through ``np.dot`` (gemv, dot), bitwise the product that
-numpy's ``@`` computes on the same arrays; products with the arm matrix run block by
+Every d × d product is a BLAS call through ``np.dot`` (gemv, dot), bitwise the product
+that numpy's ``@`` computes on the same arrays. Products with the arm matrix run block by
 block (``DesignState.block`` rows, about 512 kB, so that a block stays in cache while
-the per-arm work and a second product read it again), and each row of a gemv is the same dot product whatever
-block it is in, so results do not depend on the block size (tests/kernels guard both). On
-large arm sets the blocks are split across threads (:mod:`cbai_cli.kernels.threads`).
+the per-arm work and a second product read it again): BLAS gemv on small arm matrices,
+whose rows are the same dot products whatever block they are in, and on matrices that
+stream :func:`cbai_cli.kernels.threads.pair_products`, likewise independent of the block;
+so results do not depend on the block size (tests/kernels guard both). On large arm sets
+the blocks are split across threads (:mod:`cbai_cli.kernels.threads`).
 """
 
 from __future__ import annotations

@@ -19,16 +19,12 @@ import math
 import numba
 import numpy as np
 
-from cbai_cli.kernels.codes import block_rows as block_rows_rule
 from cbai_cli.kernels.jit import njit, njit_threaded
-from cbai_cli.kernels.threads import pair_products
+from cbai_cli.kernels.threads import block_rows, pair_products
 
 #: What :func:`rank_one_step` asks of Python after the update: nothing, an exact
 #: recomputation (a cache's roundoff bound passed its tolerance), or a new epoch.
 KEEP, REFRESH, EPOCH = 0, 1, 2
-
-
-block_rows = njit(block_rows_rule)
 
 
 @njit

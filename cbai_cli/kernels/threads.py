@@ -29,6 +29,7 @@ import threading
 import numba
 import numpy as np
 
+from cbai_cli.kernels.codes import block_rows as block_rows_rule
 from cbai_cli.kernels.codes import streams as streams_rule
 from cbai_cli.kernels.jit import njit, njit_reassociating, njit_threaded
 
@@ -60,8 +61,10 @@ def threads_from(arms: np.ndarray) -> int:
     return THREADS_FROM if numba.get_num_threads() > 1 else NEVER
 
 
-#: :func:`cbai_cli.kernels.codes.streams` for the kernels.
+#: :func:`cbai_cli.kernels.codes.streams` and :func:`~cbai_cli.kernels.codes.block_rows`
+#: for the kernels.
 streams = njit(streams_rule)
+block_rows = njit(block_rows_rule)
 
 
 @njit_reassociating

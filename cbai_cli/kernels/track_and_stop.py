@@ -3,8 +3,9 @@ whose docstring gives the rule and its choices; its methods call the pieces here
 
 A step of the rule in numpy is a dozen calls on arrays of K numbers; at the sizes of the
 paper's instances that is call overhead, not arithmetic. The products with the arm matrix
-are the same BLAS calls as numpy's (``arms @ (A⁻¹ y)``) and every argmax takes the first
-index among ties.
+are the design passes' (:mod:`cbai_cli.kernels.threads`: numpy's BLAS gemv on small arm
+matrices, ``pair_products`` on those that stream) and every argmax takes the first index
+among ties.
 """
 
 from __future__ import annotations
