@@ -14,7 +14,7 @@ import numpy as np
 
 from cbai_cli.kernels.codes import (BUDGET, G_ACOL, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
                                     TRACK_AND_STOP)
-from cbai_cli.kernels.design import absorb, predict_contender
+from cbai_cli.kernels.design import absorb_and_eliminate, predict_contender
 from cbai_cli.kernels.elimination import apply_bounds, interval_bounds
 from cbai_cli.kernels.jit import njit
 from cbai_cli.kernels.ols import KEEP, REFRESH, mixture_bounds, rank_one_step
@@ -54,17 +54,19 @@ def waiting(steps, limit, used_normals, chunk):
 
 @njit
 def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, target, estimate, norms2,
-         predictions, logdet, uncertain, feasible, last_upper, n_samples, z, contender, contender_arm, companion,
-         block, contenders, threads_from):
+         predictions, logdet, uncertain, feasible, last_lower, last_upper, best, n_samples, z, contender,
+         contender_arm, companion, block, contenders, threads_from, eliminating, radius_code, params):
     """One pull of one run: the rule's arm (:func:`next_pull`), its observation
     ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm], sigma)`` for the
-    stream's standard normal z) and :func:`~cbai_cli.kernels.design.absorb`; returns (arm,
-    observation, new log det A, contender of the next pull and its greedy arm, forced).
+    stream's standard normal z) and :func:`~cbai_cli.kernels.design.absorb_and_eliminate`
+    (the elimination update in the same pass when ``eliminating``); returns (arm,
+    observation, new log det A, contender of the next pull and its greedy arm, forced, the
+    new r̄, whether U is empty).
 
     ``contenders`` > 0: predict the next greedy direction before the update
     (:func:`~cbai_cli.kernels.design.predict_contender`, from at most that many arms) so
     that one pass over the arms computes both products. Shapes: as :func:`next_pull`;
-    gram (d, d); target, estimate (d,); means (K,).
+    gram (d, d); target, estimate (d,); means, last_lower (K,).
     """
     arm, forced = next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2,
                             predictions, n_samples, optimism, contender, contender_arm, block, threads_from)
@@ -73,9 +75,11 @@ def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, 
     if contenders > 0:
         following = predict_contender(arms, inverse, norms2, uncertain, rule == GREEDY_MAXVAR, arms[arm], 1,
                                       contenders)
-    logdet, following_arm = absorb(arms, inverse, gram, target, estimate, norms2, predictions, logdet, arms[arm],
-                                   observed, 1, following, companion, block, threads_from)
-    return arm, observed, logdet, following, following_arm, forced
+    logdet, following_arm, best, empty = absorb_and_eliminate(
+        arms, inverse, gram, target, estimate, norms2, predictions, logdet, arms[arm], observed, 1, following,
+        companion, block, threads_from, eliminating, radius_code, params, n_samples + 1, rewards, threshold,
+        uncertain, feasible, last_lower, last_upper, best)
+    return arm, observed, logdet, following, following_arm, forced, best, empty
 
 
 @njit
@@ -93,24 +97,30 @@ def eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_up
 
 @njit
 def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate, norms2,
-         predictions, logdet, uncertain, feasible, last_upper, steps, since, limit, pending, status, forced, normals,
-         used_normals, contender, contender_arm, companion, block, contenders, threads_from):
+         predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit, pending, status,
+         forced, normals, used_normals, contender, contender_arm, companion, block, contenders, threads_from,
+         eliminating, radius_code, params):
     """Run b's next pull (:func:`pull`) and its counters, unless its budget or its chunk of
     noise stops it first (``status[b]``, :func:`waiting`); returns (arm, −1 when stopped;
-    observation; contender of the next pull and its greedy arm). Shapes: as :func:`advance`."""
+    observation; contender of the next pull and its greedy arm). ``eliminating``: the pull's
+    pass also does the elimination update (the run is then SOLVED when U is empty), else it
+    is left ``pending``. Shapes: as :func:`advance`."""
     status[b] = waiting(steps[b], limit[b], used_normals[b], normals.shape[1])
     if status[b] != RUNNING:
         return -1, 0.0, contender, contender_arm
-    arm, observed, logdet[b], contender, contender_arm, was_forced = pull(
+    arm, observed, logdet[b], contender, contender_arm, was_forced, best[b], empty = pull(
         select_code, arms, rewards, threshold, means, sigma, optimism, inverse[b], gram[b], targets[b], estimate[b],
-        norms2[b], predictions[b], logdet[b], uncertain[b], feasible[b], last_upper[b], steps[b],
-        normals[b, used_normals[b]], contender, contender_arm, companion, block, contenders, threads_from)
+        norms2[b], predictions[b], logdet[b], uncertain[b], feasible[b], last_lower[b], last_upper[b], best[b],
+        steps[b], normals[b, used_normals[b]], contender, contender_arm, companion, block, contenders,
+        threads_from, eliminating, radius_code, params)
     used_normals[b] += 1
     if was_forced:
         forced[b] += 1
     steps[b] += 1
     since[b] += 1
-    pending[b] = 1
+    pending[b] = not eliminating
+    if empty:
+        status[b] = SOLVED
     return arm, observed, contender, contender_arm
 
 
@@ -149,10 +159,12 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
                 if eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status,
                              b):
                     break
+            # the elimination in the update's pass, unless an exact refresh must come first
             arm, observed, contender, contender_arm = step(
                 b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
-                norms2, predictions, logdet, uncertain, feasible, last_upper, steps, since, limit, pending, status,
-                forced, normals, used_normals, contender, contender_arm, companion, block, contenders, threads_from)
+                norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
+                pending, status, forced, normals, used_normals, contender, contender_arm, companion, block,
+                contenders, threads_from, since[b] + 1 < refresh_every, radius_code, params)
             if arm < 0:
                 break
             if since[b] >= refresh_every:
@@ -189,6 +201,8 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     """
     if select_code != G_ACOL and select_code != GREEDY_MAXVAR:
         contenders = 0
+    # the intervals come from the fit, not from the pass: numpy values, not literals (see advance)
+    no_elimination, no_params = np.bool_(False), np.empty(0)
     for b in range(inverse.shape[0]):
         contender = contender_arm = np.int64(-1)  # see advance
         while status[b] == RUNNING:
@@ -200,8 +214,9 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
                     break
             arm, observed, contender, contender_arm = step(
                 b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
-                norms2, predictions, logdet, uncertain, feasible, last_upper, steps, since, limit, pending, status,
-                forced, normals, used_normals, contender, contender_arm, companion, block, contenders, threads_from)
+                norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
+                pending, status, forced, normals, used_normals, contender, contender_arm, companion, block,
+                contenders, threads_from, no_elimination, np.int64(0), no_params)
             if arm < 0:
                 break
             counts[b, arm] += 1

@@ -18,7 +18,9 @@ import math
 import numpy as np
 
 from cbai_cli.kernels.jit import njit
+from cbai_cli.kernels.radius import radius
 from cbai_cli.kernels.threads import absorb_pass, greedy_pass
+
 
 @njit
 def absorb(arms, inverse, gram, target, estimate, norms2, predictions, logdet, x, total, count, contender,
@@ -39,6 +41,30 @@ def absorb(arms, inverse, gram, target, estimate, norms2, predictions, logdet, x
     Shapes: arms (K, d); inverse, gram (d, d); target, estimate, x (d,); norms2,
     predictions, companion (K,), all updated in place.
     """
+    # no elimination: empty arrays, and numpy scalars rather than literals, so that numba
+    # compiles absorb_and_eliminate once for both callers
+    nothing, none = np.empty(0), np.empty(0, dtype=np.bool_)
+    logdet, contender_arm, _, _ = absorb_and_eliminate(
+        arms, inverse, gram, target, estimate, norms2, predictions, logdet, x, total, count, contender, companion,
+        block, threads_from, np.bool_(False), np.int64(0), nothing, np.int64(0), nothing, 0.0, none, none, nothing,
+        nothing, -math.inf)
+    return logdet, contender_arm
+
+
+@njit
+def absorb_and_eliminate(arms, inverse, gram, target, estimate, norms2, predictions, logdet, x, total, count,
+                         contender, companion, block, threads_from, eliminating, radius_code, params, n_samples,
+                         rewards, threshold, uncertain, feasible, lower, upper, best):
+    """:func:`absorb`, and when ``eliminating``, in the same pass over the arms, the
+    intervals of the regime's radius after the update (``radius_code``, ``params``: see
+    :func:`cbai_cli.kernels.radius.radius`, with ``n_samples`` pulls and the new log det A)
+    into ``lower``, ``upper`` and the elimination update of ``feasible``, ``uncertain``
+    from r̄ = ``best`` (:func:`cbai_cli.kernels.elimination.apply_bounds`). Returns (log
+    det A, the greedy arm as :func:`absorb`, the new r̄, whether U is empty); r̄ and U are
+    left alone without ``eliminating``.
+
+    Shapes: as :func:`absorb`; rewards, uncertain, feasible, lower, upper (K,).
+    """
     d = arms.shape[1]
     residual_before = total - count * np.dot(x, estimate)
     u = np.dot(inverse, x)
@@ -55,11 +81,13 @@ def absorb(arms, inverse, gram, target, estimate, norms2, predictions, logdet, x
         target[i] += total * x[i]
     residual = residual_before / (1.0 + count * q)
     direction = np.dot(inverse, arms[contender]) if contender >= 0 else u
-    contender_arm = absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, companion,
-                                contender >= 0, block, threads_from)
+    r = radius(radius_code, n_samples, logdet, params) if eliminating else 0.0
+    contender_arm, best, empty = absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, companion,
+                                             contender >= 0, block, threads_from, eliminating, r, rewards,
+                                             threshold, uncertain, feasible, lower, upper, best)
     for i in range(d):
         estimate[i] += residual * u[i]
-    return logdet, contender_arm
+    return logdet, contender_arm, best, empty
 
 
 @njit
@@ -110,7 +138,7 @@ def predict_contender(arms, inverse, norms2, candidates, everywhere, x, count, m
     # the most + 1 largest variances: the heap's minimum bounds every arm outside the top
     values = np.empty(most + 1)
     indices = np.empty(most + 1, dtype=np.int64)
-    size = 0
+    size = np.int64(0)
     for a in range(norms2.shape[0]):
         if not (everywhere or candidates[a]):
             continue
@@ -122,7 +150,7 @@ def predict_contender(arms, inverse, norms2, candidates, everywhere, x, count, m
                     _sift_down(values, indices, position, size)
         elif norms2[a] > values[0]:
             values[0], indices[0] = norms2[a], a
-            _sift_down(values, indices, 0, size)
+            _sift_down(values, indices, np.int64(0), size)
     if size == 0:
         return -1
     rest = -math.inf

@@ -1,21 +1,63 @@
 """The intervals of a radius regime and the elimination update of one run (Lindner et al.
-2022, Algorithms 1 and 2, lines 14–18; :class:`cbai_cli.algorithms.elimination.EliminationState`)."""
+2022, Algorithms 1 and 2, lines 14–18; :class:`cbai_cli.algorithms.elimination.EliminationState`).
+
+The per-arm work is written once, on a range of arms (:func:`interval`, :func:`admit`,
+:func:`prune`): :func:`interval_bounds` and :func:`apply_bounds` run it over every arm,
+and the update's pass over the arm matrix runs it block by block while each block is in
+cache (:func:`cbai_cli.kernels.threads.absorb_pass`).
+"""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from cbai_cli.kernels.jit import njit
 
 
 @njit
+def interval(radius, norm2, prediction):
+    """(l(x), u(x)) = xᵀφ̂ ∓ r·‖x‖_{A⁻¹} of one arm; a negative round-off ‖x‖²_{A⁻¹} counts as 0."""
+    width = radius * math.sqrt(max(norm2, 0.0))
+    return prediction - width, prediction + width
+
+
+@njit
+def interval_rows(radius, norms2, predictions, lower, upper, start, stop):
+    """:func:`interval` of the arms ``start:stop`` into ``lower``, ``upper``; all (K,)."""
+    for a in range(start, stop):
+        lower[a], upper[a] = interval(radius, norms2[a], predictions[a])
+
+
+@njit
 def interval_bounds(radius, norms2, predictions, lower, upper):
-    """l(x), u(x) = xᵀφ̂ ∓ r·‖x‖_{A⁻¹} of every arm into ``lower``, ``upper``; all (K,).
-    Negative round-off in ‖x‖²_{A⁻¹} is clipped at 0."""
-    for a in range(norms2.shape[0]):
-        width = radius * math.sqrt(max(norms2[a], 0.0))
-        lower[a] = predictions[a] - width
-        upper[a] = predictions[a] + width
+    """l(x), u(x) = xᵀφ̂ ∓ r·‖x‖_{A⁻¹} of every arm into ``lower``, ``upper``; all (K,)."""
+    interval_rows(radius, norms2, predictions, lower, upper, np.int64(0), norms2.shape[0])
+
+
+@njit
+def admit(upper, rewards, threshold, feasible, best, start, stop):
+    """F ← F ∪ {u(x) ≤ τ} over the arms ``start:stop``; returns max(``best``, the largest
+    θᵀx among them in F). Shapes: upper, rewards, feasible (K,)."""
+    for a in range(start, stop):
+        if upper[a] <= threshold:
+            feasible[a] = True
+            if rewards[a] > best:
+                best = rewards[a]
+    return best
+
+
+@njit
+def prune(lower, upper, rewards, threshold, uncertain, best, start, stop):
+    """U ← U ∖ ({u ≤ τ} ∪ {l > τ} ∪ {θᵀx < r̄}) over the arms ``start:stop``, r̄ = ``best``;
+    returns whether one of them is still in U. Shapes: lower, upper, rewards, uncertain (K,)."""
+    left = False
+    for a in range(start, stop):
+        if upper[a] <= threshold or lower[a] > threshold or rewards[a] < best:
+            uncertain[a] = False
+        left = left or uncertain[a]
+    return left
 
 
 @njit
@@ -26,14 +68,5 @@ def apply_bounds(lower, upper, rewards, threshold, uncertain, feasible, best):
     Shapes: lower, upper, rewards, uncertain, feasible (K,).
     """
     k = rewards.shape[0]
-    for a in range(k):
-        if upper[a] <= threshold:
-            feasible[a] = True
-            if rewards[a] > best:
-                best = rewards[a]
-    empty = True
-    for a in range(k):
-        if upper[a] <= threshold or lower[a] > threshold or rewards[a] < best:
-            uncertain[a] = False
-        empty = empty and not uncertain[a]
-    return best, empty
+    best = admit(upper, rewards, threshold, feasible, best, np.int64(0), k)
+    return best, not prune(lower, upper, rewards, threshold, uncertain, best, np.int64(0), k)

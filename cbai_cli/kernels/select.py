@@ -12,6 +12,8 @@ Ties go to the first index.
 
 from __future__ import annotations
 
+import numpy as np
+
 from cbai_cli.kernels.codes import GREEDY_MAXVAR, MAXREW_U
 from cbai_cli.kernels.design import greedy_arm
 from cbai_cli.kernels.jit import njit
@@ -44,6 +46,6 @@ def select(code, arms, inverse, norms2, rewards, uncertain, contender, contender
     :func:`cbai_cli.kernels.design.greedy_arm`.
     """
     if code == MAXREW_U:
-        return first_max(rewards, uncertain, False)
+        return first_max(rewards, uncertain, np.bool_(False))
     direction = max_variance_arm(norms2, uncertain, code == GREEDY_MAXVAR)
     return greedy_arm(arms, inverse, norms2, direction, contender, contender_arm, block, threads_from)

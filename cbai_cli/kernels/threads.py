@@ -31,6 +31,7 @@ import numpy as np
 
 from cbai_cli.kernels.codes import block_rows as block_rows_rule
 from cbai_cli.kernels.codes import streams as streams_rule
+from cbai_cli.kernels.elimination import admit, interval_rows, prune
 from cbai_cli.kernels.jit import njit, njit_reassociating, njit_threaded
 
 #: K·d from which a pass is split across threads: 10⁶ entries, an 8 MB arm matrix.
@@ -136,11 +137,15 @@ def _combine(winners, gains):
 
 
 @njit
-def _absorb_rows(arms, start, stop, u, shrink, residual, norms2, predictions, direction, companion, both, paired):
+def _absorb_rows(arms, start, stop, u, shrink, residual, norms2, predictions, direction, companion, both, paired,
+                 eliminating, radius, rewards, threshold, uncertain, feasible, lower, upper, best):
     """Rows ``start:stop`` of :func:`absorb_pass`; ``paired``: the products by
     :func:`pair_products` (the second into ``companion`` when ``both``, else discarded).
     Returns the block's (arm, gain) of the greedy gain towards ``direction`` from the
-    updated caches when ``both`` (:func:`_block_argmax`), else (start, −∞)."""
+    updated caches when ``both`` (:func:`_block_argmax`), else (start, −∞); and, when
+    ``eliminating``, the block's r̄ and whether an arm of the block is still in U after the
+    elimination update with r̄ = ``best`` (:mod:`cbai_cli.kernels.elimination`), else
+    (``best``, False)."""
     if paired:
         projected = np.empty(stop - start)
         pair_products(arms, start, stop, u, direction, projected,
@@ -152,51 +157,79 @@ def _absorb_rows(arms, start, stop, u, shrink, residual, norms2, predictions, di
     for a in range(stop - start):
         norms2[start + a] -= shrink * (projected[a] * projected[a])
         predictions[start + a] += residual * projected[a]
+    arm, gain = (start, -math.inf)
     if both:
-        return _block_argmax(companion[start:stop], norms2, start)
-    return start, -math.inf
+        arm, gain = _block_argmax(companion[start:stop], norms2, start)
+    left = False
+    block_best = best
+    if eliminating:
+        interval_rows(radius, norms2, predictions, lower, upper, start, stop)
+        block_best = admit(upper, rewards, threshold, feasible, best, start, stop)
+        left = prune(lower, upper, rewards, threshold, uncertain, best, start, stop)
+    return arm, gain, block_best, left
 
 
 @njit_threaded
 def _absorb_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block,
-                            paired, winners, gains):
-    """:func:`absorb_pass`, its blocks split across numba's threads; block i's (arm, gain)
-    into ``winners[i]``, ``gains[i]``."""
+                            paired, eliminating, radius, rewards, threshold, uncertain, feasible, lower, upper, best,
+                            winners, gains, bests, lefts):
+    """:func:`absorb_pass`, its blocks split across numba's threads; block i's results
+    (:func:`_absorb_rows`) into ``winners[i]``, ``gains[i]``, ``bests[i]``, ``lefts[i]``."""
     k = arms.shape[0]
     for i in numba.prange(winners.shape[0]):
         start = i * block
-        winners[i], gains[i] = _absorb_rows(arms, start, min(start + block, k), u, shrink, residual, norms2,
-                                            predictions, direction, companion, both, paired)
+        winners[i], gains[i], bests[i], lefts[i] = _absorb_rows(
+            arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction, companion,
+            both, paired, eliminating, radius, rewards, threshold, uncertain, feasible, lower, upper, best)
 
 
 @njit
-def absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block, threads_from):
+def absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block, threads_from,
+                eliminating, radius, rewards, threshold, uncertain, feasible, lower, upper, best):
     """For every arm a: ‖a‖²_{A⁻¹} −= shrink·(aᵀu)², aᵀφ̂ += residual·aᵀu, and when
     ``both``, companion[a] = aᵀ``direction`` (:func:`cbai_cli.kernels.design.absorb`'s
     pass), block by block, split across threads when K·d ≥ ``threads_from``; the products
     by :func:`pair_products` on matrices that stream (module docstring).
 
-    Returns, when ``both``, argmax_a (aᵀt)²/(1 + ‖a‖²_{A⁻¹}) for t = ``direction`` from the
-    updated caches, first among ties — :func:`greedy_pass`'s answer, taken while each block
-    is in cache — and −1 otherwise.
+    When ``eliminating``, the same pass also writes every arm's interval of radius
+    ``radius`` from the updated caches into ``lower``, ``upper`` and applies the elimination
+    update to ``feasible``, ``uncertain`` (r̄ = ``best`` before it;
+    :func:`cbai_cli.kernels.elimination.apply_bounds`, whose every arm's decision it
+    reproduces: a block prunes with the old r̄, and when some block raised r̄ one more scan
+    prunes with the new one).
+
+    Returns (the greedy arm, the new r̄, whether U is empty): the arm is, when ``both``,
+    argmax_a (aᵀt)²/(1 + ‖a‖²_{A⁻¹}) for t = ``direction`` from the updated caches, first
+    among ties — :func:`greedy_pass`'s answer, taken while each block is in cache — and −1
+    otherwise; without ``eliminating``, r̄ is ``best`` and U is not reported empty.
 
     Shapes: arms (K, d); u, direction (d,); norms2, predictions, companion (K,), updated
-    in place.
+    in place; rewards, uncertain, feasible, lower, upper (K,) when ``eliminating``.
     """
     k, d = arms.shape
     paired = streams(k, d)
     blocks = (k + block - 1) // block
     winners = np.empty(blocks, dtype=np.int64)
     gains = np.empty(blocks)
+    bests = np.empty(blocks)
+    lefts = np.empty(blocks, dtype=np.bool_)
     if k * d >= threads_from:
         _absorb_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block,
-                                paired, winners, gains)
+                                paired, eliminating, radius, rewards, threshold, uncertain, feasible, lower, upper,
+                                best, winners, gains, bests, lefts)
     else:
         for i in range(blocks):
             start = i * block
-            winners[i], gains[i] = _absorb_rows(arms, start, min(start + block, k), u, shrink, residual, norms2,
-                                                predictions, direction, companion, both, paired)
-    return _combine(winners, gains) if both else -1
+            winners[i], gains[i], bests[i], lefts[i] = _absorb_rows(
+                arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction, companion,
+                both, paired, eliminating, radius, rewards, threshold, uncertain, feasible, lower, upper, best)
+    arm = _combine(winners, gains) if both else -1
+    if not eliminating:
+        return arm, best, False
+    raised = max(best, bests.max())
+    if raised > best:
+        return arm, raised, not prune(lower, upper, rewards, threshold, uncertain, raised, np.int64(0), k)
+    return arm, best, not lefts.any()
 
 
 @njit

@@ -31,7 +31,7 @@ def empirical_answer(rewards, threshold, uncertain, feasible, last_upper, predic
             half_width = last_upper[a] - predictions[a]
             optimistic = predictions[a] - optimism * half_width if math.isfinite(half_width) else -math.inf
             predicted[a] = optimistic <= threshold or feasible[a]
-    return first_max(rewards, predicted, False)
+    return first_max(rewards, predicted, np.bool_(False))
 
 
 @njit
@@ -54,7 +54,7 @@ def active_target(norms2, predictions, threshold, relevant):
     scores = np.empty(norms2.shape[0])
     for a in range(norms2.shape[0]):
         scores[a] = norms2[a] / max(abs(predictions[a] - threshold), floor) ** 2
-    return first_max(scores, relevant, False)
+    return first_max(scores, relevant, np.bool_(False))
 
 
 @njit
@@ -69,7 +69,7 @@ def frank_wolfe_arm(arms, inverse, target, block, threads_from):
 @njit
 def exploration_due(norms2, relevant, dim, n_samples):
     """Whether max_{x∈R} ‖x‖²_{A⁻¹} exceeds d/√n (n at least 1)."""
-    return norms2[first_max(norms2, relevant, False)] > dim / math.sqrt(max(n_samples, 1))
+    return norms2[first_max(norms2, relevant, np.bool_(False))] > dim / math.sqrt(max(n_samples, 1))
 
 
 @njit
@@ -88,7 +88,7 @@ def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper
     answer = empirical_answer(rewards, threshold, uncertain, feasible, last_upper, predictions, optimism)
     relevant = relevant_arms(rewards, uncertain, answer)
     if exploration_due(norms2, relevant, arms.shape[1], n_samples):
-        least_known = first_max(norms2, relevant, False)
+        least_known = first_max(norms2, relevant, np.bool_(False))
         return greedy_arm(arms, inverse, norms2, least_known, np.int64(-1), np.int64(-1), block,
                           threads_from), True
     return frank_wolfe_arm(arms, inverse, active_target(norms2, predictions, threshold, relevant), block,

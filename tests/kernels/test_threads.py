@@ -16,6 +16,7 @@ import pytest
 from cbai_cli.instance import Instance
 from cbai_cli.kernels.batch import run_compiled
 from cbai_cli.kernels.codes import STREAM_ENTRIES, STREAM_MIN_DIM, streams
+from cbai_cli.kernels.elimination import apply_bounds, interval_bounds
 from cbai_cli.kernels.threads import NEVER, THREADS_FROM, absorb_pass, greedy_pass, pair_products, threads_from
 from cbai_cli.noise import GaussianNoise
 from cbai_cli.simulate import RunRequest, prepare, run_streams
@@ -32,6 +33,13 @@ def arm_set(k, d, seed=0):
     return arms, rng
 
 
+def update(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block, limit):
+    """:func:`absorb_pass` without the elimination update; returns its greedy arm."""
+    nothing, none = np.empty(0), np.empty(0, dtype=bool)
+    return absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block, limit,
+                       False, 0.0, nothing, 0.0, none, none, nothing, nothing, -np.inf)[0]
+
+
 @pytest.mark.parametrize("both", [False, True])
 def test_the_split_update_pass_equals_the_serial_one_bitwise(both):
     arms, rng = arm_set(300, 7)
@@ -40,7 +48,7 @@ def test_the_split_update_pass_equals_the_serial_one_bitwise(both):
     results = []
     for limit in (NEVER, SPLIT):
         caches = (norms2.copy(), predictions.copy(), np.zeros(300))
-        absorb_pass(arms, u, 0.3, -1.7, *caches[:2], direction, caches[2], both, 64, limit)
+        update(arms, u, 0.3, -1.7, *caches[:2], direction, caches[2], both, 64, limit)
         results.append(caches)
     for serial, split in zip(*results):
         np.testing.assert_array_equal(split, serial)
@@ -59,11 +67,38 @@ def test_the_split_gain_argmax_is_the_serial_one_first_among_ties(fused):
                 norms2[5] = 1e9
             if fused:
                 # u = 0 leaves the caches alone: the argmax is over the norms2 set here
-                chosen.append(absorb_pass(arms, np.zeros(7), 0.3, -1.7, norms2, np.zeros(300), towards,
-                                          np.zeros(300), True, 64, limit))
+                chosen.append(update(arms, np.zeros(7), 0.3, -1.7, norms2, np.zeros(300), towards, np.zeros(300),
+                                     True, 64, limit))
             else:
                 chosen.append(greedy_pass(arms, towards, norms2, 64, limit))
         assert chosen == [expected, expected]
+
+
+@pytest.mark.parametrize("limit", [NEVER, SPLIT])
+@pytest.mark.parametrize("raised", [False, True])
+def test_the_elimination_in_the_pass_is_the_elimination_after_it(limit, raised):
+    # raised: arm 290 (last block) becomes certainly feasible with the largest reward, so
+    # r̄ rises after the earlier blocks pruned with the old one
+    arms, rng = arm_set(300, 7)
+    u = rng.standard_normal(7)
+    norms2, predictions = rng.random(300) + 1.0, rng.standard_normal(300) * 3.0
+    rewards = rng.standard_normal(300)
+    if raised:
+        predictions[290], norms2[290], rewards[290] = -50.0, 1.0, 10.0
+    caches, after = (norms2.copy(), predictions.copy()), (norms2.copy(), predictions.copy())
+    update(arms, u, 0.3, -1.7, *after, u, np.zeros(300), False, 64, NEVER)
+    lower, upper = np.empty(300), np.empty(300)
+    interval_bounds(0.8, *after, lower, upper)
+    uncertain, feasible = rng.random(300) < 0.8, rng.random(300) < 0.1
+    expected = (uncertain.copy(), feasible.copy())
+    best, empty = apply_bounds(lower, upper, rewards, 0.5, *expected, 0.3)
+    fused = (uncertain.copy(), feasible.copy(), np.empty(300), np.empty(300))
+    _, fused_best, fused_empty = absorb_pass(arms, u, 0.3, -1.7, *caches, u, np.zeros(300), False, 64, limit, True,
+                                             0.8, rewards, 0.5, *fused, 0.3)
+    assert (best == 10.0) == raised
+    assert (fused_best, fused_empty) == (best, empty)
+    for mine, theirs in zip(fused, (*expected, lower, upper)):
+        np.testing.assert_array_equal(mine, theirs)
 
 
 def paired(arms, u, v, block):
@@ -115,7 +150,7 @@ def test_on_a_streaming_matrix_the_gain_pass_computes_the_companions_bits(limit)
     arms, rng = arm_set(8300, 32, seed=3)
     u, towards = rng.standard_normal(32), rng.standard_normal(32)
     norms2, predictions, companion = rng.random(8300) + 1.0, rng.standard_normal(8300), np.zeros(8300)
-    fused = absorb_pass(arms, u, 0.3, -1.7, norms2, predictions, towards, companion, True, 2048, limit)
+    fused = update(arms, u, 0.3, -1.7, norms2, predictions, towards, companion, True, 2048, limit)
     np.testing.assert_array_equal(companion, paired(arms, towards, towards, 2048)[1])
     gains = companion**2 / (1.0 + norms2)
     chosen = greedy_pass(arms, towards, norms2, 2048, limit)
