@@ -4,7 +4,7 @@ Heavy modules (numpy-based library code, cvxpy, matplotlib) are imported inside 
 commands, so ``cbai --help`` starts fast. The options of runs are declared once, in
 :mod:`cbai_cli.options`, and added to ``solve``, ``bound`` and ``compare`` from there.
 Every :class:`~cbai_cli.errors.CbaiError` and every usage error ends as one line on
-stderr with exit code 2.
+stderr with exit code 2 (:mod:`cbai_cli.group`).
 """
 
 from __future__ import annotations
@@ -14,58 +14,12 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from typer.core import TyperGroup
-
-try:  # Typer ≥ 0.20 vendors Click as typer._click; older releases use Click itself.
-    from typer import _click as click
-except ImportError:  # pragma: no cover
-    import click
 
 from cbai_cli import __version__
 from cbai_cli.algorithms.registry import algorithm_help, run_option_names
-from cbai_cli.errors import CbaiError, Terminated
+from cbai_cli.errors import Terminated
+from cbai_cli.group import CbaiGroup
 from cbai_cli.typer_options import BOUND_HELP, BOUNDS_HELP, REGIME_HELP, with_options
-
-EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for a Ctrl-C
-
-
-class CbaiGroup(TyperGroup):
-    """Turns user errors and usage errors into one line on stderr and exit code 2."""
-
-    def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except CbaiError as error:  # its text may quote a file's contents: no control characters
-            from cbai_cli.validation import safe_text
-
-            click.echo(f"cbai: error: {safe_text(str(error))}", err=True)
-            raise typer.Exit(EXIT_BAD_INPUT) from None
-
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        try:
-            code = super().main(args, prog_name or "cbai", complete_var, standalone_mode=False, **extra)
-        except click.exceptions.NoArgsIsHelpError as error:
-            click.echo(error.format_message())
-            code = 0
-        except click.exceptions.UsageError as error:
-            message = error.format_message().replace("\n", " ")
-            command = (" ".join(["cbai", *error.ctx.command_path.split()[1:]]) + ": "
-                       if error.ctx is not None and error.ctx.parent is not None else "cbai: ")
-            click.echo(f"{command}error: {message}", err=True)
-            code = EXIT_BAD_INPUT
-        except (typer.Abort, KeyboardInterrupt):
-            code = EXIT_INTERRUPTED
-        except click.exceptions.ClickException as error:
-            click.echo(f"cbai: error: {error.format_message()}", err=True)
-            code = error.exit_code
-        code = code if isinstance(code, int) else 0
-        if code == EXIT_INTERRUPTED:  # also Typer's silent Exit(130) for a Ctrl-C
-            click.echo("cbai: interrupted", err=True)
-        if standalone_mode:
-            sys.exit(code)
-        return code
-
 
 app = typer.Typer(
     cls=CbaiGroup,
