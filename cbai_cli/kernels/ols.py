@@ -95,7 +95,7 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
 
     Shapes: arms (K, d); pinv (d, d); caches (3, K) rows xᵀV⁺x, ‖V⁺x‖², xᵀφ̂; roundoff,
     growths (K,); directions (2, d) scratch for u and V⁺u. Updated in place: pinv, caches,
-    roundoff, directions. ``threads_from``: :data:`cbai_cli.kernels.threads.NEVER` never
+    roundoff, directions. ``threads_from``: None (:data:`cbai_cli.kernels.threads.NEVER`) never
     splits the pass.
     """
     k, d = arms.shape
@@ -122,7 +122,7 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
     quadratic = shrink * shrink * squared
     cross = -2.0 * shrink
     block = block_rows(d)
-    if k * d >= threads_from:
+    if threads_from is not None and k * d >= threads_from:
         drifts = np.zeros((k + block - 1) // block, dtype=np.bool_)
         _span_blocks_threaded(arms, u, twice, shrink, quadratic, cross, residual, caches, roundoff, drift_ratio,
                               block, drifts)

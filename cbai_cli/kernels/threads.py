@@ -42,11 +42,14 @@ from cbai_cli.kernels.jit import njit, njit_reassociating, njit_threaded
 #: (2·10⁵ to 6.4·10⁵ entries), where a pass takes about 0.1 ms or less and the launches
 #: of the threads (8–13 µs each with OpenMP, one or two a step) eat the gain.
 THREADS_FROM = 1_000_000
-#: ``threads_from`` that never splits a pass.
-NEVER = 1 << 62
+#: ``threads_from`` that never splits a pass. None rather than a large number: numba then
+#: compiles the kernels without the threaded passes (it prunes a branch on an argument's
+#: ``is None``), which saves a third of the first run's compile time on the small arm sets
+#: that never split a pass.
+NEVER = None
 
 
-def threads_from(arms: np.ndarray) -> int:
+def threads_from(arms: np.ndarray) -> int | None:
     """The ``threads_from`` of the kernels for passes over ``arms``: :data:`THREADS_FROM`,
     or :data:`NEVER` when the arm set is smaller, numba may use one thread only
     (``NUMBA_NUM_THREADS``, ``numba.set_num_threads``), or the caller is not the main
@@ -213,7 +216,7 @@ def absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, compa
     gains = np.empty(blocks)
     bests = np.empty(blocks)
     lefts = np.empty(blocks, dtype=np.bool_)
-    if k * d >= threads_from:
+    if threads_from is not None and k * d >= threads_from:
         _absorb_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direction, companion, both, block,
                                 paired, eliminating, radius, rewards, threshold, uncertain, feasible, lower, upper,
                                 best, winners, gains, bests, lefts)
@@ -269,7 +272,7 @@ def greedy_pass(arms, towards, norms2, block, threads_from):
     blocks = (k + block - 1) // block
     winners = np.empty(blocks, dtype=np.int64)
     gains = np.empty(blocks)
-    if k * d >= threads_from:
+    if threads_from is not None and k * d >= threads_from:
         _gain_blocks_threaded(arms, towards, norms2, block, winners, gains, paired)
     else:
         for i in range(blocks):
