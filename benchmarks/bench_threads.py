@@ -20,6 +20,12 @@ to one thread before numpy loads.
 ``cbai compare`` run: :func:`cbai_cli.kernels.batch.run_compiled` with a budget of BLOCK
 more pulls, alternating serial and split blocks); a step's time is its block's wall time
 over BLOCK, and ``--steps`` counts steps as before.
+
+``--floor`` also times, in turn with the two kinds of step, a plain read of the arm
+matrix split across numba's threads (the sum of each row, vectorised): the physical floor
+of a step, one pass over the matrix, measured in the same seconds as the steps so that
+the step's cost above it does not depend on the virtual machine's memory bandwidth at
+the time (a sample is ``BLOCK`` reads with ``--compiled``).
 """
 
 from __future__ import annotations
@@ -34,9 +40,25 @@ CELLS = ["g-acol,100000,100", "g-acol,10000,100", "g-acol,100000,10", "g-acol,20
          "g-acol,8300,32", "g-acol,20000,32", "g-acol,50000,10"]
 
 
-def cell(spec: str, steps: int, threads_from: int | None, compiled: int | None = None) -> dict:
+def row_sums():
+    """A numba kernel reading every row of a matrix once on all of numba's threads."""
+    import numba
+
+    @numba.njit(parallel=True, fastmath={"reassoc"})
+    def read(arms, out):
+        for i in numba.prange(arms.shape[0]):
+            total = 0.0
+            for j in range(arms.shape[1]):
+                total += arms[i, j]
+            out[i] = total
+
+    return read
+
+
+def cell(spec: str, steps: int, threads_from: int | None, compiled: int | None = None, floor: bool = False) -> dict:
     """Step times (µs) of one cell, serial and split, alternating; ``compiled``: the steps
-    per block of the compiled loop (None: one ask/answer/tell step at a time)."""
+    per block of the compiled loop (None: one ask/answer/tell step at a time); ``floor``:
+    also the time of one read of the arm matrix (``read``)."""
     import numpy as np
 
     from cbai_cli.instance import Instance
@@ -56,14 +78,19 @@ def cell(spec: str, steps: int, threads_from: int | None, compiled: int | None =
     learner = prepare(request, instance).make_algorithm(np.random.default_rng(1))
     environment = Environment(instance.problem.arms, instance.truth, np.random.default_rng(2))
     split = threads.THREADS_FROM if threads_from is None else threads_from
-    times: dict[str, list[float]] = {"serial": [], "split": []}
+    times: dict[str, list[float]] = {"serial": [], "split": [], "read": []}
     per_sample = compiled or 1
+    # serial: a limit no matrix reaches, so that both modes run the same compiled kernels
+    modes = [("serial", 1 << 62), ("split", split)] + [("read", None)] * floor
+    read, sums = row_sums(), np.empty(k)
     for _ in range(steps // per_sample + 5):
-        # serial: a limit no matrix reaches, so that both modes run the same compiled kernels
-        for mode, limit in (("serial", 1 << 62), ("split", split)):
+        for mode, limit in modes:
             threads.THREADS_FROM = limit  # this benchmark process only: what threads_from() returns
             started = time.perf_counter()
-            if compiled:
+            if mode == "read":
+                for _ in range(per_sample):
+                    read(instance.problem.arms, sums)
+            elif compiled:
                 run_compiled([learner], [environment], compiled, limit)
             else:
                 query = learner.ask()
@@ -78,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--threads-from", type=int)
     parser.add_argument("--compiled", type=int, metavar="BLOCK")
+    parser.add_argument("--floor", action="store_true", help="also time one read of the arm matrix")
     args = parser.parse_args(argv)
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
@@ -89,15 +117,21 @@ def main(argv: list[str] | None = None) -> int:
           f"{os.getloadavg()[0]:.2f} at start" + (f"; split from K·d = {args.threads_from}"
                                                   if args.threads_from is not None else ""))
     print()
-    print("| algorithm | K | d | serial min | split min | speed-up | serial p10 / median | split p10 / median |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    floor = " read min / p10 / median | split − read, median |" if args.floor else ""
+    print("| algorithm | K | d | serial min | split min | speed-up | serial p10 / median | split p10 / median |"
+          + floor)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|" + "---:|---:|" * args.floor)
     for spec in args.cells:
-        times = cell(spec, args.steps, args.threads_from, args.compiled)
-        serial, split = times["serial"], times["split"]
+        times = cell(spec, args.steps, args.threads_from, args.compiled, args.floor)
+        serial, split, read = times["serial"], times["split"], times["read"]
         name, k, d = spec.split(",")
-        print(f"| {name} | {int(k)} | {int(d)} | {serial.min():,.0f} | {split.min():,.0f} | "
-              f"{serial.min() / split.min():.2f}× | {np.percentile(serial, 10):,.0f} / {np.median(serial):,.0f} | "
-              f"{np.percentile(split, 10):,.0f} / {np.median(split):,.0f} |", flush=True)
+        row = (f"| {name} | {int(k)} | {int(d)} | {serial.min():,.0f} | {split.min():,.0f} | "
+               f"{serial.min() / split.min():.2f}× | {np.percentile(serial, 10):,.0f} / {np.median(serial):,.0f} | "
+               f"{np.percentile(split, 10):,.0f} / {np.median(split):,.0f} |")
+        if args.floor:
+            row += (f" {read.min():,.0f} / {np.percentile(read, 10):,.0f} / {np.median(read):,.0f} | "
+                    f"{np.median(split - read):,.0f} |")
+        print(row, flush=True)
     print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
     return 0
 

@@ -246,6 +246,8 @@ class DesignState(RidgeDesign):
         self.predictions = np.zeros(k)
         self._streaming = streams(k, d)
         self.contender = self.contender_arm = -1
+        # the prediction's arms of largest variance and its bound, kept from update to update
+        self._watch, self._watch_bound = np.full(self.MAX_CONTENDERS, -1, dtype=np.int64), np.full(1, -np.inf)
         self.companion = np.zeros(k)
         self.block = block_rows(d)
 
@@ -270,7 +272,7 @@ class DesignState(RidgeDesign):
         contender = -1
         if ahead is not None and self._streaming:
             contender = predict_contender(self.arms, self.inverse, self.norms2, ahead, False, x, count,
-                                          self.MAX_CONTENDERS)
+                                          self._watch, self._watch_bound)
         self.logdet, self.contender_arm = absorb(self.arms, self.inverse, self.gram, self._first_target,
                                                  self._estimate, self.norms2, self.predictions, self.logdet, x,
                                                  float(y), count, contender, self.companion, self.block,

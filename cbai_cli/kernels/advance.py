@@ -55,7 +55,8 @@ def waiting(steps, limit, used_normals, chunk):
 @njit
 def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, target, estimate, norms2,
          predictions, logdet, uncertain, feasible, last_lower, last_upper, best, n_samples, z, contender,
-         contender_arm, companion, block, contenders, threads_from, eliminating, radius_code, params):
+         contender_arm, companion, block, contenders, watch, watch_bound, threads_from, eliminating, radius_code,
+         params):
     """One pull of one run: the rule's arm (:func:`next_pull`), its observation
     ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm], sigma)`` for the
     stream's standard normal z) and :func:`~cbai_cli.kernels.design.absorb_and_eliminate`
@@ -64,9 +65,10 @@ def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, 
     new r̄, whether U is empty).
 
     ``contenders`` > 0: predict the next greedy direction before the update
-    (:func:`~cbai_cli.kernels.design.predict_contender`, from at most that many arms) so
-    that one pass over the arms computes both products. Shapes: as :func:`next_pull`;
-    gram (d, d); target, estimate (d,); means, last_lower (K,).
+    (:func:`~cbai_cli.kernels.design.predict_contender`, from the arms in ``watch`` and
+    ``watch_bound``, kept from pull to pull) so that one pass over the arms computes both
+    products. Shapes: as :func:`next_pull`; gram (d, d); target, estimate (d,); means,
+    last_lower (K,); watch (contenders,); watch_bound (1,).
     """
     arm, forced = next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2,
                             predictions, n_samples, optimism, contender, contender_arm, block, threads_from)
@@ -74,7 +76,7 @@ def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, 
     following = -1
     if contenders > 0:
         following = predict_contender(arms, inverse, norms2, uncertain, rule == GREEDY_MAXVAR, arms[arm], 1,
-                                      contenders)
+                                      watch, watch_bound)
     logdet, following_arm, best, empty = absorb_and_eliminate(
         arms, inverse, gram, target, estimate, norms2, predictions, logdet, arms[arm], observed, 1, following,
         companion, block, threads_from, eliminating, radius_code, params, n_samples + 1, rewards, threshold,
@@ -98,21 +100,22 @@ def eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_up
 @njit
 def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate, norms2,
          predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit, pending, status,
-         forced, normals, used_normals, contender, contender_arm, companion, block, contenders, threads_from,
-         eliminating, radius_code, params):
+         forced, normals, used_normals, contender, contender_arm, companion, block, contenders, watch, watch_bound,
+         threads_from, eliminating, radius_code, params):
     """Run b's next pull (:func:`pull`) and its counters, unless its budget or its chunk of
     noise stops it first (``status[b]``, :func:`waiting`); returns (arm, −1 when stopped;
     observation; contender of the next pull and its greedy arm). ``eliminating``: the pull's
     pass also does the elimination update (the run is then SOLVED when U is empty), else it
-    is left ``pending``. Shapes: as :func:`advance`."""
+    is left ``pending``; ``watch``, ``watch_bound``: see :func:`pull`. Shapes: as
+    :func:`advance`."""
     status[b] = waiting(steps[b], limit[b], used_normals[b], normals.shape[1])
     if status[b] != RUNNING:
         return -1, 0.0, contender, contender_arm
     arm, observed, logdet[b], contender, contender_arm, was_forced, best[b], empty = pull(
         select_code, arms, rewards, threshold, means, sigma, optimism, inverse[b], gram[b], targets[b], estimate[b],
         norms2[b], predictions[b], logdet[b], uncertain[b], feasible[b], last_lower[b], last_upper[b], best[b],
-        steps[b], normals[b, used_normals[b]], contender, contender_arm, companion, block, contenders,
-        threads_from, eliminating, radius_code, params)
+        steps[b], normals[b, used_normals[b]], contender, contender_arm, companion, block, contenders, watch,
+        watch_bound, threads_from, eliminating, radius_code, params)
     used_normals[b] += 1
     if was_forced:
         forced[b] += 1
@@ -152,6 +155,7 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
         # companion holds no product of this run yet; an int64, not the literal −1, so that
         # numba compiles the functions it is passed to once (a literal compiles them twice)
         contender = contender_arm = np.int64(-1)
+        watch, watch_bound = np.full(max(contenders, 1), -1, dtype=np.int64), np.full(1, -np.inf)
         while status[b] == RUNNING:
             if pending[b]:
                 r = radius(radius_code, steps[b], logdet[b], params)
@@ -164,7 +168,7 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
                 b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
                 norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
                 pending, status, forced, normals, used_normals, contender, contender_arm, companion, block,
-                contenders, threads_from, since[b] + 1 < refresh_every, radius_code, params)
+                contenders, watch, watch_bound, threads_from, since[b] + 1 < refresh_every, radius_code, params)
             if arm < 0:
                 break
             if since[b] >= refresh_every:
@@ -205,6 +209,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     no_elimination, no_params = np.bool_(False), np.empty(0)
     for b in range(inverse.shape[0]):
         contender = contender_arm = np.int64(-1)  # see advance
+        watch, watch_bound = np.full(max(contenders, 1), -1, dtype=np.int64), np.full(1, -np.inf)
         while status[b] == RUNNING:
             if pending[b]:
                 mixture_bounds(intercepts[b], slopes[b], caches[b, 0], caches[b, 1], inside[b], caches[b, 2],
@@ -216,7 +221,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
                 b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
                 norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
                 pending, status, forced, normals, used_normals, contender, contender_arm, companion, block,
-                contenders, threads_from, no_elimination, np.int64(0), no_params)
+                contenders, watch, watch_bound, threads_from, no_elimination, np.int64(0), no_params)
             if arm < 0:
                 break
             counts[b, arm] += 1

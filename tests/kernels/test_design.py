@@ -10,7 +10,7 @@ import numba
 import numpy as np
 import pytest
 
-from cbai_cli.kernels.design import absorb, greedy_arm
+from cbai_cli.kernels.design import absorb, greedy_arm, predict_contender, watch_largest
 from cbai_cli.kernels.threads import NEVER
 from cbai_cli.linalg import DesignState
 
@@ -99,3 +99,37 @@ def test_greedy_arm_takes_the_largest_reduction_first_among_ties():
     arms = np.array([[1.0, 0.0], [2.0, 1.0], [2.0, -1.0], [0.0, 3.0]])
     norms2 = np.einsum("kd,kd->k", arms, arms)
     assert greedy_arm(arms, np.eye(2), norms2, 0, -1, -1, 64, NEVER) == 1
+
+
+def test_a_kept_watch_predicts_the_largest_new_variance_and_is_refilled_only_when_it_cannot():
+    rng = np.random.default_rng(4)
+    arms = rng.standard_normal((400, 6))
+    inverse = np.eye(6)
+    norms2 = np.einsum("kd,kd->k", arms, arms)
+    candidates = rng.random(400) < 0.7
+    watch, bound = np.full(8, -1, dtype=np.int64), np.full(1, -np.inf)
+    filled, hits = [], 0
+    for step in range(40):
+        x = arms[rng.integers(400)]
+        predicted = predict_contender(arms, inverse, norms2, candidates, False, x, 1, watch, bound)
+        filled.append(watch.copy())
+        u = inverse @ x
+        inverse -= np.outer(u, u) / (1.0 + x @ u)
+        norms2 = np.einsum("kd,de,ke->k", arms, inverse, arms)
+        largest = int(np.flatnonzero(candidates)[np.argmax(norms2[candidates])])
+        assert predicted in (-1, largest)
+        hits += predicted == largest
+        candidates[rng.integers(400)] = False  # candidates only leave
+    refills = sum(not np.array_equal(a, b) for a, b in zip(filled, filled[1:]))
+    assert 0 < refills < 39 and hits > 30
+
+
+def test_watch_largest_keeps_the_top_candidates_and_bounds_the_rest():
+    norms2 = np.array([5.0, 9.0, 1.0, 7.0, 8.0, 3.0])
+    candidates = np.array([True, True, True, True, False, True])
+    watch, bound = np.full(2, -1, dtype=np.int64), np.full(1, -np.inf)
+    watch_largest(norms2, candidates, False, watch, bound)
+    assert sorted(watch) == [1, 3] and bound[0] == 5.0  # arm 4 (8.0) is no candidate
+    watch = np.full(9, -1, dtype=np.int64)
+    watch_largest(norms2, candidates, True, watch, bound)
+    assert sorted(watch[:6]) == list(range(6)) and (watch[6:] == -1).all() and bound[0] == -np.inf
