@@ -25,10 +25,11 @@ from cbai_cli.kernels.track_and_stop import track_and_stop_arm
 
 @njit
 def next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2, predictions,
-              n_samples, optimism, contender, contender_arm, block, threads_from):
+              n_samples, optimism, u, contender, contender_arm, block, threads_from):
     """(arm, forced) of rule ``rule``'s next pull: Track-and-Stop's
     (:func:`cbai_cli.kernels.track_and_stop.track_and_stop_arm`, κ = ``optimism``; forced:
-    a forced-exploration pull) or :func:`cbai_cli.kernels.select.select`'s (never forced).
+    a forced-exploration pull) or :func:`cbai_cli.kernels.select.select`'s (never forced;
+    u: the pull's uniform).
 
     Shapes: arms (K, d); rewards, uncertain, feasible, last_upper, norms2, predictions
     (K,); inverse (d, d); ``contender``, ``contender_arm``: see
@@ -37,7 +38,7 @@ def next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, i
     if rule == TRACK_AND_STOP:
         return track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2,
                                   predictions, n_samples, optimism, block, threads_from)
-    return select(rule, arms, inverse, norms2, rewards, uncertain, contender, contender_arm, block,
+    return select(rule, arms, inverse, norms2, rewards, uncertain, feasible, u, contender, contender_arm, block,
                   threads_from), False
 
 
@@ -54,11 +55,12 @@ def waiting(steps, limit, used_normals, chunk):
 
 @njit
 def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, target, estimate, norms2,
-         predictions, logdet, uncertain, feasible, last_upper, n_samples, z, contender, contender_arm, companion,
+         predictions, logdet, uncertain, feasible, last_upper, n_samples, z, u, contender, contender_arm, companion,
          block, contenders, threads_from):
     """One pull of one run: the rule's arm (:func:`next_pull`), its observation
     ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm], sigma)`` for the
-    stream's standard normal z) and :func:`~cbai_cli.kernels.design.absorb`; returns (arm,
+    stream's standard normal z; u: the pull's uniform, see :mod:`cbai_cli.kernels.select`)
+    and :func:`~cbai_cli.kernels.design.absorb`; returns (arm,
     observation, new log det A, contender of the next pull and its greedy arm, forced).
 
     ``contenders`` > 0: predict the next greedy direction before the update
@@ -67,7 +69,7 @@ def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, 
     gram (d, d); target, estimate (d,); means (K,).
     """
     arm, forced = next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2,
-                            predictions, n_samples, optimism, contender, contender_arm, block, threads_from)
+                            predictions, n_samples, optimism, u, contender, contender_arm, block, threads_from)
     observed = means[arm] + sigma * z
     following = -1
     if contenders > 0:
@@ -94,7 +96,7 @@ def eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_up
 @njit
 def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate, norms2,
          predictions, logdet, uncertain, feasible, last_upper, steps, since, limit, pending, status, forced, normals,
-         used_normals, contender, contender_arm, companion, block, contenders, threads_from):
+         uniforms, used_normals, contender, contender_arm, companion, block, contenders, threads_from):
     """Run b's next pull (:func:`pull`) and its counters, unless its budget or its chunk of
     noise stops it first (``status[b]``, :func:`waiting`); returns (arm, −1 when stopped;
     observation; contender of the next pull and its greedy arm). Shapes: as :func:`advance`."""
@@ -104,7 +106,8 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
     arm, observed, logdet[b], contender, contender_arm, was_forced = pull(
         select_code, arms, rewards, threshold, means, sigma, optimism, inverse[b], gram[b], targets[b], estimate[b],
         norms2[b], predictions[b], logdet[b], uncertain[b], feasible[b], last_upper[b], steps[b],
-        normals[b, used_normals[b]], contender, contender_arm, companion, block, contenders, threads_from)
+        normals[b, used_normals[b]], uniforms[b, used_normals[b]], contender, contender_arm, companion, block,
+        contenders, threads_from)
     used_normals[b] += 1
     if was_forced:
         forced[b] += 1
@@ -117,8 +120,8 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
 @njit
 def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radius_code, params, refresh_every,
             inverse, gram, targets, estimate, norms2, predictions, logdet, uncertain, feasible, best,
-            last_lower, last_upper, steps, since, limit, pending, status, forced, normals, used_normals, companion,
-            block, contenders, threads_from):
+            last_lower, last_upper, steps, since, limit, pending, status, forced, normals, uniforms, used_normals,
+            companion, block, contenders, threads_from):
     """Advance every run b with ``status[b] == RUNNING`` until it stops or needs Python.
 
     One step is :func:`pull` (rule ``select_code``), and, unless an exact refresh is due
@@ -130,7 +133,8 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
     Shapes: arms (K, d); rewards, means (K,); params (7,); inverse, gram (B, d, d);
     targets, estimate (B, d); norms2, predictions, uncertain, feasible, last_lower,
     last_upper (B, K); logdet, best, steps, since, limit, pending, status, forced,
-    used_normals (B,); normals (B, C); companion (K,) scratch; ``block``: rows per block
+    used_normals (B,); normals (B, C); uniforms (B, C) the random rules' uniforms, read
+    beside the normals (one per pull, index ``used_normals``); companion (K,) scratch; ``block``: rows per block
     of a pass over the arms (``DesignState.block``); ``threads_from``: the K·d from which a
     pass is split across threads (:mod:`cbai_cli.kernels.threads`). ``contenders`` > 0: on
     large arm sets, predict the next greedy direction (G-ACOL, Greedy MaxVar) before each
@@ -152,7 +156,8 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
             arm, observed, contender, contender_arm = step(
                 b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
                 norms2, predictions, logdet, uncertain, feasible, last_upper, steps, since, limit, pending, status,
-                forced, normals, used_normals, contender, contender_arm, companion, block, contenders, threads_from)
+                forced, normals, uniforms, used_normals, contender, contender_arm, companion, block, contenders,
+                threads_from)
             if arm < 0:
                 break
             if since[b] >= refresh_every:
@@ -163,9 +168,9 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
 @njit
 def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, refresh_every, inverse, gram,
                 targets, estimate, norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper,
-                steps, since, limit, pending, status, forced, normals, used_normals, companion, block, contenders,
-                threads_from, pinv, caches, roundoff, directions, growths, growth, margin, inside, counts, sums,
-                fit_steps, fit_since, fit_refresh_every, drift_ratio, intercepts, slopes, stale, due):
+                steps, since, limit, pending, status, forced, normals, uniforms, used_normals, companion, block,
+                contenders, threads_from, pinv, caches, roundoff, directions, growths, growth, margin, inside, counts,
+                sums, fit_steps, fit_since, fit_refresh_every, drift_ratio, intercepts, slopes, stale, due):
     """:func:`advance` for the ``ols`` regime: every run b with ``status[b] == RUNNING``
     until it stops or needs Python.
 
@@ -181,8 +186,8 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     the rank-one step), or when the intervals' coefficients belong to an older epoch
     (``stale[b]``).
 
-    Shapes: the ridge design, the elimination state and the noise as :func:`advance`; the
-    fit: pinv (B, d, d) V⁺; caches (B, 3, K) xᵀV⁺x, ‖V⁺x‖², xᵀφ̂; roundoff, growths, inside,
+    Shapes: the ridge design, the elimination state, the noise and the uniforms as
+    :func:`advance`; the fit: pinv (B, d, d) V⁺; caches (B, 3, K) xᵀV⁺x, ‖V⁺x‖², xᵀφ̂; roundoff, growths, inside,
     counts, sums (B, K); directions (B, 2, d) scratch; growth, margin, fit_steps,
     fit_since, stale, due (B,); intercepts, slopes (B, K) 2R²β and 2R²βλ̄ of each arm's
     member of the family.
@@ -201,7 +206,8 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
             arm, observed, contender, contender_arm = step(
                 b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
                 norms2, predictions, logdet, uncertain, feasible, last_upper, steps, since, limit, pending, status,
-                forced, normals, used_normals, contender, contender_arm, companion, block, contenders, threads_from)
+                forced, normals, uniforms, used_normals, contender, contender_arm, companion, block, contenders,
+                threads_from)
             if arm < 0:
                 break
             counts[b, arm] += 1
