@@ -60,8 +60,8 @@ def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, 
     """One pull of one run: the rule's arm (:func:`next_pull`), its observation
     ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm], sigma)`` for the
     stream's standard normal z; u: the pull's uniform, see :mod:`cbai_cli.kernels.select`)
-    and :func:`~cbai_cli.kernels.design.absorb`; returns (arm,
-    observation, new log det A, contender of the next pull and its greedy arm, forced).
+    and :func:`~cbai_cli.kernels.design.absorb`; returns (arm, observation, new log det A,
+    contender of the next pull and its greedy arm, forced).
 
     ``contenders`` > 0: predict the next greedy direction before the update
     (:func:`~cbai_cli.kernels.design.predict_contender`, from at most that many arms) so
@@ -134,9 +134,10 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
     targets, estimate (B, d); norms2, predictions, uncertain, feasible, last_lower,
     last_upper (B, K); logdet, best, steps, since, limit, pending, status, forced,
     used_normals (B,); normals (B, C); uniforms (B, C) the random rules' uniforms, read
-    beside the normals (one per pull, index ``used_normals``); companion (K,) scratch; ``block``: rows per block
-    of a pass over the arms (``DesignState.block``); ``threads_from``: the K·d from which a
-    pass is split across threads (:mod:`cbai_cli.kernels.threads`). ``contenders`` > 0: on
+    beside the normals (one per pull, index ``used_normals``); companion (K,) scratch;
+    ``block``: rows per block of a pass over the arms (``DesignState.block``);
+    ``threads_from``: the K·d from which a pass is split across threads
+    (:mod:`cbai_cli.kernels.threads`). ``contenders`` > 0: on
     large arm sets, predict the next greedy direction (G-ACOL, Greedy MaxVar) before each
     update. ``forced[b]`` counts Track-and-Stop's forced-exploration pulls.
     """
@@ -187,10 +188,10 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     (``stale[b]``).
 
     Shapes: the ridge design, the elimination state, the noise and the uniforms as
-    :func:`advance`; the fit: pinv (B, d, d) V⁺; caches (B, 3, K) xᵀV⁺x, ‖V⁺x‖², xᵀφ̂; roundoff, growths, inside,
-    counts, sums (B, K); directions (B, 2, d) scratch; growth, margin, fit_steps,
-    fit_since, stale, due (B,); intercepts, slopes (B, K) 2R²β and 2R²βλ̄ of each arm's
-    member of the family.
+    :func:`advance`; the fit: pinv (B, d, d) V⁺; caches (B, 3, K) xᵀV⁺x, ‖V⁺x‖², xᵀφ̂;
+    roundoff, growths, inside, counts, sums (B, K); directions (B, 2, d) scratch; growth,
+    margin, fit_steps, fit_since, stale, due (B,); intercepts, slopes (B, K) 2R²β and 2R²βλ̄
+    of each arm's member of the family.
     """
     if select_code != G_ACOL and select_code != GREEDY_MAXVAR:
         contenders = 0
