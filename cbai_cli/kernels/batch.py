@@ -23,8 +23,9 @@ import numpy as np
 from cbai_cli.kernels.codes import NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED, UNIFORM_RULES
 from cbai_cli.linalg import exact_design
 
-#: Standard normals drawn ahead per run and chunk: a refill costs about as much as a
-#: few steps of a small instance, and a run wastes at most one chunk's draws.
+#: Standard normals (and a random rule's uniforms) drawn ahead per run and chunk: a refill
+#: costs about as much as a few steps of a small instance, and a run wastes at most one
+#: chunk's draws.
 NOISE_CHUNK = 256
 
 
