@@ -216,16 +216,19 @@ class Adaptive(Algorithm):
 
     def select(self) -> int:
         """Index of the arm to pull next: the compiled rule ``kernel_code``
-        (:func:`cbai_cli.kernels.select.select`)."""
+        (:func:`cbai_cli.kernels.select.select`); a random rule
+        (:data:`~cbai_cli.kernels.codes.UNIFORM_RULES`) reads the next double of ``rng``."""
         if self.kernel_code is None:
             raise NotImplementedError(f"{type(self).__name__} gives neither select() nor kernel_code")
+        from cbai_cli.kernels.codes import UNIFORM_RULES
         from cbai_cli.kernels.select import select
         from cbai_cli.kernels.threads import threads_from
 
         design = self.design
+        u = self.rng.random() if self.kernel_code in UNIFORM_RULES else 0.0
         return int(select(self.kernel_code, design.arms, design.inverse, design.norms2, self.problem.rewards,
-                          self.state.uncertain, design.contender, design.contender_arm, design.block,
-                          threads_from(design.arms)))
+                          self.state.uncertain, self.state.feasible, u, design.contender, design.contender_arm,
+                          design.block, threads_from(design.arms)))
 
     def compiled(self) -> bool:
         """Whether a whole run can go through the compiled step
@@ -259,7 +262,3 @@ class Adaptive(Algorithm):
     def max_variance_direction(self, candidates: np.ndarray) -> np.ndarray:
         """y = argmax_{x ∈ candidates} ‖x‖_{A⁻¹} (first among ties), as a vector."""
         return self.problem.arms[self.design.max_variance_arm(candidates)]
-
-    def uniform_among(self, candidates: np.ndarray) -> int:
-        indices = np.flatnonzero(candidates)
-        return int(indices[self.rng.integers(indices.size)])

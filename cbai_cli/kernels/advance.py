@@ -25,10 +25,11 @@ from cbai_cli.kernels.track_and_stop import track_and_stop_arm
 
 @njit
 def next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2, predictions,
-              n_samples, optimism, contender, contender_arm, block, threads_from):
+              n_samples, optimism, u, contender, contender_arm, block, threads_from):
     """(arm, forced) of rule ``rule``'s next pull: Track-and-Stop's
     (:func:`cbai_cli.kernels.track_and_stop.track_and_stop_arm`, κ = ``optimism``; forced:
-    a forced-exploration pull) or :func:`cbai_cli.kernels.select.select`'s (never forced).
+    a forced-exploration pull) or :func:`cbai_cli.kernels.select.select`'s (never forced;
+    u: the pull's uniform).
 
     Shapes: arms (K, d); rewards, uncertain, feasible, last_upper, norms2, predictions
     (K,); inverse (d, d); ``contender``, ``contender_arm``: see
@@ -37,7 +38,7 @@ def next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, i
     if rule == TRACK_AND_STOP:
         return track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2,
                                   predictions, n_samples, optimism, block, threads_from)
-    return select(rule, arms, inverse, norms2, rewards, uncertain, contender, contender_arm, block,
+    return select(rule, arms, inverse, norms2, rewards, uncertain, feasible, u, contender, contender_arm, block,
                   threads_from), False
 
 
@@ -54,15 +55,15 @@ def waiting(steps, limit, used_normals, chunk):
 
 @njit
 def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, target, estimate, norms2,
-         predictions, logdet, uncertain, feasible, last_lower, last_upper, best, n_samples, z, contender,
+         predictions, logdet, uncertain, feasible, last_lower, last_upper, best, n_samples, z, u, contender,
          contender_arm, companion, block, contenders, watch, watch_bound, threads_from, eliminating, radius_code,
          params):
     """One pull of one run: the rule's arm (:func:`next_pull`), its observation
     ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm], sigma)`` for the
-    stream's standard normal z) and :func:`~cbai_cli.kernels.design.absorb_and_eliminate`
-    (the elimination update in the same pass when ``eliminating``); returns (arm,
-    observation, new log det A, contender of the next pull and its greedy arm, forced, the
-    new r̄, whether U is empty).
+    stream's standard normal z; u: the pull's uniform, see :mod:`cbai_cli.kernels.select`)
+    and :func:`~cbai_cli.kernels.design.absorb_and_eliminate` (the elimination update in
+    the same pass when ``eliminating``); returns (arm, observation, new log det A, contender
+    of the next pull and its greedy arm, forced, the new r̄, whether U is empty).
 
     ``contenders`` > 0: predict the next greedy direction before the update
     (:func:`~cbai_cli.kernels.design.predict_contender`, from the arms in ``watch`` and
@@ -71,7 +72,7 @@ def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, 
     last_lower (K,); watch (contenders,); watch_bound (1,).
     """
     arm, forced = next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2,
-                            predictions, n_samples, optimism, contender, contender_arm, block, threads_from)
+                            predictions, n_samples, optimism, u, contender, contender_arm, block, threads_from)
     observed = means[arm] + sigma * z
     following = -1
     if contenders > 0:
@@ -100,8 +101,8 @@ def eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_up
 @njit
 def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate, norms2,
          predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit, pending, status,
-         forced, normals, used_normals, contender, contender_arm, companion, block, contenders, watch, watch_bound,
-         threads_from, eliminating, radius_code, params):
+         forced, normals, uniforms, used_normals, contender, contender_arm, companion, block, contenders, watch,
+         watch_bound, threads_from, eliminating, radius_code, params):
     """Run b's next pull (:func:`pull`) and its counters, unless its budget or its chunk of
     noise stops it first (``status[b]``, :func:`waiting`); returns (arm, −1 when stopped;
     observation; contender of the next pull and its greedy arm). ``eliminating``: the pull's
@@ -114,8 +115,8 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
     arm, observed, logdet[b], contender, contender_arm, was_forced, best[b], empty = pull(
         select_code, arms, rewards, threshold, means, sigma, optimism, inverse[b], gram[b], targets[b], estimate[b],
         norms2[b], predictions[b], logdet[b], uncertain[b], feasible[b], last_lower[b], last_upper[b], best[b],
-        steps[b], normals[b, used_normals[b]], contender, contender_arm, companion, block, contenders, watch,
-        watch_bound, threads_from, eliminating, radius_code, params)
+        steps[b], normals[b, used_normals[b]], uniforms[b, used_normals[b]], contender, contender_arm, companion,
+        block, contenders, watch, watch_bound, threads_from, eliminating, radius_code, params)
     used_normals[b] += 1
     if was_forced:
         forced[b] += 1
@@ -130,8 +131,8 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
 @njit
 def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radius_code, params, refresh_every,
             inverse, gram, targets, estimate, norms2, predictions, logdet, uncertain, feasible, best,
-            last_lower, last_upper, steps, since, limit, pending, status, forced, normals, used_normals, companion,
-            block, contenders, threads_from):
+            last_lower, last_upper, steps, since, limit, pending, status, forced, normals, uniforms, used_normals,
+            companion, block, contenders, threads_from):
     """Advance every run b with ``status[b] == RUNNING`` until it stops or needs Python.
 
     One step is :func:`pull` (rule ``select_code``), and, unless an exact refresh is due
@@ -143,9 +144,11 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
     Shapes: arms (K, d); rewards, means (K,); params (7,); inverse, gram (B, d, d);
     targets, estimate (B, d); norms2, predictions, uncertain, feasible, last_lower,
     last_upper (B, K); logdet, best, steps, since, limit, pending, status, forced,
-    used_normals (B,); normals (B, C); companion (K,) scratch; ``block``: rows per block
-    of a pass over the arms (``DesignState.block``); ``threads_from``: the K·d from which a
-    pass is split across threads (:mod:`cbai_cli.kernels.threads`). ``contenders`` > 0: on
+    used_normals (B,); normals (B, C); uniforms (B, C) the random rules' uniforms, read
+    beside the normals (one per pull, index ``used_normals``); companion (K,) scratch;
+    ``block``: rows per block of a pass over the arms (``DesignState.block``);
+    ``threads_from``: the K·d from which a pass is split across threads
+    (:mod:`cbai_cli.kernels.threads`). ``contenders`` > 0: on
     large arm sets, predict the next greedy direction (G-ACOL, Greedy MaxVar) before each
     update. ``forced[b]`` counts Track-and-Stop's forced-exploration pulls.
     """
@@ -167,7 +170,7 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
             arm, observed, contender, contender_arm = step(
                 b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
                 norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
-                pending, status, forced, normals, used_normals, contender, contender_arm, companion, block,
+                pending, status, forced, normals, uniforms, used_normals, contender, contender_arm, companion, block,
                 contenders, watch, watch_bound, threads_from, since[b] + 1 < refresh_every, radius_code, params)
             if arm < 0:
                 break
@@ -179,9 +182,9 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
 @njit
 def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, refresh_every, inverse, gram,
                 targets, estimate, norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper,
-                steps, since, limit, pending, status, forced, normals, used_normals, companion, block, contenders,
-                threads_from, pinv, caches, roundoff, directions, growths, growth, margin, inside, counts, sums,
-                fit_steps, fit_since, fit_refresh_every, drift_ratio, intercepts, slopes, stale, due):
+                steps, since, limit, pending, status, forced, normals, uniforms, used_normals, companion, block,
+                contenders, threads_from, pinv, caches, roundoff, directions, growths, growth, margin, inside, counts,
+                sums, fit_steps, fit_since, fit_refresh_every, drift_ratio, intercepts, slopes, stale, due):
     """:func:`advance` for the ``ols`` regime: every run b with ``status[b] == RUNNING``
     until it stops or needs Python.
 
@@ -197,11 +200,11 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     the rank-one step), or when the intervals' coefficients belong to an older epoch
     (``stale[b]``).
 
-    Shapes: the ridge design, the elimination state and the noise as :func:`advance`; the
-    fit: pinv (B, d, d) V⁺; caches (B, 3, K) xᵀV⁺x, ‖V⁺x‖², xᵀφ̂; roundoff, growths, inside,
-    counts, sums (B, K); directions (B, 2, d) scratch; growth, margin, fit_steps,
-    fit_since, stale, due (B,); intercepts, slopes (B, K) 2R²β and 2R²βλ̄ of each arm's
-    member of the family.
+    Shapes: the ridge design, the elimination state, the noise and the uniforms as
+    :func:`advance`; the fit: pinv (B, d, d) V⁺; caches (B, 3, K) xᵀV⁺x, ‖V⁺x‖², xᵀφ̂;
+    roundoff, growths, inside, counts, sums (B, K); directions (B, 2, d) scratch; growth,
+    margin, fit_steps, fit_since, stale, due (B,); intercepts, slopes (B, K) 2R²β and 2R²βλ̄
+    of each arm's member of the family.
     """
     if select_code != G_ACOL and select_code != GREEDY_MAXVAR:
         contenders = 0
@@ -220,7 +223,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
             arm, observed, contender, contender_arm = step(
                 b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
                 norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
-                pending, status, forced, normals, used_normals, contender, contender_arm, companion, block,
+                pending, status, forced, normals, uniforms, used_normals, contender, contender_arm, companion, block,
                 contenders, watch, watch_bound, threads_from, no_elimination, np.int64(0), no_params)
             if arm < 0:
                 break

@@ -4,7 +4,8 @@
 with a leading batch axis (:class:`BatchState`, and :class:`FitState` for the ``ols``
 regime's fits), lets :func:`cbai_cli.kernels.advance.advance` (radius regimes) or
 :func:`cbai_cli.kernels.advance.advance_fit` (``ols``) run them, serves what they return
-for — the next chunk of a run's noise, drawn from that run's own stream, or the exact
+for — the next chunk of a run's noise, drawn from that run's own stream (and for the
+random rules the same number of uniforms from the run's algorithm stream), or the exact
 refresh, in numpy (:func:`cbai_cli.linalg.exact_design`; for ``ols`` also the fit's
 recomputation or new epoch, by the learner's own :class:`~cbai_cli.ols.LeastSquaresSpan`
 and :class:`~cbai_cli.ols.MixtureIntervals`) — and writes each run's final state back
@@ -19,11 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cbai_cli.kernels.codes import NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED
+from cbai_cli.kernels.codes import NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED, UNIFORM_RULES
 from cbai_cli.linalg import exact_design
 
-#: Standard normals drawn ahead per run and chunk: a refill costs about as much as a
-#: few steps of a small instance, and a run wastes at most one chunk's draws.
+#: Standard normals (and a random rule's uniforms) drawn ahead per run and chunk: a refill
+#: costs about as much as a few steps of a small instance, and a run wastes at most one
+#: chunk's draws.
 NOISE_CHUNK = 256
 
 
@@ -226,7 +228,11 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
 
     The learners share one problem, one rule and one regime (one prepared request, as
     :meth:`~cbai_cli.algorithms.base.Adaptive.compiled` allows); each environment answers
-    with Gaussian noise from its own stream (``environment.gaussian()``). ``threads_from``:
+    with Gaussian noise from its own stream (``environment.gaussian()``); a random rule
+    (:data:`~cbai_cli.kernels.codes.UNIFORM_RULES`) reads its uniforms from chunks of the
+    learner's own ``rng.random`` (the doubles that the learner's ``select`` draws one per
+    pull, so the same ones; the learner's generator ends up ahead by the unused rest of the
+    last chunk). ``threads_from``:
     the K·d from which a pass over the arms is split across threads (None:
     :func:`cbai_cli.kernels.threads.threads_from`); the records do not depend on it.
     """
@@ -243,6 +249,8 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     batch = BatchState.stack(learners, budget)
     start = batch.steps.copy()
     normals = np.empty((len(learners), NOISE_CHUNK))
+    uniforms = np.zeros((len(learners), NOISE_CHUNK))
+    draws = first.kernel_code in UNIFORM_RULES
     used_normals = np.full(len(learners), NOISE_CHUNK, dtype=np.int64)
     companion = np.zeros(problem.n_arms)
     if threads_from is None:
@@ -250,6 +258,8 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     while True:
         for b in np.flatnonzero(batch.status == NEED_NOISE):
             normals[b] = gaussian[b][2].standard_normal(NOISE_CHUNK)
+            if draws:
+                uniforms[b] = learners[b].rng.random(NOISE_CHUNK)
             used_normals[b] = 0
             batch.status[b] = RUNNING
         for b in np.flatnonzero(batch.status == NEED_REFRESH):
@@ -265,7 +275,7 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
         runs = (batch.inverse, batch.gram, batch.targets, batch.estimate, batch.norms2, batch.predictions,
                 batch.logdet, batch.uncertain, batch.feasible, batch.best, batch.last_lower, batch.last_upper,
                 batch.steps, batch.since, batch.limit, batch.pending, batch.status, batch.forced, normals,
-                used_normals, companion, design.block, design.MAX_CONTENDERS if design._streaming else 0,
+                uniforms, used_normals, companion, design.block, design.MAX_CONTENDERS if design._streaming else 0,
                 threads_from)
         if fits is None:
             code, params = first.regime.kernel(problem.dim)

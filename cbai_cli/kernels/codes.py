@@ -5,6 +5,10 @@ algorithms and regimes declare their codes without loading it)."""
 #: Sampling rules (:mod:`cbai_cli.kernels.select`).
 G_ACOL, GREEDY_MAXVAR, MAXREW_U = 1, 2, 3
 TRACK_AND_STOP = 4  # :func:`cbai_cli.kernels.track_and_stop.track_and_stop_arm`
+ADAPTIVE_UNIFORM, G_ACOL_UNIFORM, MAXREW_F = 5, 6, 7
+#: The rules that read one uniform of the algorithm's own stream per pull
+#: (:func:`cbai_cli.kernels.select.uniform_choice`).
+UNIFORM_RULES = (ADAPTIVE_UNIFORM, G_ACOL_UNIFORM, MAXREW_F)
 #: Radius regimes (:mod:`cbai_cli.kernels.radius`).
 THEORY, DETERMINANT, TUNED = 0, 1, 2
 #: What a run of a batch waits for (:mod:`cbai_cli.kernels.advance`): nothing (it runs),

@@ -18,7 +18,8 @@ from cbai_cli.kernels.jit import njit
 
 @njit
 def interval(radius, norm2, prediction):
-    """(l(x), u(x)) = xᵀφ̂ ∓ r·‖x‖_{A⁻¹} of one arm; a negative round-off ‖x‖²_{A⁻¹} counts as 0."""
+    """(l(x), u(x)) = xᵀφ̂ ∓ r·‖x‖_{A⁻¹} of one arm; a negative round-off ‖x‖²_{A⁻¹}
+    counts as 0."""
     width = radius * math.sqrt(max(norm2, 0.0))
     return prediction - width, prediction + width
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+from dataclasses import replace
 
 import pytest
 
@@ -31,6 +32,11 @@ def test_every_run_has_a_record_with_the_stable_keys(serial_records):
 
 def test_two_processes_give_the_same_records_as_one(serial_records):
     assert stable(compare(settings(jobs=2)).records) == serial_records
+
+
+def test_the_random_rules_give_the_same_records_for_any_number_of_jobs():
+    random_rules = settings(algorithms=("adaptive-uniform:tuned:beta=0.25", "g-acol-uniform:tuned:beta=0.25"))
+    assert stable(compare(random_rules).records) == stable(compare(replace(random_rules, jobs=2)).records)
 
 
 def test_two_shards_merged_give_the_same_records_as_one_run(serial_records):
