@@ -205,7 +205,7 @@ class Adaptive(Algorithm):
     subclass that gives both keeps its :meth:`select` the compiled rule's one call).
     """
 
-    #: The rule's code (:mod:`cbai_cli.kernels.codes`, run by :func:`cbai_cli.kernels.advance.next_pull`);
+    #: The rule's code (:mod:`cbai_cli.kernels.codes`, run by :func:`cbai_cli.kernels.advance.step`);
     #: None: a Python :meth:`select`.
     kernel_code: int | None = None
 

@@ -5,7 +5,7 @@ read from the run's own standard normals.
 :func:`advance` runs the radius regimes (``theory``, ``det``, ``tuned``) on the ridge
 design alone; :func:`advance_fit` the ``ols`` regime, whose least-squares fit and mixture
 intervals (:mod:`cbai_cli.ols`) take the compiled per-pull work of :mod:`cbai_cli.kernels.ols`
-and leave to Python what needs an eigendecomposition. Both pull through :func:`pull`.
+and leave to Python what needs an eigendecomposition. Both pull through :func:`step`.
 """
 
 from __future__ import annotations
@@ -24,25 +24,6 @@ from cbai_cli.kernels.track_and_stop import track_and_stop_arm
 
 
 @njit
-def next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2, predictions,
-              n_samples, optimism, u, contender, contender_arm, block, threads_from):
-    """(arm, forced) of rule ``rule``'s next pull: Track-and-Stop's
-    (:func:`cbai_cli.kernels.track_and_stop.track_and_stop_arm`, κ = ``optimism``; forced:
-    a forced-exploration pull) or :func:`cbai_cli.kernels.select.select`'s (never forced;
-    u: the pull's uniform).
-
-    Shapes: arms (K, d); rewards, uncertain, feasible, last_upper, norms2, predictions
-    (K,); inverse (d, d); ``contender``, ``contender_arm``: see
-    :func:`~cbai_cli.kernels.design.greedy_arm`.
-    """
-    if rule == TRACK_AND_STOP:
-        return track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2,
-                                  predictions, n_samples, optimism, block, threads_from)
-    return select(rule, arms, inverse, norms2, rewards, uncertain, feasible, u, contender, contender_arm, block,
-                  threads_from), False
-
-
-@njit
 def waiting(steps, limit, used_normals, chunk):
     """What stops a run before its next pull: BUDGET when the pull would make ``steps``
     exceed ``limit`` (≥ 0), NEED_NOISE when its ``chunk`` normals are used, else RUNNING."""
@@ -51,38 +32,6 @@ def waiting(steps, limit, used_normals, chunk):
     if used_normals == chunk:
         return NEED_NOISE
     return RUNNING
-
-
-@njit
-def pull(rule, arms, rewards, threshold, means, sigma, optimism, inverse, gram, target, estimate, norms2,
-         predictions, logdet, uncertain, feasible, last_lower, last_upper, best, n_samples, z, u, contender,
-         contender_arm, companion, block, contenders, watch, watch_bound, threads_from, eliminating, radius_code,
-         params):
-    """One pull of one run: the rule's arm (:func:`next_pull`), its observation
-    ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm], sigma)`` for the
-    stream's standard normal z; u: the pull's uniform, see :mod:`cbai_cli.kernels.select`)
-    and :func:`~cbai_cli.kernels.design.absorb_and_eliminate` (the elimination update in
-    the same pass when ``eliminating``); returns (arm, observation, new log det A, contender
-    of the next pull and its greedy arm, forced, the new r̄, whether U is empty).
-
-    ``contenders`` > 0: predict the next greedy direction before the update
-    (:func:`~cbai_cli.kernels.design.predict_contender`, from the arms in ``watch`` and
-    ``watch_bound``, kept from pull to pull) so that one pass over the arms computes both
-    products. Shapes: as :func:`next_pull`; gram (d, d); target, estimate (d,); means,
-    last_lower (K,); watch (contenders,); watch_bound (1,).
-    """
-    arm, forced = next_pull(rule, arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2,
-                            predictions, n_samples, optimism, u, contender, contender_arm, block, threads_from)
-    observed = means[arm] + sigma * z
-    following = -1
-    if contenders > 0:
-        following = predict_contender(arms, inverse, norms2, uncertain, rule == GREEDY_MAXVAR, arms[arm], 1,
-                                      watch, watch_bound)
-    logdet, following_arm, best, empty = absorb_and_eliminate(
-        arms, inverse, gram, target, estimate, norms2, predictions, logdet, arms[arm], observed, 1, following,
-        companion, block, threads_from, eliminating, radius_code, params, n_samples + 1, rewards, threshold,
-        uncertain, feasible, last_lower, last_upper, best)
-    return arm, observed, logdet, following, following_arm, forced, best, empty
 
 
 @njit
@@ -103,20 +52,47 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
          predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit, pending, status,
          forced, normals, uniforms, used_normals, contender, contender_arm, companion, block, contenders, watch,
          watch_bound, threads_from, eliminating, radius_code, params):
-    """Run b's next pull (:func:`pull`) and its counters, unless its budget or its chunk of
-    noise stops it first (``status[b]``, :func:`waiting`); returns (arm, −1 when stopped;
-    observation; contender of the next pull and its greedy arm). ``eliminating``: the pull's
-    pass also does the elimination update (the run is then SOLVED when U is empty), else it
-    is left ``pending``; ``watch``, ``watch_bound``: see :func:`pull`. Shapes: as
-    :func:`advance`."""
+    """Run b's next pull and its counters, unless its budget or its chunk of noise stops it
+    first (``status[b]``, :func:`waiting`); returns (arm, −1 when stopped; observation;
+    contender of the next pull and its greedy arm).
+
+    The pull: rule ``select_code``'s arm — Track-and-Stop's
+    (:func:`cbai_cli.kernels.track_and_stop.track_and_stop_arm`, κ = ``optimism``, counted in
+    ``forced[b]`` when it is a forced-exploration pull) or
+    :func:`cbai_cli.kernels.select.select`'s (with the pull's uniform from ``uniforms``) —,
+    its observation ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm],
+    sigma)`` for the stream's standard normal z) and
+    :func:`~cbai_cli.kernels.design.absorb_and_eliminate`; ``eliminating``: its pass also
+    does the elimination update (the run is then SOLVED when U is empty), else that is left
+    ``pending``. ``contenders`` > 0: predict the next greedy direction before the update
+    (:func:`~cbai_cli.kernels.design.predict_contender`, from the arms in ``watch``
+    (contenders,) and ``watch_bound`` (1,), kept from pull to pull) so that one pass over
+    the arms computes both products. Shapes: as :func:`advance`.
+
+    The pull is written here rather than in a function of its own: every level of calls
+    makes numba optimise the code below it once more when it first compiles a run.
+    """
     status[b] = waiting(steps[b], limit[b], used_normals[b], normals.shape[1])
     if status[b] != RUNNING:
         return -1, 0.0, contender, contender_arm
-    arm, observed, logdet[b], contender, contender_arm, was_forced, best[b], empty = pull(
-        select_code, arms, rewards, threshold, means, sigma, optimism, inverse[b], gram[b], targets[b], estimate[b],
-        norms2[b], predictions[b], logdet[b], uncertain[b], feasible[b], last_lower[b], last_upper[b], best[b],
-        steps[b], normals[b, used_normals[b]], uniforms[b, used_normals[b]], contender, contender_arm, companion,
-        block, contenders, watch, watch_bound, threads_from, eliminating, radius_code, params)
+    n_samples = steps[b]
+    if select_code == TRACK_AND_STOP:
+        arm, was_forced = track_and_stop_arm(arms, rewards, threshold, uncertain[b], feasible[b], last_upper[b],
+                                             inverse[b], norms2[b], predictions[b], n_samples, optimism, block,
+                                             threads_from)
+    else:
+        arm = select(select_code, arms, inverse[b], norms2[b], rewards, uncertain[b], feasible[b],
+                     uniforms[b, used_normals[b]], contender, contender_arm, block, threads_from)
+        was_forced = False
+    observed = means[arm] + sigma * normals[b, used_normals[b]]
+    following = -1
+    if contenders > 0:
+        following = predict_contender(arms, inverse[b], norms2[b], uncertain[b], select_code == GREEDY_MAXVAR,
+                                      arms[arm], 1, watch, watch_bound)
+    logdet[b], contender_arm, best[b], empty = absorb_and_eliminate(
+        arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b], arms[arm],
+        observed, 1, following, companion, block, threads_from, eliminating, radius_code, params, n_samples + 1,
+        rewards, threshold, uncertain[b], feasible[b], last_lower[b], last_upper[b], best[b])
     used_normals[b] += 1
     if was_forced:
         forced[b] += 1
@@ -125,7 +101,7 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
     pending[b] = not eliminating
     if empty:
         status[b] = SOLVED
-    return arm, observed, contender, contender_arm
+    return arm, observed, following, contender_arm
 
 
 @njit
@@ -135,7 +111,7 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
             companion, block, contenders, threads_from):
     """Advance every run b with ``status[b] == RUNNING`` until it stops or needs Python.
 
-    One step is :func:`pull` (rule ``select_code``), and, unless an exact refresh is due
+    One step is :func:`step` (a pull by rule ``select_code``), and, unless an exact refresh is due
     first, the intervals of the regime's radius and the elimination update.
     ``pending[b]``: the last step's elimination waits for a refresh. A run stops when U
     is empty (SOLVED) or before a pull would make ``steps`` exceed ``limit`` (BUDGET;
@@ -188,7 +164,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     """:func:`advance` for the ``ols`` regime: every run b with ``status[b] == RUNNING``
     until it stops or needs Python.
 
-    One step is :func:`pull` on the ridge design (which the rules read), then the fit's
+    One step is :func:`step` on the ridge design (which the rules read), then the fit's
     update as :meth:`cbai_cli.ols.LeastSquaresSpan.update` does it: the pull's count and sum,
     and :func:`~cbai_cli.kernels.ols.rank_one_step` for an arm inside the span, unless the
     fit's ``fit_refresh_every``-th update is due; then, unless Python must act first, the
