@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cbai_cli.kernels.codes import (BUDGET, G_ACOL, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
+from cbai_cli.kernels.codes import (BUDGET, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
                                     TRACK_AND_STOP)
 from cbai_cli.kernels.design import absorb_and_eliminate, predict_contender
 from cbai_cli.kernels.elimination import apply_bounds, interval_bounds
@@ -48,6 +48,16 @@ def eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_up
 
 
 @njit
+def watch_size(contenders):
+    """The length of the prediction's watch: ``contenders``, 1 (unused) when it is None. The
+    branch on ``is None`` is one that numba prunes, so that runs without a prediction do
+    not compile it."""
+    if contenders is None:
+        return 1
+    return contenders
+
+
+@njit
 def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate, norms2,
          predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit, pending, status,
          forced, normals, uniforms, used_normals, contender, contender_arm, companion, block, contenders, watch,
@@ -64,7 +74,7 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
     sigma)`` for the stream's standard normal z) and
     :func:`~cbai_cli.kernels.design.absorb_and_eliminate`; ``eliminating``: its pass also
     does the elimination update (the run is then SOLVED when U is empty), else that is left
-    ``pending``. ``contenders`` > 0: predict the next greedy direction before the update
+    ``pending``. ``contenders`` not None: predict the next greedy direction before the update
     (:func:`~cbai_cli.kernels.design.predict_contender`, from the arms in ``watch``
     (contenders,) and ``watch_bound`` (1,), kept from pull to pull) so that one pass over
     the arms computes both products. Shapes: as :func:`advance`.
@@ -86,7 +96,7 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
         was_forced = False
     observed = means[arm] + sigma * normals[b, used_normals[b]]
     following = -1
-    if contenders > 0:
+    if contenders is not None:
         following = predict_contender(arms, inverse[b], norms2[b], uncertain[b], select_code == GREEDY_MAXVAR,
                                       arms[arm], 1, watch, watch_bound)
     logdet[b], contender_arm, best[b], empty = absorb_and_eliminate(
@@ -124,17 +134,16 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
     beside the normals (one per pull, index ``used_normals``); companion (K,) scratch;
     ``block``: rows per block of a pass over the arms (``DesignState.block``);
     ``threads_from``: the K·d from which a pass is split across threads
-    (:mod:`cbai_cli.kernels.threads`). ``contenders`` > 0: on
-    large arm sets, predict the next greedy direction (G-ACOL, Greedy MaxVar) before each
-    update. ``forced[b]`` counts Track-and-Stop's forced-exploration pulls.
+    (:mod:`cbai_cli.kernels.threads`). ``contenders``: None, or on large arm sets with
+    G-ACOL or Greedy MaxVar the number of arms that the prediction of the next greedy
+    direction watches (:func:`step`); None compiles no prediction. ``forced[b]`` counts Track-and-Stop's forced-exploration pulls.
     """
-    if select_code != G_ACOL and select_code != GREEDY_MAXVAR:
-        contenders = 0
+    watched = watch_size(contenders)
     for b in range(inverse.shape[0]):
         # companion holds no product of this run yet; an int64, not the literal −1, so that
         # numba compiles the functions it is passed to once (a literal compiles them twice)
         contender = contender_arm = np.int64(-1)
-        watch, watch_bound = np.full(max(contenders, 1), -1, dtype=np.int64), np.full(1, -np.inf)
+        watch, watch_bound = np.full(watched, -1, dtype=np.int64), np.full(1, -np.inf)
         while status[b] == RUNNING:
             if pending[b]:
                 r = radius(radius_code, steps[b], logdet[b], params)
@@ -182,13 +191,12 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     margin, fit_steps, fit_since, stale, due (B,); intercepts, slopes (B, K) 2R²β and 2R²βλ̄
     of each arm's member of the family.
     """
-    if select_code != G_ACOL and select_code != GREEDY_MAXVAR:
-        contenders = 0
     # the intervals come from the fit, not from the pass: numpy values, not literals (see advance)
     no_elimination, no_params = np.bool_(False), np.empty(0)
+    watched = watch_size(contenders)
     for b in range(inverse.shape[0]):
         contender = contender_arm = np.int64(-1)  # see advance
-        watch, watch_bound = np.full(max(contenders, 1), -1, dtype=np.int64), np.full(1, -np.inf)
+        watch, watch_bound = np.full(watched, -1, dtype=np.int64), np.full(1, -np.inf)
         while status[b] == RUNNING:
             if pending[b]:
                 mixture_bounds(intercepts[b], slopes[b], caches[b, 0], caches[b, 1], inside[b], caches[b, 2],

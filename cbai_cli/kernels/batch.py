@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cbai_cli.kernels.codes import NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED, UNIFORM_RULES
+from cbai_cli.kernels.codes import G_ACOL, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED, UNIFORM_RULES
 from cbai_cli.linalg import exact_design
 
 #: Standard normals (and a random rule's uniforms) drawn ahead per run and chunk: a refill
@@ -255,6 +255,9 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     companion = np.zeros(problem.n_arms)
     if threads_from is None:
         threads_from = default_threads_from(design.arms)
+    # the greedy direction is predicted only where a pass computes both products
+    contenders = (design.MAX_CONTENDERS if design._streaming and first.kernel_code in (G_ACOL, GREEDY_MAXVAR)
+                  else None)
     while True:
         for b in np.flatnonzero(batch.status == NEED_NOISE):
             normals[b] = gaussian[b][2].standard_normal(NOISE_CHUNK)
@@ -275,7 +278,7 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
         runs = (batch.inverse, batch.gram, batch.targets, batch.estimate, batch.norms2, batch.predictions,
                 batch.logdet, batch.uncertain, batch.feasible, batch.best, batch.last_lower, batch.last_upper,
                 batch.steps, batch.since, batch.limit, batch.pending, batch.status, batch.forced, normals,
-                uniforms, used_normals, companion, design.block, design.MAX_CONTENDERS if design._streaming else 0,
+                uniforms, used_normals, companion, design.block, contenders,
                 threads_from)
         if fits is None:
             code, params = first.regime.kernel(problem.dim)
