@@ -27,8 +27,10 @@ def interval(radius, norm2, prediction):
 @njit
 def interval_rows(radius, norms2, predictions, lower, upper, start, stop):
     """:func:`interval` of the arms ``start:stop`` into ``lower``, ``upper``; all (K,)."""
-    for a in range(start, stop):
-        lower[a], upper[a] = interval(radius, norms2[a], predictions[a])
+    # slices indexed from 0: numba then knows no index is negative and vectorises the loop
+    norm2, prediction, low, high = norms2[start:stop], predictions[start:stop], lower[start:stop], upper[start:stop]
+    for a in range(norm2.shape[0]):
+        low[a], high[a] = interval(radius, norm2[a], prediction[a])
 
 
 @njit
@@ -41,11 +43,12 @@ def interval_bounds(radius, norms2, predictions, lower, upper):
 def admit(upper, rewards, threshold, feasible, best, start, stop):
     """F ← F ∪ {u(x) ≤ τ} over the arms ``start:stop``; returns max(``best``, the largest
     θᵀx among them in F). Shapes: upper, rewards, feasible (K,)."""
-    for a in range(start, stop):
-        if upper[a] <= threshold:
-            feasible[a] = True
-            if rewards[a] > best:
-                best = rewards[a]
+    high, reward, certain = upper[start:stop], rewards[start:stop], feasible[start:stop]  # see interval_rows
+    for a in range(high.shape[0]):
+        if high[a] <= threshold:
+            certain[a] = True
+            if reward[a] > best:
+                best = reward[a]
     return best
 
 
@@ -53,11 +56,12 @@ def admit(upper, rewards, threshold, feasible, best, start, stop):
 def prune(lower, upper, rewards, threshold, uncertain, best, start, stop):
     """U ← U ∖ ({u ≤ τ} ∪ {l > τ} ∪ {θᵀx < r̄}) over the arms ``start:stop``, r̄ = ``best``;
     returns whether one of them is still in U. Shapes: lower, upper, rewards, uncertain (K,)."""
+    low, high, reward, undecided = lower[start:stop], upper[start:stop], rewards[start:stop], uncertain[start:stop]
     left = False
-    for a in range(start, stop):
-        if upper[a] <= threshold or lower[a] > threshold or rewards[a] < best:
-            uncertain[a] = False
-        left = left or uncertain[a]
+    for a in range(low.shape[0]):  # slices: see interval_rows
+        if high[a] <= threshold or low[a] > threshold or reward[a] < best:
+            undecided[a] = False
+        left = left or undecided[a]
     return left
 
 

@@ -35,18 +35,20 @@ def _span_rows(arms, start, stop, u, twice, shrink, quadratic, cross, residual, 
     p_twice_all = np.empty(stop - start)
     pair_products(arms, start, stop, u, twice, p_all, p_twice_all)
     drift = False
+    # slices indexed from 0: numba then knows no index is negative and can vectorise the loop
+    norms, spreads, centres = caches[0, start:stop], caches[1, start:stop], caches[2, start:stop]
+    errors = roundoff[start:stop]
     for i in range(stop - start):
-        a = start + i
         p, p_twice = p_all[i], p_twice_all[i]
         square = p * p
         change = quadratic * square + cross * (p * p_twice)
-        caches[0, a] -= shrink * square
-        caches[1, a] += change
-        caches[2, a] += residual * p
+        norms[i] -= shrink * square
+        spreads[i] += change
+        centres[i] += residual * p
         # A spread falling or rising from b to b' gains roundoff of about STEP_ROUNDOFF·max(b, b')
         # ≤ STEP_ROUNDOFF·(|Δ| + b'), and keeps it however far it falls later.
-        roundoff[a] += abs(change) + caches[1, a]
-        if roundoff[a] > caches[1, a] * drift_ratio:
+        errors[i] += abs(change) + spreads[i]
+        if errors[i] > spreads[i] * drift_ratio:
             drift = True
     return drift
 

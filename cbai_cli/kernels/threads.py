@@ -121,8 +121,9 @@ def _block_argmax(products, norms2, start):
     exceeds −∞. Shapes: products (n,); norms2 (K,)."""
     chosen = start
     best_gain = -math.inf
+    variances = norms2[start:start + products.shape[0]]  # indexed from 0: see _absorb_rows
     for i in range(products.shape[0]):
-        gain = products[i] * products[i] / (1.0 + norms2[start + i])
+        gain = products[i] * products[i] / (1.0 + variances[i])
         if gain > best_gain:
             chosen, best_gain = start + i, gain
     return chosen, best_gain
@@ -157,9 +158,11 @@ def _absorb_rows(arms, start, stop, u, shrink, residual, norms2, predictions, di
         projected = np.dot(arms[start:stop], u)
         if both:
             companion[start:stop] = np.dot(arms[start:stop], direction)
+    # slices indexed from 0: numba then knows no index is negative and vectorises the loops
+    variances, centres = norms2[start:stop], predictions[start:stop]
     for a in range(stop - start):
-        norms2[start + a] -= shrink * (projected[a] * projected[a])
-        predictions[start + a] += residual * projected[a]
+        variances[a] -= shrink * (projected[a] * projected[a])
+        centres[a] += residual * projected[a]
     arm, gain = (start, -math.inf)
     if both:
         arm, gain = _block_argmax(companion[start:stop], norms2, start)
