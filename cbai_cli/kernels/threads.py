@@ -44,8 +44,7 @@ from cbai_cli.kernels.jit import njit, njit_reassociating, njit_threaded
 THREADS_FROM = 1_000_000
 #: ``threads_from`` that never splits a pass. None rather than a large number: numba then
 #: compiles the kernels without the threaded passes (it prunes a branch on an argument's
-#: ``is None``), which saves a third of the first run's compile time on the small arm sets
-#: that never split a pass.
+#: ``is None``), so the first run on an arm set too small to split does not compile them.
 NEVER = None
 
 
