@@ -51,11 +51,12 @@ class EliminationState:
         self.last_upper = upper
 
     def recommendation(self) -> int | None:
-        """argmax_{x∈F} θᵀx (first index among ties), or None when F is empty."""
-        if not self.feasible.any():
-            return None
-        candidates = np.flatnonzero(self.feasible)
-        return int(candidates[np.argmax(self.rewards[candidates])])
+        """argmax_{x∈F} θᵀx (first index among ties), or None when F is empty: the compiled
+        rules' :func:`~cbai_cli.kernels.select.first_max` (MaxRew-F pulls this arm)."""
+        from cbai_cli.kernels.select import first_max
+
+        best = int(first_max(self.rewards, self.feasible, False))
+        return None if best < 0 else best
 
     def anytime_recommendation(self) -> int | None:
         """The answer when a budget runs out first (cbai's choice; the paper's algorithms always stop): the best arm of F,

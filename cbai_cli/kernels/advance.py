@@ -136,7 +136,8 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
     ``threads_from``: the K·d from which a pass is split across threads
     (:mod:`cbai_cli.kernels.threads`). ``contenders``: None, or on large arm sets with
     G-ACOL or Greedy MaxVar the number of arms that the prediction of the next greedy
-    direction watches (:func:`step`); None compiles no prediction. ``forced[b]`` counts Track-and-Stop's forced-exploration pulls.
+    direction watches (:func:`step`); None compiles no prediction. ``forced[b]`` counts
+    Track-and-Stop's forced-exploration pulls.
     """
     watched = watch_size(contenders)
     for b in range(inverse.shape[0]):
