@@ -9,7 +9,9 @@ for every arm of X≥(x*) that lies in the span, the squared half-width divided 
 - ``union-7``: a union over 7 scales λ = L²·4^j, j = −1 … 5, each at δ/7;
 - ``windows``: the first version of the regime: π uniform over 57 scales L²·e^{−2+i/4},
   ρ uniform over 8, 16 or 24 consecutive scales, the best window per arm;
-- ``gibbs``: the regime's prior and family with the exact log-determinants;
+- ``gibbs``: the second version: the regime's prior, ρ from the family ρ_γ ∝ π·exp(−ℓ/2 − γλ)
+  (γ = 0 and e^v/L², v = −18 … 10), Jensen's bound β_ρ·(1 + λ̄_ρ t), exact log-determinants;
+- ``tangent``: the regime now: the tangent lines (docs/ols.md), exact log-determinants;
 - ``shipped``: the same with the epoch's slack (ℓ + margin), as the regime runs.
 Each column is the median over the arms of its ratio to ``fixed``.
 
@@ -25,7 +27,7 @@ import numpy as np
 
 from cbai_cli.bounds import at_least_set
 from cbai_cli.kinds import load
-from cbai_cli.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior, mixture_thresholds, mixture_widths
+from cbai_cli.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior, mixture_envelope, mixture_widths
 from cbai_cli.simulate import RunRequest, drive, prepare, run_streams
 
 
@@ -63,22 +65,36 @@ def factors(fit: LeastSquaresSpan, arms: np.ndarray, delta: float, prior: ScaleP
     log_det7 = np.log1p(mu[None, :] / grid[:, None]).sum(axis=1)
     union = np.min((1 + grid[None, :] * t[:, None]) * (-math.log(delta / 7) + 0.5 * log_det7[None, :]), axis=1)
     values = {"fixed": fixed, "union-7": union, "windows": windows(mu, t, prior.scale, delta)}
-    for name, slack in (("gibbs", 0.0), ("shipped", margin)):
-        thresholds, means = mixture_thresholds(prior, prior.log_dets(mu) + slack, delta)
-        values[name] = mixture_widths(a, b, thresholds, means, 1.0) ** 2 / (2 * a)
+    values["gibbs"] = jensen_family(prior.log_weights, prior.scales, prior.log_dets(mu), t, delta)
+    for name, slack in (("tangent", 0.0), ("shipped", margin)):
+        envelope = mixture_envelope(prior, prior.log_dets(mu) + slack, delta, t)
+        values[name] = mixture_widths(a, b, envelope, 1.0) ** 2 / (2 * a)
     return values
 
 
+def jensen_family(log_weights: np.ndarray, scales: np.ndarray, log_dets: np.ndarray, t: np.ndarray,
+                  delta: float) -> np.ndarray:
+    """The second version's factor: min over γ of β_γ(1 + λ̄_γ t), ρ_γ ∝ π·exp(−ℓ/2 − γλ)."""
+    gammas = np.concatenate(([0.0], np.exp(np.arange(-18.0, 11.0)) / scales[4]))
+    exponents = log_weights[None, :] - 0.5 * log_dets[None, :] - gammas[:, None] * scales[None, :]
+    top = exponents.max(axis=1)
+    weights = np.exp(exponents - top[:, None])
+    normaliser = weights.sum(axis=1)
+    means = weights @ scales / normaliser
+    beta = -math.log(delta) - (top + np.log(normaliser) + gammas * means)
+    return np.min(beta[None, :] * (1 + means[None, :] * t[:, None]), axis=1)
+
+
 def main(paths: list[str], delta: float = 0.05) -> None:
-    print("| instance | n at stop | rank | union-7 / fixed | windows / fixed | gibbs / fixed | shipped / fixed |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| instance | n at stop | rank | union-7 / fixed | windows / fixed | gibbs / fixed | tangent / fixed | shipped / fixed |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for path in paths:
         instance = load(path)
         intervals = final_intervals(instance)
         fit = intervals.fit
         arms = np.flatnonzero(at_least_set(instance) & fit.inside)
         values = factors(fit, arms, delta, intervals.prior, intervals.margin)
-        cells = [f"{np.median(values[name] / values['fixed']):.3f}" for name in ("union-7", "windows", "gibbs", "shipped")]
+        cells = [f"{np.median(values[name] / values['fixed']):.3f}" for name in ("union-7", "windows", "gibbs", "tangent", "shipped")]
         print(f"| {path} | {fit.n_samples} | {fit.rank} | " + " | ".join(cells) + " |", flush=True)
 
 

@@ -4,18 +4,20 @@ The ``ols`` confidence regime (docs/ols.md). After pulls x_1 … x_n with observ
 y_s = φᵀx_s + η_s (η_s conditionally R-sub-Gaussian), let V = Σ x_s x_sᵀ (no ridge),
 b = Σ y_s x_s and V⁺ the pseudo-inverse. For x in the span of V the estimate xᵀV⁺b is
 unbiased and its error is xᵀV⁺S with S = Σ η_s x_s. With probability ≥ 1 − δ, for every
-time, every arm x in the span and every probability ρ over the prior's ridge scales λ_i,
+time, every arm x in the span, every probability ρ over the prior's ridge scales λ_i and
+every tangent (a, b) at a point μ_0 ≥ 0 of the concave h_ρ(μ) = 1/Σ_i ρ_i/(μ + λ_i),
 
-    |xᵀV⁺b − xᵀφ| ≤ R·sqrt(2·β_ρ·(xᵀV⁺x + λ̄_ρ‖V⁺x‖²)),
+    |xᵀV⁺b − xᵀφ| ≤ R·sqrt(2·β_ρ·(a·xᵀV⁺x + b·‖V⁺x‖²)),
     β_ρ = log(1/δ) + KL(ρ‖π) + (1/2)·Σ_i ρ_i ℓ_i,
 
-with ℓ_i ≥ log det(I + V/λ_i) and λ̄_ρ = Σ_i ρ_i λ_i (docs/ols.md, Theorem; it rests on
-Abbasi-Yadkori, Pál, Szepesvári 2011, Theorem 1 and Lemma 9, mixed over λ by
-Donsker–Varadhan). The regime takes ρ from the Gibbs family ρ_γ ∝ π·exp(−ℓ/2 − γλ), which
-contains the best ρ for every arm, and each arm takes the member best for it. Arms with a
-component outside the span stay uncertain (infinite width).
+with ℓ_i ≥ log det(I + V/λ_i) (docs/ols.md, Theorem; it rests on Abbasi-Yadkori, Pál,
+Szepesvári 2011, Theorem 1 and Lemma 9, mixed over λ by Donsker–Varadhan). At each point
+μ_p of a grid the regime takes the ρ that minimises β_ρ·h_ρ(μ_p) over all ρ (the Gibbs
+measure whose normaliser is 1/δ; for a design of rank one the width is then the exact
+boundary of the mixture) and its tangent there; each arm takes the lowest of these lines
+for it. Arms with a component outside the span stay uncertain (infinite width).
 
-- :class:`ScalePrior`: π, the family ρ_γ and the tables they need, computed once per run.
+- :class:`ScalePrior`: π and the tangent points, computed once per run.
 - :class:`LeastSquaresSpan`: V⁺, xᵀV⁺b, xᵀV⁺x and ‖V⁺x‖² of every arm, kept by rank-one
   updates at O(K·d + d²) per pull, an exact recomputation when the span grows or the
   updates' roundoff could exceed 1e-11 relative, and epochs
@@ -23,8 +25,8 @@ component outside the span stay uncertain (infinite width).
   the per-pull work is compiled (:mod:`cbai_cli.kernels.ols`), and whole runs too
   (:func:`cbai_cli.kernels.advance.advance_fit`, which hands recomputations and epochs back
   to :meth:`LeastSquaresSpan.refresh` and :meth:`LeastSquaresSpan.new_epoch`).
-- :func:`mixture_thresholds`, :func:`mixture_members`, :func:`mixture_widths`: β and λ̄ of
-  every ρ_γ, the member each arm takes, and the half-widths.
+- :func:`mixture_envelope`, :class:`Envelope`, :func:`mixture_widths`: the tangent lines'
+  lower envelope, the line each arm takes, and the half-widths.
 - :class:`MixtureIntervals`: one run's intervals (the regime's ``intervals(design)``).
 """
 
@@ -35,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cbai_cli.kernels.ols import EPOCH, REFRESH, mixture_bounds, rank_one_step
+from cbai_cli.kernels.ols import EPOCH, REFRESH, lower_envelope, mixture_bounds, rank_one_step, tangent_lines
 from cbai_cli.kernels.threads import threads_from
 
 # Relative size below which an eigenvalue of V, or the part of an arm outside the span,
@@ -56,8 +58,8 @@ MARGIN = 0.2
 
 @dataclass(frozen=True)
 class ScalePrior:
-    """The prior π over ridge scales λ_i = scale·exp(low + i·step), i < M, and the Gibbs
-    family ρ_γ ∝ π·exp(−ℓ/2 − γλ) over it.
+    """The prior π over ridge scales λ_i = scale·exp(low + i·step), i < M, and the grid of
+    points μ_p at which the regime takes tangent lines (docs/ols.md, "Tangent lines").
 
     π puts ``core_weight`` uniformly on the scales with log(λ/scale) in ``core`` and the
     rest uniformly on all M scales: the core is where the best fixed scale of the designs
@@ -68,12 +70,10 @@ class ScalePrior:
         scale: L², the squared largest arm norm (eigenvalues of V are in its units).
         low, high, step: log(λ/L²) of the smallest and largest scale, and their spacing.
         core, core_weight: the core interval of log(λ/L²) and its extra mass.
+        point_step: the spacing of log(μ_p/L²); the points run from low − 4 to high + 4.
         scales: (M,) λ_i.
         log_weights: (M,) log π_i.
-        gammas: (G,) γ of the family: 0, then geometric from e^{−high−2}/L² to
-            e^{−low+6}/L² with ratio e^{gamma_step}.
-        exponents: (G, M) log π_i − γ_g λ_i.
-        moments: (M, 2) columns 1 and λ_i: exp-weights times it give Z_γ and Z_γ·λ̄_γ.
+        points: (P,) μ_p.
     """
 
     scale: float
@@ -82,12 +82,10 @@ class ScalePrior:
     step: float = 1.0
     core: tuple[float, float] = (0.0, 10.0)
     core_weight: float = 0.8
-    gamma_step: float = 1.0
+    point_step: float = 0.25
     scales: np.ndarray = field(init=False, repr=False, compare=False)
     log_weights: np.ndarray = field(init=False, repr=False, compare=False)
-    gammas: np.ndarray = field(init=False, repr=False, compare=False)
-    exponents: np.ndarray = field(init=False, repr=False, compare=False)
-    moments: np.ndarray = field(init=False, repr=False, compare=False)
+    points: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.scale > 0:
@@ -100,12 +98,9 @@ class ScalePrior:
         if not in_core.any():
             raise ValueError(f"core {self.core} holds no scale of the grid")
         weights = (1.0 - self.core_weight) / count + self.core_weight * in_core / in_core.sum()
-        scales = self.scale * np.exp(logs)
-        gammas = np.concatenate(([0.0], np.exp(np.arange(-self.high - 2.0, -self.low + 6.0 + 1e-9, self.gamma_step)) / self.scale))
-        log_weights = np.log(weights)
-        self._set(scales=scales, log_weights=log_weights, gammas=gammas,
-                  exponents=log_weights[None, :] - gammas[:, None] * scales[None, :],
-                  moments=np.stack((np.ones(count), scales), axis=1))
+        points = np.arange(self.low - 4.0, self.high + 4.0 + 1e-9, self.point_step)
+        self._set(scales=self.scale * np.exp(logs), log_weights=np.log(weights),
+                  points=self.scale * np.exp(points))
 
     def _set(self, **values: np.ndarray) -> None:
         for name, value in values.items():
@@ -121,52 +116,71 @@ class ScalePrior:
         return np.add.reduce(np.log1p(eigenvalues[:, None] / self.scales), axis=0)
 
 
-def mixture_thresholds(prior: ScalePrior, log_dets: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray]:
-    """β_γ and λ̄_γ of every member ρ_γ ∝ π·exp(−ℓ/2 − γλ) of the family, (G,) each.
+@dataclass(frozen=True)
+class Envelope:
+    """The lower envelope of tangent lines: line j bounds the squared half-width over 2R² by
+    ``intercepts[j]``·xᵀV⁺x + ``slopes[j]``·‖V⁺x‖², and it is the lowest for the arms whose
+    t = ‖V⁺x‖²/xᵀV⁺x lies between ``crossings[j − 1]`` and ``crossings[j]``.
 
-    For ρ_γ, KL(ρ_γ‖π) + ½Σρ_γℓ = −log Z_γ − γλ̄_γ with Z_γ = Σ_i π_i exp(−ℓ_i/2 − γλ_i),
-    so β_γ = log(1/δ) − log Z_γ − γλ̄_γ (computed with the largest exponent factored out).
+    Attributes:
+        intercepts, slopes: (E,) β_p·a_p and β_p·b_p of the lines, by increasing t.
+        crossings: (E − 1,) increasing.
+    """
+
+    intercepts: np.ndarray
+    slopes: np.ndarray
+    crossings: np.ndarray
+
+    def coefficients(self, variances: np.ndarray, spreads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each arm's line: (K,) intercepts and (K,) slopes, for a = xᵀV⁺x (K,) and
+        b = ‖V⁺x‖² (K,); an arm with a = 0 takes the line of t = 0. Every line gives a
+        valid width (docs/ols.md, Theorem); the crossings only decide which is narrowest."""
+        ratio = np.divide(spreads, variances, out=np.zeros_like(variances), where=variances > 0)
+        line = np.searchsorted(self.crossings, ratio)
+        return self.intercepts[line], self.slopes[line]
+
+
+def mixture_envelope(prior: ScalePrior, log_dets: np.ndarray, delta: float,
+                     ratios: np.ndarray | None = None) -> Envelope:
+    """The tangent lines of the prior's points (docs/ols.md, "Tangent lines") and their
+    lower envelope.
+
+    At each point μ_p the line is the tangent at μ_p of h_ρ(μ) = 1/Σ_i ρ_i/(μ + λ_i) for the
+    ρ that minimises β_ρ·h_ρ(μ_p) over all ρ (:func:`cbai_cli.kernels.ols.tangent_lines`).
 
     Args:
-        prior: the scales and the family.
+        prior: the scales, π and the points.
         log_dets: (M,) ℓ_i ≥ log det(I + V/λ_i).
         delta: δ.
+        ratios: (K,) t = ‖V⁺x‖²/xᵀV⁺x of the arms that will take a line, or None for every
+            point: only points from the one just below the smallest 1/t to the one just
+            above the largest are used (an arm's 1/t lies between the smallest and largest
+            eigenvalue of V, and its best line is one of the two points around its 1/t
+            when ρ is held fixed).
     """
-    exponents = prior.exponents - 0.5 * log_dets
-    top = np.maximum.reduce(exponents, axis=1)
-    sums = np.exp(exponents - top[:, None]) @ prior.moments  # (G, 2): Z_γ e^{−top}, Z_γ λ̄_γ e^{−top}
-    means = sums[:, 1] / sums[:, 0]
-    return -math.log(delta) - (top + np.log(sums[:, 0]) + prior.gammas * means), means
+    points = prior.points
+    if ratios is not None and ratios.size:
+        positive = ratios[ratios > 0]
+        reach = 1.0 / positive if positive.size else np.array([points[-1]])
+        first = max(int(np.searchsorted(points, reach.min(), side="right")) - 1, 0)
+        last = min(int(np.searchsorted(points, reach.max())), points.size - 1)
+        if ratios.size > positive.size:
+            last = points.size - 1
+        points = points[first:last + 1]
+    intercepts, slopes = np.empty(points.size), np.empty(points.size)
+    tangent_lines(prior.scales, prior.log_weights, np.asarray(log_dets, dtype=float), -math.log(delta), points,
+                  intercepts, slopes)
+    chosen = np.empty(points.size, dtype=np.int64)
+    crossings = np.empty(max(points.size - 1, 0))
+    count = lower_envelope(intercepts, slopes, chosen, crossings)
+    chosen = chosen[:count]
+    return Envelope(intercepts[chosen], slopes[chosen], crossings[:count - 1].copy())
 
 
-def mixture_members(variances: np.ndarray, spreads: np.ndarray, thresholds: np.ndarray,
-                    means: np.ndarray) -> np.ndarray:
-    """(K,) the member γ of the family that gives each arm (a = xᵀV⁺x, b = ‖V⁺x‖²) its
-    smallest width.
-
-    Member g gives the squared width 2R²·(β_g·a + β_g λ̄_g·b) = 2R²·a·(β_g + β_g λ̄_g·t) with
-    t = b/a, a line in t. As γ grows, λ̄_γ falls and β_γ rises, so the best member for t is
-    found by locating t among the crossing points of consecutive lines (one search per
-    arm, O(K log G)). Every member gives a valid width whatever the crossing points are
-    (the Theorem holds for all ρ at once); they only decide which one an arm takes.
-
-    Args:
-        variances: (K,) a.
-        spreads: (K,) b.
-        thresholds: (G,) β_γ.
-        means: (G,) λ̄_γ.
-    """
-    slopes = thresholds * means
-    falls = slopes[:-1] - slopes[1:]
-    crossings = np.divide(thresholds[1:] - thresholds[:-1], falls, out=np.full(falls.size, np.inf), where=falls > 0)
-    return np.searchsorted(crossings, np.divide(spreads, variances, out=np.zeros_like(variances), where=variances > 0))
-
-
-def mixture_widths(variances: np.ndarray, spreads: np.ndarray, thresholds: np.ndarray, means: np.ndarray,
-                   subgaussian: float) -> np.ndarray:
-    """(K,) half-widths R·sqrt(2·β_γ·(a + λ̄_γ·b)) with the member of :func:`mixture_members`."""
-    member = mixture_members(variances, spreads, thresholds, means)
-    squared = thresholds[member] * (variances + means[member] * spreads)
+def mixture_widths(variances: np.ndarray, spreads: np.ndarray, envelope: Envelope, subgaussian: float) -> np.ndarray:
+    """(K,) half-widths R·sqrt(2·(I·a + S·b)) with each arm's line of ``envelope``."""
+    intercepts, slopes = envelope.coefficients(variances, spreads)
+    squared = intercepts * variances + slopes * spreads
     return np.sqrt(np.maximum(squared, 0.0) * (2.0 * subgaussian**2))
 
 
@@ -331,17 +345,17 @@ class LeastSquaresSpan:
 @dataclass
 class MixtureIntervals:
     """The ``ols`` regime's intervals of one run (:class:`cbai_cli.confidence.Intervals`):
-    xᵀφ̂ ∓ R·sqrt(2·β_γ·(xᵀV⁺x + λ̄_γ‖V⁺x‖²)) for arms in the span, (−∞, ∞) for the others
-    (docs/ols.md, Theorem).
+    xᵀφ̂ ∓ R·sqrt(2·(I·xᵀV⁺x + S·‖V⁺x‖²)) for arms in the span, with (I, S) = β·(a, b) of
+    the arm's tangent line, (−∞, ∞) for the others (docs/ols.md, Theorem).
 
-    At the start of every epoch of the fit, β_γ and λ̄_γ of the family are computed from
-    the epoch's bound ℓ + margin on the log-determinants (valid for the whole epoch) and
-    every arm picks its member (:func:`mixture_members`); in between, a step costs the
-    per-arm products 2R²·(β·a + β λ̄·b), O(K).
+    At the start of every epoch of the fit the tangent lines are computed from the epoch's
+    bound ℓ + margin on the log-determinants (valid for the whole epoch) and every arm
+    takes the lowest line for it (:func:`mixture_envelope`); in between, a step costs the
+    per-arm products 2R²·(I·a + S·b), O(K).
 
     Args:
         fit: the least-squares fit (it tracks the prior's scales from here on).
-        prior: π and the family.
+        prior: π and the tangent points.
         delta: δ.
         subgaussian: R.
         margin: the slack of the log-determinants per epoch (nats): larger means fewer
@@ -381,11 +395,15 @@ class MixtureIntervals:
             self._start_epoch()
 
     def _start_epoch(self) -> None:
-        """β_γ, λ̄_γ from ℓ + margin, and each arm's member as 2R²β and 2R²βλ̄."""
+        """The tangent lines' envelope from ℓ + margin, and each arm's line as 2R²β·a and 2R²β·b."""
         fit = self.fit
-        thresholds, means = mixture_thresholds(self.prior, fit.log_dets + self.margin, self.delta)
-        member = mixture_members(fit.variances, fit.spreads, thresholds, means)
+        inside = fit.inside
+        variances, spreads = fit.variances, fit.spreads
+        ratios = np.divide(spreads[inside], variances[inside], out=np.zeros(int(inside.sum())),
+                           where=variances[inside] > 0)
+        envelope = mixture_envelope(self.prior, fit.log_dets + self.margin, self.delta, ratios)
+        intercepts, slopes = envelope.coefficients(variances, spreads)
         scale = 2.0 * self.subgaussian**2
-        self._intercepts = scale * thresholds[member]
-        self._slopes = self._intercepts * means[member]
+        self._intercepts = scale * intercepts
+        self._slopes = scale * slopes
         self._epoch = fit.epoch

@@ -11,12 +11,13 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from cbai_cli.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior, mixture_thresholds, mixture_widths
+from cbai_cli.kernels.ols import lower_envelope, tangent_lines
+from cbai_cli.ols import Envelope, LeastSquaresSpan, MixtureIntervals, ScalePrior, mixture_envelope, mixture_widths
 
-# Two scales λ ∈ {1, 2} with weight ½ each and γ ∈ {0, e^{−2−log 2}, 1, …}: the smallest prior
-# whose family can be written out by hand.
+# Two scales λ ∈ {1, 2} with weight ½ each, and tangent points e^{−4}, e^{−4+h}, 4, … (h chosen
+# so that μ = 4 is one): the smallest prior whose lines can be written out by hand.
 TWO_SCALES = {"scale": 1.0, "low": 0.0, "high": math.log(2.0), "step": math.log(2.0), "core": (0.0, 1.0),
-              "core_weight": 0.0, "gamma_step": 2.0 + math.log(2.0)}
+              "core_weight": 0.0, "point_step": (4.0 + math.log(4.0)) / 2}
 # d = 2, arms e1, e2, (1, 1); four pulls of e1 summing to 2: V = diag(4, 0), b = (2, 0).
 ARMS = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 
@@ -36,47 +37,154 @@ def test_the_fit_on_a_tiny_design_by_hand():
     assert fit.inside.tolist() == [True, False, False]
 
 
-def test_the_family_by_hand():
-    """δ = 0.1, μ = 4: ℓ = (log 5, log 3) at λ = (1, 2).
+def lines_at(prior: ScalePrior, log_dets: np.ndarray, delta: float, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    intercepts, slopes = np.empty(points.size), np.empty(points.size)
+    tangent_lines(prior.scales, prior.log_weights, log_dets, -math.log(delta), points, intercepts, slopes)
+    return intercepts, slopes
 
-    γ = 0: ρ ∝ ½(5^{−½}, 3^{−½}) = (0.2236068, 0.2886751), Z = 0.5122819, λ̄ = 1.5635083,
-    β = log 10 − log Z = 2.3025851 + 0.6688802 = 2.9714652.
-    γ = 1: ρ ∝ ½(5^{−½}e^{−1}, 3^{−½}e^{−2}) = (0.0822603, 0.0390679), Z = 0.1213283,
-    λ̄ = 1.3220019, β = log 10 − log Z − λ̄ = 2.3025851 + 2.1092554 − 1.3220019 = 3.0898386.
-    """
+
+def gibbs(prior: ScalePrior, log_dets: np.ndarray, delta: float, point: float) -> np.ndarray:
+    """ρ ∝ π·exp(−ℓ/2 + c/(μ + λ)) with Σπ exp(…) = 1/δ, c found by bisection (not the kernel's Newton)."""
+    def excess(c):
+        return np.log(np.sum(np.exp(prior.log_weights - 0.5 * log_dets + c / (point + prior.scales)))) + math.log(delta)
+    low, high = 0.0, 1.0
+    while excess(high) < 0:
+        high *= 2
+    for _ in range(200):
+        low, high = (low, (low + high) / 2) if excess((low + high) / 2) > 0 else ((low + high) / 2, high)
+    rho = np.exp(prior.log_weights - 0.5 * log_dets + high / (point + prior.scales)) * delta
+    return rho / rho.sum()
+
+
+def jensen_free_factor(rho: np.ndarray, prior: ScalePrior, log_dets: np.ndarray, delta: float, point: float) -> float:
+    """β_ρ·h_ρ(μ), with KL(ρ‖π) written out."""
+    positive = rho > 0
+    divergence = np.sum(rho[positive] * (np.log(rho[positive]) - prior.log_weights[positive]))
+    beta = -math.log(delta) + divergence + 0.5 * rho @ log_dets
+    return beta / np.sum(rho / (point + prior.scales))
+
+
+def test_the_tangent_line_by_hand():
+    """δ = 0.1, V = 4·e1e1ᵀ: ℓ = (log 5, log 3) at λ = (1, 2); at μ = 4 the root of
+    ½·5^{−½}e^{c/5} + ½·3^{−½}e^{c/6} = 10 is c = 16.1973498, ρ = (0.5706488, 0.4293512),
+    q = ρ₁/5 + ρ₂/6 = 0.1856883, β = log 10 + KL + ½Σρℓ = 3.0076583 = c·q,
+    a = (ρ₁/25 + ρ₂/36)/q² = 1.0078953, b = 1/q − 4a = 1.3537878."""
     prior = ScalePrior(**TWO_SCALES)
-    assert prior.gammas[:3] == pytest.approx([0.0, math.exp(-2.0 - math.log(2.0)), 1.0])
-    thresholds, means = mixture_thresholds(prior, np.log([5.0, 3.0]), 0.1)
-    assert (thresholds[0], means[0]) == (pytest.approx(2.9714652, abs=1e-6), pytest.approx(1.5635083, abs=1e-6))
-    assert (thresholds[2], means[2]) == (pytest.approx(3.0898386, abs=1e-6), pytest.approx(1.3220019, abs=1e-6))
-
-
-def test_the_thresholds_are_the_divergence_plus_the_mean_log_determinant():
-    """β_γ = log(1/δ) + KL(ρ_γ‖π) + ½Σρ_γℓ, written out for every member: each width is a
-    valid instance of the Theorem."""
-    prior = ScalePrior(2.0)
-    log_dets = np.log1p(np.array([500.0, 40.0, 3.0])[:, None] / prior.scales).sum(axis=0)
-    thresholds, means = mixture_thresholds(prior, log_dets, 0.05)
-    for gamma, beta, mean in zip(prior.gammas, thresholds, means):
-        rho = np.exp(prior.log_weights - 0.5 * log_dets - gamma * prior.scales)
-        rho /= rho.sum()
-        positive = rho > 0
-        divergence = np.sum(rho[positive] * (np.log(rho[positive]) - prior.log_weights[positive]))
-        assert beta == pytest.approx(-math.log(0.05) + divergence + 0.5 * rho @ log_dets, rel=1e-9)
-        assert mean == pytest.approx(rho @ prior.scales, rel=1e-9)
+    assert prior.points[2] == pytest.approx(4.0)
+    intercepts, slopes = lines_at(prior, np.log([5.0, 3.0]), 0.1, np.array([4.0]))
+    assert intercepts[0] == pytest.approx(3.0076583 * 1.0078953, abs=1e-6)
+    assert slopes[0] == pytest.approx(3.0076583 * 1.3537878, abs=1e-6)
 
 
 def test_the_width_on_a_tiny_design_by_hand():
-    """e1 after four pulls: a = 1/4, b = 1/16. γ = 1 gives 2·3.0898386·(1/4 + 1.3220019/16) =
-    2.0555159, γ = 0 gives 2·2.9714652·(1/4 + 1.5635083/16) = 2.0664715; the arm takes the
-    best member, so its squared half-width is at most 2.0555159 (R = 1)."""
+    """e1 after four pulls: a = 1/4, b = 1/16, so 1/t = 4 is a tangent point and the squared
+    half-width is 2·β·(a/4 + b/16) = 2·c/16 = 2.0246687 (R = 1): the exact boundary of the
+    mixture for this rank-one design. The previous family's best member gave 2.0555159."""
     prior = ScalePrior(**TWO_SCALES)
     fit = four_pulls_of_e1()
-    thresholds, means = mixture_thresholds(prior, prior.log_dets(np.array([4.0, 0.0])), 0.1)
-    every = 2 * thresholds * (0.25 + means / 16)
-    width = mixture_widths(fit.variances[:1], fit.spreads[:1], thresholds, means, 1.0)[0]
-    assert every[[0, 2]] == pytest.approx([2.0664715, 2.0555159], abs=1e-6)
-    assert width**2 == pytest.approx(every.min(), rel=1e-12)
+    envelope = mixture_envelope(prior, prior.log_dets(np.array([4.0, 0.0])), 0.1)
+    width = mixture_widths(fit.variances[:1], fit.spreads[:1], envelope, 1.0)[0]
+    assert width**2 == pytest.approx(2.0246687, abs=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(eigenvalues=st.lists(st.floats(1e-3, 1e7), min_size=1, max_size=5), point=st.floats(1e-3, 1e7),
+       delta=st.sampled_from([0.01, 0.05, 0.3]))
+def test_each_line_is_tangent_to_h_and_lies_above_it(eigenvalues, point, delta):
+    """For the ρ of the point, a·μ + b ≥ h_ρ(μ) = 1/Σρ_i/(μ + λ_i) for every μ ≥ 0 (h is a
+    weighted harmonic mean of μ + λ, concave), with equality at the point; β is
+    log(1/δ) + KL + ½Σρℓ written out."""
+    prior = ScalePrior(1.0)
+    log_dets = prior.log_dets(np.array(eigenvalues))
+    rho = gibbs(prior, log_dets, delta, point)
+    factor = jensen_free_factor(rho, prior, log_dets, delta, point)
+    beta = factor * np.sum(rho / (point + prior.scales))
+    intercepts, slopes = lines_at(prior, log_dets, delta, np.array([point]))
+    a, b = intercepts[0] / beta, slopes[0] / beta
+    mus = np.concatenate(([0.0], np.geomspace(1e-6, 1e12, 400), [point]))
+    h = 1.0 / np.sum(rho[None, :] / (mus[:, None] + prior.scales[None, :]), axis=1)
+    assert np.all(a * mus + b >= h * (1 - 1e-9))
+    assert a * point + b == pytest.approx(h[-1], rel=1e-7)
+
+
+@settings(max_examples=30, deadline=None)
+@given(eigenvalues=st.lists(st.floats(1e-3, 1e7), min_size=1, max_size=5), point=st.floats(1e-3, 1e7),
+       seed=st.integers(0, 2**32 - 1))
+def test_at_its_point_the_line_beats_every_rho(eigenvalues, point, seed):
+    """β_p·h_p(μ_p), the squared width per xᵀV⁺x/μ_p of an arm at the point, is at most
+    β_ρ·h_ρ(μ_p) for any ρ: random ones, point masses (one scale at log(1/π_i)) and π."""
+    prior = ScalePrior(1.0)
+    log_dets = prior.log_dets(np.array(eigenvalues))
+    intercepts, slopes = lines_at(prior, log_dets, 0.05, np.array([point]))
+    at_point = intercepts[0] * point + slopes[0]
+    rng = np.random.default_rng(seed)
+    candidates = [*rng.dirichlet(np.full(prior.scales.size, 0.3), size=20), *np.eye(prior.scales.size),
+                  np.exp(prior.log_weights)]
+    for rho in candidates:
+        assert at_point <= jensen_free_factor(rho, prior, log_dets, 0.05, point) * (1 + 1e-9)
+
+
+@settings(max_examples=20, deadline=None)
+@given(pulls=st.floats(1.0, 1e6), norm=st.floats(0.1, 3.0))
+def test_a_rank_one_width_is_the_exact_boundary_of_the_mixture(pulls, norm):
+    """V = n·xxᵀ: the squared half-width of x is 2R²E/(n‖x‖²)·… with E the root of
+    Σ_i π_i (λ_i/(μ + λ_i))^{1/2} exp(E·μ/(μ + λ_i)) = 1/δ (μ = n‖x‖²), the supermartingale's own
+    boundary, when 1/t = μ is a tangent point; between points within 0.3 %."""
+    prior = ScalePrior(norm**2)
+    mu = pulls * norm**2
+    log_dets = np.log1p(mu / prior.scales)
+    rho = gibbs(prior, log_dets, 0.05, mu)
+    exact = jensen_free_factor(rho, prior, log_dets, 0.05, mu)  # = c, the root in units of μ/(μ + λ)·μ
+    assert np.log(np.sum(np.exp(prior.log_weights - 0.5 * log_dets + exact / (mu + prior.scales)))) == pytest.approx(
+        -math.log(0.05), abs=1e-9)
+    variance, spread = 1.0 / mu, 1.0 / mu**2
+    width = mixture_widths(np.array([variance]), np.array([spread]), mixture_envelope(prior, log_dets, 0.05), 1.0)[0]
+    assert width**2 / 2 * mu**2 >= exact * (1 - 1e-9)
+    assert width**2 / 2 * mu**2 <= exact * 1.003
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 12))
+def test_the_envelope_is_the_minimum_over_its_lines(seed, count):
+    """For t ≥ 0 the line of :meth:`Envelope.coefficients` is the lowest of all lines, ties
+    and parallel lines included."""
+    rng = np.random.default_rng(seed)
+    intercepts = rng.choice([0.5, 1.0, 2.0], size=count) * rng.integers(1, 4, size=count)
+    slopes = rng.choice([0.0, 0.5, 1.0, 3.0], size=count) + rng.integers(0, 2, size=count)
+    chosen, crossings = np.empty(count, dtype=np.int64), np.empty(max(count - 1, 0))
+    kept = lower_envelope(intercepts, slopes, chosen, crossings)
+    envelope = Envelope(intercepts[chosen[:kept]], slopes[chosen[:kept]], crossings[:kept - 1])
+    assert np.all(np.diff(envelope.crossings) > 0) and np.all(envelope.crossings > 0)
+    ratios = np.concatenate(([0.0], np.linspace(0.0, 10.0, 101)[1:], envelope.crossings))
+    line_i, line_s = envelope.coefficients(np.ones(ratios.size), ratios)
+    best = np.min(intercepts[None, :] + slopes[None, :] * ratios[:, None], axis=1)
+    assert line_i + line_s * ratios == pytest.approx(best, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(variances=st.lists(st.floats(1e-4, 1e2), min_size=1, max_size=6), shape=st.floats(1e-6, 10.0),
+       top=st.floats(1.0, 1e6))
+def test_no_arm_is_wider_than_with_jensen_or_a_single_scale(variances, shape, top):
+    """Each arm's squared width is at most 0.3 % above min over ρ of β_ρ·(a + λ̄_ρ·b) (the
+    previous version's bound, which used Jensen's inequality where the tangent is used now),
+    over the Gibbs family ρ_γ ∝ π·exp(−ℓ/2 − γλ), point masses at log(1/π_i) and π; the 0.3 %
+    is the grid of tangent points (on it, the width is at most the minimum)."""
+    prior = ScalePrior(1.0)
+    eigenvalues = np.array([top, top * shape])
+    log_dets = prior.log_dets(eigenvalues)
+    variances = np.array(variances)
+    spreads = variances * np.geomspace(1.0 / eigenvalues.max(), 1.0 / eigenvalues.min(), variances.size)
+    envelope = mixture_envelope(prior, log_dets, 0.05, spreads / variances)
+    widths = mixture_widths(variances, spreads, envelope, 1.0)
+    gammas = np.concatenate(([0.0], np.exp(np.arange(-18.0, 11.0))))
+    rhos = [*np.exp(prior.log_weights[None, :] - 0.5 * log_dets[None, :] - gammas[:, None] * prior.scales[None, :]),
+            *np.eye(prior.scales.size), np.exp(prior.log_weights)]
+    for rho in rhos:
+        rho = rho / rho.sum()
+        positive = rho > 0
+        beta = -math.log(0.05) + np.sum(rho[positive] * (np.log(rho[positive]) - prior.log_weights[positive])) + \
+            0.5 * rho @ log_dets
+        assert np.all(widths**2 <= 2 * beta * (variances + (rho @ prior.scales) * spreads) * 1.003)
 
 
 def test_arms_outside_the_span_stay_unbounded():
@@ -134,27 +242,6 @@ def test_the_epoch_bound_covers_the_log_determinants_at_every_pull(seed, dim, ma
         fit.update(int(rng.integers(6)), 0.0, int(rng.integers(1, 3)))
         exact = prior.log_dets(np.maximum(np.linalg.eigvalsh(fit.gram), 0.0))
         assert np.all(exact <= fit.log_dets + margin + 1e-9)
-
-
-@settings(max_examples=30, deadline=None)
-@given(variances=st.lists(st.floats(1e-4, 1e2), min_size=1, max_size=6), shape=st.floats(1e-6, 10.0),
-       top=st.floats(1.0, 1e6))
-def test_each_arm_gets_the_best_member_and_beats_every_single_scale(variances, shape, top):
-    """The width is one member's and within 0.1 % of the smallest over the members (the search
-    among crossing points is exact where they increase), and at most 1 % above the best
-    single scale paying log(1/π_i) (a union bound with the prior's weights)."""
-    prior = ScalePrior(1.0)
-    log_dets = prior.log_dets(np.array([top, top * shape]))
-    thresholds, means = mixture_thresholds(prior, log_dets, 0.05)
-    variances = np.array(variances)
-    spreads = variances * np.geomspace(1e-7, 10.0, variances.size)
-    widths = mixture_widths(variances, spreads, thresholds, means, 1.0)
-    every = 2 * thresholds[None, :] * (variances[:, None] + means[None, :] * spreads[:, None])
-    assert np.all(np.min(np.abs(every - widths[:, None] ** 2), axis=1) <= 1e-9 * widths**2)
-    assert np.all(widths**2 <= every.min(axis=1) * 1.001)
-    single = 2 * (-math.log(0.05) - prior.log_weights + 0.5 * log_dets)[None, :] * (
-        variances[:, None] + prior.scales[None, :] * spreads[:, None])
-    assert np.all(widths**2 <= single.min(axis=1) * 1.01)
 
 
 # --------------------------------------------------------------------------- #

@@ -1,6 +1,7 @@
 """The per-pull work of the ``ols`` regime compiled (docs/ols.md, "Cost"):
 :func:`rank_one_step`, the in-span update of :class:`cbai_cli.ols.LeastSquaresSpan`, and
-:func:`mixture_bounds`, the intervals of :class:`cbai_cli.ols.MixtureIntervals`.
+:func:`mixture_bounds`, the intervals of :class:`cbai_cli.ols.MixtureIntervals`, and, once per
+epoch, :func:`tangent_lines` and :func:`lower_envelope`, the lines those intervals take.
 
 The d × d products are plain loops summed in index order; the pass over the arm matrix
 computes each arm's two products with :func:`cbai_cli.kernels.threads.pair_products` (one
@@ -149,8 +150,8 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
 
 @njit
 def mixture_bounds(intercepts, slopes, variances, spreads, inside, predictions, lower, upper):
-    """l(x), u(x) = xᵀφ̂ ∓ sqrt(2R²β·xᵀV⁺x + 2R²βλ̄·‖V⁺x‖²) of every arm in the span (its
-    member's two coefficients, docs/ols.md "Epochs"), ∓∞ outside it, into ``lower`` and
+    """l(x), u(x) = xᵀφ̂ ∓ sqrt(2R²I·xᵀV⁺x + 2R²S·‖V⁺x‖²) of every arm in the span (the two
+    coefficients of its tangent line, docs/ols.md "Epochs"), ∓∞ outside it, into ``lower`` and
     ``upper``; negative roundoff under the root is clipped at 0.
 
     Shapes: all (K,); ``inside`` bool.
@@ -161,3 +162,83 @@ def mixture_bounds(intercepts, slopes, variances, spreads, inside, predictions, 
             width = math.sqrt(max(intercepts[a] * variances[a] + slopes[a] * spreads[a], 0.0))
         lower[a] = predictions[a] - width
         upper[a] = predictions[a] + width
+
+
+@njit
+def tangent_lines(scales, log_weights, log_dets, log_inverse_delta, points, intercepts, slopes):
+    """The tangent line of every point μ_p (docs/ols.md, "Tangent lines"), as 2R²-free
+    coefficients: squared half-width / 2R² ≤ β_p·a_p·xᵀV⁺x + β_p·b_p·‖V⁺x‖².
+
+    For each μ_p: ρ_p(λ_i) ∝ π_i·exp(−ℓ_i/2 + c_p·w_i), w_i = 1/(μ_p + λ_i), with c_p the
+    root of f(c) = log Σ_i π_i exp(−ℓ_i/2 + c·w_i) − log(1/δ), found by Newton's method
+    from c_0 = min_i (log(1/δ) − log π_i + ℓ_i/2)/w_i (f(c_0) ≥ 0; f is convex and
+    increasing, so the iterates fall monotonically to the root). Then
+    β_p = log(1/δ) + KL(ρ_p‖π) + ½Σρ_p ℓ = c_p·q − f(c_p) with q = Σρ_p w (exact for the c_p
+    reached, converged or not), h = 1/q, a_p = h'(μ_p) = Σρ_p w² / q², b_p = h − a_p μ_p.
+
+    Shapes: ``scales``, ``log_weights``, ``log_dets`` (M,); ``points``, ``intercepts``,
+    ``slopes`` (P,).
+    """
+    m = scales.shape[0]
+    base = log_weights - 0.5 * log_dets
+    weights = np.empty(m)
+    exponents = np.empty(m)
+    for p in range(points.shape[0]):
+        start = math.inf
+        for i in range(m):
+            weights[i] = 1.0 / (points[p] + scales[i])
+            start = min(start, (log_inverse_delta - base[i]) / weights[i])
+        c = start
+        excess, mean, square = 0.0, 0.0, 0.0
+        for _ in range(100):
+            top = -math.inf
+            for i in range(m):
+                exponents[i] = base[i] + c * weights[i]
+                top = max(top, exponents[i])
+            total, first, second = 0.0, 0.0, 0.0
+            for i in range(m):
+                mass = math.exp(exponents[i] - top)
+                total += mass
+                first += mass * weights[i]
+                second += mass * weights[i] * weights[i]
+            excess = top + math.log(total) - log_inverse_delta
+            mean, square = first / total, second / total
+            if excess <= 1e-12 * log_inverse_delta:
+                break
+            c -= excess / mean
+        beta = c * mean - excess
+        height = 1.0 / mean
+        slope = square / (mean * mean)
+        intercepts[p] = beta * slope
+        slopes[p] = beta * (height - slope * points[p])
+
+
+@njit
+def lower_envelope(intercepts, slopes, chosen, crossings):
+    """The lines I_j + S_j·t that are lowest somewhere on t ≥ 0, ordered by t: writes their
+    indices into ``chosen`` and the t where each next one takes over into ``crossings``;
+    returns how many (the convex-hull sweep over the lines by decreasing slope).
+
+    Shapes: ``intercepts``, ``slopes``, ``chosen`` (P,); ``crossings`` (P − 1,) (the first
+    count − 1 are written).
+    """
+    order = np.argsort(-slopes, kind="mergesort")
+    count = 0
+    for j in order:
+        if count and slopes[chosen[count - 1]] == slopes[j]:
+            if intercepts[j] >= intercepts[chosen[count - 1]]:
+                continue
+            count -= 1
+        while count >= 1:
+            last = chosen[count - 1]
+            meet = (intercepts[j] - intercepts[last]) / (slopes[last] - slopes[j])
+            if meet <= 0.0 or (count >= 2 and meet <= crossings[count - 2]):
+                count -= 1
+            else:
+                break
+        if count:
+            last = chosen[count - 1]
+            crossings[count - 1] = (intercepts[j] - intercepts[last]) / (slopes[last] - slopes[j])
+        chosen[count] = j
+        count += 1
+    return count
