@@ -346,7 +346,8 @@ class OLSRegime:
 
     def minimum_radius(self, dim: int) -> tuple[float, str]:
         """R·sqrt(2 log(1/δ)): the width is at least this times ‖x‖_{V⁺} ≥ ‖x‖/sqrt(n L²)
-        (every member's β_γ ≥ log(1/δ), and λ̄_γ‖V⁺x‖² ≥ 0)."""
+        (every line's β ≥ log(1/((1 − κ)δ)) ≥ log(1/δ), a ≥ 1 and b ≥ 0; an arm's own mean,
+        pulled N times, is at least R·sqrt(2 log(K/(κδ))/N) wide, and ‖x‖²_{V⁺} ≤ 1/N)."""
         s = self.settings
         return (s.subgaussian * math.sqrt(2.0 * -math.log(s.delta)),
                 f"R·√(2 log(1/δ)) with --subgaussian {s.subgaussian:g} and --delta {s.delta:g}")

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cbai_cli.kernels.ols import EPOCH, REFRESH, lower_envelope, mixture_bounds, rank_one_step, tangent_lines
+from cbai_cli.kernels.ols import EPOCH, REFRESH, lower_envelope, mean_width, mixture_bounds, rank_one_step, tangent_lines
 from cbai_cli.kernels.threads import threads_from
 
 # Relative size below which an eigenvalue of V, or the part of an arm outside the span,
@@ -54,6 +54,9 @@ STEP_ROUNDOFF = 4.0 * float(np.finfo(float).eps)
 # Slack (nats) of the bound ℓ_i + MARGIN on log det(I + V/λ_i) within an epoch: the widths
 # carry β larger by at most MARGIN/2, and an epoch lasts about MARGIN·n/rank pulls.
 MARGIN = 0.2
+# The share κ of δ spent on the intervals of each arm's own mean (κδ/K per arm); the
+# least-squares intervals take (1 − κ)δ (docs/ols.md, "Each arm's own mean").
+MEAN_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -124,20 +127,21 @@ class Envelope:
 
     Attributes:
         intercepts, slopes: (E,) β_p·a_p and β_p·b_p of the lines, by increasing t.
+        thresholds: (E,) β_p.
         crossings: (E − 1,) increasing.
     """
 
     intercepts: np.ndarray
     slopes: np.ndarray
+    thresholds: np.ndarray
     crossings: np.ndarray
 
-    def coefficients(self, variances: np.ndarray, spreads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each arm's line: (K,) intercepts and (K,) slopes, for a = xᵀV⁺x (K,) and
-        b = ‖V⁺x‖² (K,); an arm with a = 0 takes the line of t = 0. Every line gives a
-        valid width (docs/ols.md, Theorem); the crossings only decide which is narrowest."""
+    def lines(self, variances: np.ndarray, spreads: np.ndarray) -> np.ndarray:
+        """(K,) the line each arm takes, for a = xᵀV⁺x (K,) and b = ‖V⁺x‖² (K,); an arm with
+        a = 0 takes the line of t = 0. Every line gives a valid width (docs/ols.md, Theorem);
+        the crossings only decide which is narrowest."""
         ratio = np.divide(spreads, variances, out=np.zeros_like(variances), where=variances > 0)
-        line = np.searchsorted(self.crossings, ratio)
-        return self.intercepts[line], self.slopes[line]
+        return np.searchsorted(self.crossings, ratio)
 
 
 def mixture_envelope(prior: ScalePrior, log_dets: np.ndarray, delta: float,
@@ -167,20 +171,20 @@ def mixture_envelope(prior: ScalePrior, log_dets: np.ndarray, delta: float,
         if ratios.size > positive.size:
             last = points.size - 1
         points = points[first:last + 1]
-    intercepts, slopes = np.empty(points.size), np.empty(points.size)
+    intercepts, slopes, thresholds = np.empty(points.size), np.empty(points.size), np.empty(points.size)
     tangent_lines(prior.scales, prior.log_weights, np.asarray(log_dets, dtype=float), -math.log(delta), points,
-                  intercepts, slopes)
+                  intercepts, slopes, thresholds)
     chosen = np.empty(points.size, dtype=np.int64)
     crossings = np.empty(max(points.size - 1, 0))
     count = lower_envelope(intercepts, slopes, chosen, crossings)
     chosen = chosen[:count]
-    return Envelope(intercepts[chosen], slopes[chosen], crossings[:count - 1].copy())
+    return Envelope(intercepts[chosen], slopes[chosen], thresholds[chosen], crossings[:count - 1].copy())
 
 
 def mixture_widths(variances: np.ndarray, spreads: np.ndarray, envelope: Envelope, subgaussian: float) -> np.ndarray:
     """(K,) half-widths R·sqrt(2·(I·a + S·b)) with each arm's line of ``envelope``."""
-    intercepts, slopes = envelope.coefficients(variances, spreads)
-    squared = intercepts * variances + slopes * spreads
+    line = envelope.lines(variances, spreads)
+    squared = envelope.intercepts[line] * variances + envelope.slopes[line] * spreads
     return np.sqrt(np.maximum(squared, 0.0) * (2.0 * subgaussian**2))
 
 
@@ -202,11 +206,12 @@ class LeastSquaresSpan:
     after any pull that could have raised some log det(I + V/λ_i) by more than ``margin``
     in total since the epoch began.
 
-    That last rule certifies ℓ_i + margin ≥ log det(I + V/λ_i) for the whole epoch, with
-    ℓ_i the exact value at its start (design V_m, eigenvalues μ_k, eigenvectors v_k): by
-    the determinant lemma a pull of x adds log(1 + c·xᵀ(λI + V)⁻¹x) ≤ c·log(1 + xᵀ(λI + V_m)⁻¹x)
-    (V ⪰ V_m, and log(1 + c·q) ≤ c·log(1 + q) for c ≥ 1), largest at the smallest scale λ_0;
-    so the epoch ends once Σ_s c_s·log(1 + x_sᵀ(λ_0I + V_m)⁻¹x_s) exceeds ``margin``.
+    The growth sum g = Σ_s c_s·log(1 + x_sᵀ(λ_0I + V_m)⁻¹x_s) over the epoch's pulls certifies
+    ℓ_i + g ≥ log det(I + V/λ_i) after every pull, with ℓ_i the exact value at the epoch's
+    start (design V_m, eigenvalues μ_k, eigenvectors v_k): by the determinant lemma a pull
+    of x adds log(1 + c·xᵀ(λI + V)⁻¹x) ≤ c·log(1 + xᵀ(λI + V_m)⁻¹x) (V ⪰ V_m, and
+    log(1 + c·q) ≤ c·log(1 + q) for c ≥ 1), largest at the smallest scale λ_0; the epoch ends
+    once g exceeds ``margin``.
 
     Args:
         arms: (K, d) arm features.
@@ -250,6 +255,21 @@ class LeastSquaresSpan:
         pulled = np.flatnonzero(self._counts)
         arms = self.arms[pulled]
         return arms.T @ (self._counts[pulled, None] * arms)
+
+    @property
+    def growth(self) -> float:
+        """g, the epoch's growth sum: ℓ_i + g ≥ log det(I + V/λ_i) now, at every scale."""
+        return self._growth
+
+    @property
+    def counts(self) -> np.ndarray:
+        """(K,) the pulls of each arm."""
+        return self._counts
+
+    @property
+    def sums(self) -> np.ndarray:
+        """(K,) the sum of each arm's observations."""
+        return self._sums
 
     @property
     def targets(self) -> np.ndarray:
@@ -346,20 +366,28 @@ class LeastSquaresSpan:
 class MixtureIntervals:
     """The ``ols`` regime's intervals of one run (:class:`cbai_cli.confidence.Intervals`):
     xᵀφ̂ ∓ R·sqrt(2·(I·xᵀV⁺x + S·‖V⁺x‖²)) for arms in the span, with (I, S) = β·(a, b) of
-    the arm's tangent line, (−∞, ∞) for the others (docs/ols.md, Theorem).
+    the arm's tangent line at (1 − κ)δ, (−∞, ∞) for the others (docs/ols.md, Theorem),
+    intersected with the interval of each pulled arm's own mean at κδ/K
+    (docs/ols.md, "Each arm's own mean").
 
     At the start of every epoch of the fit the tangent lines are computed from the epoch's
-    bound ℓ + margin on the log-determinants (valid for the whole epoch) and every arm
-    takes the lowest line for it (:func:`mixture_envelope`); in between, a step costs the
-    per-arm products 2R²·(I·a + S·b), O(K).
+    exact log-determinants ℓ and every arm takes the lowest line for it
+    (:func:`mixture_envelope`). In between, the fit's growth sum g certifies ℓ + g: the same
+    ρ then has β + g/2, so a step costs the per-arm products 2R²·(I·a + S·b)·(1 + g/(2β)),
+    O(K).
 
     Args:
         fit: the least-squares fit (it tracks the prior's scales from here on).
         prior: π and the tangent points.
         delta: δ.
         subgaussian: R.
-        margin: the slack of the log-determinants per epoch (nats): larger means fewer
-            recomputations and β larger by at most margin/2.
+        margin: the growth of the log-determinants after which a new epoch starts (nats):
+            larger means fewer recomputations and β larger by at most margin/2.
+        mean_share: κ, the share of δ spent on the arms' own means (0: none).
+
+    Attributes:
+        mean_prior: the prior over the scales of the normal mixture of one arm's own noise
+            sum, in units of pulls (:class:`ScalePrior` with L² = 1).
     """
 
     fit: LeastSquaresSpan
@@ -367,22 +395,38 @@ class MixtureIntervals:
     delta: float
     subgaussian: float
     margin: float = MARGIN
+    mean_share: float = MEAN_SHARE
+    mean_prior: ScalePrior = field(default_factory=lambda: ScalePrior(1.0), init=False, repr=False)
     _epoch: int = field(default=-1, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.mean_share < 1.0:
+            raise ValueError(f"mean_share must lie in [0, 1), got {self.mean_share}")
         self.fit.track(self.prior.scales, self.margin)
+        arms = self.fit.arms.shape[0]
+        # log(K/(κδ)), or ∞ without the means: their widths then stay ∞
+        self._mean_threshold = math.log(arms / (self.mean_share * self.delta)) if self.mean_share > 0 else math.inf
+        self._mean_widths = np.full(arms, math.inf)
+
+    @property
+    def least_squares_delta(self) -> float:
+        """(1 − κ)δ, the least-squares intervals' share."""
+        return self.delta * (1.0 - self.mean_share)
 
     def observe(self, arm: int, total: float, count: int) -> None:
         """Take in ``count`` pulls of ``arm`` summing to ``total``."""
         self.fit.update(arm, total, count)
+        if math.isfinite(self._mean_threshold):
+            self._mean_widths[arm] = self.subgaussian * mean_width(
+                self.fit.counts[arm], self.mean_prior.scales, self.mean_prior.log_weights, self._mean_threshold)
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower (K,), upper (K,)) now."""
         fit = self.fit
         self.follow_epoch()
         lower, upper = np.empty(fit.arms.shape[0]), np.empty(fit.arms.shape[0])
-        mixture_bounds(self._intercepts, self._slopes, fit.variances, fit.spreads, fit.inside, fit.predictions,
-                       lower, upper)
+        mixture_bounds(self._intercepts, self._slopes, self._inflations, fit.growth, fit.variances, fit.spreads,
+                       fit.inside, fit.predictions, fit.counts, fit.sums, self._mean_widths, lower, upper)
         return lower, upper
 
     def estimate(self) -> np.ndarray:
@@ -395,15 +439,17 @@ class MixtureIntervals:
             self._start_epoch()
 
     def _start_epoch(self) -> None:
-        """The tangent lines' envelope from ℓ + margin, and each arm's line as 2R²β·a and 2R²β·b."""
+        """The tangent lines' envelope from the epoch's ℓ, and each arm's line as 2R²β·a,
+        2R²β·b and 1/(2β)."""
         fit = self.fit
         inside = fit.inside
         variances, spreads = fit.variances, fit.spreads
         ratios = np.divide(spreads[inside], variances[inside], out=np.zeros(int(inside.sum())),
                            where=variances[inside] > 0)
-        envelope = mixture_envelope(self.prior, fit.log_dets + self.margin, self.delta, ratios)
-        intercepts, slopes = envelope.coefficients(variances, spreads)
+        envelope = mixture_envelope(self.prior, fit.log_dets, self.least_squares_delta, ratios)
+        line = envelope.lines(variances, spreads)
         scale = 2.0 * self.subgaussian**2
-        self._intercepts = scale * intercepts
-        self._slopes = scale * slopes
+        self._intercepts = scale * envelope.intercepts[line]
+        self._slopes = scale * envelope.slopes[line]
+        self._inflations = 0.5 / envelope.thresholds[line]
         self._epoch = fit.epoch

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from scipy.optimize import brentq
 
 from cbai_cli.kernels.ols import lower_envelope, tangent_lines
 from cbai_cli.ols import Envelope, LeastSquaresSpan, MixtureIntervals, ScalePrior, mixture_envelope, mixture_widths
@@ -38,8 +39,8 @@ def test_the_fit_on_a_tiny_design_by_hand():
 
 
 def lines_at(prior: ScalePrior, log_dets: np.ndarray, delta: float, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    intercepts, slopes = np.empty(points.size), np.empty(points.size)
-    tangent_lines(prior.scales, prior.log_weights, log_dets, -math.log(delta), points, intercepts, slopes)
+    intercepts, slopes, thresholds = np.empty(points.size), np.empty(points.size), np.empty(points.size)
+    tangent_lines(prior.scales, prior.log_weights, log_dets, -math.log(delta), points, intercepts, slopes, thresholds)
     return intercepts, slopes
 
 
@@ -153,10 +154,11 @@ def test_the_envelope_is_the_minimum_over_its_lines(seed, count):
     slopes = rng.choice([0.0, 0.5, 1.0, 3.0], size=count) + rng.integers(0, 2, size=count)
     chosen, crossings = np.empty(count, dtype=np.int64), np.empty(max(count - 1, 0))
     kept = lower_envelope(intercepts, slopes, chosen, crossings)
-    envelope = Envelope(intercepts[chosen[:kept]], slopes[chosen[:kept]], crossings[:kept - 1])
+    envelope = Envelope(intercepts[chosen[:kept]], slopes[chosen[:kept]], np.ones(kept), crossings[:kept - 1])
     assert np.all(np.diff(envelope.crossings) > 0) and np.all(envelope.crossings > 0)
     ratios = np.concatenate(([0.0], np.linspace(0.0, 10.0, 101)[1:], envelope.crossings))
-    line_i, line_s = envelope.coefficients(np.ones(ratios.size), ratios)
+    line = envelope.lines(np.ones(ratios.size), ratios)
+    line_i, line_s = envelope.intercepts[line], envelope.slopes[line]
     best = np.min(intercepts[None, :] + slopes[None, :] * ratios[:, None], axis=1)
     assert line_i + line_s * ratios == pytest.approx(best, rel=1e-12, abs=1e-12)
 
@@ -185,6 +187,45 @@ def test_no_arm_is_wider_than_with_jensen_or_a_single_scale(variances, shape, to
         beta = -math.log(0.05) + np.sum(rho[positive] * (np.log(rho[positive]) - prior.log_weights[positive])) + \
             0.5 * rho @ log_dets
         assert np.all(widths**2 <= 2 * beta * (variances + (rho @ prior.scales) * spreads) * 1.003)
+
+
+def test_within_an_epoch_the_width_carries_the_growth_so_far():
+    """Between epochs the squared width is the line's times 1 + g/(2β): β of the same ρ with
+    ℓ + g in place of ℓ (e1 pulled again, g > 0, no new epoch yet)."""
+    prior = ScalePrior(**TWO_SCALES)
+    intervals = MixtureIntervals(four_pulls_of_e1(), prior, 0.1, 1.0, mean_share=0.0)
+    lower, upper = intervals.bounds()
+    start = intervals.fit.epoch
+    intervals.observe(0, 0.5, 1)
+    fit = intervals.fit
+    assert fit.epoch == start and fit.growth > 0
+    lower, upper = intervals.bounds()
+    envelope = mixture_envelope(prior, fit.log_dets, 0.1)
+    line = envelope.lines(np.array([0.25]), np.array([0.0625]))[0]
+    beta = envelope.thresholds[line]
+    squared = 2 * (envelope.intercepts[line] * fit.variances[0] + envelope.slopes[line] * fit.spreads[0])
+    assert ((upper[0] - lower[0]) / 2) ** 2 == pytest.approx(squared * (1 + fit.growth / (2 * beta)), rel=1e-12)
+
+
+def test_each_arm_keeps_the_tighter_side_of_its_own_mean():
+    """δ = 0.1, κ = 0.1, K = 3: the least-squares intervals at δ = 0.09; e1's own mean (0.5
+    after four pulls summing to 2) at κδ/K = 1/300, half-width sqrt(2c)/4 with c the root of
+    Σ_i π_i (λ_i/(4 + λ_i))^{1/2} exp(c/(4 + λ_i)) = 300 over the means' prior; the interval
+    is the intersection of the two."""
+    prior = ScalePrior(1.0)
+    fit = four_pulls_of_e1()
+    intervals = MixtureIntervals(LeastSquaresSpan(ARMS), prior, 0.1, 1.0, mean_share=0.1)
+    intervals.observe(0, 2.0, 4)
+    alone = MixtureIntervals(fit, prior, 0.09, 1.0, mean_share=0.0)
+    ls_lower, ls_upper = alone.bounds()
+    means = intervals.mean_prior
+    root = brentq(lambda c: np.sum(np.exp(means.log_weights - 0.5 * np.log1p(4 / means.scales) + c / (4 + means.scales)))
+                  - 300.0, 0.0, 1e3, xtol=1e-13)
+    width = math.sqrt(2 * root) / 4
+    lower, upper = intervals.bounds()
+    assert lower[0] == pytest.approx(max(ls_lower[0], 0.5 - width), rel=1e-9)
+    assert upper[0] == pytest.approx(min(ls_upper[0], 0.5 + width), rel=1e-9)
+    assert np.isneginf(lower[1:]).all() and np.isposinf(upper[1:]).all()
 
 
 def test_arms_outside_the_span_stay_unbounded():
@@ -232,7 +273,8 @@ def test_rank_one_caches_equal_a_fit_from_scratch(seed, dim, refresh):
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), dim=st.integers(1, 4), margin=st.sampled_from([0.05, 0.5, 3.0]))
 def test_the_epoch_bound_covers_the_log_determinants_at_every_pull(seed, dim, margin):
-    """Within an epoch, log det(I + V/λ_i) ≤ ℓ_i + margin at every scale after every pull."""
+    """Within an epoch, log det(I + V/λ_i) ≤ ℓ_i + g ≤ ℓ_i + margin at every scale after every
+    pull, g the fit's growth sum."""
     rng = np.random.default_rng(seed)
     arms = rng.normal(size=(6, dim)) * rng.uniform(0.1, 3.0, size=(6, 1))
     prior = ScalePrior(float(np.max(np.sum(arms**2, axis=1))))
@@ -241,7 +283,8 @@ def test_the_epoch_bound_covers_the_log_determinants_at_every_pull(seed, dim, ma
     for _ in range(60):
         fit.update(int(rng.integers(6)), 0.0, int(rng.integers(1, 3)))
         exact = prior.log_dets(np.maximum(np.linalg.eigvalsh(fit.gram), 0.0))
-        assert np.all(exact <= fit.log_dets + margin + 1e-9)
+        assert fit.growth <= margin
+        assert np.all(exact <= fit.log_dets + fit.growth + 1e-9)
 
 
 # --------------------------------------------------------------------------- #

@@ -10,6 +10,8 @@ and leave to Python what needs an eigendecomposition. Both pull through :func:`s
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from cbai_cli.kernels.codes import (BUDGET, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
@@ -17,7 +19,7 @@ from cbai_cli.kernels.codes import (BUDGET, GREEDY_MAXVAR, NEED_NOISE, NEED_REFR
 from cbai_cli.kernels.design import absorb_and_eliminate, predict_contender
 from cbai_cli.kernels.elimination import apply_bounds, interval_bounds
 from cbai_cli.kernels.jit import njit
-from cbai_cli.kernels.ols import KEEP, REFRESH, mixture_bounds, rank_one_step
+from cbai_cli.kernels.ols import KEEP, REFRESH, mean_width, mixture_bounds, rank_one_step
 from cbai_cli.kernels.radius import radius
 from cbai_cli.kernels.select import select
 from cbai_cli.kernels.track_and_stop import track_and_stop_arm
@@ -170,14 +172,16 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
                 targets, estimate, norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper,
                 steps, since, limit, pending, status, forced, normals, uniforms, used_normals, companion, block,
                 contenders, threads_from, pinv, caches, roundoff, directions, growths, growth, margin, inside, counts,
-                sums, fit_steps, fit_since, fit_refresh_every, drift_ratio, intercepts, slopes, stale, due):
+                sums, fit_steps, fit_since, fit_refresh_every, drift_ratio, intercepts, slopes, inflations, mean_widths,
+                mean_threshold, mean_scale, mean_scales, mean_log_weights, stale, due):
     """:func:`advance` for the ``ols`` regime: every run b with ``status[b] == RUNNING``
     until it stops or needs Python.
 
     One step is :func:`step` on the ridge design (which the rules read), then the fit's
     update as :meth:`cbai_cli.ols.LeastSquaresSpan.update` does it: the pull's count and sum,
     and :func:`~cbai_cli.kernels.ols.rank_one_step` for an arm inside the span, unless the
-    fit's ``fit_refresh_every``-th update is due; then, unless Python must act first, the
+    fit's ``fit_refresh_every``-th update is due, and the pulled arm's own mean width
+    (:func:`~cbai_cli.kernels.ols.mean_width`); then, unless Python must act first, the
     mixture intervals (:func:`~cbai_cli.kernels.ols.mixture_bounds`) and the elimination
     update. Python acts (status NEED_REFRESH, the elimination ``pending``) when the ridge
     design's refresh is due (``since`` ≥ ``refresh_every``), when the fit needs its exact
@@ -189,8 +193,10 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     Shapes: the ridge design, the elimination state, the noise and the uniforms as
     :func:`advance`; the fit: pinv (B, d, d) V⁺; caches (B, 3, K) xᵀV⁺x, ‖V⁺x‖², xᵀφ̂;
     roundoff, growths, inside, counts, sums (B, K); directions (B, 2, d) scratch; growth,
-    margin, fit_steps, fit_since, stale, due (B,); intercepts, slopes (B, K) 2R²β and 2R²βλ̄
-    of each arm's member of the family.
+    margin, fit_steps, fit_since, stale, due (B,); intercepts, slopes, inflations (B, K) 2R²β·a,
+    2R²β·b and 1/(2β) of each arm's tangent line; mean_widths (B, K) the widths of the arms'
+    own means, mean_threshold, mean_scale (B,) log(K/(κδ)) (∞: no means) and R;
+    mean_scales, mean_log_weights (M,) the means' prior.
     """
     # the intervals come from the fit, not from the pass: numpy values, not literals (see advance)
     no_elimination, no_params = np.bool_(False), np.empty(0)
@@ -200,8 +206,9 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
         watch, watch_bound = np.full(watched, -1, dtype=np.int64), np.full(1, -np.inf)
         while status[b] == RUNNING:
             if pending[b]:
-                mixture_bounds(intercepts[b], slopes[b], caches[b, 0], caches[b, 1], inside[b], caches[b, 2],
-                               last_lower[b], last_upper[b])
+                mixture_bounds(intercepts[b], slopes[b], inflations[b], growth[b], caches[b, 0], caches[b, 1],
+                               inside[b], caches[b, 2], counts[b], sums[b], mean_widths[b], last_lower[b],
+                               last_upper[b])
                 if eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status,
                              b):
                     break
@@ -214,6 +221,9 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
                 break
             counts[b, arm] += 1
             sums[b, arm] += observed
+            if math.isfinite(mean_threshold[b]):
+                mean_widths[b, arm] = mean_scale[b] * mean_width(counts[b, arm], mean_scales, mean_log_weights,
+                                                                 mean_threshold[b])
             fit_steps[b] += 1
             fit_since[b] += 1
             if not inside[b, arm] or fit_since[b] >= fit_refresh_every:

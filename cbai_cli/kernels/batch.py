@@ -122,14 +122,18 @@ class BatchState:
             learner.forced_pulls = int(self.forced[b])
 
 
-#: The rows of :class:`FitState`: (field, part of the learner's intervals — the
-#: intervals themselves or their fit —, attribute, the Python type of a scalar).
+#: The rows of :class:`FitState`: (field, part of the learner's intervals — their fit, the
+#: intervals themselves, or the intervals' per-epoch line coefficients, which are not
+#: written back before they have been computed —, attribute, the Python type of a scalar).
 _FIT_ROWS = (("pinv", "fit", "pinv", None), ("caches", "fit", "_caches", None), ("roundoff", "fit", "_roundoff", None),
              ("directions", "fit", "_directions", None), ("growths", "fit", "_growths", None),
              ("growth", "fit", "_growth", float), ("margin", "fit", "margin", float), ("inside", "fit", "inside", None),
              ("counts", "fit", "_counts", None), ("sums", "fit", "_sums", None), ("steps", "fit", "n_samples", int),
-             ("since", "fit", "_since_refresh", int), ("intercepts", "intervals", "_intercepts", None),
-             ("slopes", "intervals", "_slopes", None))
+             ("since", "fit", "_since_refresh", int), ("intercepts", "lines", "_intercepts", None),
+             ("slopes", "lines", "_slopes", None), ("inflations", "lines", "_inflations", None),
+             ("mean_widths", "intervals", "_mean_widths", None),
+             ("mean_threshold", "intervals", "_mean_threshold", float),
+             ("mean_scale", "intervals", "subgaussian", float))
 
 
 @dataclass(frozen=True)
@@ -147,7 +151,10 @@ class FitState:
         inside: (B, K) bool, the arms in the span.
         growth, margin: (B,) the epoch's growth sum and its limit.
         steps, since: (B,) int, the fit's pulls and updates since its last recomputation.
-        intercepts, slopes: (B, K) 2R²β and 2R²βλ̄ of each arm's member of the family.
+        intercepts, slopes, inflations: (B, K) 2R²β·a, 2R²β·b and 1/(2β) of each arm's
+            tangent line.
+        mean_widths: (B, K) the widths of the arms' own means.
+        mean_threshold, mean_scale: (B,) log(K/(κδ)) (∞ without the means) and R.
         stale: (B,) bool, the intervals' coefficients are of an older epoch than the fit.
         due: (B,) int, what the fit asks of Python after the last pull (KEEP, REFRESH or
             EPOCH of :mod:`cbai_cli.kernels.ols`).
@@ -167,12 +174,16 @@ class FitState:
     since: np.ndarray
     intercepts: np.ndarray
     slopes: np.ndarray
+    inflations: np.ndarray
+    mean_widths: np.ndarray
+    mean_threshold: np.ndarray
+    mean_scale: np.ndarray
     stale: np.ndarray
     due: np.ndarray
 
     @staticmethod
     def _part(learner, part: str):
-        return learner.intervals if part == "intervals" else learner.intervals.fit
+        return learner.intervals.fit if part == "fit" else learner.intervals
 
     @classmethod
     def stack(cls, learners: Sequence) -> FitState:
@@ -197,7 +208,7 @@ class FitState:
     def write_back(self, b: int, learner) -> None:
         """Row b into ``learner``'s fit and intervals (not coefficients that were never computed)."""
         for name, part, attribute, kind in _FIT_ROWS:
-            if part == "intervals" and self.stale[b]:
+            if part == "lines" and self.stale[b]:
                 continue
             row = getattr(self, name)[b]
             setattr(self._part(learner, part), attribute, row.copy() if kind is None else kind(row))
@@ -288,7 +299,8 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
             advance_fit(*shared, design.refresh_every, *runs, fits.pinv, fits.caches, fits.roundoff, fits.directions,
                         fits.growths, fits.growth, fits.margin, fits.inside, fits.counts, fits.sums, fits.steps,
                         fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts, fits.slopes,
-                        fits.stale, fits.due)
+                        fits.inflations, fits.mean_widths, fits.mean_threshold, fits.mean_scale,
+                        first.intervals.mean_prior.scales, first.intervals.mean_prior.log_weights, fits.stale, fits.due)
     for b, learner in enumerate(learners):
         batch.write_back(b, learner)
         if fits is not None:

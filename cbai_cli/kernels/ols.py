@@ -1,7 +1,8 @@
 """The per-pull work of the ``ols`` regime compiled (docs/ols.md, "Cost"):
 :func:`rank_one_step`, the in-span update of :class:`cbai_cli.ols.LeastSquaresSpan`, and
-:func:`mixture_bounds`, the intervals of :class:`cbai_cli.ols.MixtureIntervals`, and, once per
-epoch, :func:`tangent_lines` and :func:`lower_envelope`, the lines those intervals take.
+:func:`mixture_bounds`, the intervals of :class:`cbai_cli.ols.MixtureIntervals`, once per
+epoch :func:`tangent_lines` and :func:`lower_envelope`, the lines those intervals take, and
+after each pull :func:`mean_width`, the width of the pulled arm's own mean.
 
 The d × d products are plain loops summed in index order; the pass over the arm matrix
 computes each arm's two products with :func:`cbai_cli.kernels.threads.pair_products` (one
@@ -149,68 +150,104 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
 
 
 @njit
-def mixture_bounds(intercepts, slopes, variances, spreads, inside, predictions, lower, upper):
-    """l(x), u(x) = xᵀφ̂ ∓ sqrt(2R²I·xᵀV⁺x + 2R²S·‖V⁺x‖²) of every arm in the span (the two
-    coefficients of its tangent line, docs/ols.md "Epochs"), ∓∞ outside it, into ``lower`` and
-    ``upper``; negative roundoff under the root is clipped at 0.
+def mixture_bounds(intercepts, slopes, inflations, growth, variances, spreads, inside, predictions, counts, sums,
+                   mean_widths, lower, upper):
+    """l(x), u(x) of every arm into ``lower`` and ``upper``: the least-squares interval
+    xᵀφ̂ ∓ sqrt((2R²I·xᵀV⁺x + 2R²S·‖V⁺x‖²)·(1 + g/(2β))) for arms in the span ((I, S) = β·(a, b)
+    of its tangent line, ``inflations`` 1/(2β), g = ``growth`` the epoch's growth sum so far,
+    docs/ols.md "Epochs"; ∓∞ outside it; negative roundoff under the root clipped at 0),
+    intersected with the interval of the arm's own mean, sums/counts ∓ ``mean_widths``, for
+    arms pulled at least once (docs/ols.md, "Each arm's own mean").
 
-    Shapes: all (K,); ``inside`` bool.
+    Shapes: all (K,) but ``growth``; ``inside`` bool.
     """
     for a in range(predictions.shape[0]):
         width = math.inf
         if inside[a]:
-            width = math.sqrt(max(intercepts[a] * variances[a] + slopes[a] * spreads[a], 0.0))
-        lower[a] = predictions[a] - width
-        upper[a] = predictions[a] + width
+            width = math.sqrt(max((intercepts[a] * variances[a] + slopes[a] * spreads[a])
+                                  * (1.0 + growth * inflations[a]), 0.0))
+        low, high = predictions[a] - width, predictions[a] + width
+        if counts[a] > 0:
+            mean = sums[a] / counts[a]
+            low, high = max(low, mean - mean_widths[a]), min(high, mean + mean_widths[a])
+        lower[a] = low
+        upper[a] = high
 
 
 @njit
-def tangent_lines(scales, log_weights, log_dets, log_inverse_delta, points, intercepts, slopes):
+def _gibbs_root(base, scales, point, log_inverse_delta, weights, exponents):
+    """For ρ_c(λ_i) ∝ exp(base_i + c·w_i), w_i = 1/(μ + λ_i), μ = ``point``: c at the root of
+    f(c) = log Σ_i exp(base_i + c·w_i) − log(1/δ) by Newton's method from
+    c_0 = min_i (log(1/δ) − base_i)/w_i (f(c_0) ≥ 0; f is convex and increasing, so the
+    iterates fall monotonically to the root). Returns (c, f(c), q = Σρ_c w, Σρ_c w²) for the
+    c reached, converged or not. ``weights`` and ``exponents`` are (M,) scratch."""
+    m = scales.shape[0]
+    c = math.inf
+    for i in range(m):
+        weights[i] = 1.0 / (point + scales[i])
+        c = min(c, (log_inverse_delta - base[i]) / weights[i])
+    excess, mean, square = 0.0, 0.0, 0.0
+    for _ in range(100):
+        top = -math.inf
+        for i in range(m):
+            exponents[i] = base[i] + c * weights[i]
+            top = max(top, exponents[i])
+        total, first, second = 0.0, 0.0, 0.0
+        for i in range(m):
+            mass = math.exp(exponents[i] - top)
+            total += mass
+            first += mass * weights[i]
+            second += mass * weights[i] * weights[i]
+        excess = top + math.log(total) - log_inverse_delta
+        mean, square = first / total, second / total
+        if excess <= 1e-12 * log_inverse_delta:
+            break
+        c -= excess / mean
+    return c, excess, mean, square
+
+
+@njit
+def tangent_lines(scales, log_weights, log_dets, log_inverse_delta, points, intercepts, slopes, thresholds):
     """The tangent line of every point μ_p (docs/ols.md, "Tangent lines"), as 2R²-free
     coefficients: squared half-width / 2R² ≤ β_p·a_p·xᵀV⁺x + β_p·b_p·‖V⁺x‖².
 
     For each μ_p: ρ_p(λ_i) ∝ π_i·exp(−ℓ_i/2 + c_p·w_i), w_i = 1/(μ_p + λ_i), with c_p the
-    root of f(c) = log Σ_i π_i exp(−ℓ_i/2 + c·w_i) − log(1/δ), found by Newton's method
-    from c_0 = min_i (log(1/δ) − log π_i + ℓ_i/2)/w_i (f(c_0) ≥ 0; f is convex and
-    increasing, so the iterates fall monotonically to the root). Then
+    root of log Σ_i π_i exp(−ℓ_i/2 + c·w_i) = log(1/δ) (:func:`_gibbs_root`). Then
     β_p = log(1/δ) + KL(ρ_p‖π) + ½Σρ_p ℓ = c_p·q − f(c_p) with q = Σρ_p w (exact for the c_p
-    reached, converged or not), h = 1/q, a_p = h'(μ_p) = Σρ_p w² / q², b_p = h − a_p μ_p.
+    reached), h = 1/q, a_p = h'(μ_p) = Σρ_p w² / q², b_p = h − a_p μ_p.
 
     Shapes: ``scales``, ``log_weights``, ``log_dets`` (M,); ``points``, ``intercepts``,
-    ``slopes`` (P,).
+    ``slopes``, ``thresholds`` (P,) (β_p goes into ``thresholds``).
     """
-    m = scales.shape[0]
     base = log_weights - 0.5 * log_dets
-    weights = np.empty(m)
-    exponents = np.empty(m)
+    weights, exponents = np.empty(scales.shape[0]), np.empty(scales.shape[0])
     for p in range(points.shape[0]):
-        start = math.inf
-        for i in range(m):
-            weights[i] = 1.0 / (points[p] + scales[i])
-            start = min(start, (log_inverse_delta - base[i]) / weights[i])
-        c = start
-        excess, mean, square = 0.0, 0.0, 0.0
-        for _ in range(100):
-            top = -math.inf
-            for i in range(m):
-                exponents[i] = base[i] + c * weights[i]
-                top = max(top, exponents[i])
-            total, first, second = 0.0, 0.0, 0.0
-            for i in range(m):
-                mass = math.exp(exponents[i] - top)
-                total += mass
-                first += mass * weights[i]
-                second += mass * weights[i] * weights[i]
-            excess = top + math.log(total) - log_inverse_delta
-            mean, square = first / total, second / total
-            if excess <= 1e-12 * log_inverse_delta:
-                break
-            c -= excess / mean
+        c, excess, mean, square = _gibbs_root(base, scales, points[p], log_inverse_delta, weights, exponents)
         beta = c * mean - excess
-        height = 1.0 / mean
         slope = square / (mean * mean)
         intercepts[p] = beta * slope
-        slopes[p] = beta * (height - slope * points[p])
+        slopes[p] = beta * (1.0 / mean - slope * points[p])
+        thresholds[p] = beta
+
+
+@njit
+def mean_width(count, scales, log_weights, log_inverse_delta):
+    """The half-width over R of the mean of ``count`` observations of one arm (docs/ols.md,
+    "Each arm's own mean"): sqrt(2·c)/n with c the root of
+    Σ_i π_i (λ_i/(n + λ_i))^{1/2} exp(c/(n + λ_i)) = 1/δ, the boundary of the normal mixture
+    over the arm's own pulls (the rank-one case of :func:`tangent_lines`: the squared width
+    is 2R²·β·h(n)/n² = 2R²c/n² at the root); ∞ before the first pull.
+
+    Shapes: ``scales``, ``log_weights`` (M,).
+    """
+    if count <= 0:
+        return math.inf
+    m = scales.shape[0]
+    base = np.empty(m)
+    for i in range(m):
+        base[i] = log_weights[i] - 0.5 * math.log1p(count / scales[i])
+    c, excess, mean, _ = _gibbs_root(base, scales, float(count), log_inverse_delta, np.empty(m), np.empty(m))
+    return math.sqrt(2.0 * (c * mean - excess) / mean) / count
 
 
 @njit

@@ -155,15 +155,25 @@ def test_the_pass_split_across_threads_equals_the_serial_pass_bitwise(drifting):
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 30))
 def test_the_bounds_are_numpys_elementwise_formula_bitwise(seed, k):
     rng = np.random.default_rng(seed)
-    intercepts, slopes = rng.uniform(0.1, 10.0, size=(2, k))
+    intercepts, slopes, inflations = rng.uniform(0.1, 10.0, size=(3, k))
+    growth = rng.uniform(0.0, 0.2)
     variances, spreads = rng.uniform(-1e-17, 1.0, size=(2, k))  # a tiny negative: roundoff below zero
     inside = rng.random(k) < 0.7
     predictions = rng.standard_normal(k)
+    counts = rng.integers(0, 3, size=k).astype(float)
+    sums = rng.standard_normal(k) * counts
+    mean_widths = np.where(counts > 0, rng.uniform(0.0, 3.0, size=k), np.inf)
     lower, upper = np.empty(k), np.empty(k)
-    mixture_bounds(intercepts, slopes, variances, spreads, inside, predictions, lower, upper)
-    widths = np.where(inside, np.sqrt(np.maximum(intercepts * variances + slopes * spreads, 0.0)), np.inf)
-    np.testing.assert_array_equal(lower, predictions - widths)
-    np.testing.assert_array_equal(upper, predictions + widths)
+    mixture_bounds(intercepts, slopes, inflations, growth, variances, spreads, inside, predictions, counts, sums,
+                   mean_widths, lower, upper)
+    squared = (intercepts * variances + slopes * spreads) * (1.0 + growth * inflations)
+    widths = np.where(inside, np.sqrt(np.maximum(squared, 0.0)), np.inf)
+    means = np.divide(sums, counts, out=np.zeros(k), where=counts > 0)
+    pulled = counts > 0
+    np.testing.assert_array_equal(lower, np.where(pulled, np.maximum(predictions - widths, means - mean_widths),
+                                                  predictions - widths))
+    np.testing.assert_array_equal(upper, np.where(pulled, np.minimum(predictions + widths, means + mean_widths),
+                                                  predictions + widths))
 
 
 def test_the_fit_recomputes_after_a_step_that_would_lose_its_spreads_digits(monkeypatch):
