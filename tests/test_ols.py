@@ -298,7 +298,8 @@ STEPS = 120
 
 def chase_the_widest(seed: int, shrink: float = 1.0) -> bool:
     """One run whose design pulls the arm with the widest interval (arms outside the span
-    first): True when some arm's interval, shrunk by ``shrink``, misses xᵀφ at some step."""
+    first): True when some arm's interval (least squares ∩ its own mean), shrunk by
+    ``shrink`` about its centre, misses xᵀφ at some step."""
     rng = np.random.default_rng(seed)
     arms = rng.normal(size=(6, 3))
     arms[5] = arms[0] + 1e-3 * arms[1]  # a nearly parallel pair: a small eigenvalue
@@ -308,10 +309,12 @@ def chase_the_widest(seed: int, shrink: float = 1.0) -> bool:
     intervals = MixtureIntervals(fit, ScalePrior(float(np.max(np.sum(arms**2, axis=1)))), DELTA, 1.0)
     for _ in range(STEPS):
         lower, upper = intervals.bounds()
-        half = upper - fit.predictions
-        if np.any(fit.inside & (np.abs(fit.predictions - means) > shrink * half)):
+        bounded = np.isfinite(lower) & np.isfinite(upper)
+        low, high = np.where(bounded, lower, 0.0), np.where(bounded, upper, 0.0)
+        centre, half = (low + high) / 2, np.where(bounded, (high - low) / 2, np.inf)
+        if np.any(bounded & (np.abs(centre - means) > shrink * half)):
             return True
-        arm = int(np.argmax(np.where(fit.inside, half, np.inf) + 1e-9 * rng.random(6)))
+        arm = int(np.argmax(half + 1e-9 * rng.random(6)))
         intervals.observe(arm, float(means[arm] + rng.normal()), 1)
     return False
 
