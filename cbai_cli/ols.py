@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cbai_cli.kernels.ols import EPOCH, REFRESH, lower_envelope, mean_width, mixture_bounds, rank_one_step, tangent_lines
+from cbai_cli.kernels.ols import EPOCH, REFRESH, mean_width, mixture_bounds, rank_one_step, tangent_lines
 from cbai_cli.kernels.threads import threads_from
 
 # Relative size below which an eigenvalue of V, or the part of an arm outside the span,
@@ -174,11 +174,38 @@ def mixture_envelope(prior: ScalePrior, log_dets: np.ndarray, delta: float,
     intercepts, slopes, thresholds = np.empty(points.size), np.empty(points.size), np.empty(points.size)
     tangent_lines(prior.scales, prior.log_weights, np.asarray(log_dets, dtype=float), -math.log(delta), points,
                   intercepts, slopes, thresholds)
-    chosen = np.empty(points.size, dtype=np.int64)
-    crossings = np.empty(max(points.size - 1, 0))
-    count = lower_envelope(intercepts, slopes, chosen, crossings)
-    chosen = chosen[:count]
-    return Envelope(intercepts[chosen], slopes[chosen], thresholds[chosen], crossings[:count - 1].copy())
+    chosen, crossings = lower_envelope(intercepts, slopes)
+    return Envelope(intercepts[chosen], slopes[chosen], thresholds[chosen], crossings)
+
+
+def lower_envelope(intercepts: np.ndarray, slopes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lines I_j + S_j·t that are lowest somewhere on t ≥ 0, ordered by t: their indices
+    (E,) and the t where each next one takes over (E − 1,), increasing (the convex-hull
+    sweep over the lines by decreasing slope, ties by increasing intercept).
+
+    A Python loop over at most the prior's 113 points, once per epoch: compiled, its sort
+    would cost more compile time than a run spends in it.
+
+    Args:
+        intercepts, slopes: (P,) the lines.
+    """
+    chosen: list[int] = []
+    crossings: list[float] = []
+    for j in np.lexsort((intercepts, -slopes)).tolist():
+        if chosen and slopes[chosen[-1]] == slopes[j]:
+            continue  # parallel to the last kept line and not below it (ties come by increasing intercept)
+        while chosen:
+            last = chosen[-1]
+            meet = float((intercepts[j] - intercepts[last]) / (slopes[last] - slopes[j]))
+            if meet <= 0.0 or (crossings and meet <= crossings[-1]):
+                chosen.pop()
+                if crossings:
+                    crossings.pop()
+            else:
+                crossings.append(meet)
+                break
+        chosen.append(j)
+    return np.array(chosen, dtype=np.int64), np.array(crossings)
 
 
 def mixture_widths(variances: np.ndarray, spreads: np.ndarray, envelope: Envelope, subgaussian: float) -> np.ndarray:

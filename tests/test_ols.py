@@ -12,8 +12,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
 
-from cbai_cli.kernels.ols import lower_envelope, tangent_lines
-from cbai_cli.ols import Envelope, LeastSquaresSpan, MixtureIntervals, ScalePrior, mixture_envelope, mixture_widths
+from cbai_cli.kernels.ols import tangent_lines
+from cbai_cli.ols import (Envelope, LeastSquaresSpan, MixtureIntervals, ScalePrior, lower_envelope, mixture_envelope,
+                          mixture_widths)
 
 # Two scales λ ∈ {1, 2} with weight ½ each, and tangent points e^{−4}, e^{−4+h}, 4, … (h chosen
 # so that μ = 4 is one): the smallest prior whose lines can be written out by hand.
@@ -152,9 +153,8 @@ def test_the_envelope_is_the_minimum_over_its_lines(seed, count):
     rng = np.random.default_rng(seed)
     intercepts = rng.choice([0.5, 1.0, 2.0], size=count) * rng.integers(1, 4, size=count)
     slopes = rng.choice([0.0, 0.5, 1.0, 3.0], size=count) + rng.integers(0, 2, size=count)
-    chosen, crossings = np.empty(count, dtype=np.int64), np.empty(max(count - 1, 0))
-    kept = lower_envelope(intercepts, slopes, chosen, crossings)
-    envelope = Envelope(intercepts[chosen[:kept]], slopes[chosen[:kept]], np.ones(kept), crossings[:kept - 1])
+    chosen, crossings = lower_envelope(intercepts, slopes)
+    envelope = Envelope(intercepts[chosen], slopes[chosen], np.ones(chosen.size), crossings)
     assert np.all(np.diff(envelope.crossings) > 0) and np.all(envelope.crossings > 0)
     ratios = np.concatenate(([0.0], np.linspace(0.0, 10.0, 101)[1:], envelope.crossings))
     line = envelope.lines(np.ones(ratios.size), ratios)

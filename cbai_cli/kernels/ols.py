@@ -1,7 +1,7 @@
 """The per-pull work of the ``ols`` regime compiled (docs/ols.md, "Cost"):
 :func:`rank_one_step`, the in-span update of :class:`cbai_cli.ols.LeastSquaresSpan`, and
 :func:`mixture_bounds`, the intervals of :class:`cbai_cli.ols.MixtureIntervals`, once per
-epoch :func:`tangent_lines` and :func:`lower_envelope`, the lines those intervals take, and
+epoch :func:`tangent_lines`, the lines those intervals take, and
 after each pull :func:`mean_width`, the width of the pulled arm's own mean.
 
 The d × d products are plain loops summed in index order; the pass over the arm matrix
@@ -248,34 +248,3 @@ def mean_width(count, scales, log_weights, log_inverse_delta):
         base[i] = log_weights[i] - 0.5 * math.log1p(count / scales[i])
     c, excess, mean, _ = _gibbs_root(base, scales, float(count), log_inverse_delta, np.empty(m), np.empty(m))
     return math.sqrt(2.0 * (c * mean - excess) / mean) / count
-
-
-@njit
-def lower_envelope(intercepts, slopes, chosen, crossings):
-    """The lines I_j + S_j·t that are lowest somewhere on t ≥ 0, ordered by t: writes their
-    indices into ``chosen`` and the t where each next one takes over into ``crossings``;
-    returns how many (the convex-hull sweep over the lines by decreasing slope).
-
-    Shapes: ``intercepts``, ``slopes``, ``chosen`` (P,); ``crossings`` (P − 1,) (the first
-    count − 1 are written).
-    """
-    order = np.argsort(-slopes, kind="mergesort")
-    count = 0
-    for j in order:
-        if count and slopes[chosen[count - 1]] == slopes[j]:
-            if intercepts[j] >= intercepts[chosen[count - 1]]:
-                continue
-            count -= 1
-        while count >= 1:
-            last = chosen[count - 1]
-            meet = (intercepts[j] - intercepts[last]) / (slopes[last] - slopes[j])
-            if meet <= 0.0 or (count >= 2 and meet <= crossings[count - 2]):
-                count -= 1
-            else:
-                break
-        if count:
-            last = chosen[count - 1]
-            crossings[count - 1] = (intercepts[j] - intercepts[last]) / (slopes[last] - slopes[j])
-        chosen[count] = j
-        count += 1
-    return count
