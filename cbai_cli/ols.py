@@ -157,20 +157,15 @@ def mixture_envelope(prior: ScalePrior, log_dets: np.ndarray, delta: float,
         log_dets: (M,) ℓ_i ≥ log det(I + V/λ_i).
         delta: δ.
         ratios: (K,) t = ‖V⁺x‖²/xᵀV⁺x of the arms that will take a line, or None for every
-            point: only points from the one just below the smallest 1/t to the one just
-            above the largest are used (an arm's 1/t lies between the smallest and largest
-            eigenvalue of V, and its best line is one of the two points around its 1/t
-            when ρ is held fixed).
+            point: only the two points around each arm's 1/t are used (for a fixed ρ the
+            best tangent for an arm is at one of them; every line is valid whatever the
+            choice), at most 2K of the prior's points.
     """
     points = prior.points
     if ratios is not None and ratios.size:
-        positive = ratios[ratios > 0]
-        reach = 1.0 / positive if positive.size else np.array([points[-1]])
-        first = max(int(np.searchsorted(points, reach.min(), side="right")) - 1, 0)
-        last = min(int(np.searchsorted(points, reach.max())), points.size - 1)
-        if ratios.size > positive.size:
-            last = points.size - 1
-        points = points[first:last + 1]
+        reach = np.divide(1.0, ratios, out=np.full(ratios.size, np.inf), where=ratios > 0)
+        above = np.minimum(np.searchsorted(points, reach), points.size - 1)
+        points = points[np.unique(np.concatenate((np.maximum(above - 1, 0), above)))]
     intercepts, slopes, thresholds = np.empty(points.size), np.empty(points.size), np.empty(points.size)
     tangent_lines(prior.scales, prior.log_weights, np.asarray(log_dets, dtype=float), -math.log(delta), points,
                   intercepts, slopes, thresholds)
@@ -434,6 +429,7 @@ class MixtureIntervals:
         # log(K/(κδ)), or ∞ without the means: their widths then stay ∞
         self._mean_threshold = math.log(arms / (self.mean_share * self.delta)) if self.mean_share > 0 else math.inf
         self._mean_widths = np.full(arms, math.inf)
+        self._mean_roots = np.zeros(arms)  # each arm's last c', where its next root search starts
 
     @property
     def least_squares_delta(self) -> float:
@@ -444,8 +440,11 @@ class MixtureIntervals:
         """Take in ``count`` pulls of ``arm`` summing to ``total``."""
         self.fit.update(arm, total, count)
         if math.isfinite(self._mean_threshold):
-            self._mean_widths[arm] = self.subgaussian * mean_width(
-                self.fit.counts[arm], self.mean_prior.scales, self.mean_prior.log_weights, self._mean_threshold)
+            pulls = self.fit.counts[arm]
+            width, self._mean_roots[arm] = mean_width(pulls, pulls - count, self._mean_roots[arm],
+                                                      self.mean_prior.scales, self.mean_prior.log_weights,
+                                                      self._mean_threshold)
+            self._mean_widths[arm] = self.subgaussian * width
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower (K,), upper (K,)) now."""

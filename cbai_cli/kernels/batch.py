@@ -131,7 +131,7 @@ _FIT_ROWS = (("pinv", "fit", "pinv", None), ("caches", "fit", "_caches", None), 
              ("counts", "fit", "_counts", None), ("sums", "fit", "_sums", None), ("steps", "fit", "n_samples", int),
              ("since", "fit", "_since_refresh", int), ("intercepts", "lines", "_intercepts", None),
              ("slopes", "lines", "_slopes", None), ("inflations", "lines", "_inflations", None),
-             ("mean_widths", "intervals", "_mean_widths", None),
+             ("mean_widths", "intervals", "_mean_widths", None), ("mean_roots", "intervals", "_mean_roots", None),
              ("mean_threshold", "intervals", "_mean_threshold", float),
              ("mean_scale", "intervals", "subgaussian", float))
 
@@ -153,7 +153,8 @@ class FitState:
         steps, since: (B,) int, the fit's pulls and updates since its last recomputation.
         intercepts, slopes, inflations: (B, K) 2R²β·a, 2R²β·b and 1/(2β) of each arm's
             tangent line.
-        mean_widths: (B, K) the widths of the arms' own means.
+        mean_widths, mean_roots: (B, K) the widths of the arms' own means and the roots their
+            next widths start from.
         mean_threshold, mean_scale: (B,) log(K/(κδ)) (∞ without the means) and R.
         stale: (B,) bool, the intervals' coefficients are of an older epoch than the fit.
         due: (B,) int, what the fit asks of Python after the last pull (KEEP, REFRESH or
@@ -176,6 +177,7 @@ class FitState:
     slopes: np.ndarray
     inflations: np.ndarray
     mean_widths: np.ndarray
+    mean_roots: np.ndarray
     mean_threshold: np.ndarray
     mean_scale: np.ndarray
     stale: np.ndarray
@@ -299,7 +301,7 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
             advance_fit(*shared, design.refresh_every, *runs, fits.pinv, fits.caches, fits.roundoff, fits.directions,
                         fits.growths, fits.growth, fits.margin, fits.inside, fits.counts, fits.sums, fits.steps,
                         fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts, fits.slopes,
-                        fits.inflations, fits.mean_widths, fits.mean_threshold, fits.mean_scale,
+                        fits.inflations, fits.mean_widths, fits.mean_roots, fits.mean_threshold, fits.mean_scale,
                         first.intervals.mean_prior.scales, first.intervals.mean_prior.log_weights, fits.stale, fits.due)
     for b, learner in enumerate(learners):
         batch.write_back(b, learner)

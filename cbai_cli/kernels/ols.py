@@ -175,17 +175,21 @@ def mixture_bounds(intercepts, slopes, inflations, growth, variances, spreads, i
 
 
 @njit
-def _gibbs_root(base, scales, point, log_inverse_delta, weights, exponents):
+def _gibbs_root(base, scales, point, log_inverse_delta, weights, exponents, start):
     """For ρ_c(λ_i) ∝ exp(base_i + c·w_i), w_i = 1/(μ + λ_i), μ = ``point``: c at the root of
-    f(c) = log Σ_i exp(base_i + c·w_i) − log(1/δ) by Newton's method from
-    c_0 = min_i (log(1/δ) − base_i)/w_i (f(c_0) ≥ 0; f is convex and increasing, so the
-    iterates fall monotonically to the root). Returns (c, f(c), q = Σρ_c w, Σρ_c w²) for the
-    c reached, converged or not. ``weights`` and ``exponents`` are (M,) scratch."""
+    f(c) = log Σ_i exp(base_i + c·w_i) − log(1/δ) by Newton's method from ``start`` if it
+    is positive, else from c_0 = min_i (log(1/δ) − base_i)/w_i (f(c_0) ≥ 0). f is convex and
+    increasing, so from the right of the root the iterates fall monotonically to it; a start
+    on the left (f < 0) stops at once, and c − f/q is then the next iterate, on the right.
+    Returns (c, f(c), q = Σρ_c w, Σρ_c w²) for the c reached, converged or not: the width
+    c − f/q of ρ_c is valid for every c. ``weights`` and ``exponents`` are (M,) scratch."""
     m = scales.shape[0]
     c = math.inf
     for i in range(m):
         weights[i] = 1.0 / (point + scales[i])
         c = min(c, (log_inverse_delta - base[i]) / weights[i])
+    if start > 0.0:
+        c = start
     excess, mean, square = 0.0, 0.0, 0.0
     for _ in range(100):
         top = -math.inf
@@ -222,7 +226,7 @@ def tangent_lines(scales, log_weights, log_dets, log_inverse_delta, points, inte
     base = log_weights - 0.5 * log_dets
     weights, exponents = np.empty(scales.shape[0]), np.empty(scales.shape[0])
     for p in range(points.shape[0]):
-        c, excess, mean, square = _gibbs_root(base, scales, points[p], log_inverse_delta, weights, exponents)
+        c, excess, mean, square = _gibbs_root(base, scales, points[p], log_inverse_delta, weights, exponents, 0.0)
         beta = c * mean - excess
         slope = square / (mean * mean)
         intercepts[p] = beta * slope
@@ -231,20 +235,28 @@ def tangent_lines(scales, log_weights, log_dets, log_inverse_delta, points, inte
 
 
 @njit
-def mean_width(count, scales, log_weights, log_inverse_delta):
+def mean_width(count, previous, root, scales, log_weights, log_inverse_delta):
     """The half-width over R of the mean of ``count`` observations of one arm (docs/ols.md,
-    "Each arm's own mean"): sqrt(2·c)/n with c the root of
-    Σ_i π_i (λ_i/(n + λ_i))^{1/2} exp(c/(n + λ_i)) = 1/δ, the boundary of the normal mixture
-    over the arm's own pulls (the rank-one case of :func:`tangent_lines`: the squared width
-    is 2R²·β·h(n)/n² = 2R²c/n² at the root); ∞ before the first pull.
+    "Each arm's own mean"), and the value of c to start from next time: sqrt(2·c')/n with c'
+    at (or just right of) the root of Σ_i π_i (λ_i/(n + λ_i))^{1/2} exp(c/(n + λ_i)) = 1/δ, the
+    boundary of the normal mixture over the arm's own pulls (the rank-one case of
+    :func:`tangent_lines`: the squared width is 2R²·β·h(n)/n² = 2R²c/n² at the root).
+
+    ``root`` > 0 is the c' of the arm's last width, at ``previous`` pulls: Newton's method
+    then starts from root·n/previous (c grows a little faster than n, so the start is
+    usually just left of the root and one evaluation gives c' = c − f/q, the next iterate,
+    right of it); otherwise from the cold start of :func:`_gibbs_root`. Every c' gives a
+    valid width. ∞ (and c' = 0) before the first pull.
 
     Shapes: ``scales``, ``log_weights`` (M,).
     """
     if count <= 0:
-        return math.inf
+        return math.inf, 0.0
     m = scales.shape[0]
     base = np.empty(m)
     for i in range(m):
         base[i] = log_weights[i] - 0.5 * math.log1p(count / scales[i])
-    c, excess, mean, _ = _gibbs_root(base, scales, float(count), log_inverse_delta, np.empty(m), np.empty(m))
-    return math.sqrt(2.0 * (c * mean - excess) / mean) / count
+    start = root * count / previous if root > 0.0 and previous > 0 else 0.0
+    c, excess, mean, _ = _gibbs_root(base, scales, float(count), log_inverse_delta, np.empty(m), np.empty(m), start)
+    reached = c - excess / mean
+    return math.sqrt(2.0 * reached) / count, reached

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cbai_cli.kernels.ols import EPOCH, KEEP, REFRESH, mixture_bounds, rank_one_step
+from cbai_cli.kernels.ols import EPOCH, KEEP, REFRESH, mean_width, mixture_bounds, rank_one_step
 from cbai_cli.kernels.threads import NEVER
 from cbai_cli.ols import DRIFT_TOLERANCE, STEP_ROUNDOFF
 
@@ -195,3 +195,27 @@ def test_the_fit_recomputes_after_a_step_that_would_lose_its_spreads_digits(monk
     assert spread_error() < 1e-12
     monkeypatch.setattr(ols, "DRIFT_TOLERANCE", math.inf)
     assert spread_error() > 1e-6
+
+
+@settings(max_examples=20, deadline=None)
+@given(steps=st.lists(st.integers(1, 4), min_size=1, max_size=400), threshold=st.floats(1.0, 15.0))
+def test_a_warm_started_mean_width_is_the_root_or_just_above_it(steps, threshold):
+    """Pull after pull (1–4 at a time), the width started from the last root is at least the
+    width of the exact root (found cold, by bisection) and within 10⁻⁶ of it."""
+    from cbai_cli.ols import ScalePrior
+
+    prior = ScalePrior(1.0)
+    count, root = 0.0, 0.0
+    for step in steps:
+        width, root = mean_width(count + step, count, root, prior.scales, prior.log_weights, threshold)
+        count += step
+        base = prior.log_weights - 0.5 * np.log1p(count / prior.scales)
+        low, high = 0.0, 1.0
+        while np.log(np.sum(np.exp(base + high / (count + prior.scales)))) < threshold:
+            high *= 2
+        for _ in range(200):
+            middle = (low + high) / 2
+            low, high = (middle, high) if np.log(np.sum(np.exp(base + middle / (count + prior.scales)))) < threshold \
+                else (low, middle)
+        exact = math.sqrt(2 * high) / count
+        assert exact * (1 - 1e-12) <= width <= exact * (1 + 1e-6)
