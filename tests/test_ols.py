@@ -39,14 +39,16 @@ def test_the_fit_on_a_tiny_design_by_hand():
     assert fit.inside.tolist() == [True, False, False]
 
 
-def lines_at(prior: ScalePrior, log_dets: np.ndarray, delta: float, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def lines_at(prior: ScalePrior, log_dets: np.ndarray, delta: float,
+             points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     intercepts, slopes, thresholds = np.empty(points.size), np.empty(points.size), np.empty(points.size)
     tangent_lines(prior.scales, prior.log_weights, log_dets, -math.log(delta), points, intercepts, slopes, thresholds)
     return intercepts, slopes
 
 
 def gibbs(prior: ScalePrior, log_dets: np.ndarray, delta: float, point: float) -> np.ndarray:
-    """ρ ∝ π·exp(−ℓ/2 + c/(μ + λ)) with Σπ exp(…) = 1/δ, c found by bisection (not the kernel's Newton)."""
+    """ρ ∝ π·exp(−ℓ/2 + c/(μ + λ)) with Σπ exp(…) = 1/δ, c found by bisection (not the
+    kernel's Newton)."""
     def excess(c):
         return np.log(np.sum(np.exp(prior.log_weights - 0.5 * log_dets + c / (point + prior.scales)))) + math.log(delta)
     low, high = 0.0, 1.0
@@ -219,8 +221,8 @@ def test_each_arm_keeps_the_tighter_side_of_its_own_mean():
     alone = MixtureIntervals(fit, prior, 0.09, 1.0, mean_share=0.0)
     ls_lower, ls_upper = alone.bounds()
     means = intervals.mean_prior
-    root = brentq(lambda c: np.sum(np.exp(means.log_weights - 0.5 * np.log1p(4 / means.scales) + c / (4 + means.scales)))
-                  - 300.0, 0.0, 1e3, xtol=1e-13)
+    base = means.log_weights - 0.5 * np.log1p(4 / means.scales)
+    root = brentq(lambda c: np.sum(np.exp(base + c / (4 + means.scales))) - 300.0, 0.0, 1e3, xtol=1e-13)
     width = math.sqrt(2 * root) / 4
     lower, upper = intervals.bounds()
     assert lower[0] == pytest.approx(max(ls_lower[0], 0.5 - width), rel=1e-9)

@@ -195,8 +195,9 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     roundoff, growths, inside, counts, sums (B, K); directions (B, 2, d) scratch; growth,
     margin, fit_steps, fit_since, stale, due (B,); intercepts, slopes, inflations (B, K) 2R²β·a,
     2R²β·b and 1/(2β) of each arm's tangent line; mean_widths, mean_roots (B, K) the widths of
-    the arms' own means and the roots their next widths start from, mean_threshold, mean_scale (B,) log(K/(κδ)) (∞: no means) and R;
-    mean_scales, mean_log_weights (M,) the means' prior.
+    the arms' own means and the roots their next widths start from; mean_threshold,
+    mean_scale (B,) log(K/(κδ)) (∞: no means) and R; mean_scales, mean_log_weights (M,) the
+    means' prior.
     """
     # the intervals come from the fit, not from the pass: numpy values, not literals (see advance)
     no_elimination, no_params = np.bool_(False), np.empty(0)

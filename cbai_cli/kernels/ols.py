@@ -153,8 +153,8 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
 def mixture_bounds(intercepts, slopes, inflations, growth, variances, spreads, inside, predictions, counts, sums,
                    mean_widths, lower, upper):
     """l(x), u(x) of every arm into ``lower`` and ``upper``: the least-squares interval
-    xᵀφ̂ ∓ sqrt((2R²I·xᵀV⁺x + 2R²S·‖V⁺x‖²)·(1 + g/(2β))) for arms in the span ((I, S) = β·(a, b)
-    of its tangent line, ``inflations`` 1/(2β), g = ``growth`` the epoch's growth sum so far,
+    xᵀφ̂ ∓ sqrt((2R²I·xᵀV⁺x + 2R²S·‖V⁺x‖²)·(1 + g/(2β))) for arms in the span
+    ((I, S) = β·(a, b) of its tangent line, ``inflations`` 1/(2β), g = ``growth`` the epoch's growth sum so far,
     docs/ols.md "Epochs"; ∓∞ outside it; negative roundoff under the root clipped at 0),
     intersected with the interval of the arm's own mean, sums/counts ∓ ``mean_widths``, for
     arms pulled at least once (docs/ols.md, "Each arm's own mean").
