@@ -51,8 +51,8 @@ DRIFT_TOLERANCE = 1e-11
 # Fresh relative roundoff of one rank-one step, before its amplification: a few ulps, its
 # typical size in either summation order, not a bound (docs/ols.md, "Roundoff of a step").
 STEP_ROUNDOFF = 4.0 * float(np.finfo(float).eps)
-# Slack (nats) of the bound ℓ_i + MARGIN on log det(I + V/λ_i) within an epoch: the widths
-# carry β larger by at most MARGIN/2, and an epoch lasts about MARGIN·n/rank pulls.
+# Growth (nats) of the bound ℓ_i + g on log det(I + V/λ_i) after which a new epoch starts:
+# the widths carry β larger by g/2 ≤ MARGIN/2, and an epoch lasts about MARGIN·n/rank pulls.
 MARGIN = 0.2
 # The share κ of δ spent on the intervals of each arm's own mean (κδ/K per arm); the
 # least-squares intervals take (1 − κ)δ (docs/ols.md, "Each arm's own mean").
