@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
 
-from cbai_cli.kernels.ols import tangent_lines
+from cbai_cli.kernels.ols import mean_width, tangent_lines
 from cbai_cli.ols import (Envelope, LeastSquaresSpan, MixtureIntervals, ScalePrior, lower_envelope, mixture_envelope,
                           mixture_widths)
 
@@ -335,3 +335,29 @@ def test_the_simulation_detects_intervals_that_are_too_narrow():
     """The check has power: intervals at a fifth of the width fail in more than δ of the runs."""
     failures = sum(chase_the_widest(seed, shrink=0.2) for seed in range(RUNS // 3))
     assert failures / (RUNS // 3) > failure_limit(RUNS // 3, DELTA)
+
+
+def mean_leaves_its_interval(seed: int, threshold: float, shrink: float = 1.0, pulls: int = 2000) -> bool:
+    """One arm's running mean of N(0, 1) noise over ``pulls`` pulls: True when it leaves ±``shrink``·(its own
+    mean's width at the threshold log(1/δ')) after some pull. The widths depend on the pull count only, so
+    a sampling rule that pulls the arm at data-dependent times leaves this sequence as it is."""
+    rng = np.random.default_rng(seed)
+    means = np.cumsum(rng.standard_normal(pulls)) / np.arange(1, pulls + 1)
+    prior = ScalePrior(1.0)
+    root, widths = 0.0, np.empty(pulls)
+    for n in range(1, pulls + 1):
+        widths[n - 1], root = mean_width(float(n), float(n - 1), root, prior.scales, prior.log_weights, threshold)
+    return bool(np.any(np.abs(means) > shrink * widths))
+
+
+def test_an_arms_own_mean_stays_in_its_interval_at_all_times_with_probability_one_minus_delta():
+    """δ' = 0.3 for one arm (κδ/K in the regime): the running mean leaves its interval at some pull in at
+    most δ' of 300 runs of 2,000 pulls, plus three binomial standard deviations."""
+    failures = sum(mean_leaves_its_interval(seed, math.log(1 / 0.3)) for seed in range(300))
+    assert failures / 300 <= failure_limit(300, 0.3)
+
+
+def test_the_own_mean_check_detects_intervals_that_are_too_narrow():
+    """The same runs with the intervals at 40 % of their width fail in more than the limit."""
+    failures = sum(mean_leaves_its_interval(seed, math.log(1 / 0.3), shrink=0.4) for seed in range(100))
+    assert failures / 100 > failure_limit(100, 0.3)
