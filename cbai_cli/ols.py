@@ -27,7 +27,7 @@ for it. Arms with a component outside the span stay uncertain (infinite width).
   to :meth:`LeastSquaresSpan.refresh` and :meth:`LeastSquaresSpan.new_epoch`).
 - :func:`mixture_envelope`, :class:`Envelope`, :func:`mixture_widths`: the tangent lines'
   lower envelope, the line each arm takes, and the half-widths.
-- :class:`MixtureIntervals`: one run's intervals (the regime's ``intervals(design)``).
+- :class:`MixtureIntervals`: one run's intervals (the regime's ``intervals(design, rewards)``).
 """
 
 from __future__ import annotations
@@ -384,6 +384,22 @@ class LeastSquaresSpan:
         return self.pinv @ self.targets
 
 
+def mean_weights(rewards: np.ndarray | None, arms: int) -> np.ndarray:
+    """(K,) the shares w_x (Σ w_x ≤ 1) of the own-mean budget κδ: w_x = 1/(r_x·H_K), r_x the
+    number of arms at least as rewarding as x (ties share the worse rank) and H_K = Σ_{r≤K} 1/r;
+    1/K each without rewards (docs/ols.md, "Each arm's own mean").
+
+    Only the arms at least as rewarding as the answer x* need certificates, and in CBAI the
+    rewards are known: those are the top arms by reward, so the top of the ranking gets the
+    larger shares (the most rewarding arm log(K/H_K) nats less than with 1/K each).
+    """
+    if rewards is None:
+        return np.full(arms, 1.0 / arms)
+    rewards = np.asarray(rewards, dtype=float)
+    ranks = np.searchsorted(np.sort(-rewards), -rewards, side="right")  # arms with reward ≥ this one's
+    return 1.0 / (ranks * np.sum(1.0 / np.arange(1, arms + 1)))
+
+
 @dataclass
 class MixtureIntervals:
     """The ``ols`` regime's intervals of one run (:class:`cbai_cli.confidence.Intervals`):
@@ -406,6 +422,8 @@ class MixtureIntervals:
         margin: the growth of the log-determinants after which a new epoch starts (nats):
             larger means fewer recomputations and β larger by at most margin/2.
         mean_share: κ, the share of δ spent on the arms' own means (0: none).
+        rewards: (K,) the known rewards, which share κδ out by reward rank
+            (:func:`mean_weights`); None: κδ/K each.
 
     Attributes:
         mean_prior: the prior over the scales of the normal mixture of one arm's own noise
@@ -418,6 +436,7 @@ class MixtureIntervals:
     subgaussian: float
     margin: float = MARGIN
     mean_share: float = MEAN_SHARE
+    rewards: np.ndarray | None = field(default=None, repr=False)
     mean_prior: ScalePrior = field(default_factory=lambda: ScalePrior(1.0), init=False, repr=False)
     _epoch: int = field(default=-1, init=False, repr=False)
 
@@ -426,8 +445,9 @@ class MixtureIntervals:
             raise ValueError(f"mean_share must lie in [0, 1), got {self.mean_share}")
         self.fit.track(self.prior.scales, self.margin)
         arms = self.fit.arms.shape[0]
-        # log(K/(κδ)), or ∞ without the means: their widths then stay ∞
-        self._mean_threshold = math.log(arms / (self.mean_share * self.delta)) if self.mean_share > 0 else math.inf
+        # log(1/(κδw_x)) per arm, or ∞ without the means: their widths then stay ∞
+        self._mean_thresholds = (-np.log(self.mean_share * self.delta * mean_weights(self.rewards, arms))
+                                 if self.mean_share > 0 else np.full(arms, math.inf))
         self._mean_widths = np.full(arms, math.inf)
         self._mean_roots = np.zeros(arms)  # each arm's last c', where its next root search starts
 
@@ -439,11 +459,11 @@ class MixtureIntervals:
     def observe(self, arm: int, total: float, count: int) -> None:
         """Take in ``count`` pulls of ``arm`` summing to ``total``."""
         self.fit.update(arm, total, count)
-        if math.isfinite(self._mean_threshold):
+        if math.isfinite(self._mean_thresholds[arm]):
             pulls = self.fit.counts[arm]
             width, self._mean_roots[arm] = mean_width(pulls, pulls - count, self._mean_roots[arm],
                                                       self.mean_prior.scales, self.mean_prior.log_weights,
-                                                      self._mean_threshold)
+                                                      self._mean_thresholds[arm])
             self._mean_widths[arm] = self.subgaussian * width
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:

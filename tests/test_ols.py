@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq
 
 from cbai_cli.kernels.ols import mean_width, tangent_lines
-from cbai_cli.ols import (Envelope, LeastSquaresSpan, MixtureIntervals, ScalePrior, lower_envelope, mixture_envelope,
-                          mixture_widths)
+from cbai_cli.ols import (Envelope, LeastSquaresSpan, MixtureIntervals, ScalePrior, lower_envelope, mean_weights,
+                          mixture_envelope, mixture_widths)
 
 # Two scales λ ∈ {1, 2} with weight ½ each, and tangent points e^{−4}, e^{−4+h}, 4, … (h chosen
 # so that μ = 4 is one): the smallest prior whose lines can be written out by hand.
@@ -361,3 +361,33 @@ def test_the_own_mean_check_detects_intervals_that_are_too_narrow():
     """The same runs with the intervals at 40 % of their width fail in more than the limit."""
     failures = sum(mean_leaves_its_interval(seed, math.log(1 / 0.3), shrink=0.4) for seed in range(100))
     assert failures / 100 > failure_limit(100, 0.3)
+
+
+def test_the_own_mean_shares_by_reward_rank_by_hand():
+    """Rewards (3, 1, 3, 2, 0.5): ranks (ties take the worse) 2, 4, 2, 3, 5; H_5 = 137/60;
+    w = 60/(137·r) = (0.2189781, 0.1094891, 0.2189781, 0.1459854, 0.0875912), summing to 107/137."""
+    weights = mean_weights(np.array([3.0, 1.0, 3.0, 2.0, 0.5]), 5)
+    assert weights == pytest.approx([0.2189781, 0.1094891, 0.2189781, 0.1459854, 0.0875912], abs=1e-7)
+    assert weights.sum() == pytest.approx(107 / 137)
+    assert mean_weights(None, 4) == pytest.approx([0.25] * 4)
+
+
+@settings(max_examples=50, deadline=None)
+@given(rewards=st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), min_size=1, max_size=40))
+def test_the_own_mean_shares_never_exceed_the_budget(rewards):
+    """Σ w_x ≤ 1 whatever the ties, and a more rewarding arm never gets a smaller share."""
+    rewards = np.array(rewards)
+    weights = mean_weights(rewards, rewards.size)
+    assert weights.sum() <= 1 + 1e-12
+    order = np.argsort(-rewards, kind="stable")
+    assert np.all(np.diff(weights[order]) <= 1e-15)
+
+
+def test_the_regime_shares_the_own_mean_budget_by_the_instances_rewards():
+    from cbai_cli.compare.sources import parse_source
+    from cbai_cli.simulate import RunRequest, prepare, start_run
+
+    instance = parse_source("random:d=3,n=6,seed=1,sigma=1", 0)[0].instance_for(0)
+    learner, _, _ = start_run(prepare(RunRequest.of("track-and-stop", "ols", delta=0.05), instance), 0)
+    shares = mean_weights(learner.problem.rewards, 6)
+    assert learner.intervals._mean_thresholds == pytest.approx(-np.log(0.1 * 0.05 * shares))

@@ -173,7 +173,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
                 steps, since, limit, pending, status, forced, normals, uniforms, used_normals, companion, block,
                 contenders, threads_from, pinv, caches, roundoff, directions, growths, growth, margin, inside, counts,
                 sums, fit_steps, fit_since, fit_refresh_every, drift_ratio, intercepts, slopes, inflations, mean_widths,
-                mean_roots, mean_threshold, mean_scale, mean_scales, mean_log_weights, stale, due):
+                mean_roots, mean_thresholds, mean_scale, mean_scales, mean_log_weights, stale, due):
     """:func:`advance` for the ``ols`` regime: every run b with ``status[b] == RUNNING``
     until it stops or needs Python.
 
@@ -195,8 +195,8 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     roundoff, growths, inside, counts, sums (B, K); directions (B, 2, d) scratch; growth,
     margin, fit_steps, fit_since, stale, due (B,); intercepts, slopes, inflations (B, K) 2R²β·a,
     2R²β·b and 1/(2β) of each arm's tangent line; mean_widths, mean_roots (B, K) the widths of
-    the arms' own means and the roots their next widths start from; mean_threshold,
-    mean_scale (B,) log(K/(κδ)) (∞: no means) and R; mean_scales, mean_log_weights (M,) the
+    the arms' own means and the roots their next widths start from; mean_thresholds (B, K)
+    log(1/(κδw_x)) of each arm's own mean (∞: no means); mean_scale (B,) R; mean_scales, mean_log_weights (M,) the
     means' prior.
     """
     # the intervals come from the fit, not from the pass: numpy values, not literals (see advance)
@@ -222,9 +222,9 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
                 break
             counts[b, arm] += 1
             sums[b, arm] += observed
-            if math.isfinite(mean_threshold[b]):
+            if math.isfinite(mean_thresholds[b, arm]):
                 width, mean_roots[b, arm] = mean_width(counts[b, arm], counts[b, arm] - 1, mean_roots[b, arm],
-                                                       mean_scales, mean_log_weights, mean_threshold[b])
+                                                       mean_scales, mean_log_weights, mean_thresholds[b, arm])
                 mean_widths[b, arm] = mean_scale[b] * width
             fit_steps[b] += 1
             fit_since[b] += 1

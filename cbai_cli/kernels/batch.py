@@ -132,7 +132,7 @@ _FIT_ROWS = (("pinv", "fit", "pinv", None), ("caches", "fit", "_caches", None), 
              ("since", "fit", "_since_refresh", int), ("intercepts", "lines", "_intercepts", None),
              ("slopes", "lines", "_slopes", None), ("inflations", "lines", "_inflations", None),
              ("mean_widths", "intervals", "_mean_widths", None), ("mean_roots", "intervals", "_mean_roots", None),
-             ("mean_threshold", "intervals", "_mean_threshold", float),
+             ("mean_thresholds", "intervals", "_mean_thresholds", None),
              ("mean_scale", "intervals", "subgaussian", float))
 
 
@@ -155,7 +155,8 @@ class FitState:
             tangent line.
         mean_widths, mean_roots: (B, K) the widths of the arms' own means and the roots their
             next widths start from.
-        mean_threshold, mean_scale: (B,) log(K/(κδ)) (∞ without the means) and R.
+        mean_thresholds: (B, K) log(1/(κδw_x)) of each arm's own mean (∞ without the means).
+        mean_scale: (B,) R.
         stale: (B,) bool, the intervals' coefficients are of an older epoch than the fit.
         due: (B,) int, what the fit asks of Python after the last pull (KEEP, REFRESH or
             EPOCH of :mod:`cbai_cli.kernels.ols`).
@@ -178,7 +179,7 @@ class FitState:
     inflations: np.ndarray
     mean_widths: np.ndarray
     mean_roots: np.ndarray
-    mean_threshold: np.ndarray
+    mean_thresholds: np.ndarray
     mean_scale: np.ndarray
     stale: np.ndarray
     due: np.ndarray
@@ -301,7 +302,7 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
             advance_fit(*shared, design.refresh_every, *runs, fits.pinv, fits.caches, fits.roundoff, fits.directions,
                         fits.growths, fits.growth, fits.margin, fits.inside, fits.counts, fits.sums, fits.steps,
                         fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts, fits.slopes,
-                        fits.inflations, fits.mean_widths, fits.mean_roots, fits.mean_threshold, fits.mean_scale,
+                        fits.inflations, fits.mean_widths, fits.mean_roots, fits.mean_thresholds, fits.mean_scale,
                         first.intervals.mean_prior.scales, first.intervals.mean_prior.log_weights, fits.stale, fits.due)
     for b, learner in enumerate(learners):
         batch.write_back(b, learner)
