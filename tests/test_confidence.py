@@ -270,7 +270,7 @@ def test_regimes_call_the_formulas_with_their_settings_and_the_design():
 
 
 # --------------------------------------------------------------------------- #
-# The hook: regime.intervals(design) gives an algorithm its bounds
+# The hook: regime.intervals(design, rewards) gives an algorithm its bounds
 # --------------------------------------------------------------------------- #
 
 
