@@ -54,8 +54,9 @@ STEP_ROUNDOFF = 4.0 * float(np.finfo(float).eps)
 # Growth (nats) of the bound ℓ_i + g on log det(I + V/λ_i) after which a new epoch starts:
 # the widths carry β larger by g/2 ≤ MARGIN/2, and an epoch lasts about MARGIN·n/rank pulls.
 MARGIN = 0.2
-# The share κ of δ spent on the intervals of each arm's own mean (κδ/K per arm); the
-# least-squares intervals take (1 − κ)δ (docs/ols.md, "Each arm's own mean").
+# The share κ of δ spent on the intervals of the arms' own means (κδ·w_x for arm x, by reward
+# rank); the least-squares intervals take (1 − κ)δ; none in one dimension (docs/ols.md,
+# "Each arm's own mean").
 MEAN_SHARE = 0.1
 
 
@@ -421,7 +422,10 @@ class MixtureIntervals:
         subgaussian: R.
         margin: the growth of the log-determinants after which a new epoch starts (nats):
             larger means fewer recomputations and β larger by at most margin/2.
-        mean_share: κ, the share of δ spent on the arms' own means (0: none).
+        mean_share: κ, the share of δ spent on the arms' own means (0: none); None:
+            ``MEAN_SHARE``, or 0 in one dimension, where least squares uses every pull for
+            every arm (variance 1/Σ_a N_a a² against 1/(N_x x²) for the arm's own mean, in
+            units of x²) at a smaller threshold than the mean's log(1/(κδw_x)).
         rewards: (K,) the known rewards, which share κδ out by reward rank
             (:func:`mean_weights`); None: κδ/K each.
 
@@ -435,12 +439,14 @@ class MixtureIntervals:
     delta: float
     subgaussian: float
     margin: float = MARGIN
-    mean_share: float = MEAN_SHARE
+    mean_share: float | None = None
     rewards: np.ndarray | None = field(default=None, repr=False)
     mean_prior: ScalePrior = field(default_factory=lambda: ScalePrior(1.0), init=False, repr=False)
     _epoch: int = field(default=-1, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.mean_share is None:
+            self.mean_share = MEAN_SHARE if self.fit.dim > 1 else 0.0
         if not 0.0 <= self.mean_share < 1.0:
             raise ValueError(f"mean_share must lie in [0, 1), got {self.mean_share}")
         self.fit.track(self.prior.scales, self.margin)

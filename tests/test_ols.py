@@ -391,3 +391,12 @@ def test_the_regime_shares_the_own_mean_budget_by_the_instances_rewards():
     learner, _, _ = start_run(prepare(RunRequest.of("track-and-stop", "ols", delta=0.05), instance), 0)
     shares = mean_weights(learner.problem.rewards, 6)
     assert learner.intervals._mean_thresholds == pytest.approx(-np.log(0.1 * 0.05 * shares))
+
+
+def test_in_one_dimension_least_squares_takes_the_whole_delta():
+    """d = 1: no own means by default (least squares uses every pull for every arm), κ = 0.1 from d = 2."""
+    line = MixtureIntervals(LeastSquaresSpan(np.array([[1.0], [0.5]])), ScalePrior(1.0), 0.1, 1.0)
+    plane = MixtureIntervals(LeastSquaresSpan(ARMS), ScalePrior(1.0), 0.1, 1.0)
+    assert line.mean_share == 0.0 and np.isposinf(line._mean_thresholds).all()
+    assert line.least_squares_delta == 0.1
+    assert plane.mean_share == 0.1 and plane.least_squares_delta == pytest.approx(0.09)
