@@ -137,12 +137,17 @@ class Envelope:
     thresholds: np.ndarray
     crossings: np.ndarray
 
-    def lines(self, variances: np.ndarray, spreads: np.ndarray) -> np.ndarray:
-        """(K,) the line each arm takes, for a = xᵀV⁺x (K,) and b = ‖V⁺x‖² (K,); an arm with
-        a = 0 takes the line of t = 0. Every line gives a valid width (docs/ols.md, Theorem);
-        the crossings only decide which is narrowest."""
-        ratio = np.divide(spreads, variances, out=np.zeros_like(variances), where=variances > 0)
-        return np.searchsorted(self.crossings, ratio)
+    def lines(self, ratios: np.ndarray) -> np.ndarray:
+        """(K,) the line each arm takes, for its t (K,) of :func:`spread_ratios`. Every line
+        gives a valid width (docs/ols.md, Theorem); the crossings only decide which is
+        narrowest."""
+        return np.searchsorted(self.crossings, ratios)
+
+
+def spread_ratios(variances: np.ndarray, spreads: np.ndarray) -> np.ndarray:
+    """(K,) t = ‖V⁺x‖²/xᵀV⁺x for a = xᵀV⁺x (K,) and b = ‖V⁺x‖² (K,); 0 where a = 0 (the line of
+    t = 0; such an arm has width 0 with any line)."""
+    return np.divide(spreads, variances, out=np.zeros_like(variances), where=variances > 0)
 
 
 def mixture_envelope(prior: ScalePrior, log_dets: np.ndarray, delta: float,
@@ -206,7 +211,7 @@ def lower_envelope(intercepts: np.ndarray, slopes: np.ndarray) -> tuple[np.ndarr
 
 def mixture_widths(variances: np.ndarray, spreads: np.ndarray, envelope: Envelope, subgaussian: float) -> np.ndarray:
     """(K,) half-widths R·sqrt(2·(I·a + S·b)) with each arm's line of ``envelope``."""
-    line = envelope.lines(variances, spreads)
+    line = envelope.lines(spread_ratios(variances, spreads))
     squared = envelope.intercepts[line] * variances + envelope.slopes[line] * spreads
     return np.sqrt(np.maximum(squared, 0.0) * (2.0 * subgaussian**2))
 
@@ -456,6 +461,7 @@ class MixtureIntervals:
                                  if self.mean_share > 0 else np.full(arms, math.inf))
         self._mean_widths = np.full(arms, math.inf)
         self._mean_roots = np.zeros(arms)  # each arm's last c', where its next root search starts
+        self._mean_scratch = np.empty((3, self.mean_prior.scales.size))
 
     @property
     def least_squares_delta(self) -> float:
@@ -469,7 +475,7 @@ class MixtureIntervals:
             pulls = self.fit.counts[arm]
             width, self._mean_roots[arm] = mean_width(pulls, pulls - count, self._mean_roots[arm],
                                                       self.mean_prior.scales, self.mean_prior.log_weights,
-                                                      self._mean_thresholds[arm])
+                                                      self._mean_thresholds[arm], self._mean_scratch)
             self._mean_widths[arm] = self.subgaussian * width
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -494,12 +500,9 @@ class MixtureIntervals:
         """The tangent lines' envelope from the epoch's ℓ, and each arm's line as 2R²β·a,
         2R²β·b and 1/(2β)."""
         fit = self.fit
-        inside = fit.inside
-        variances, spreads = fit.variances, fit.spreads
-        ratios = np.divide(spreads[inside], variances[inside], out=np.zeros(int(inside.sum())),
-                           where=variances[inside] > 0)
-        envelope = mixture_envelope(self.prior, fit.log_dets, self.least_squares_delta, ratios)
-        line = envelope.lines(variances, spreads)
+        ratios = spread_ratios(fit.variances, fit.spreads)
+        envelope = mixture_envelope(self.prior, fit.log_dets, self.least_squares_delta, ratios[fit.inside])
+        line = envelope.lines(ratios)
         scale = 2.0 * self.subgaussian**2
         self._intercepts = scale * envelope.intercepts[line]
         self._slopes = scale * envelope.slopes[line]

@@ -159,7 +159,7 @@ def test_the_envelope_is_the_minimum_over_its_lines(seed, count):
     envelope = Envelope(intercepts[chosen], slopes[chosen], np.ones(chosen.size), crossings)
     assert np.all(np.diff(envelope.crossings) > 0) and np.all(envelope.crossings > 0)
     ratios = np.concatenate(([0.0], np.linspace(0.0, 10.0, 101)[1:], envelope.crossings))
-    line = envelope.lines(np.ones(ratios.size), ratios)
+    line = envelope.lines(ratios)
     line_i, line_s = envelope.intercepts[line], envelope.slopes[line]
     best = np.min(intercepts[None, :] + slopes[None, :] * ratios[:, None], axis=1)
     assert line_i + line_s * ratios == pytest.approx(best, rel=1e-12, abs=1e-12)
@@ -203,7 +203,7 @@ def test_within_an_epoch_the_width_carries_the_growth_so_far():
     assert fit.epoch == start and fit.growth > 0
     lower, upper = intervals.bounds()
     envelope = mixture_envelope(prior, fit.log_dets, 0.1)
-    line = envelope.lines(np.array([0.25]), np.array([0.0625]))[0]
+    line = envelope.lines(np.array([0.0625 / 0.25]))[0]
     beta = envelope.thresholds[line]
     squared = 2 * (envelope.intercepts[line] * fit.variances[0] + envelope.slopes[line] * fit.spreads[0])
     assert ((upper[0] - lower[0]) / 2) ** 2 == pytest.approx(squared * (1 + fit.growth / (2 * beta)), rel=1e-12)
@@ -344,9 +344,10 @@ def mean_leaves_its_interval(seed: int, threshold: float, shrink: float = 1.0, p
     rng = np.random.default_rng(seed)
     means = np.cumsum(rng.standard_normal(pulls)) / np.arange(1, pulls + 1)
     prior = ScalePrior(1.0)
-    root, widths = 0.0, np.empty(pulls)
+    root, widths, scratch = 0.0, np.empty(pulls), np.empty((3, prior.scales.size))
     for n in range(1, pulls + 1):
-        widths[n - 1], root = mean_width(float(n), float(n - 1), root, prior.scales, prior.log_weights, threshold)
+        widths[n - 1], root = mean_width(float(n), float(n - 1), root, prior.scales, prior.log_weights, threshold,
+                                         scratch)
     return bool(np.any(np.abs(means) > shrink * widths))
 
 

@@ -201,6 +201,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     """
     # the intervals come from the fit, not from the pass: numpy values, not literals (see advance)
     no_elimination, no_params = np.bool_(False), np.empty(0)
+    mean_scratch = np.empty((3, mean_scales.shape[0]))  # mean_width's, shared by every pull
     watched = watch_size(contenders)
     for b in range(inverse.shape[0]):
         contender = contender_arm = np.int64(-1)  # see advance
@@ -224,7 +225,8 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
             sums[b, arm] += observed
             if math.isfinite(mean_thresholds[b, arm]):
                 width, mean_roots[b, arm] = mean_width(counts[b, arm], counts[b, arm] - 1, mean_roots[b, arm],
-                                                       mean_scales, mean_log_weights, mean_thresholds[b, arm])
+                                                       mean_scales, mean_log_weights, mean_thresholds[b, arm],
+                                                       mean_scratch)
                 mean_widths[b, arm] = mean_scale[b] * width
             fit_steps[b] += 1
             fit_since[b] += 1

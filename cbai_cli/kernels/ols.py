@@ -184,12 +184,11 @@ def _gibbs_root(base, scales, point, log_inverse_delta, weights, exponents, star
     Returns (c, f(c), q = Σρ_c w, Σρ_c w²) for the c reached, converged or not: the width
     c − f/q of ρ_c is valid for every c. ``weights`` and ``exponents`` are (M,) scratch."""
     m = scales.shape[0]
-    c = math.inf
+    c = start if start > 0.0 else math.inf
     for i in range(m):
         weights[i] = 1.0 / (point + scales[i])
-        c = min(c, (log_inverse_delta - base[i]) / weights[i])
-    if start > 0.0:
-        c = start
+        if start <= 0.0:
+            c = min(c, (log_inverse_delta - base[i]) / weights[i])
     excess, mean, square = 0.0, 0.0, 0.0
     for _ in range(100):
         top = -math.inf
@@ -235,7 +234,7 @@ def tangent_lines(scales, log_weights, log_dets, log_inverse_delta, points, inte
 
 
 @njit
-def mean_width(count, previous, root, scales, log_weights, log_inverse_delta):
+def mean_width(count, previous, root, scales, log_weights, log_inverse_delta, scratch):
     """The half-width over R of the mean of ``count`` observations of one arm (docs/ols.md,
     "Each arm's own mean"), and the value of c to start from next time: sqrt(2·c')/n with c'
     at (or just right of) the root of Σ_i π_i (λ_i/(n + λ_i))^{1/2} exp(c/(n + λ_i)) = 1/δ, the
@@ -248,15 +247,15 @@ def mean_width(count, previous, root, scales, log_weights, log_inverse_delta):
     right of it); otherwise from the cold start of :func:`_gibbs_root`. Every c' gives a
     valid width. ∞ (and c' = 0) before the first pull.
 
-    Shapes: ``scales``, ``log_weights`` (M,).
+    Shapes: ``scales``, ``log_weights`` (M,); ``scratch`` (3, M), the caller's, so that a pull
+    allocates nothing.
     """
     if count <= 0:
         return math.inf, 0.0
-    m = scales.shape[0]
-    base = np.empty(m)
-    for i in range(m):
+    base = scratch[0]
+    for i in range(scales.shape[0]):
         base[i] = log_weights[i] - 0.5 * math.log1p(count / scales[i])
     start = root * count / previous if root > 0.0 and previous > 0 else 0.0
-    c, excess, mean, _ = _gibbs_root(base, scales, float(count), log_inverse_delta, np.empty(m), np.empty(m), start)
+    c, excess, mean, _ = _gibbs_root(base, scales, float(count), log_inverse_delta, scratch[1], scratch[2], start)
     reached = c - excess / mean
     return math.sqrt(2.0 * reached) / count, reached

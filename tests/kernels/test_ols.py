@@ -205,9 +205,9 @@ def test_a_warm_started_mean_width_is_the_root_or_just_above_it(steps, threshold
     from cbai_cli.ols import ScalePrior
 
     prior = ScalePrior(1.0)
-    count, root = 0.0, 0.0
+    count, root, scratch = 0.0, 0.0, np.empty((3, prior.scales.size))
     for step in steps:
-        width, root = mean_width(count + step, count, root, prior.scales, prior.log_weights, threshold)
+        width, root = mean_width(count + step, count, root, prior.scales, prior.log_weights, threshold, scratch)
         count += step
         base = prior.log_weights - 0.5 * np.log1p(count / prior.scales)
         low, high = 0.0, 1.0
