@@ -131,9 +131,7 @@ _FIT_ROWS = (("pinv", "fit", "pinv", None), ("caches", "fit", "_caches", None), 
              ("counts", "fit", "_counts", None), ("sums", "fit", "_sums", None), ("steps", "fit", "n_samples", int),
              ("since", "fit", "_since_refresh", int), ("intercepts", "lines", "_intercepts", None),
              ("slopes", "lines", "_slopes", None), ("inflations", "lines", "_inflations", None),
-             ("mean_widths", "intervals", "_mean_widths", None), ("mean_roots", "intervals", "_mean_roots", None),
-             ("mean_thresholds", "intervals", "_mean_thresholds", None),
-             ("mean_scale", "intervals", "subgaussian", float))
+             ("mean_widths", "intervals", "_mean_widths", None), ("mean_roots", "intervals", "_mean_roots", None))
 
 
 @dataclass(frozen=True)
@@ -155,8 +153,6 @@ class FitState:
             tangent line.
         mean_widths, mean_roots: (B, K) the widths of the arms' own means and the roots their
             next widths start from.
-        mean_thresholds: (B, K) log(1/(κδw_x)) of each arm's own mean (∞ without the means).
-        mean_scale: (B,) R.
         stale: (B,) bool, the intervals' coefficients are of an older epoch than the fit.
         due: (B,) int, what the fit asks of Python after the last pull (KEEP, REFRESH or
             EPOCH of :mod:`cbai_cli.kernels.ols`).
@@ -179,8 +175,6 @@ class FitState:
     inflations: np.ndarray
     mean_widths: np.ndarray
     mean_roots: np.ndarray
-    mean_thresholds: np.ndarray
-    mean_scale: np.ndarray
     stale: np.ndarray
     due: np.ndarray
 
@@ -257,6 +251,9 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     first = learners[0]
     problem, design = first.problem, first.design
     fits = FitState.stack(learners) if isinstance(first.intervals, MixtureIntervals) else None
+    if fits is not None:  # constants of each run's own means, read by the loop, never written
+        mean_thresholds = np.stack([learner.intervals._mean_thresholds for learner in learners])
+        mean_scale = np.array([learner.intervals.subgaussian for learner in learners], dtype=float)
     gaussian = [environment.gaussian() for environment in environments]
     means, sigma = np.ascontiguousarray(gaussian[0][0], dtype=float), gaussian[0][1]
     rewards = np.ascontiguousarray(problem.rewards, dtype=float)
@@ -302,7 +299,7 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
             advance_fit(*shared, design.refresh_every, *runs, fits.pinv, fits.caches, fits.roundoff, fits.directions,
                         fits.growths, fits.growth, fits.margin, fits.inside, fits.counts, fits.sums, fits.steps,
                         fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts, fits.slopes,
-                        fits.inflations, fits.mean_widths, fits.mean_roots, fits.mean_thresholds, fits.mean_scale,
+                        fits.inflations, fits.mean_widths, fits.mean_roots, mean_thresholds, mean_scale,
                         first.intervals.mean_prior.scales, first.intervals.mean_prior.log_weights, fits.stale, fits.due)
     for b, learner in enumerate(learners):
         batch.write_back(b, learner)
