@@ -390,20 +390,29 @@ class LeastSquaresSpan:
         return self.pinv @ self.targets
 
 
-def mean_weights(rewards: np.ndarray | None, arms: int) -> np.ndarray:
-    """(K,) the shares w_x (Σ w_x ≤ 1) of the own-mean budget κδ: w_x = 1/(r_x·H_K), r_x the
-    number of arms at least as rewarding as x (ties share the worse rank) and H_K = Σ_{r≤K} 1/r;
-    1/K each without rewards (docs/ols.md, "Each arm's own mean").
+def mean_shares(rewards: np.ndarray | None, arms: int) -> np.ndarray:
+    """(2, K) the shares of the own-mean budget κδ that each arm's lower side (row 0) and
+    upper side (row 1) spend (docs/ols.md, "Each arm's own mean").
 
-    Only the arms at least as rewarding as the answer x* need certificates, and in CBAI the
-    rewards are known: those are the top arms by reward, so the top of the ranking gets the
-    larger shares (the most rewarding arm log(K/H_K) nats less than with 1/K each).
+    An answer is wrong only if an infeasible arm at least as rewarding as the best feasible
+    reward r* enters the feasible set (its upper side failed) or the answer x* is
+    eliminated as infeasible (its lower side failed). With the arms in tie groups by
+    decreasing reward, c_j the arms in the first j groups, an arm of group j (size s) has
+    upper share (1/(c_{j−1} + 1) − 1/(c_j + 1))/s and lower share 1/(c_j + 1) + its upper
+    share; for every truth the sides that matter then sum to at most 1 (to exactly 1 when
+    x* is in group j: the upper shares of groups 1…j, less x*'s, and x*'s lower share; to
+    K/(K + 1) when no arm is feasible). Without ties an arm of reward rank r has
+    1/(r(r + 1)) and 1/r. Without rewards every side gets 1/(2K), as two-sided intervals
+    for every arm would.
     """
     if rewards is None:
-        return np.full(arms, 1.0 / arms)
+        return np.full((2, arms), 0.5 / arms)
     rewards = np.asarray(rewards, dtype=float)
-    ranks = np.searchsorted(np.sort(-rewards), -rewards, side="right")  # arms with reward ≥ this one's
-    return 1.0 / (ranks * np.sum(1.0 / np.arange(1, arms + 1)))
+    ordered = np.sort(-rewards)
+    above = np.searchsorted(ordered, -rewards, side="left")  # c_{j-1}: arms more rewarding
+    through = np.searchsorted(ordered, -rewards, side="right")  # c_j: arms at least as rewarding
+    upper = (1.0 / (above + 1.0) - 1.0 / (through + 1.0)) / (through - above)
+    return np.stack([1.0 / (through + 1.0) + upper, upper])
 
 
 @dataclass
@@ -411,8 +420,8 @@ class MixtureIntervals:
     """The ``ols`` regime's intervals of one run (:class:`cbai_cli.confidence.Intervals`):
     xᵀφ̂ ∓ R·sqrt(2·(I·xᵀV⁺x + S·‖V⁺x‖²)) for arms in the span, with (I, S) = β·(a, b) of
     the arm's tangent line at (1 − κ)δ, (−∞, ∞) for the others (docs/ols.md, Theorem),
-    intersected with the interval of each pulled arm's own mean at κδ/K
-    (docs/ols.md, "Each arm's own mean").
+    intersected with the one-sided bounds of each pulled arm's own mean, each side at its
+    share of κδ (:func:`mean_shares`; docs/ols.md, "Each arm's own mean").
 
     At the start of every epoch of the fit the tangent lines are computed from the epoch's
     exact log-determinants ℓ and every arm takes the lowest line for it
@@ -432,7 +441,7 @@ class MixtureIntervals:
             every arm (variance 1/Σ_a N_a a² against 1/(N_x x²) for the arm's own mean, in
             units of x²) at a smaller threshold than the mean's log(1/(κδw_x)).
         rewards: (K,) the known rewards, which share κδ out by reward rank
-            (:func:`mean_weights`); None: κδ/K each.
+            (:func:`mean_shares`); None: κδ/(2K) each side.
 
     Attributes:
         mean_prior: the prior over the scales of the normal mixture of one arm's own noise
@@ -456,11 +465,11 @@ class MixtureIntervals:
             raise ValueError(f"mean_share must lie in [0, 1), got {self.mean_share}")
         self.fit.track(self.prior.scales, self.margin)
         arms = self.fit.arms.shape[0]
-        # log(1/(κδw_x)) per arm, or ∞ without the means: their widths then stay ∞
-        self._mean_thresholds = (-np.log(self.mean_share * self.delta * mean_weights(self.rewards, arms))
-                                 if self.mean_share > 0 else np.full(arms, math.inf))
-        self._mean_widths = np.full(arms, math.inf)
-        self._mean_roots = np.zeros(arms)  # each arm's last c', where its next root search starts
+        # (2, K) log(1/(κδ·share)) of each side, or ∞ without the means: their widths then stay ∞
+        self._mean_thresholds = (-np.log(self.mean_share * self.delta * mean_shares(self.rewards, arms))
+                                 if self.mean_share > 0 else np.full((2, arms), math.inf))
+        self._mean_widths = np.full((2, arms), math.inf)
+        self._mean_roots = np.zeros((2, arms))  # each side's last c', where its next root search starts
         self._mean_scratch = np.empty((3, self.mean_prior.scales.size))
 
     @property
@@ -471,12 +480,13 @@ class MixtureIntervals:
     def observe(self, arm: int, total: float, count: int) -> None:
         """Take in ``count`` pulls of ``arm`` summing to ``total``."""
         self.fit.update(arm, total, count)
-        if math.isfinite(self._mean_thresholds[arm]):
-            pulls = self.fit.counts[arm]
-            width, self._mean_roots[arm] = mean_width(pulls, pulls - count, self._mean_roots[arm],
-                                                      self.mean_prior.scales, self.mean_prior.log_weights,
-                                                      self._mean_thresholds[arm], self._mean_scratch)
-            self._mean_widths[arm] = self.subgaussian * width
+        pulls = self.fit.counts[arm]
+        for side in range(2):
+            if math.isfinite(self._mean_thresholds[side, arm]):
+                width, self._mean_roots[side, arm] = mean_width(
+                    pulls, pulls - count, self._mean_roots[side, arm], self.mean_prior.scales,
+                    self.mean_prior.log_weights, self._mean_thresholds[side, arm], self._mean_scratch)
+                self._mean_widths[side, arm] = self.subgaussian * width
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower (K,), upper (K,)) now."""

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
+from scipy.special import log_ndtr
 
 from cbai_cli.kernels.ols import mean_width, tangent_lines
-from cbai_cli.ols import (Envelope, LeastSquaresSpan, MixtureIntervals, ScalePrior, lower_envelope, mean_weights,
+from cbai_cli.ols import (Envelope, LeastSquaresSpan, MixtureIntervals, ScalePrior, lower_envelope, mean_shares,
                           mixture_envelope, mixture_widths)
 
 # Two scales λ ∈ {1, 2} with weight ½ each, and tangent points e^{−4}, e^{−4+h}, 4, … (h chosen
@@ -209,25 +210,63 @@ def test_within_an_epoch_the_width_carries_the_growth_so_far():
     assert ((upper[0] - lower[0]) / 2) ** 2 == pytest.approx(squared * (1 + fit.growth / (2 * beta)), rel=1e-12)
 
 
+def own_mean_root(count: float, threshold: float, prior: ScalePrior, floor: float | None = None) -> float:
+    """c at the root of Σ_i π_i (λ_i/(n + λ_i))^{1/2} exp(c/(n + λ_i))·2Φ(sqrt(2c'/(n + λ_i))) = e^threshold
+    (``brentq``), with c' = ``floor`` (the regime's bound) or c' = c (the half-normal mixture itself)."""
+    def excess(c: float) -> float:
+        z = np.sqrt(2 * (c if floor is None else floor) / (count + prior.scales))
+        terms = prior.log_weights - 0.5 * np.log1p(count / prior.scales) + c / (count + prior.scales)
+        return float(np.logaddexp.reduce(terms + np.log(2.0) + log_ndtr(z))) - threshold
+
+    return brentq(excess, 0.0, 1e3 * (count + 1) * (threshold + 1), xtol=1e-13, rtol=1e-15)
+
+
 def test_each_arm_keeps_the_tighter_side_of_its_own_mean():
-    """δ = 0.1, κ = 0.1, K = 3: the least-squares intervals at δ = 0.09; e1's own mean (0.5
-    after four pulls summing to 2) at κδ/K = 1/300, half-width sqrt(2c)/4 with c the root of
-    Σ_i π_i (λ_i/(4 + λ_i))^{1/2} exp(c/(4 + λ_i)) = 300 over the means' prior; the interval
-    is the intersection of the two."""
+    """δ = 0.1, κ = 0.1, K = 3, no rewards: the least-squares intervals at δ = 0.09; e1's own
+    mean (0.5 after four pulls summing to 2) has each side at κδ/(2K) = 1/600, half-width
+    sqrt(2c)/4 with c the root of Σ_i π_i (λ_i/(4 + λ_i))^{1/2} exp(c/(4 + λ_i))·2Φ(sqrt(2c_lo/(4 + λ_i)))
+    = 600 over the means' prior, c_lo = 4·log(300); the interval is the intersection of the two."""
     prior = ScalePrior(1.0)
     fit = four_pulls_of_e1()
     intervals = MixtureIntervals(LeastSquaresSpan(ARMS), prior, 0.1, 1.0, mean_share=0.1)
     intervals.observe(0, 2.0, 4)
     alone = MixtureIntervals(fit, prior, 0.09, 1.0, mean_share=0.0)
     ls_lower, ls_upper = alone.bounds()
-    means = intervals.mean_prior
-    base = means.log_weights - 0.5 * np.log1p(4 / means.scales)
-    root = brentq(lambda c: np.sum(np.exp(base + c / (4 + means.scales))) - 300.0, 0.0, 1e3, xtol=1e-13)
-    width = math.sqrt(2 * root) / 4
+    width = math.sqrt(2 * own_mean_root(4.0, math.log(600.0), intervals.mean_prior, floor=4 * math.log(300.0))) / 4
     lower, upper = intervals.bounds()
     assert lower[0] == pytest.approx(max(ls_lower[0], 0.5 - width), rel=1e-9)
     assert upper[0] == pytest.approx(min(ls_upper[0], 0.5 + width), rel=1e-9)
     assert np.isneginf(lower[1:]).all() and np.isposinf(upper[1:]).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(count=st.integers(1, 10**6), threshold=st.floats(0.1, 20.0))
+def test_an_own_mean_width_bounds_the_half_normal_mixtures_root(count, threshold):
+    """The width is never below the one-sided mixture's (so it is valid) and, from the
+    thresholds of the regime up (log(1/(κδ)) ≥ 3), within 1 % of it."""
+    prior = ScalePrior(1.0)
+    width, _ = mean_width(float(count), 0.0, 0.0, prior.scales, prior.log_weights, threshold,
+                          np.empty((3, prior.scales.size)))
+    exact = math.sqrt(2 * own_mean_root(float(count), threshold, prior)) / count
+    assert width >= exact * (1 - 1e-9)
+    if threshold >= 3.0:
+        assert width <= exact * 1.01
+
+
+def test_one_side_of_an_own_mean_costs_about_log_two_nats_less_than_both():
+    """At n = 100, threshold log(1/δ') = 6: the one-sided root is within 0.01 of the symmetric
+    mixture's root at log(1/(2δ')) = 6 − log 2, and more than log 2·n below its root at 6 (c grows
+    by about n + λ per nat of threshold)."""
+    prior = ScalePrior(1.0)
+    width, _ = mean_width(100.0, 0.0, 0.0, prior.scales, prior.log_weights, 6.0, np.empty((3, prior.scales.size)))
+    base = prior.log_weights - 0.5 * np.log1p(100.0 / prior.scales)
+
+    def symmetric(threshold: float) -> float:
+        return brentq(lambda c: np.logaddexp.reduce(base + c / (100.0 + prior.scales)) - threshold, 0.0, 1e6)
+
+    one_sided = (100.0 * width) ** 2 / 2
+    assert symmetric(6.0 - math.log(2.0)) <= one_sided <= symmetric(6.0 - math.log(2.0)) * 1.01
+    assert symmetric(6.0) - one_sided > math.log(2.0) * 100.0
 
 
 def test_arms_outside_the_span_stay_unbounded():
@@ -337,10 +376,11 @@ def test_the_simulation_detects_intervals_that_are_too_narrow():
     assert failures / (RUNS // 3) > failure_limit(RUNS // 3, DELTA)
 
 
-def mean_leaves_its_interval(seed: int, threshold: float, shrink: float = 1.0, pulls: int = 2000) -> bool:
-    """One arm's running mean of N(0, 1) noise over ``pulls`` pulls: True when it leaves ±``shrink``·(its own
-    mean's width at the threshold log(1/δ')) after some pull. The widths depend on the pull count only, so
-    a sampling rule that pulls the arm at data-dependent times leaves this sequence as it is."""
+def mean_rises_above_its_bound(seed: int, threshold: float, shrink: float = 1.0, pulls: int = 2000) -> bool:
+    """One arm's running mean of N(0, 1) noise over ``pulls`` pulls: True when it rises above ``shrink``·(the
+    one-sided width of its own mean at the threshold log(1/δ')) after some pull. The widths depend on the
+    pull count only, so a sampling rule that pulls the arm at data-dependent times leaves this sequence as
+    it is; the noise is symmetric, so the lower side is the same check."""
     rng = np.random.default_rng(seed)
     means = np.cumsum(rng.standard_normal(pulls)) / np.arange(1, pulls + 1)
     prior = ScalePrior(1.0)
@@ -348,40 +388,57 @@ def mean_leaves_its_interval(seed: int, threshold: float, shrink: float = 1.0, p
     for n in range(1, pulls + 1):
         widths[n - 1], root = mean_width(float(n), float(n - 1), root, prior.scales, prior.log_weights, threshold,
                                          scratch)
-    return bool(np.any(np.abs(means) > shrink * widths))
+    return bool(np.any(means > shrink * widths))
 
 
-def test_an_arms_own_mean_stays_in_its_interval_at_all_times_with_probability_one_minus_delta():
-    """δ' = 0.3 for one arm (κδ/K in the regime): the running mean leaves its interval at some pull in at
+def test_an_arms_own_mean_stays_below_its_upper_bound_at_all_times_with_probability_one_minus_delta():
+    """δ' = 0.3 for one side of one arm: the running mean rises above it at some pull in at
     most δ' of 300 runs of 2,000 pulls, plus three binomial standard deviations."""
-    failures = sum(mean_leaves_its_interval(seed, math.log(1 / 0.3)) for seed in range(300))
+    failures = sum(mean_rises_above_its_bound(seed, math.log(1 / 0.3)) for seed in range(300))
     assert failures / 300 <= failure_limit(300, 0.3)
 
 
-def test_the_own_mean_check_detects_intervals_that_are_too_narrow():
-    """The same runs with the intervals at 40 % of their width fail in more than the limit."""
-    failures = sum(mean_leaves_its_interval(seed, math.log(1 / 0.3), shrink=0.4) for seed in range(100))
+def test_the_own_mean_check_detects_bounds_that_are_too_narrow():
+    """The same runs with the bound at 40 % of its width fail in more than the limit."""
+    failures = sum(mean_rises_above_its_bound(seed, math.log(1 / 0.3), shrink=0.4) for seed in range(100))
     assert failures / 100 > failure_limit(100, 0.3)
 
 
 def test_the_own_mean_shares_by_reward_rank_by_hand():
-    """Rewards (3, 1, 3, 2, 0.5): ranks (ties take the worse) 2, 4, 2, 3, 5; H_5 = 137/60;
-    w = 60/(137·r) = (0.2189781, 0.1094891, 0.2189781, 0.1459854, 0.0875912), summing to 107/137."""
-    weights = mean_weights(np.array([3.0, 1.0, 3.0, 2.0, 0.5]), 5)
-    assert weights == pytest.approx([0.2189781, 0.1094891, 0.2189781, 0.1459854, 0.0875912], abs=1e-7)
-    assert weights.sum() == pytest.approx(107 / 137)
-    assert mean_weights(None, 4) == pytest.approx([0.25] * 4)
+    """Rewards (3, 1, 3, 2, 0.5): tie groups {0, 2}, {3}, {1}, {4} with c = 2, 3, 4, 5 arms through
+    them. Upper shares (1/(c_{j−1} + 1) − 1/(c_j + 1))/s: (1 − 1/3)/2 = 1/3 for arms 0 and 2, 1/3 − 1/4,
+    1/4 − 1/5, 1/5 − 1/6; lower shares 1/(c_j + 1) + the upper: 2/3, 1/4 + 1/12, 1/5 + 1/20, 1/6 + 1/30."""
+    shares = mean_shares(np.array([3.0, 1.0, 3.0, 2.0, 0.5]), 5)
+    assert shares[0] == pytest.approx([2 / 3, 1 / 4, 2 / 3, 1 / 3, 1 / 5])
+    assert shares[1] == pytest.approx([1 / 3, 1 / 20, 1 / 3, 1 / 12, 1 / 30])
+    assert mean_shares(None, 4) == pytest.approx(np.full((2, 4), 1 / 8))
 
 
-@settings(max_examples=50, deadline=None)
-@given(rewards=st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), min_size=1, max_size=40))
-def test_the_own_mean_shares_never_exceed_the_budget(rewards):
-    """Σ w_x ≤ 1 whatever the ties, and a more rewarding arm never gets a smaller share."""
-    rewards = np.array(rewards)
-    weights = mean_weights(rewards, rewards.size)
-    assert weights.sum() <= 1 + 1e-12
+def test_without_ties_an_arm_of_rank_r_has_shares_one_over_r_and_one_over_r_r_plus_one():
+    shares = mean_shares(np.array([0.1, 0.4, 0.3, 0.2]), 4)
+    assert shares[0] == pytest.approx([1 / 4, 1, 1 / 2, 1 / 3])
+    assert shares[1] == pytest.approx([1 / 20, 1 / 2, 1 / 6, 1 / 12])
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), k=st.integers(1, 30))
+def test_the_sides_an_answer_depends_on_never_spend_more_than_the_budget(data, k):
+    """For every truth: the upper sides of the infeasible arms at least as rewarding as the best
+    feasible reward r*, and the lower side of one feasible arm of reward r* (the one the proof
+    follows; the shares of a tie group are equal, so any of them), sum to at most 1; all upper
+    sides when no arm is feasible. A more rewarding arm never gets a smaller share."""
+    rewards = np.array(data.draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), min_size=k, max_size=k)))
+    feasible = np.array(data.draw(st.lists(st.booleans(), min_size=k, max_size=k)))
+    lower, upper = mean_shares(rewards, k)
+    if feasible.any():
+        best = rewards[feasible].max()
+        answers = np.flatnonzero(feasible & (rewards == best))
+        spent = upper[~feasible & (rewards >= best)].sum() + lower[answers].max()
+    else:
+        spent = upper.sum()
+    assert spent <= 1 + 1e-12
     order = np.argsort(-rewards, kind="stable")
-    assert np.all(np.diff(weights[order]) <= 1e-15)
+    assert np.all(np.diff(lower[order]) <= 1e-15) and np.all(np.diff(upper[order]) <= 1e-15)
 
 
 def test_the_regime_shares_the_own_mean_budget_by_the_instances_rewards():
@@ -390,7 +447,7 @@ def test_the_regime_shares_the_own_mean_budget_by_the_instances_rewards():
 
     instance = parse_source("random:d=3,n=6,seed=1,sigma=1", 0)[0].instance_for(0)
     learner, _, _ = start_run(prepare(RunRequest.of("track-and-stop", "ols", delta=0.05), instance), 0)
-    shares = mean_weights(learner.problem.rewards, 6)
+    shares = mean_shares(learner.problem.rewards, 6)
     assert learner.intervals._mean_thresholds == pytest.approx(-np.log(0.1 * 0.05 * shares))
 
 

@@ -194,9 +194,9 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     :func:`advance`; the fit: pinv (B, d, d) V⁺; caches (B, 3, K) xᵀV⁺x, ‖V⁺x‖², xᵀφ̂;
     roundoff, growths, inside, counts, sums (B, K); directions (B, 2, d) scratch; growth,
     margin, fit_steps, fit_since, stale, due (B,); intercepts, slopes, inflations (B, K) 2R²β·a,
-    2R²β·b and 1/(2β) of each arm's tangent line; mean_widths, mean_roots (B, K) the widths of
-    the arms' own means and the roots their next widths start from; mean_thresholds (B, K)
-    log(1/(κδw_x)) of each arm's own mean (∞: no means); mean_scale (B,) R; mean_scales, mean_log_weights (M,) the
+    2R²β·b and 1/(2β) of each arm's tangent line; mean_widths, mean_roots (B, 2, K) the widths of
+    the lower and upper sides of the arms' own means and the roots their next widths start from;
+    mean_thresholds (B, 2, K) log(1/(κδ·share)) of each side (∞: no means); mean_scale (B,) R; mean_scales, mean_log_weights (M,) the
     means' prior.
     """
     # the intervals come from the fit, not from the pass: numpy values, not literals (see advance)
@@ -223,11 +223,12 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
                 break
             counts[b, arm] += 1
             sums[b, arm] += observed
-            if math.isfinite(mean_thresholds[b, arm]):
-                width, mean_roots[b, arm] = mean_width(counts[b, arm], counts[b, arm] - 1, mean_roots[b, arm],
-                                                       mean_scales, mean_log_weights, mean_thresholds[b, arm],
-                                                       mean_scratch)
-                mean_widths[b, arm] = mean_scale[b] * width
+            for side in range(2):
+                if math.isfinite(mean_thresholds[b, side, arm]):
+                    width, mean_roots[b, side, arm] = mean_width(
+                        counts[b, arm], counts[b, arm] - 1, mean_roots[b, side, arm], mean_scales, mean_log_weights,
+                        mean_thresholds[b, side, arm], mean_scratch)
+                    mean_widths[b, side, arm] = mean_scale[b] * width
             fit_steps[b] += 1
             fit_since[b] += 1
             if not inside[b, arm] or fit_since[b] >= fit_refresh_every:

@@ -151,8 +151,8 @@ class FitState:
         steps, since: (B,) int, the fit's pulls and updates since its last recomputation.
         intercepts, slopes, inflations: (B, K) 2R²β·a, 2R²β·b and 1/(2β) of each arm's
             tangent line.
-        mean_widths, mean_roots: (B, K) the widths of the arms' own means and the roots their
-            next widths start from.
+        mean_widths, mean_roots: (B, 2, K) the widths of the lower and upper sides of the
+            arms' own means and the roots their next widths start from.
         stale: (B,) bool, the intervals' coefficients are of an older epoch than the fit.
         due: (B,) int, what the fit asks of Python after the last pull (KEEP, REFRESH or
             EPOCH of :mod:`cbai_cli.kernels.ols`).

@@ -156,10 +156,11 @@ def mixture_bounds(intercepts, slopes, inflations, growth, variances, spreads, i
     xᵀφ̂ ∓ sqrt((2R²I·xᵀV⁺x + 2R²S·‖V⁺x‖²)·(1 + g/(2β))) for arms in the span
     ((I, S) = β·(a, b) of its tangent line, ``inflations`` 1/(2β), g = ``growth`` the epoch's growth sum so far,
     docs/ols.md "Epochs"; ∓∞ outside it; negative roundoff under the root clipped at 0),
-    intersected with the interval of the arm's own mean, sums/counts ∓ ``mean_widths``, for
-    arms pulled at least once (docs/ols.md, "Each arm's own mean").
+    intersected with the interval of the arm's own mean, sums/counts − ``mean_widths[0]`` to
+    sums/counts + ``mean_widths[1]`` (each side at its own share of δ), for arms pulled at
+    least once (docs/ols.md, "Each arm's own mean").
 
-    Shapes: all (K,) but ``growth``; ``inside`` bool.
+    Shapes: all (K,) but ``growth`` and ``mean_widths`` (2, K); ``inside`` bool.
     """
     for a in range(predictions.shape[0]):
         width = math.inf
@@ -169,7 +170,7 @@ def mixture_bounds(intercepts, slopes, inflations, growth, variances, spreads, i
         low, high = predictions[a] - width, predictions[a] + width
         if counts[a] > 0:
             mean = sums[a] / counts[a]
-            low, high = max(low, mean - mean_widths[a]), min(high, mean + mean_widths[a])
+            low, high = max(low, mean - mean_widths[0, a]), min(high, mean + mean_widths[1, a])
         lower[a] = low
         upper[a] = high
 
@@ -235,17 +236,25 @@ def tangent_lines(scales, log_weights, log_dets, log_inverse_delta, points, inte
 
 @njit
 def mean_width(count, previous, root, scales, log_weights, log_inverse_delta, scratch):
-    """The half-width over R of the mean of ``count`` observations of one arm (docs/ols.md,
-    "Each arm's own mean"), and the value of c to start from next time: sqrt(2·c')/n with c'
-    at (or just right of) the root of Σ_i π_i (λ_i/(n + λ_i))^{1/2} exp(c/(n + λ_i)) = 1/δ, the
-    boundary of the normal mixture over the arm's own pulls (the rank-one case of
-    :func:`tangent_lines`: the squared width is 2R²·β·h(n)/n² = 2R²c/n² at the root).
+    """The one-sided half-width over R of the mean of ``count`` observations of one arm
+    (docs/ols.md, "Each arm's own mean"), and the value of c to start from next time:
+    sqrt(2·c')/n with c' at (or just right of) the root of
 
-    ``root`` > 0 is the c' of the arm's last width, at ``previous`` pulls: Newton's method
-    then starts from root·n/previous (c grows a little faster than n, so the start is
-    usually just left of the root and one evaluation gives c' = c − f/q, the next iterate,
-    right of it); otherwise from the cold start of :func:`_gibbs_root`. Every c' gives a
-    valid width. ∞ (and c' = 0) before the first pull.
+        Σ_i π_i (λ_i/(n + λ_i))^{1/2} exp(c/(n + λ_i))·2Φ(sqrt(2·c_lo/(n + λ_i))) = 1/δ,
+
+    c_lo = n·log(1/(2δ)) (0 for δ ≥ 1/2). The left side at c_lo ≤ c is at most the
+    half-normal mixture's 2Σ_i π_i(λ_i/(n + λ_i))^{1/2} exp(c/(n + λ_i))Φ(sqrt(2c/(n + λ_i))),
+    whose root c⁺ bounds one tail of the noise sum (|T| ≤ R·sqrt(2c⁺) on that side), and
+    c⁺ ≥ c_lo, so c' ≥ c⁺: the width is valid. Φ is close to 1 for the scales that carry the
+    sum, so one side costs about log(1/(2δ)) where the symmetric mixture costs log(1/δ).
+    With the Φ factors fixed this is the rank-one case of :func:`tangent_lines` (the squared
+    width 2R²·β·h(n)/n² is 2R²c/n² at the root), solved by :func:`_gibbs_root`.
+
+    ``root`` > 0 is the c' of the arm's last width on this side, at ``previous`` pulls:
+    Newton's method then starts from root·n/previous (c grows a little faster than n, so
+    the start is usually just left of the root and one evaluation gives c' = c − f/q, the
+    next iterate, right of it); otherwise from the cold start of :func:`_gibbs_root`. Every
+    c' gives a valid width. ∞ (and c' = 0) before the first pull.
 
     Shapes: ``scales``, ``log_weights`` (M,); ``scratch`` (3, M), the caller's, so that a pull
     allocates nothing.
@@ -253,8 +262,11 @@ def mean_width(count, previous, root, scales, log_weights, log_inverse_delta, sc
     if count <= 0:
         return math.inf, 0.0
     base = scratch[0]
+    floor = 2.0 * count * max(log_inverse_delta - math.log(2.0), 0.0)  # 2·c_lo
     for i in range(scales.shape[0]):
-        base[i] = log_weights[i] - 0.5 * math.log1p(count / scales[i])
+        # 2Φ(z) = erfc(−z/√2)
+        tail = math.erfc(-math.sqrt(floor / (count + scales[i]) / 2.0))
+        base[i] = log_weights[i] - 0.5 * math.log1p(count / scales[i]) + math.log(tail)
     start = root * count / previous if root > 0.0 and previous > 0 else 0.0
     c, excess, mean, _ = _gibbs_root(base, scales, float(count), log_inverse_delta, scratch[1], scratch[2], start)
     reached = c - excess / mean

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.special import erfc
 
 from cbai_cli.kernels.ols import EPOCH, KEEP, REFRESH, mean_width, mixture_bounds, rank_one_step
 from cbai_cli.kernels.threads import NEVER
@@ -162,7 +163,7 @@ def test_the_bounds_are_numpys_elementwise_formula_bitwise(seed, k):
     predictions = rng.standard_normal(k)
     counts = rng.integers(0, 3, size=k).astype(float)
     sums = rng.standard_normal(k) * counts
-    mean_widths = np.where(counts > 0, rng.uniform(0.0, 3.0, size=k), np.inf)
+    mean_widths = np.where(counts > 0, rng.uniform(0.0, 3.0, size=(2, k)), np.inf)
     lower, upper = np.empty(k), np.empty(k)
     mixture_bounds(intercepts, slopes, inflations, growth, variances, spreads, inside, predictions, counts, sums,
                    mean_widths, lower, upper)
@@ -170,9 +171,9 @@ def test_the_bounds_are_numpys_elementwise_formula_bitwise(seed, k):
     widths = np.where(inside, np.sqrt(np.maximum(squared, 0.0)), np.inf)
     means = np.divide(sums, counts, out=np.zeros(k), where=counts > 0)
     pulled = counts > 0
-    np.testing.assert_array_equal(lower, np.where(pulled, np.maximum(predictions - widths, means - mean_widths),
+    np.testing.assert_array_equal(lower, np.where(pulled, np.maximum(predictions - widths, means - mean_widths[0]),
                                                   predictions - widths))
-    np.testing.assert_array_equal(upper, np.where(pulled, np.minimum(predictions + widths, means + mean_widths),
+    np.testing.assert_array_equal(upper, np.where(pulled, np.minimum(predictions + widths, means + mean_widths[1]),
                                                   predictions + widths))
 
 
@@ -209,7 +210,10 @@ def test_a_warm_started_mean_width_is_the_root_or_just_above_it(steps, threshold
     for step in steps:
         width, root = mean_width(count + step, count, root, prior.scales, prior.log_weights, threshold, scratch)
         count += step
-        base = prior.log_weights - 0.5 * np.log1p(count / prior.scales)
+        # the same function as mean_width's: Φ at c_lo = n·log(1/(2δ)), 2Φ(z) = erfc(−z/√2)
+        floor = 2 * count * max(threshold - math.log(2.0), 0.0)
+        base = (prior.log_weights - 0.5 * np.log1p(count / prior.scales)
+                + np.log(erfc(-np.sqrt(floor / (count + prior.scales) / 2))))
         low, high = 0.0, 1.0
         while np.log(np.sum(np.exp(base + high / (count + prior.scales)))) < threshold:
             high *= 2
