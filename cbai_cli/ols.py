@@ -54,10 +54,13 @@ STEP_ROUNDOFF = 4.0 * float(np.finfo(float).eps)
 # Growth (nats) of the bound ℓ_i + g on log det(I + V/λ_i) after which a new epoch starts:
 # the widths carry β larger by g/2 ≤ MARGIN/2, and an epoch lasts about MARGIN·n/rank pulls.
 MARGIN = 0.2
-# The share κ of δ spent on the intervals of the arms' own means (κδ·w_x for arm x, by reward
-# rank); the least-squares intervals take (1 − κ)δ; none in one dimension (docs/ols.md,
+# The share κ of δ spent on the one-sided bounds of the arms' own means (each side κδ times its
+# share by reward rank, mean_shares); the least-squares intervals take (1 − κ)δ; none in one dimension (docs/ols.md,
 # "Each arm's own mean").
 MEAN_SHARE = 0.1
+# The part of κδ that the upper sides of the own means share by reward rank; the lower sides
+# get the rest (mean_shares).
+UPPER_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -396,23 +399,26 @@ def mean_shares(rewards: np.ndarray | None, arms: int) -> np.ndarray:
 
     An answer is wrong only if an infeasible arm at least as rewarding as the best feasible
     reward r* enters the feasible set (its upper side failed) or the answer x* is
-    eliminated as infeasible (its lower side failed). With the arms in tie groups by
-    decreasing reward, c_j the arms in the first j groups, an arm of group j (size s) has
-    upper share (1/(c_{j−1} + 1) − 1/(c_j + 1))/s and lower share 1/(c_j + 1) + its upper
-    share; for every truth the sides that matter then sum to at most 1 (to exactly 1 when
-    x* is in group j: the upper shares of groups 1…j, less x*'s, and x*'s lower share; to
-    K/(K + 1) when no arm is feasible). Without ties an arm of reward rank r has
-    1/(r(r + 1)) and 1/r. Without rewards every side gets 1/(2K), as two-sided intervals
-    for every arm would.
+    eliminated as infeasible (its lower side failed). The upper sides share
+    ``UPPER_SHARE`` = ½ by reward rank, 1/(2r·H_K) for the arm of rank r (H_K = Σ_{r≤K} 1/r),
+    and the lower side of the arm of rank r gets what the upper sides of the arms ranked
+    above it leave, 1 − H_{r−1}/(2H_K) ≥ ½. A tie group takes the positions it spans, its
+    upper shares averaged over them and its lower share 1 − (the upper shares through the
+    group) + its own upper share. For every truth the sides that matter then sum to at most
+    1: the upper shares through x*'s group, less x*'s, plus x*'s lower share (½ when no arm
+    is feasible). Without rewards every side gets 1/(2K), as two-sided intervals for every
+    arm would.
     """
     if rewards is None:
         return np.full((2, arms), 0.5 / arms)
     rewards = np.asarray(rewards, dtype=float)
     ordered = np.sort(-rewards)
-    above = np.searchsorted(ordered, -rewards, side="left")  # c_{j-1}: arms more rewarding
-    through = np.searchsorted(ordered, -rewards, side="right")  # c_j: arms at least as rewarding
-    upper = (1.0 / (above + 1.0) - 1.0 / (through + 1.0)) / (through - above)
-    return np.stack([1.0 / (through + 1.0) + upper, upper])
+    above = np.searchsorted(ordered, -rewards, side="left")  # arms more rewarding
+    through = np.searchsorted(ordered, -rewards, side="right")  # arms at least as rewarding
+    harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, arms + 1))])  # H_c, c = 0 … K
+    spent = UPPER_SHARE * harmonic / harmonic[-1]  # the upper shares of the first c positions
+    upper = (spent[through] - spent[above]) / (through - above)
+    return np.stack([1.0 - spent[through] + upper, upper])
 
 
 @dataclass
@@ -439,7 +445,7 @@ class MixtureIntervals:
         mean_share: κ, the share of δ spent on the arms' own means (0: none); None:
             ``MEAN_SHARE``, or 0 in one dimension, where least squares uses every pull for
             every arm (variance 1/Σ_a N_a a² against 1/(N_x x²) for the arm's own mean, in
-            units of x²) at a smaller threshold than the mean's log(1/(κδw_x)).
+            units of x²) at a smaller threshold than the mean's log(1/(κδ·share)).
         rewards: (K,) the known rewards, which share κδ out by reward rank
             (:func:`mean_shares`); None: κδ/(2K) each side.
 

@@ -405,19 +405,21 @@ def test_the_own_mean_check_detects_bounds_that_are_too_narrow():
 
 
 def test_the_own_mean_shares_by_reward_rank_by_hand():
-    """Rewards (3, 1, 3, 2, 0.5): tie groups {0, 2}, {3}, {1}, {4} with c = 2, 3, 4, 5 arms through
-    them. Upper shares (1/(c_{j−1} + 1) − 1/(c_j + 1))/s: (1 − 1/3)/2 = 1/3 for arms 0 and 2, 1/3 − 1/4,
-    1/4 − 1/5, 1/5 − 1/6; lower shares 1/(c_j + 1) + the upper: 2/3, 1/4 + 1/12, 1/5 + 1/20, 1/6 + 1/30."""
+    """Rewards (3, 1, 3, 2, 0.5), H_5 = 137/60: the upper shares of the first c positions are
+    ½·H_c/H_5 = 30·H_c/137: 45/137 through the tie group {0, 2}, 55/137 through arm 3, 62.5/137
+    through arm 1, ½ through arm 4. Upper shares: 22.5/137 each for arms 0 and 2, then 10, 7.5 and
+    6 (/137); lower shares 1 − (the upper shares through the group) + the arm's own upper share."""
     shares = mean_shares(np.array([3.0, 1.0, 3.0, 2.0, 0.5]), 5)
-    assert shares[0] == pytest.approx([2 / 3, 1 / 4, 2 / 3, 1 / 3, 1 / 5])
-    assert shares[1] == pytest.approx([1 / 3, 1 / 20, 1 / 3, 1 / 12, 1 / 30])
+    assert shares[1] * 137 == pytest.approx([22.5, 7.5, 22.5, 10.0, 6.0])
+    assert shares[0] * 137 == pytest.approx([114.5, 82.0, 114.5, 92.0, 74.5])
     assert mean_shares(None, 4) == pytest.approx(np.full((2, 4), 1 / 8))
 
 
-def test_without_ties_an_arm_of_rank_r_has_shares_one_over_r_and_one_over_r_r_plus_one():
-    shares = mean_shares(np.array([0.1, 0.4, 0.3, 0.2]), 4)
-    assert shares[0] == pytest.approx([1 / 4, 1, 1 / 2, 1 / 3])
-    assert shares[1] == pytest.approx([1 / 20, 1 / 2, 1 / 6, 1 / 12])
+def test_without_ties_the_arm_of_rank_r_has_shares_from_the_harmonic_numbers():
+    """K = 4, H_4 = 25/12: upper 1/(2r·H_4) = 6/(25r); lower 1 − H_{r−1}/(2H_4) = 1 − 6·H_{r−1}/25."""
+    shares = mean_shares(np.array([0.1, 0.4, 0.3, 0.2]), 4)  # ranks 4, 1, 2, 3
+    assert shares[1] == pytest.approx([0.06, 0.24, 0.12, 0.08])
+    assert shares[0] == pytest.approx([1 - 6 * (11 / 6) / 25, 1.0, 1 - 6 / 25, 1 - 6 * 1.5 / 25])
 
 
 @settings(max_examples=200, deadline=None)
