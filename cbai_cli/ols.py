@@ -54,9 +54,9 @@ STEP_ROUNDOFF = 4.0 * float(np.finfo(float).eps)
 # Growth (nats) of the bound ℓ_i + g on log det(I + V/λ_i) after which a new epoch starts:
 # the widths carry β larger by g/2 ≤ MARGIN/2, and an epoch lasts about MARGIN·n/rank pulls.
 MARGIN = 0.2
-# The share κ of δ spent on the one-sided bounds of the arms' own means (each side κδ times its
-# share by reward rank, mean_shares); the least-squares intervals take (1 − κ)δ; none in one dimension (docs/ols.md,
-# "Each arm's own mean").
+# The share κ of δ spent on the one-sided bounds of the arms' own means (each side κδ times
+# its share by reward rank, mean_shares); the least-squares intervals take (1 − κ)δ; none in
+# one dimension (docs/ols.md, "Each arm's own mean").
 MEAN_SHARE = 0.1
 # The part of κδ that the upper sides of the own means share by reward rank; the lower sides
 # get the rest (mean_shares).

@@ -196,8 +196,8 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     margin, fit_steps, fit_since, stale, due (B,); intercepts, slopes, inflations (B, K) 2R²β·a,
     2R²β·b and 1/(2β) of each arm's tangent line; mean_widths, mean_roots (B, 2, K) the widths of
     the lower and upper sides of the arms' own means and the roots their next widths start from;
-    mean_thresholds (B, 2, K) log(1/(κδ·share)) of each side (∞: no means); mean_scale (B,) R; mean_scales, mean_log_weights (M,) the
-    means' prior.
+    mean_thresholds (B, 2, K) log(1/(κδ·share)) of each side (∞: no means); mean_scale (B,) R;
+    mean_scales, mean_log_weights (M,) the means' prior.
     """
     # the intervals come from the fit, not from the pass: numpy values, not literals (see advance)
     no_elimination, no_params = np.bool_(False), np.empty(0)

@@ -2,7 +2,7 @@
 :func:`rank_one_step`, the in-span update of :class:`cbai_cli.ols.LeastSquaresSpan`, and
 :func:`mixture_bounds`, the intervals of :class:`cbai_cli.ols.MixtureIntervals`, once per
 epoch :func:`tangent_lines`, the lines those intervals take, and
-after each pull :func:`mean_width`, the width of the pulled arm's own mean.
+after each pull :func:`mean_width`, the widths of the two sides of the pulled arm's own mean.
 
 The d × d products are plain loops summed in index order; the pass over the arm matrix
 computes each arm's two products with :func:`cbai_cli.kernels.threads.pair_products` (one
