@@ -335,8 +335,8 @@ class OLSRegime:
     guaranteed: ClassVar[bool] = True
 
     def intervals(self, design: DesignState, rewards: np.ndarray | None = None) -> Intervals:
-        """The run's intervals; the known rewards (K,) weight the arms' own means by reward rank
-        (docs/ols.md, "Each arm's own mean"), uniformly when None."""
+        """The run's intervals; the known rewards (K,) share the own means' budget out side by
+        side by reward rank (docs/ols.md, "Each arm's own mean"), uniformly when None."""
         from cbai_cli.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior
 
         s = self.settings
@@ -350,8 +350,9 @@ class OLSRegime:
 
     def minimum_radius(self, dim: int) -> tuple[float, str]:
         """R·sqrt(2 log(1/δ)): the width is at least this times ‖x‖_{V⁺} ≥ ‖x‖/sqrt(n L²)
-        (every line's β ≥ log(1/((1 − κ)δ)) ≥ log(1/δ), a ≥ 1 and b ≥ 0; an arm's own mean,
-        pulled N times, is at least R·sqrt(2 log(K/(κδ))/N) wide, and ‖x‖²_{V⁺} ≤ 1/N)."""
+        (every line's β ≥ log(1/((1 − κ)δ)) ≥ log(1/δ), a ≥ 1 and b ≥ 0; each side of an arm's
+        own mean, pulled N times, is at least R·sqrt(2 log(1/(2κδ))/N) wide, since its root is
+        at least N·log(1/(2δ')) with δ' ≤ κδ ≤ δ/2, and ‖x‖²_{V⁺} ≤ 1/N)."""
         s = self.settings
         return (s.subgaussian * math.sqrt(2.0 * -math.log(s.delta)),
                 f"R·√(2 log(1/δ)) with --subgaussian {s.subgaussian:g} and --delta {s.delta:g}")
