@@ -162,3 +162,150 @@ def test_g_acol_uniform_choices_before_the_first_elimination_do_not_depend_on_th
     assert firsts[0][:len(shorter)] == firsts[1][:len(shorter)]
     k = irrelevant_dims.arms.shape[0]
     assert shorter == [uniform_index(u, k) for u in run_streams(2)[1].random(len(shorter))]
+
+
+def test_binary_noise_stays_on_the_python_loop(small_instance):
+    binary = replace(small_instance, constraint=small_instance.constraint / 2, threshold=small_instance.threshold / 2,
+                     noise=BinaryNoise())
+    learner, environment = started(prepared_run(binary, "g-acol", "theory"), 0)
+    assert not compilable(learner, environment)
+
+
+@pytest.mark.parametrize("name", ["g-acol", "greedy-maxvar"])
+def test_the_fused_pass_of_large_arm_sets_equals_the_ask_tell_loop(name):
+    rng = np.random.default_rng(7)
+    arms = rng.standard_normal((600, 6))
+    instance = Instance(name="wide", arms=arms, reward=rng.standard_normal(6), constraint=0.01 * rng.standard_normal(6),
+                        threshold=0.0, noise=GaussianNoise(1.0))
+    prepared = prepare(RunRequest.of(name, "tuned", beta=100.0, budget=80), instance)  # nothing decided
+    runs = []
+    for observer in (None, Silent()):
+        learner, environment = started(prepared, 2)
+        # the path of arm matrices too large for the cache, on a small one: blocks of 64 rows
+        learner.design._streaming, learner.design.block = True, 64
+        runs.append((learner, drive(learner, environment, prepared.budget, observer)))
+    (fast_learner, fast), (slow_learner, slow) = runs
+    assert fast.used == slow.used == 80
+    assert_same_state(fast_learner, slow_learner)
+
+
+@pytest.mark.parametrize("name, regime", [("g-acol", "theory"), ("maxrew-u", "det"), ("adaptive-uniform", "theory"),
+                                          ("acol", "static"), ("track-and-stop", "ols")])
+def test_run_many_gives_the_results_of_run_once(irrelevant_dims, name, regime, monkeypatch):
+    monkeypatch.setattr(simulate, "BATCH_RUNS", 3)  # four seeds: a batch of three and one of one
+    prepared = prepare(RunRequest.of(name, regime, budget=600), irrelevant_dims)
+    seeds = [3, 0, 8, 5]
+    together = run_many(prepared, seeds, key=(4,))
+    alone = [run_once(prepared, seed, key=(4,)) for seed in seeds]
+    assert [replace(result, wall_s=0.0) for result in together] == [replace(result, wall_s=0.0) for result in alone]
+
+
+def same_run(prepared, seed) -> tuple:
+    """The compiled run and the ask/tell run of ``seed``: (learner, outcome) each."""
+    runs = []
+    for observer in (None, Silent()):
+        learner, environment = started(prepared, seed)
+        runs.append((learner, drive(learner, environment, prepared.budget, observer)))
+    return tuple(runs)
+
+
+@pytest.mark.parametrize("name", RULES)
+@pytest.mark.parametrize("instance", PAPER_INSTANCES)
+def test_ols_runs_compiled_equal_the_ask_tell_loop_on_the_paper_instances(name, instance):
+    family_name, params, sigma = PAPER_INSTANCES[instance]
+    prepared = prepare(RunRequest.of(name, "ols", budget=3000),
+                       family(family_name).generate(GaussianNoise(sigma), **params))
+    for seed in range(2):
+        learner, _ = started(prepared, seed)
+        assert compilable(learner, _)
+        (fast_learner, fast), (slow_learner, slow) = same_run(prepared, seed)
+        assert (fast.used, fast.rounds, fast.solved) == (slow.used, slow.rounds, slow.solved)
+        assert_same_state(fast_learner, slow_learner)
+
+
+@pytest.fixture
+def fit_events(monkeypatch):
+    """Every recomputation of an ols fit (updates since the last one, rank before and
+    after) and every new epoch, in order."""
+    from cbai_cli import ols
+
+    events = []
+    refresh, new_epoch = ols.LeastSquaresSpan.refresh, ols.LeastSquaresSpan.new_epoch
+
+    def recorded_refresh(fit):
+        before = (getattr(fit, "_since_refresh", None), fit.rank if hasattr(fit, "basis") else None)
+        refresh(fit)
+        events.append(("refresh", *before, fit.rank))
+
+    def recorded_epoch(fit):
+        new_epoch(fit)
+        events.append(("epoch",))
+
+    monkeypatch.setattr(ols.LeastSquaresSpan, "refresh", recorded_refresh)
+    monkeypatch.setattr(ols.LeastSquaresSpan, "new_epoch", recorded_epoch)
+    return events
+
+
+def awkward_instance(seed: int, scale: float = 1.0) -> Instance:
+    """Twelve random arms in R⁵ with a nearly parallel pair and a short arm (the designs
+    where a rank-one step loses digits), σ = 1; φ times ``scale`` (smaller gaps, longer runs)."""
+    rng = np.random.default_rng(seed)
+    arms = rng.standard_normal((12, 5))
+    arms[1] = arms[0] + 1e-4 * rng.standard_normal(5)
+    arms[2] = 0.0
+    arms[2, 0] = 1e-3
+    return Instance(name="awkward", arms=arms, reward=rng.standard_normal(5),
+                    constraint=scale * rng.standard_normal(5), threshold=0.0, noise=GaussianNoise(1.0))
+
+
+def event_kinds(events) -> set:
+    """Which recomputations happened: the span grew (an arm outside it), the periodic one
+    (every 200 updates at d = 5), or the roundoff test's; and epochs."""
+    kinds = set()
+    for event in events:
+        if event[0] == "epoch":
+            kinds.add("epoch")
+        elif event[2] is not None:  # not the fit's construction
+            since, before, after = event[1:]
+            kinds.add("outside" if after > before else "periodic" if since >= 200 else "roundoff")
+    return kinds
+
+
+@pytest.mark.parametrize("instance_seed, scale", [(3, 1.0), (2, 0.3)])  # runs with every kind of recomputation
+def test_track_and_stop_ols_compiled_meets_every_recomputation_as_the_ask_tell_loop(fit_events, instance_seed, scale):
+    prepared = prepare(RunRequest.of("track-and-stop", "ols", budget=500), awkward_instance(instance_seed, scale))
+    learner, environment = started(prepared, instance_seed)
+    fast = drive(learner, environment, prepared.budget)
+    compiled_events = list(fit_events)
+    fit_events.clear()
+    stepped, environment = started(prepared, instance_seed)
+    slow = drive(stepped, environment, prepared.budget, Silent())
+    assert compiled_events == fit_events
+    assert event_kinds(fit_events) >= {"outside", "periodic", "roundoff", "epoch"}
+    assert fast.used == slow.used and fast.solved == slow.solved and learner.forced_pulls > 0
+    assert_same_state(learner, stepped)
+
+
+@pytest.mark.parametrize("name", ["track-and-stop", "g-acol"])
+def test_a_batch_of_ols_runs_equals_the_runs_one_by_one(name):
+    prepared = prepare(RunRequest.of(name, "ols", budget=500), awkward_instance(3))
+    seeds = [3, 0, 9, 1]
+    together = [started(prepared, seed) for seed in seeds]
+    outcomes = run_compiled([learner for learner, _ in together], [env for _, env in together], prepared.budget)
+    for seed, outcome, (learner, _) in zip(seeds, outcomes, together):
+        alone, environment = started(prepared, seed)
+        assert run_compiled([alone], [environment], prepared.budget) == [outcome]
+        assert_same_state(learner, alone)
+
+
+def test_a_track_and_stop_with_its_own_select_stays_on_the_python_loop(irrelevant_dims):
+    from cbai_cli.algorithms.track_and_stop import TrackAndStop
+
+    class Lazy(TrackAndStop):
+        def select(self) -> int:
+            return 0
+
+    prepared = prepared_run(irrelevant_dims, "track-and-stop", "ols")
+    noise_rng, algorithm_rng, _ = run_streams(0)
+    learner = Lazy(prepared.configured.view, prepared.config, algorithm_rng)
+    assert not compilable(learner, prepared.kind.environment(prepared.instance, noise_rng))
