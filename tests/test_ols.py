@@ -211,10 +211,13 @@ def test_within_an_epoch_the_width_carries_the_growth_so_far():
 
 
 def own_mean_root(count: float, threshold: float, prior: ScalePrior, floor: float | None = None) -> float:
-    """c at the root of Σ_i π_i (λ_i/(n + λ_i))^{1/2} exp(c/(n + λ_i))·2Φ(sqrt(2c'/(n + λ_i))) = e^threshold
-    (``brentq``), with c' = ``floor`` (the regime's bound) or c' = c (the half-normal mixture itself)."""
+    """c at the root of Σ_i π_i (λ_i/(n + λ_i))^{1/2} exp(c/(n + λ_i))·2Φ(z_i) = e^threshold (``brentq``),
+    with z_i = sqrt(2c'/(n + λ_i)) and c' = ``floor`` (the regime's bound, z_i rounded down to a 32nd as
+    its table does) or c' = c (the half-normal mixture itself)."""
     def excess(c: float) -> float:
         z = np.sqrt(2 * (c if floor is None else floor) / (count + prior.scales))
+        if floor is not None:
+            z = np.minimum(np.floor(z * 32), 256) / 32
         terms = prior.log_weights - 0.5 * np.log1p(count / prior.scales) + c / (count + prior.scales)
         return float(np.logaddexp.reduce(terms + np.log(2.0) + log_ndtr(z))) - threshold
 

@@ -28,6 +28,13 @@ from cbai_cli.kernels.threads import block_rows, pair_products
 #: recomputation (a cache's roundoff bound passed its tolerance), or a new epoch.
 KEEP, REFRESH, EPOCH = 0, 1, 2
 
+#: log 2Φ(z) = log erfc(−z/√2) at z = k/Z_STEPS_PER_UNIT, k = 0 … 8·Z_STEPS_PER_UNIT: :func:`mean_width`
+#: takes the entry at or below its z, a lower bound (Φ increases) that costs a table read instead
+#: of erfc and log for each scale of each pull (beyond z = 8 the last entry, log 2 − 10⁻¹⁵).
+Z_STEPS_PER_UNIT = 32
+LOG_TWO_PHI = np.array([math.log(math.erfc(-k / Z_STEPS_PER_UNIT / math.sqrt(2.0)))
+                        for k in range(8 * Z_STEPS_PER_UNIT + 1)])
+
 
 @njit
 def _span_rows(arms, start, stop, u, twice, shrink, quadratic, cross, residual, caches, roundoff, drift_ratio):
@@ -240,8 +247,9 @@ def mean_width(count, previous, root, scales, log_weights, log_inverse_delta, sc
     (docs/ols.md, "Each arm's own mean"), and the value of c to start from next time:
     sqrt(2·c')/n with c' at (or just right of) the root of
 
-        Σ_i π_i (λ_i/(n + λ_i))^{1/2} exp(c/(n + λ_i))·2Φ(sqrt(2·c_lo/(n + λ_i))) = 1/δ,
+        Σ_i π_i (λ_i/(n + λ_i))^{1/2} exp(c/(n + λ_i))·2Φ(z_i) = 1/δ,
 
+    z_i = sqrt(2·c_lo/(n + λ_i)) rounded down to the grid of :data:`LOG_TWO_PHI`,
     c_lo = n·log(1/(2δ)) (0 for δ ≥ 1/2). The left side at c_lo ≤ c is at most the
     half-normal mixture's 2Σ_i π_i(λ_i/(n + λ_i))^{1/2} exp(c/(n + λ_i))Φ(sqrt(2c/(n + λ_i))),
     whose root c⁺ bounds one tail of the noise sum (|T| ≤ R·sqrt(2c⁺) on that side), and
@@ -263,10 +271,11 @@ def mean_width(count, previous, root, scales, log_weights, log_inverse_delta, sc
         return math.inf, 0.0
     base = scratch[0]
     floor = 2.0 * count * max(log_inverse_delta - math.log(2.0), 0.0)  # 2·c_lo
+    last = LOG_TWO_PHI.shape[0] - 1
     for i in range(scales.shape[0]):
-        # 2Φ(z) = erfc(−z/√2)
-        tail = math.erfc(-math.sqrt(floor / (count + scales[i]) / 2.0))
-        base[i] = log_weights[i] - 0.5 * math.log1p(count / scales[i]) + math.log(tail)
+        z = math.sqrt(floor / (count + scales[i]))
+        base[i] = (log_weights[i] - 0.5 * math.log1p(count / scales[i])
+                   + LOG_TWO_PHI[min(int(z * Z_STEPS_PER_UNIT), last)])
     start = root * count / previous if root > 0.0 and previous > 0 else 0.0
     c, excess, mean, _ = _gibbs_root(base, scales, float(count), log_inverse_delta, scratch[1], scratch[2], start)
     reached = c - excess / mean

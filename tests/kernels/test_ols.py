@@ -210,10 +210,11 @@ def test_a_warm_started_mean_width_is_the_root_or_just_above_it(steps, threshold
     for step in steps:
         width, root = mean_width(count + step, count, root, prior.scales, prior.log_weights, threshold, scratch)
         count += step
-        # the same function as mean_width's: Φ at c_lo = n·log(1/(2δ)), 2Φ(z) = erfc(−z/√2)
+        # the same function as mean_width's: Φ at c_lo = n·log(1/(2δ)), z rounded down to a 32nd,
+        # 2Φ(z) = erfc(−z/√2)
         floor = 2 * count * max(threshold - math.log(2.0), 0.0)
-        base = (prior.log_weights - 0.5 * np.log1p(count / prior.scales)
-                + np.log(erfc(-np.sqrt(floor / (count + prior.scales) / 2))))
+        z = np.minimum(np.floor(np.sqrt(floor / (count + prior.scales)) * 32), 256) / 32
+        base = prior.log_weights - 0.5 * np.log1p(count / prior.scales) + np.log(erfc(-z / math.sqrt(2)))
         low, high = 0.0, 1.0
         while np.log(np.sum(np.exp(base + high / (count + prior.scales)))) < threshold:
             high *= 2
