@@ -242,6 +242,27 @@ def test_each_arm_keeps_the_tighter_side_of_its_own_mean():
     assert np.isneginf(lower[1:]).all() and np.isposinf(upper[1:]).all()
 
 
+def test_each_side_of_an_own_mean_has_the_width_of_its_own_share():
+    """Rewards (2, 1), κ = 0.99, δ = 0.1 (least squares at 0.001, so the own mean binds): the most
+    rewarding arm's lower side spends κδ·1, its upper side κδ·1/(2H_2) = κδ/3. After 50 pulls of e1
+    summing to 0 its bounds are −w(κδ) and +w(κδ/3), w(δ') = sqrt(2c)/50 with c the root at
+    log(1/δ') (c_lo = 50·log(1/(2δ')))."""
+    prior = ScalePrior(1.0)
+    intervals = MixtureIntervals(LeastSquaresSpan(np.eye(2)), prior, 0.1, 1.0, mean_share=0.99,
+                                 rewards=np.array([2.0, 1.0]))
+    intervals.observe(0, 0.0, 50)
+    lower, upper = intervals.bounds()
+
+    def width(share: float) -> float:
+        level = 0.99 * 0.1 * share
+        return math.sqrt(2 * own_mean_root(50.0, math.log(1 / level), intervals.mean_prior,
+                                           floor=50 * math.log(1 / (2 * level)))) / 50
+
+    assert lower[0] == pytest.approx(-width(1.0), rel=1e-9)
+    assert upper[0] == pytest.approx(width(1 / 3), rel=1e-9)
+    assert upper[0] > -lower[0]
+
+
 @settings(max_examples=40, deadline=None)
 @given(count=st.integers(1, 10**6), threshold=st.floats(0.1, 20.0))
 def test_an_own_mean_width_bounds_the_half_normal_mixtures_root(count, threshold):
