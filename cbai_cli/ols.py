@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cbai_cli.kernels.ols import EPOCH, REFRESH, mean_width, mixture_bounds, rank_one_step, tangent_lines
+from cbai_cli.kernels.ols import EPOCH, REFRESH, mixture_bounds, own_mean_sides, rank_one_step, tangent_lines
 from cbai_cli.kernels.threads import threads_from
 
 # Relative size below which an eigenvalue of V, or the part of an arm outside the span,
@@ -487,12 +487,8 @@ class MixtureIntervals:
         """Take in ``count`` pulls of ``arm`` summing to ``total``."""
         self.fit.update(arm, total, count)
         pulls = self.fit.counts[arm]
-        for side in range(2):
-            if math.isfinite(self._mean_thresholds[side, arm]):
-                width, self._mean_roots[side, arm] = mean_width(
-                    pulls, pulls - count, self._mean_roots[side, arm], self.mean_prior.scales,
-                    self.mean_prior.log_weights, self._mean_thresholds[side, arm], self._mean_scratch)
-                self._mean_widths[side, arm] = self.subgaussian * width
+        own_mean_sides(arm, pulls, pulls - count, self._mean_thresholds, self._mean_roots, self._mean_widths,
+                       self.subgaussian, self.mean_prior.scales, self.mean_prior.log_weights, self._mean_scratch)
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower (K,), upper (K,)) now."""

@@ -10,8 +10,6 @@ and leave to Python what needs an eigendecomposition. Both pull through :func:`s
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from cbai_cli.kernels.codes import (BUDGET, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
@@ -19,7 +17,7 @@ from cbai_cli.kernels.codes import (BUDGET, GREEDY_MAXVAR, NEED_NOISE, NEED_REFR
 from cbai_cli.kernels.design import absorb_and_eliminate, predict_contender
 from cbai_cli.kernels.elimination import apply_bounds, interval_bounds
 from cbai_cli.kernels.jit import njit
-from cbai_cli.kernels.ols import KEEP, REFRESH, mean_width, mixture_bounds, rank_one_step
+from cbai_cli.kernels.ols import KEEP, REFRESH, mixture_bounds, own_mean_sides, rank_one_step
 from cbai_cli.kernels.radius import radius
 from cbai_cli.kernels.select import select
 from cbai_cli.kernels.track_and_stop import track_and_stop_arm
@@ -180,8 +178,8 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     One step is :func:`step` on the ridge design (which the rules read), then the fit's
     update as :meth:`cbai_cli.ols.LeastSquaresSpan.update` does it: the pull's count and sum,
     and :func:`~cbai_cli.kernels.ols.rank_one_step` for an arm inside the span, unless the
-    fit's ``fit_refresh_every``-th update is due, and the pulled arm's own mean width
-    (:func:`~cbai_cli.kernels.ols.mean_width`); then, unless Python must act first, the
+    fit's ``fit_refresh_every``-th update is due, and the pulled arm's own mean widths
+    (:func:`~cbai_cli.kernels.ols.own_mean_sides`); then, unless Python must act first, the
     mixture intervals (:func:`~cbai_cli.kernels.ols.mixture_bounds`) and the elimination
     update. Python acts (status NEED_REFRESH, the elimination ``pending``) when the ridge
     design's refresh is due (``since`` ≥ ``refresh_every``), when the fit needs its exact
@@ -201,7 +199,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     """
     # the intervals come from the fit, not from the pass: numpy values, not literals (see advance)
     no_elimination, no_params = np.bool_(False), np.empty(0)
-    mean_scratch = np.empty((3, mean_scales.shape[0]))  # mean_width's, shared by every pull
+    mean_scratch = np.empty((3, mean_scales.shape[0]))  # own_mean_sides's, shared by every pull
     watched = watch_size(contenders)
     for b in range(inverse.shape[0]):
         contender = contender_arm = np.int64(-1)  # see advance
@@ -223,12 +221,8 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
                 break
             counts[b, arm] += 1
             sums[b, arm] += observed
-            for side in range(2):
-                if math.isfinite(mean_thresholds[b, side, arm]):
-                    width, mean_roots[b, side, arm] = mean_width(
-                        counts[b, arm], counts[b, arm] - 1, mean_roots[b, side, arm], mean_scales, mean_log_weights,
-                        mean_thresholds[b, side, arm], mean_scratch)
-                    mean_widths[b, side, arm] = mean_scale[b] * width
+            own_mean_sides(arm, counts[b, arm], counts[b, arm] - 1, mean_thresholds[b], mean_roots[b], mean_widths[b],
+                           mean_scale[b], mean_scales, mean_log_weights, mean_scratch)
             fit_steps[b] += 1
             fit_since[b] += 1
             if not inside[b, arm] or fit_since[b] >= fit_refresh_every:

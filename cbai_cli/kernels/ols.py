@@ -2,7 +2,7 @@
 :func:`rank_one_step`, the in-span update of :class:`cbai_cli.ols.LeastSquaresSpan`, and
 :func:`mixture_bounds`, the intervals of :class:`cbai_cli.ols.MixtureIntervals`, once per
 epoch :func:`tangent_lines`, the lines those intervals take, and
-after each pull :func:`mean_width`, the widths of the two sides of the pulled arm's own mean.
+after each pull :func:`own_mean_sides`, the widths of the two sides of the pulled arm's own mean.
 
 The d × d products are plain loops summed in index order; the pass over the arm matrix
 computes each arm's two products with :func:`cbai_cli.kernels.threads.pair_products` (one
@@ -280,3 +280,20 @@ def mean_width(count, previous, root, scales, log_weights, log_inverse_delta, sc
     c, excess, mean, _ = _gibbs_root(base, scales, float(count), log_inverse_delta, scratch[1], scratch[2], start)
     reached = c - excess / mean
     return math.sqrt(2.0 * reached) / count, reached
+
+
+@njit
+def own_mean_sides(arm, count, previous, thresholds, roots, widths, scale, scales, log_weights, scratch):
+    """Both sides of ``arm``'s own mean after its pulls went from ``previous`` to ``count``: for
+    each side with a finite threshold log(1/(κδ·share)), :func:`mean_width` from the side's
+    last root, R·width into ``widths`` and the new root into ``roots`` (in place). The one
+    update of the ask/tell path (:class:`cbai_cli.ols.MixtureIntervals`) and the compiled loop.
+
+    Shapes: ``thresholds``, ``roots``, ``widths`` (2, K), row 0 the lower side; ``scales``,
+    ``log_weights`` (M,); ``scratch`` (3, M). ``scale`` is R.
+    """
+    for side in range(2):
+        if math.isfinite(thresholds[side, arm]):
+            width, roots[side, arm] = mean_width(count, previous, roots[side, arm], scales, log_weights,
+                                                 thresholds[side, arm], scratch)
+            widths[side, arm] = scale * width
