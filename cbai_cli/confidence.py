@@ -22,7 +22,7 @@ r, and ``--beta B`` means r = √B (so the paper's tuned β = 1/4 gives r = 0.5)
   of the self-normalised bound over ridge scales (:mod:`cbai_cli.ols`, docs/ols.md).
 
 Every adaptive regime gives an algorithm its intervals through one hook:
-``regime.intervals(design, rewards)`` returns a per-run :class:`Intervals` that observes each pull
+``regime.intervals(design, rewards, threshold)`` returns a per-run :class:`Intervals` that observes each pull
 after the ridge design has (``observe``) and gives the bounds l, u of every arm
 (``bounds``). The radius regimes share :class:`RadiusRegime`, whose intervals are
 xᵀφ̂ ∓ r·‖x‖_{A⁻¹} on the ridge design; ``ols`` keeps its own least-squares fit.
@@ -191,7 +191,7 @@ class StaticRegime:
 
 
 class Intervals(Protocol):
-    """The confidence intervals of one adaptive run (what ``regime.intervals(design, rewards)`` returns)."""
+    """The confidence intervals of one adaptive run (what ``regime.intervals(design, rewards, threshold)`` returns)."""
 
     def observe(self, arm: int, total: float, count: int) -> None:
         """Take in ``count`` pulls of ``arm`` summing to ``total``; the ridge design has them already."""
@@ -228,8 +228,9 @@ class RadiusRegime:
     settings: ConfidenceSettings
     kernel_code: ClassVar[int]
 
-    def intervals(self, design: DesignState, rewards: np.ndarray | None = None) -> Intervals:
-        """The run's intervals (the known rewards (K,) play no part in a radius)."""
+    def intervals(self, design: DesignState, rewards: np.ndarray | None = None,
+                  threshold: float | None = None) -> Intervals:
+        """The run's intervals (the known rewards (K,) and τ play no part in a radius)."""
         return RadiusIntervals(self, design)
 
     def compiled(self) -> bool:
@@ -334,14 +335,17 @@ class OLSRegime:
     adaptive: ClassVar[bool] = True
     guaranteed: ClassVar[bool] = True
 
-    def intervals(self, design: DesignState, rewards: np.ndarray | None = None) -> Intervals:
+    def intervals(self, design: DesignState, rewards: np.ndarray | None = None,
+                  threshold: float | None = None) -> Intervals:
         """The run's intervals; the known rewards (K,) share the own means' budget out side by
-        side by reward rank (docs/ols.md, "Each arm's own mean"), uniformly when None."""
+        side by reward rank (docs/ols.md, "Each arm's own mean"), uniformly when None; at τ =
+        ``threshold`` a side may be certified by least squares and the arm's own mean jointly
+        (docs/ols.md, "One supermartingale for both"), never when None."""
         from cbai_cli.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior
 
         s = self.settings
         return MixtureIntervals(LeastSquaresSpan(design.arms), ScalePrior(s.arm_bound**2), s.delta, s.subgaussian,
-                                rewards=rewards)
+                                rewards=rewards, threshold=threshold)
 
     def compiled(self) -> bool:
         """Whether the compiled step computes this regime's intervals

@@ -448,6 +448,9 @@ class MixtureIntervals:
             units of x²) at a smaller threshold than the mean's log(1/(κδ·share)).
         rewards: (K,) the known rewards, which share κδ out by reward rank
             (:func:`mean_shares`); None: κδ/(2K) each side.
+        threshold: τ, at which a side of an arm whose two bounds each fall short may still be
+            certified by their joint test (:func:`cbai_cli.kernels.ols.joint_certificate`;
+            docs/ols.md, "One supermartingale for both"); None: no joint test.
 
     Attributes:
         mean_prior: the prior over the scales of the normal mixture of one arm's own noise
@@ -461,6 +464,7 @@ class MixtureIntervals:
     margin: float = MARGIN
     mean_share: float | None = None
     rewards: np.ndarray | None = field(default=None, repr=False)
+    threshold: float | None = None
     mean_prior: ScalePrior = field(default_factory=lambda: ScalePrior(1.0), init=False, repr=False)
     _epoch: int = field(default=-1, init=False, repr=False)
 
@@ -496,7 +500,9 @@ class MixtureIntervals:
         self.follow_epoch()
         lower, upper = np.empty(fit.arms.shape[0]), np.empty(fit.arms.shape[0])
         mixture_bounds(self._intercepts, self._slopes, self._inflations, fit.growth, fit.variances, fit.spreads,
-                       fit.inside, fit.predictions, fit.counts, fit.sums, self._mean_widths, lower, upper)
+                       fit.inside, fit.predictions, fit.counts, fit.sums, self._mean_widths,
+                       math.nan if self.threshold is None else float(self.threshold), self._mean_thresholds,
+                       float(self.subgaussian), self.mean_prior.scales, self.mean_prior.log_weights, lower, upper)
         return lower, upper
 
     def estimate(self) -> np.ndarray:

@@ -484,3 +484,49 @@ def test_in_one_dimension_least_squares_takes_the_whole_delta():
     assert line.mean_share == 0.0 and np.isposinf(line._mean_thresholds).all()
     assert line.least_squares_delta == 0.1
     assert plane.mean_share == 0.1 and plane.least_squares_delta == pytest.approx(0.09)
+
+
+def certified_infeasible_on_the_boundary(seed: int, delta: float, overweight: float = 1.0, pulls: int = 500) -> bool:
+    """An arm whose mean is exactly τ = 0 (feasible, on the boundary), pulled ``pulls`` times
+    beside one pull of an orthogonal arm: True when at some pull its lower bound rises above
+    τ, a wrong certificate, by least squares, by its own mean or by their joint test.
+    ``overweight`` multiplies the own mean's weight κδ·share in every test (1: as shipped)."""
+    rng = np.random.default_rng(seed)
+    arms = np.eye(2)
+    intervals = MixtureIntervals(LeastSquaresSpan(arms), ScalePrior(1.0), delta, 1.0, rewards=np.array([1.0, 0.0]),
+                                 threshold=0.0)
+    intervals._mean_thresholds -= math.log(overweight)  # log(1/(κδ·share)): a larger weight lowers it
+    intervals.observe(1, float(rng.normal()), 1)
+    for _ in range(pulls):
+        intervals.observe(0, float(rng.normal()), 1)
+        if intervals.bounds()[0][0] > 0.0:
+            return True
+    return False
+
+
+def test_a_joint_certificate_is_wrong_with_probability_at_most_delta():
+    """δ = 0.3: in at most δ of 300 runs, plus three binomial standard deviations, does the
+    boundary arm's lower side pass τ (docs/ols.md, "One supermartingale for both")."""
+    failures = sum(certified_infeasible_on_the_boundary(seed, 0.3) for seed in range(300))
+    assert failures / 300 <= failure_limit(300, 0.3)
+
+
+def test_the_joint_check_detects_an_own_mean_weighted_twenty_times_too_much():
+    """The same runs with the own mean's term 20 times too heavy fail in more than the limit."""
+    failures = sum(certified_infeasible_on_the_boundary(seed, 0.3, overweight=20.0) for seed in range(300))
+    assert failures / 300 > failure_limit(300, 0.3)
+
+
+def test_a_side_certified_jointly_moves_to_the_threshold():
+    """The arm's own mean and least squares each leave τ = 0 inside its interval after 60
+    pulls averaging 0.45; their joint test passes, so the lower side moves to just above τ
+    and the upper side stays where the two bounds put it."""
+    arms = np.eye(2)
+    joint, alone = (MixtureIntervals(LeastSquaresSpan(arms), ScalePrior(1.0), 0.05, 1.0, rewards=np.array([1.0, 0.0]),
+                                     threshold=threshold) for threshold in (0.0, None))
+    for intervals in (joint, alone):
+        intervals.observe(1, 0.0, 1)
+        intervals.observe(0, 0.45 * 60, 60)
+    (low, high), (low_alone, high_alone) = joint.bounds(), alone.bounds()
+    assert low_alone[0] < 0.0 < low[0] == np.nextafter(0.0, 1.0)
+    assert high[0] == high_alone[0]

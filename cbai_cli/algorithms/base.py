@@ -212,7 +212,7 @@ class Adaptive(Algorithm):
     def __init__(self, problem: Problem, config: AlgorithmConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
         self.design = DesignState(problem.arms, config.confidence.ridge)
-        self.intervals = self.regime.intervals(self.design, problem.rewards)
+        self.intervals = self.regime.intervals(self.design, problem.rewards, problem.threshold)
 
     def select(self) -> int:
         """Index of the arm to pull next: the compiled rule ``kernel_code``

@@ -207,7 +207,8 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
         while status[b] == RUNNING:
             if pending[b]:
                 mixture_bounds(intercepts[b], slopes[b], inflations[b], growth[b], caches[b, 0], caches[b, 1],
-                               inside[b], caches[b, 2], counts[b], sums[b], mean_widths[b], last_lower[b],
+                               inside[b], caches[b, 2], counts[b], sums[b], mean_widths[b], threshold,
+                               mean_thresholds[b], mean_scale[b], mean_scales, mean_log_weights, last_lower[b],
                                last_upper[b])
                 if eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status,
                              b):

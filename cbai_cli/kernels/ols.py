@@ -158,28 +158,95 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
 
 @njit
 def mixture_bounds(intercepts, slopes, inflations, growth, variances, spreads, inside, predictions, counts, sums,
-                   mean_widths, lower, upper):
+                   mean_widths, threshold, mean_thresholds, scale, mean_scales, mean_log_weights, lower, upper):
     """l(x), u(x) of every arm into ``lower`` and ``upper``: the least-squares interval
     xᵀφ̂ ∓ sqrt((2R²I·xᵀV⁺x + 2R²S·‖V⁺x‖²)·(1 + g/(2β))) for arms in the span
     ((I, S) = β·(a, b) of its tangent line, ``inflations`` 1/(2β), g = ``growth`` the epoch's growth sum so far,
     docs/ols.md "Epochs"; ∓∞ outside it; negative roundoff under the root clipped at 0),
     intersected with the interval of the arm's own mean, sums/counts − ``mean_widths[0]`` to
     sums/counts + ``mean_widths[1]`` (each side at its own share of δ), for arms pulled at
-    least once (docs/ols.md, "Each arm's own mean").
+    least once (docs/ols.md, "Each arm's own mean"); then, for a pulled arm in the span whose
+    interval still holds τ = ``threshold`` and whose prediction lies on one side of it, the
+    joint test of :func:`joint_certificate` on that side, which moves the side to τ when it
+    passes (docs/ols.md, "One supermartingale for both"). τ = NaN: no joint test.
 
-    Shapes: all (K,) but ``growth`` and ``mean_widths`` (2, K); ``inside`` bool.
+    Shapes: all (K,) but ``growth`` and ``scale`` (R) scalars, ``mean_widths`` and
+    ``mean_thresholds`` (2, K) (row 0 the lower side; log(1/(κδ·share)), ∞ without the
+    means); ``mean_scales``, ``mean_log_weights`` (M,) the means' prior; ``inside`` bool.
     """
     for a in range(predictions.shape[0]):
         width = math.inf
+        squared = math.inf
         if inside[a]:
-            width = math.sqrt(max((intercepts[a] * variances[a] + slopes[a] * spreads[a])
-                                  * (1.0 + growth * inflations[a]), 0.0))
+            squared = max((intercepts[a] * variances[a] + slopes[a] * spreads[a]) * (1.0 + growth * inflations[a]),
+                          0.0)
+            width = math.sqrt(squared)
         low, high = predictions[a] - width, predictions[a] + width
         if counts[a] > 0:
             mean = sums[a] / counts[a]
             low, high = max(low, mean - mean_widths[0, a]), min(high, mean + mean_widths[1, a])
+            if inside[a] and low <= threshold < high:
+                if predictions[a] > threshold:
+                    if joint_certificate(predictions[a] - threshold, squared, 0.5 / inflations[a] + 0.5 * growth,
+                                         (sums[a] - counts[a] * threshold) / scale, counts[a], mean_thresholds[0, a],
+                                         mean_scales, mean_log_weights):
+                        low = np.nextafter(threshold, math.inf)
+                elif joint_certificate(threshold - predictions[a], squared, 0.5 / inflations[a] + 0.5 * growth,
+                                       (counts[a] * threshold - sums[a]) / scale, counts[a], mean_thresholds[1, a],
+                                       mean_scales, mean_log_weights):
+                    high = threshold
         lower[a] = low
         upper[a] = high
+
+
+@njit
+def joint_certificate(distance, squared, beta, deviation, count, own_threshold, scales, log_weights):
+    """Whether one side of an arm is certified at τ by the sum of the two supermartingales
+    that bound it, least squares (weight 1 − κ) and the arm's own mean on that side (weight
+    κ·share), rather than by each alone (docs/ols.md, "One supermartingale for both"):
+
+        exp(β'·(distance²/width² − 1)) + exp(log M(τ) − log(1/(κδ·share))) ≥ 1,
+
+    where ``distance`` = |xᵀφ̂ − τ| > 0 on the side certified, width² = ``squared`` and β' =
+    ``beta`` (β of the arm's tangent line plus g/2) of its least-squares interval, so that
+    the first term is (1 − κ)δ·exp(E(τ)) for the lower bound E(τ) ≤ log M_LS the Theorem
+    gives at any φ with xᵀφ = τ; and M(τ) the half-normal mixture of the arm's own noise sum
+    at xᵀφ = τ, T = ``deviation`` (its sum's distance from count·τ over R, > 0 on the side
+    certified), Σ_i π_i (λ_i/(n + λ_i))^{1/2} exp(T²/(2(n + λ_i)))·2Φ(T/sqrt(n + λ_i)), with
+    log 2Φ read from :data:`LOG_TWO_PHI` at or below its argument (a lower bound).
+    ``own_threshold`` = log(1/(κδ·share)) (∞: no own mean). Before the sum over the M scales,
+    its largest possible value, log M ≤ u − ½ − ½·log(2u) + log 2 with u = T²/(2n) (each term
+    at its best λ), decides whether it could reach the rest: the test's answer is the same.
+    """
+    if not squared > 0.0 or not math.isfinite(squared):
+        return False
+    least_squares = math.exp(min(beta * (distance * distance / squared - 1.0), 0.0))
+    if not math.isfinite(own_threshold) or deviation <= 0.0:
+        return least_squares >= 1.0
+    missing = 1.0 - least_squares
+    if missing <= 0.0:
+        return True
+    u = deviation * deviation / (2.0 * count)
+    ceiling = (u - 0.5 - 0.5 * math.log(2.0 * u) if u > 0.5 else 0.0) + math.log(2.0)
+    if ceiling - own_threshold < math.log(missing):
+        return False
+    # log Σ_i exp(t_i) with the largest t_i factored out: two passes, nothing allocated
+    top = -math.inf
+    for i in range(scales.shape[0]):
+        top = max(top, _own_term(i, deviation, count, scales, log_weights))
+    total = 0.0
+    for i in range(scales.shape[0]):
+        total += math.exp(_own_term(i, deviation, count, scales, log_weights) - top)
+    return top + math.log(total) - own_threshold >= math.log(missing)
+
+
+@njit
+def _own_term(i, deviation, count, scales, log_weights):
+    """log of the i-th term of :func:`joint_certificate`'s mixture M(τ), log 2Φ read from the table at or below z."""
+    spread = count + scales[i]
+    z = deviation / math.sqrt(spread)
+    return (log_weights[i] - 0.5 * math.log1p(count / scales[i]) + deviation * deviation / (2.0 * spread)
+            + LOG_TWO_PHI[min(int(z * Z_STEPS_PER_UNIT), LOG_TWO_PHI.shape[0] - 1)])
 
 
 @njit

@@ -186,8 +186,9 @@ def scaled_regime(name: str, scale: float) -> type:
     if not base.adaptive:
         members = {"round_radius": lambda self, *arguments: scale * base.round_radius(self, *arguments)}
     elif hasattr(base, "intervals"):
-        members = {"intervals": lambda self, design, rewards=None: ScaledIntervals(base.intervals(self, design, rewards),
-                                                                                  scale)}
+        # τ is not passed on: a joint certificate at τ would move a side to τ, not scale it
+        members = {"intervals": lambda self, design, rewards=None, threshold=None: ScaledIntervals(
+            base.intervals(self, design, rewards), scale)}
     else:
         members = {"radius": lambda self, state: scale * base.radius(self, state)}
     return type(f"Scaled{base.__name__}", (base,), {"name": f"{name}-scaled", "guaranteed": False, **members})

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.special import erfc
+from scipy.special import erfc, log_ndtr
 
-from cbai_cli.kernels.ols import EPOCH, KEEP, REFRESH, mean_width, mixture_bounds, rank_one_step
+from cbai_cli.kernels.ols import (EPOCH, KEEP, LOG_TWO_PHI, REFRESH, Z_STEPS_PER_UNIT, joint_certificate, mean_width,
+                                  mixture_bounds, rank_one_step)
 from cbai_cli.kernels.threads import NEVER
-from cbai_cli.ols import DRIFT_TOLERANCE, STEP_ROUNDOFF
+from cbai_cli.ols import DRIFT_TOLERANCE, STEP_ROUNDOFF, ScalePrior
 
 RATIO = DRIFT_TOLERANCE / STEP_ROUNDOFF
 
@@ -165,8 +166,9 @@ def test_the_bounds_are_numpys_elementwise_formula_bitwise(seed, k):
     sums = rng.standard_normal(k) * counts
     mean_widths = np.where(counts > 0, rng.uniform(0.0, 3.0, size=(2, k)), np.inf)
     lower, upper = np.empty(k), np.empty(k)
+    no_means, prior = np.full((2, k), np.inf), ScalePrior(1.0)
     mixture_bounds(intercepts, slopes, inflations, growth, variances, spreads, inside, predictions, counts, sums,
-                   mean_widths, lower, upper)
+                   mean_widths, math.nan, no_means, 1.0, prior.scales, prior.log_weights, lower, upper)  # no joint test
     squared = (intercepts * variances + slopes * spreads) * (1.0 + growth * inflations)
     widths = np.where(inside, np.sqrt(np.maximum(squared, 0.0)), np.inf)
     means = np.divide(sums, counts, out=np.zeros(k), where=counts > 0)
@@ -224,3 +226,54 @@ def test_a_warm_started_mean_width_is_the_root_or_just_above_it(steps, threshold
                 else (low, middle)
         exact = math.sqrt(2 * high) / count
         assert exact * (1 - 1e-12) <= width <= exact * (1 + 1e-6)
+
+
+def own_log_mixture(deviation: float, count: float, prior: ScalePrior, table: bool) -> float:
+    """log Σ_i π_i (λ_i/(n + λ_i))^{1/2} exp(T²/(2(n + λ_i)))·2Φ(T/sqrt(n + λ_i)) written out,
+    log 2Φ from the kernel's table (at or below z) or exactly."""
+    spread = count + prior.scales
+    z = deviation / np.sqrt(spread)
+    log_two_phi = (LOG_TWO_PHI[np.minimum((z * Z_STEPS_PER_UNIT).astype(int), LOG_TWO_PHI.size - 1)] if table
+                   else math.log(2.0) + log_ndtr(z))
+    terms = prior.log_weights - 0.5 * np.log1p(count / prior.scales) + deviation**2 / (2 * spread) + log_two_phi
+    return float(np.logaddexp.reduce(terms))
+
+
+def test_a_side_that_neither_bound_certifies_is_certified_by_their_sum():
+    """Least squares' term exp(β'(d²/W² − 1)) = e^{−0.5} ≈ 0.61 and the own mean's term
+    M(τ)·κδ·share = 0.5 (the threshold set so) each fall short of 1; their sum passes, and
+    with the own term at 0.35 it does not."""
+    prior = ScalePrior(1.0)
+    deviation, count = 9.0, 40.0
+    log_m = own_log_mixture(deviation, count, prior, table=True)
+    beta, squared = 5.0, 1.0
+    distance = math.sqrt(0.9)  # β'(d²/W² − 1) = 5·(0.9 − 1) = −0.5
+    assert joint_certificate(distance, squared, beta, deviation, count, log_m - math.log(0.5), prior.scales,
+                             prior.log_weights)
+    assert not joint_certificate(distance, squared, beta, deviation, count, log_m - math.log(0.35), prior.scales,
+                                 prior.log_weights)
+    assert not joint_certificate(distance, squared, beta, deviation, count, math.inf, prior.scales, prior.log_weights)
+
+
+@settings(max_examples=300, deadline=None)
+@given(distance=st.floats(0.01, 3.0), squared=st.floats(0.01, 4.0), beta=st.floats(1.0, 20.0),
+       deviation=st.floats(0.01, 60.0), count=st.integers(1, 5000), own_threshold=st.floats(1.0, 15.0))
+def test_the_joint_test_is_the_sum_written_out(distance, squared, beta, deviation, count, own_threshold):
+    """The kernel's answer, with its shortcut through the largest possible M(τ), equals the
+    test written out over every scale."""
+    prior = ScalePrior(1.0)
+    least_squares = math.exp(min(beta * (distance**2 / squared - 1.0), 0.0))
+    own = math.exp(own_log_mixture(deviation, count, prior, table=True) - own_threshold)
+    total = least_squares + own
+    if abs(total - 1.0) > 1e-9:  # not on the edge, where the two orders of summation may disagree
+        assert joint_certificate(distance, squared, beta, deviation, float(count), own_threshold, prior.scales,
+                                 prior.log_weights) == (total >= 1.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(deviation=st.floats(0.0, 200.0), count=st.integers(1, 10**6))
+def test_the_shortcut_bounds_the_own_mixture_from_above(deviation, count):
+    """log M(τ) ≤ u − ½ − ½·log(2u) + log 2 (u = T²/(2n) > ½; log 2 below), with 2Φ taken exactly."""
+    u = deviation**2 / (2 * count)
+    ceiling = (u - 0.5 - 0.5 * math.log(2 * u) if u > 0.5 else 0.0) + math.log(2.0)
+    assert own_log_mixture(deviation, count, ScalePrior(1.0), table=False) <= ceiling + 1e-12

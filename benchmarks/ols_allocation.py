@@ -1,0 +1,122 @@
+"""Whether track-and-stop's remaining factor is its sampling or the ``ols`` intervals: the
+queries of track-and-stop with ``ols`` against the lower bound's own allocation, tracked
+with the same intervals and the same stopping rule (docs/track-and-stop.md, "What the
+allocation of the bound would need").
+
+For each instance, δ = 0.05, R = σ:
+
+- ``track-and-stop``: the median of queries / the Theorem 1 bound over seeds 0 … n−1
+  (:func:`cbai_cli.simulate.run_many`, as ``cbai solve --runs``);
+- ``oracle allocation``: the H_CLB design λ* of the true φ (Definition 2; the Oracle's
+  allocation, :func:`cbai_cli.bounds.oracle_design`), followed by tracking — pull
+  argmin_a N_a − (n + 1)·λ*_a — with the ``ols`` intervals of the run
+  (:class:`cbai_cli.ols.MixtureIntervals`) and the elimination of every algorithm
+  (:class:`cbai_cli.algorithms.elimination.EliminationState`), the median over n noise
+  seeds (their own streams, :func:`numpy.random.default_rng` of 10⁶ + s);
+- ``mean path``: the same allocation with every observation equal to its mean, one run;
+- ``β_eff``: at the end of the mean path, the least and the largest over the arms of
+  X≥(x*) in the span of width²/(2R²·xᵀV⁺x) of the least-squares intervals alone, the
+  factor by which an arm's squared width exceeds 2R²·xᵀV⁺x: the bound's allocation makes
+  n·xᵀV⁺x/g(x)² at most H_CLB for every arm it needs (equal for the arms that set H_CLB),
+  so such an arm, certified by least squares, holds the run to about β_eff/log(1/(2.4δ))
+  times the bound (log(1/(2.4δ)) = 2.12 here);
+- ``rank``: the rank of the design at that point.
+
+The oracle runs are a Python loop (one ``bounds()`` a pull, about 40 s for 40 runs of
+10⁴ queries), so keep ``--seeds`` small.
+
+    python benchmarks/ols_allocation.py [SOURCE ...] [--seeds 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+from cbai_cli.algorithms.elimination import EliminationState
+from cbai_cli.bounds import at_least_set, compute_bounds, oracle_design
+from cbai_cli.compare.sources import parse_source
+from cbai_cli.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior
+from cbai_cli.simulate import RunRequest, prepare, run_many
+
+DELTA = 0.05
+DEFAULT_SOURCES = (
+    "irrelevant-dims:d=10,eps=0.05,sigma=1",
+    "unit-sphere:d=10,n=20,seed=0,sigma=1",
+    "regret-1d:sigma=1",
+    "unit-sphere:d=5,n=20,seed=44,sigma=1",
+    "random:d=10,n=20,seed=32,sigma=1",
+    "unit-sphere:d=5,n=20,seed=26,sigma=1",
+    "random:d=20,n=40,seed=24,sigma=1",
+)
+BUDGET = 10**6
+
+
+def intervals_for(instance) -> MixtureIntervals:
+    """The ``ols`` intervals a run of ``instance`` starts with (as :class:`cbai_cli.confidence.OLSRegime` makes them)."""
+    problem = instance.problem
+    arms = np.asarray(problem.arms)
+    scale = float(np.max(np.sum(arms**2, axis=1)))
+    return MixtureIntervals(LeastSquaresSpan(arms), ScalePrior(scale), DELTA, instance.noise.sigma,
+                            rewards=np.asarray(problem.rewards))
+
+
+def tracked_run(instance, weights: np.ndarray, noise: np.random.Generator | None):
+    """Pulls that track ``weights`` (K,) until the elimination stops; ``noise`` None: the
+    mean path. Returns (queries, the intervals at the end)."""
+    problem = instance.problem
+    arms = np.asarray(problem.arms)
+    means = instance.gaps + problem.threshold  # φᵀx in the learner's coordinates
+    sigma = instance.noise.sigma
+    intervals = intervals_for(instance)
+    state = EliminationState(problem.rewards, problem.threshold)
+    counts = np.zeros(arms.shape[0])
+    pulls = 0
+    while not state.done and pulls < BUDGET:
+        arm = int(np.argmin(counts - (pulls + 1) * weights))
+        observation = means[arm] + (0.0 if noise is None else sigma * noise.standard_normal())
+        intervals.observe(arm, observation, 1)
+        counts[arm] += 1
+        pulls += 1
+        state.update(*intervals.bounds())
+    return pulls, intervals
+
+
+def least_squares_beta(instance, intervals: MixtureIntervals) -> tuple[float, float, int]:
+    """(min and max over X≥(x*) in the span of width²/(2R²·xᵀV⁺x) of the least-squares intervals, the design's rank)."""
+    fit = intervals.fit
+    need = at_least_set(instance) & fit.inside
+    saved = intervals._mean_widths.copy()
+    intervals._mean_widths[:] = math.inf  # least squares alone
+    lower, upper = intervals.bounds()
+    intervals._mean_widths[:] = saved
+    half = (upper - lower)[need] / 2
+    beta = half**2 / (2 * instance.noise.sigma**2 * fit.variances[need])
+    return float(np.min(beta)), float(np.max(beta)), fit.rank
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sources", nargs="*", default=list(DEFAULT_SOURCES))
+    parser.add_argument("--seeds", type=int, default=40)
+    args = parser.parse_args(argv)
+    print("| instance | bound | track-and-stop | oracle allocation | mean path | β_eff | rank |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for source in args.sources:
+        instance = parse_source(source, 0)[0].instance_for(0)
+        bound = compute_bounds(instance, delta=DELTA).lower_bound_noise
+        prepared = prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA), instance)
+        ours = np.median([result.iterations for result in run_many(prepared, range(args.seeds))])
+        weights = np.array(oracle_design(instance))
+        oracle = np.median([tracked_run(instance, weights, np.random.default_rng(10**6 + seed))[0]
+                            for seed in range(args.seeds)])
+        path, intervals = tracked_run(instance, weights, None)
+        least, largest, rank = least_squares_beta(instance, intervals)
+        print(f"| {source} | {bound:,.1f} | {ours / bound:.2f}× | {oracle / bound:.2f}× | {path / bound:.2f}× | "
+              f"{least:.2f}–{largest:.2f} | {rank} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
