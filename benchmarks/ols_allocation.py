@@ -22,8 +22,8 @@ For each instance, δ = 0.05, R = σ:
   times the bound (log(1/(2.4δ)) = 2.12 here);
 - ``rank``: the rank of the design at that point.
 
-The oracle runs are a Python loop (one ``bounds()`` a pull, about 40 s for 40 runs of
-10⁴ queries), so keep ``--seeds`` small.
+The oracle runs are a Python loop (one ``bounds()`` a pull): the default instances at
+200 seeds take about 6 minutes on one core.
 
     python benchmarks/ols_allocation.py [SOURCE ...] [--seeds 40]
 """
@@ -60,7 +60,7 @@ def intervals_for(instance) -> MixtureIntervals:
     arms = np.asarray(problem.arms)
     scale = float(np.max(np.sum(arms**2, axis=1)))
     return MixtureIntervals(LeastSquaresSpan(arms), ScalePrior(scale), DELTA, instance.noise.sigma,
-                            rewards=np.asarray(problem.rewards))
+                            rewards=np.asarray(problem.rewards), threshold=problem.threshold)
 
 
 def tracked_run(instance, weights: np.ndarray, noise: np.random.Generator | None):
@@ -88,10 +88,11 @@ def least_squares_beta(instance, intervals: MixtureIntervals) -> tuple[float, fl
     """(min and max over X≥(x*) in the span of width²/(2R²·xᵀV⁺x) of the least-squares intervals, the design's rank)."""
     fit = intervals.fit
     need = at_least_set(instance) & fit.inside
-    saved = intervals._mean_widths.copy()
-    intervals._mean_widths[:] = math.inf  # least squares alone
+    threshold, widths = intervals.threshold, intervals._mean_widths.copy()
+    intervals.threshold = None  # least squares alone: no joint test at τ and no own means
+    intervals._mean_widths[:] = math.inf
     lower, upper = intervals.bounds()
-    intervals._mean_widths[:] = saved
+    intervals.threshold, intervals._mean_widths[:] = threshold, widths
     half = (upper - lower)[need] / 2
     beta = half**2 / (2 * instance.noise.sigma**2 * fit.variances[need])
     return float(np.min(beta)), float(np.max(beta)), fit.rank
