@@ -27,7 +27,7 @@ for it. Arms with a component outside the span stay uncertain (infinite width).
   to :meth:`LeastSquaresSpan.refresh` and :meth:`LeastSquaresSpan.new_epoch`).
 - :func:`mixture_envelope`, :class:`Envelope`, :func:`mixture_widths`: the tangent lines'
   lower envelope, the line each arm takes, and the half-widths.
-- :class:`MixtureIntervals`: one run's intervals (the regime's ``intervals(design, rewards)``).
+- :class:`MixtureIntervals`: one run's intervals (the regime's ``intervals(design, rewards, threshold)``).
 """
 
 from __future__ import annotations

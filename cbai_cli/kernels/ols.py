@@ -1,6 +1,7 @@
 """The per-pull work of the ``ols`` regime compiled (docs/ols.md, "Cost"):
 :func:`rank_one_step`, the in-span update of :class:`cbai_cli.ols.LeastSquaresSpan`, and
-:func:`mixture_bounds`, the intervals of :class:`cbai_cli.ols.MixtureIntervals`, once per
+:func:`mixture_bounds`, the intervals of :class:`cbai_cli.ols.MixtureIntervals` (with
+:func:`joint_certificate`, the joint test of a side at τ), once per
 epoch :func:`tangent_lines`, the lines those intervals take, and
 after each pull :func:`own_mean_sides`, the widths of the two sides of the pulled arm's own mean.
 
