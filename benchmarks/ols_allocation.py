@@ -9,8 +9,8 @@ For each instance, δ = 0.05, R = σ:
   (:func:`cbai_cli.simulate.run_many`, as ``cbai solve --runs``);
 - ``oracle allocation``: the H_CLB design λ* of the true φ (Definition 2; the Oracle's
   allocation, :func:`cbai_cli.bounds.oracle_design`), followed by tracking — pull
-  argmin_a N_a − (n + 1)·λ*_a — with the ``ols`` intervals of the run
-  (:class:`cbai_cli.ols.MixtureIntervals`) and the elimination of every algorithm
+  argmin_a N_a − (n + 1)·λ*_a — with the ``ols`` intervals the regime gives a
+  track-and-stop run (:class:`cbai_cli.ols.MixtureIntervals`, τ and the rewards included) and the elimination of every algorithm
   (:class:`cbai_cli.algorithms.elimination.EliminationState`), the median over n noise
   seeds (their own streams, :func:`numpy.random.default_rng` of 10⁶ + s);
 - ``mean path``: the same allocation with every observation equal to its mean, one run;
@@ -38,7 +38,7 @@ import numpy as np
 from cbai_cli.algorithms.elimination import EliminationState
 from cbai_cli.bounds import at_least_set, compute_bounds, oracle_design
 from cbai_cli.compare.sources import parse_source
-from cbai_cli.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior
+from cbai_cli.ols import MixtureIntervals
 from cbai_cli.simulate import RunRequest, prepare, run_many
 
 DELTA = 0.05
@@ -54,25 +54,16 @@ DEFAULT_SOURCES = (
 BUDGET = 10**6
 
 
-def intervals_for(instance) -> MixtureIntervals:
-    """The ``ols`` intervals a run of ``instance`` starts with (as :class:`cbai_cli.confidence.OLSRegime` makes them)."""
-    problem = instance.problem
-    arms = np.asarray(problem.arms)
-    scale = float(np.max(np.sum(arms**2, axis=1)))
-    return MixtureIntervals(LeastSquaresSpan(arms), ScalePrior(scale), DELTA, instance.noise.sigma,
-                            rewards=np.asarray(problem.rewards), threshold=problem.threshold)
-
-
-def tracked_run(instance, weights: np.ndarray, noise: np.random.Generator | None):
-    """Pulls that track ``weights`` (K,) until the elimination stops; ``noise`` None: the
-    mean path. Returns (queries, the intervals at the end)."""
-    problem = instance.problem
-    arms = np.asarray(problem.arms)
-    means = instance.gaps + problem.threshold  # φᵀx in the learner's coordinates
-    sigma = instance.noise.sigma
-    intervals = intervals_for(instance)
+def tracked_run(prepared, weights: np.ndarray, noise: np.random.Generator | None):
+    """Pulls that track ``weights`` (K,) until the elimination stops, with the intervals the
+    regime gives a run of ``prepared``; ``noise`` None: the mean path. Returns (queries, the
+    intervals at the end)."""
+    problem, truth = prepared.instance.problem, prepared.instance.truth
+    means = truth.means(problem.arms)
+    sigma = prepared.instance.noise.sigma
+    intervals = prepared.make_algorithm(np.random.default_rng(0)).intervals
     state = EliminationState(problem.rewards, problem.threshold)
-    counts = np.zeros(arms.shape[0])
+    counts = np.zeros(problem.arms.shape[0])
     pulls = 0
     while not state.done and pulls < BUDGET:
         arm = int(np.argmin(counts - (pulls + 1) * weights))
@@ -111,9 +102,9 @@ def main(argv: list[str] | None = None) -> None:
         prepared = prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA), instance)
         ours = np.median([result.iterations for result in run_many(prepared, range(args.seeds))])
         weights = np.array(oracle_design(instance))
-        oracle = np.median([tracked_run(instance, weights, np.random.default_rng(10**6 + seed))[0]
+        oracle = np.median([tracked_run(prepared, weights, np.random.default_rng(10**6 + seed))[0]
                             for seed in range(args.seeds)])
-        path, intervals = tracked_run(instance, weights, None)
+        path, intervals = tracked_run(prepared, weights, None)
         least, largest, rank = least_squares_beta(instance, intervals)
         print(f"| {source} | {bound:,.1f} | {ours / bound:.2f}× | {oracle / bound:.2f}× | {path / bound:.2f}× | "
               f"{least:.2f}–{largest:.2f} | {rank} |", flush=True)

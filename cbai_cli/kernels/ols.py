@@ -187,15 +187,15 @@ def mixture_bounds(intercepts, slopes, inflations, growth, variances, spreads, i
             mean = sums[a] / counts[a]
             low, high = max(low, mean - mean_widths[0, a]), min(high, mean + mean_widths[1, a])
             if inside[a] and low <= threshold < high:
-                if predictions[a] > threshold:
-                    if joint_certificate(predictions[a] - threshold, squared, 0.5 / inflations[a] + 0.5 * growth,
-                                         (sums[a] - counts[a] * threshold) / scale, counts[a], mean_thresholds[0, a],
-                                         mean_scales, mean_log_weights):
+                # the side the prediction lies on: the lower (row 0, sign +1) above τ, else the upper
+                side, sign = (0, 1.0) if predictions[a] > threshold else (1, -1.0)
+                if joint_certificate(sign * (predictions[a] - threshold), squared, 0.5 / inflations[a] + 0.5 * growth,
+                                     sign * (sums[a] - counts[a] * threshold) / scale, counts[a],
+                                     mean_thresholds[side, a], mean_scales, mean_log_weights):
+                    if side == 0:
                         low = np.nextafter(threshold, math.inf)
-                elif joint_certificate(threshold - predictions[a], squared, 0.5 / inflations[a] + 0.5 * growth,
-                                       (counts[a] * threshold - sums[a]) / scale, counts[a], mean_thresholds[1, a],
-                                       mean_scales, mean_log_weights):
-                    high = threshold
+                    else:
+                        high = threshold
         lower[a] = low
         upper[a] = high
 
