@@ -262,12 +262,12 @@ def test_the_joint_test_is_the_sum_written_out(distance, squared, beta, deviatio
     """The kernel's answer, with its shortcut through the largest possible M(τ), equals the
     test written out over every scale."""
     prior = ScalePrior(1.0)
-    least_squares = math.exp(min(beta * (distance**2 / squared - 1.0), 0.0))
-    own = math.exp(own_log_mixture(deviation, count, prior, table=True) - own_threshold)
-    total = least_squares + own
-    if abs(total - 1.0) > 1e-9:  # not on the edge, where the two orders of summation may disagree
+    # the sum of the two terms in logs: the own term alone can exceed what a float holds
+    log_total = np.logaddexp(min(beta * (distance**2 / squared - 1.0), 0.0),
+                             own_log_mixture(deviation, count, prior, table=True) - own_threshold)
+    if abs(log_total) > 1e-9:  # not on the edge, where the two orders of summation may disagree
         assert joint_certificate(distance, squared, beta, deviation, float(count), own_threshold, prior.scales,
-                                 prior.log_weights) == (total >= 1.0)
+                                 prior.log_weights) == (log_total >= 0.0)
 
 
 @settings(max_examples=300, deadline=None)
