@@ -57,7 +57,7 @@ MARGIN = 0.2
 # The share κ of δ spent on the one-sided bounds of the arms' own means (each side κδ times
 # its share by reward rank, mean_shares); the least-squares intervals take (1 − κ)δ; none in
 # one dimension (docs/ols.md, "Each arm's own mean").
-MEAN_SHARE = 0.1
+MEAN_SHARE = 0.3
 # The part of κδ that the upper sides of the own means share by reward rank; the lower sides
 # get the rest (mean_shares).
 UPPER_SHARE = 0.5

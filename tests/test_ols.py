@@ -474,16 +474,16 @@ def test_the_regime_shares_the_own_mean_budget_by_the_instances_rewards():
     instance = parse_source("random:d=3,n=6,seed=1,sigma=1", 0)[0].instance_for(0)
     learner, _, _ = start_run(prepare(RunRequest.of("track-and-stop", "ols", delta=0.05), instance), 0)
     shares = mean_shares(learner.problem.rewards, 6)
-    assert learner.intervals._mean_thresholds == pytest.approx(-np.log(0.1 * 0.05 * shares))
+    assert learner.intervals._mean_thresholds == pytest.approx(-np.log(0.3 * 0.05 * shares))
 
 
 def test_in_one_dimension_least_squares_takes_the_whole_delta():
-    """d = 1: no own means by default (least squares uses every pull for every arm), κ = 0.1 from d = 2."""
+    """d = 1: no own means by default (least squares uses every pull for every arm), κ = 0.3 from d = 2."""
     line = MixtureIntervals(LeastSquaresSpan(np.array([[1.0], [0.5]])), ScalePrior(1.0), 0.1, 1.0)
     plane = MixtureIntervals(LeastSquaresSpan(ARMS), ScalePrior(1.0), 0.1, 1.0)
     assert line.mean_share == 0.0 and np.isposinf(line._mean_thresholds).all()
     assert line.least_squares_delta == 0.1
-    assert plane.mean_share == 0.1 and plane.least_squares_delta == pytest.approx(0.09)
+    assert plane.mean_share == 0.3 and plane.least_squares_delta == pytest.approx(0.07)
 
 
 def certified_infeasible_on_the_boundary(seed: int, delta: float, overweight: float = 1.0, pulls: int = 500) -> bool:
