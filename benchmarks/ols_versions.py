@@ -6,21 +6,24 @@ Seeds 0 … ``--seeds``−1 through :func:`cbai_cli.simulate.run_many` (the comp
 ``cbai solve --runs``: seed s is ``cbai solve … --seed s``), δ = 0.05, R = σ. For each
 instance: the median and the mean of queries / bound, the runs above three times the
 median, and the runs right. To compare versions of the regime, run the script once per
-version with that version's checkout first on ``PYTHONPATH``.
+version with that version's checkout first on ``PYTHONPATH``. ``--mean-share κ`` runs the
+regime with another share of δ for the arms' own means than its default
+(``ConfidenceSettings.mean_share``; docs/ols.md, "Which κ").
 
-    python benchmarks/ols_versions.py [SOURCE ...] [--seeds 200]
+    python benchmarks/ols_versions.py [SOURCE ...] [--seeds 200] [--mean-share 0.3]
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from cbai_cli.bounds import compute_bounds
 from cbai_cli.compare.sources import parse_source
-from cbai_cli.simulate import RunRequest, prepare, run_many
+from cbai_cli.simulate import PreparedRun, RunRequest, prepare, run_many
 
 DEFAULT_SOURCES = (
     "irrelevant-dims:d=10,eps=0.05,sigma=1",
@@ -36,18 +39,28 @@ DEFAULT_SOURCES = (
 )
 
 
+def with_mean_share(prepared: PreparedRun, mean_share: float | None) -> PreparedRun:
+    """``prepared`` with the ols regime's κ set to ``mean_share`` (unchanged for None)."""
+    if mean_share is None:
+        return prepared
+    config = prepared.config
+    config = replace(config, confidence=replace(config.confidence, mean_share=mean_share))
+    return replace(prepared, configured=replace(prepared.configured, config=config))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sources", nargs="*", default=list(DEFAULT_SOURCES))
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--algo", default="track-and-stop")
+    parser.add_argument("--mean-share", type=float, default=None, help="κ of the ols regime (default: the regime's)")
     args = parser.parse_args(argv)
     print("| instance | bound | median / bound | mean / bound | runs > 3 × median | right | seconds |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for source in args.sources:
         instance = parse_source(source, 0)[0].instance_for(0)
         bound = compute_bounds(instance, delta=0.05).lower_bound_noise
-        prepared = prepare(RunRequest.of(args.algo, "ols", delta=0.05), instance)
+        prepared = with_mean_share(prepare(RunRequest.of(args.algo, "ols", delta=0.05), instance), args.mean_share)
         started = time.perf_counter()
         results = run_many(prepared, range(args.seeds))
         queries = np.array([result.iterations for result in results])

@@ -162,6 +162,10 @@ class ConfidenceSettings:
         norm_bound: S ≥ ‖φ‖.
         arm_bound: L ≥ max ‖x‖.
         beta: B of the tuned regime, r = √B.
+        mean_share: κ of the ols regime, the share of δ spent on the arms' own means (None:
+            :data:`cbai_cli.ols.MEAN_SHARE`, or 0 in one dimension; docs/ols.md, "Which κ").
+            Every κ in [0, 1) keeps the guarantee. Not a command-line option: runs take the
+            default, and ``benchmarks/ols_versions.py --mean-share`` measures others.
     """
 
     delta: float
@@ -170,6 +174,7 @@ class ConfidenceSettings:
     norm_bound: float = 1.0
     arm_bound: float = 1.0
     beta: float | None = None
+    mean_share: float | None = None
 
 
 @dataclass(frozen=True)
@@ -345,7 +350,7 @@ class OLSRegime:
 
         s = self.settings
         return MixtureIntervals(LeastSquaresSpan(design.arms), ScalePrior(s.arm_bound**2), s.delta, s.subgaussian,
-                                rewards=rewards, threshold=threshold)
+                                mean_share=s.mean_share, rewards=rewards, threshold=threshold)
 
     def compiled(self) -> bool:
         """Whether the compiled step computes this regime's intervals

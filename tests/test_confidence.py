@@ -285,6 +285,17 @@ def test_radius_regimes_give_the_ridge_prediction_plus_minus_radius_times_norm(r
     assert np.allclose(lower, state.predictions - half) and np.allclose(upper, state.predictions + half)
 
 
+def test_ols_intervals_spend_the_settings_mean_share_on_the_own_means():
+    """κ from the settings: least squares at (1 − κ)δ; None takes the regime's default."""
+    from cbai_cli.ols import MEAN_SHARE
+
+    state = DesignState(np.eye(2), ridge=0.5)
+    chosen = OLSRegime(ConfidenceSettings(delta=0.1, mean_share=0.2)).intervals(state)
+    default = OLSRegime(ConfidenceSettings(delta=0.1)).intervals(state)
+    assert chosen.mean_share == 0.2 and chosen.least_squares_delta == pytest.approx(0.08)
+    assert default.mean_share == MEAN_SHARE
+
+
 def test_ols_intervals_keep_their_own_unbiased_fit():
     """Four pulls of e1 summing to 2: centre 0.5 (the ridge centre would be 2/4.5), e2 unbounded."""
     settings = ConfidenceSettings(delta=0.05, ridge=0.5)
