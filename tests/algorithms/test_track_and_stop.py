@@ -10,7 +10,7 @@ import pytest
 
 from cbai_cli.algorithms.base import AlgorithmConfig
 from cbai_cli.algorithms.registry import AlgorithmEntry, cbai_entry, default_algorithm, register, resolve
-from cbai_cli.algorithms.track_and_stop import TrackAndStop
+from cbai_cli.algorithms.track_and_stop import OPTIMISM, TrackAndStop
 from cbai_cli.compare.specs import parse_algorithms
 from cbai_cli.confidence import ConfidenceSettings
 from cbai_cli.design import optimal_design
@@ -23,10 +23,11 @@ from cbai_cli.simulate import RunRequest, prepare, run_once
 from tests.cli.conftest import cbai_process, cli, instance_file  # noqa: F401 (fixtures)
 
 
-def two_arm_plane() -> Instance:
+def two_arm_plane(reward: tuple[float, float] = (1.0, 0.0)) -> Instance:
     """Arms e1 (reward 1) and e2 (reward 0) in the plane, φ = (1, 0.5), τ = 0.75:
-    e1 is infeasible (g = 0.25), e2 feasible (g = −0.25), so x* = e2 and X≥(x*) = X."""
-    return Instance(name="plane", arms=np.array([[1.0, 0.0], [0.0, 1.0]]), reward=np.array([1.0, 0.0]),
+    e1 is infeasible (g = 0.25), e2 feasible (g = −0.25), so x* = e2 and X≥(x*) = X;
+    ``reward`` = (1, 1) ties the two rewards."""
+    return Instance(name="plane", arms=np.array([[1.0, 0.0], [0.0, 1.0]]), reward=np.array(reward),
                     constraint=np.array([1.0, 0.5]), threshold=0.75, noise=GaussianNoise(1.0))
 
 
@@ -89,8 +90,10 @@ def test_frank_wolfe_steps_approach_the_c_optimal_design_of_one_target():
 def test_pulls_follow_the_plug_in_design_on_the_plane():
     # A whole run at σ = 1: after the forced start, the Frank–Wolfe steps split the pulls as
     # the H_CLB design of the true φ, (1/2, 1/2) for gaps (0.25, −0.25): orthogonal targets
-    # e_i/|g_i| have variances 1/(N_i g_i²), equal at N_1 = N_2.
-    instance = two_arm_plane()
+    # e_i/|g_i| have variances 1/(N_i g_i²), equal at N_1 = N_2. The rewards are tied, so both
+    # arms stay in R whichever is x̂* (with e1 more rewarding the optimistic answer makes R = {e1}
+    # until e1 is certified infeasible).
+    instance = two_arm_plane(reward=(1.0, 1.0))
     prepared = prepare(RunRequest.of("track-and-stop", "det"), instance)
     counts = np.zeros(2)
     for seed in range(5):
@@ -100,12 +103,12 @@ def test_pulls_follow_the_plug_in_design_on_the_plane():
     np.testing.assert_allclose(counts / counts.sum(), [0.5, 0.5], atol=0.1)
 
 
-def test_answer_is_the_best_arm_predicted_feasible_with_half_a_width_of_optimism():
+def test_answer_is_the_best_arm_predicted_feasible_with_optimism_by_its_half_width():
     algorithm = learner(two_arm_plane())
     feed(algorithm, 0, 4, 0.9)   # ĝ(e1) = 0.15 with a wide interval: still predicted feasible
     feed(algorithm, 1, 400, 0.5)
     half_width = algorithm.state.last_upper[0] - algorithm.design.predictions[0]
-    assert algorithm.design.predictions[0] - 0.75 < 0.5 * half_width
+    assert algorithm.design.predictions[0] - 0.75 < OPTIMISM * half_width
     assert algorithm.empirical_answer() == 0
     feed(algorithm, 0, 4000, 1.25)  # now clearly above τ: the answer falls to e2
     assert algorithm.empirical_answer() == 1
