@@ -31,7 +31,6 @@ The oracle runs are a Python loop (one ``bounds()`` a pull): the default instanc
 from __future__ import annotations
 
 import argparse
-import math
 
 import numpy as np
 
@@ -79,11 +78,7 @@ def least_squares_beta(instance, intervals: MixtureIntervals) -> tuple[float, fl
     """(min and max over X≥(x*) in the span of width²/(2R²·xᵀV⁺x) of the least-squares intervals, the design's rank)."""
     fit = intervals.fit
     need = at_least_set(instance) & fit.inside
-    threshold, widths = intervals.threshold, intervals._mean_widths.copy()
-    intervals.threshold = None  # least squares alone: no joint test at τ and no own means
-    intervals._mean_widths[:] = math.inf
-    lower, upper = intervals.bounds()
-    intervals.threshold, intervals._mean_widths[:] = threshold, widths
+    lower, upper = intervals.least_squares_bounds()
     half = (upper - lower)[need] / 2
     beta = half**2 / (2 * instance.noise.sigma**2 * fit.variances[need])
     return float(np.min(beta)), float(np.max(beta)), fit.rank

@@ -496,12 +496,21 @@ class MixtureIntervals:
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower (K,), upper (K,)) now."""
+        return self._bounds(self._mean_widths, self.threshold)
+
+    def least_squares_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lower (K,), upper (K,)) of least squares alone, at (1 − κ)δ: without the arms' own
+        means and without the joint test at τ (a diagnostic; the run certifies with :meth:`bounds`)."""
+        return self._bounds(np.full_like(self._mean_widths, math.inf), None)
+
+    def _bounds(self, mean_widths: np.ndarray, threshold: float | None) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`mixture_bounds` with the own means' half-widths ``mean_widths`` (2, K) and τ (None: no joint test)."""
         fit = self.fit
         self.follow_epoch()
         lower, upper = np.empty(fit.arms.shape[0]), np.empty(fit.arms.shape[0])
         mixture_bounds(self._intercepts, self._slopes, self._inflations, fit.growth, fit.variances, fit.spreads,
-                       fit.inside, fit.predictions, fit.counts, fit.sums, self._mean_widths,
-                       math.nan if self.threshold is None else float(self.threshold), self._mean_thresholds,
+                       fit.inside, fit.predictions, fit.counts, fit.sums, mean_widths,
+                       math.nan if threshold is None else float(threshold), self._mean_thresholds,
                        float(self.subgaussian), self.mean_prior.scales, self.mean_prior.log_weights, lower, upper)
         return lower, upper
 

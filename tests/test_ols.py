@@ -242,6 +242,24 @@ def test_each_arm_keeps_the_tighter_side_of_its_own_mean():
     assert np.isneginf(lower[1:]).all() and np.isposinf(upper[1:]).all()
 
 
+def test_least_squares_bounds_leave_out_the_own_means_and_the_joint_test():
+    """δ = 0.1, κ = 0.9 (least squares at 0.01, so e1's own mean binds), τ = 0.4, e1 pulled 60
+    times averaging 0.45: least squares alone is the interval of a run without own means at
+    0.01, narrower than neither side of the run's, which the call leaves untouched."""
+    prior = ScalePrior(1.0)
+    intervals = MixtureIntervals(LeastSquaresSpan(ARMS), prior, 0.1, 1.0, mean_share=0.9, threshold=0.4)
+    intervals.observe(0, 27.0, 60)
+    lower, upper = intervals.bounds()
+    alone_fit = LeastSquaresSpan(ARMS)
+    alone_fit.update(0, total=27.0, count=60)
+    alone_lower, alone_upper = MixtureIntervals(alone_fit, prior, 0.01, 1.0, mean_share=0.0).bounds()
+    ls_lower, ls_upper = intervals.least_squares_bounds()
+    np.testing.assert_allclose(ls_lower, alone_lower, rtol=1e-12)  # 0.1·(1 − 0.9) is 0.01 up to rounding
+    np.testing.assert_allclose(ls_upper, alone_upper, rtol=1e-12)
+    assert lower[0] > ls_lower[0] and upper[0] < ls_upper[0]  # the own mean narrows both sides of e1
+    np.testing.assert_array_equal(intervals.bounds(), (lower, upper))
+
+
 def test_each_side_of_an_own_mean_has_the_width_of_its_own_share():
     """Rewards (2, 1), κ = 0.99, δ = 0.1 (least squares at 0.001, so the own mean binds): the most
     rewarding arm's lower side spends κδ·1, its upper side κδ·1/(2H_2) = κδ/3. After 50 pulls of e1
