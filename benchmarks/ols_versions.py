@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--algo", default="track-and-stop")
     parser.add_argument("--mean-share", type=float, default=None, help="κ of the ols regime (default: the regime's)")
     args = parser.parse_args(argv)
+    if args.mean_share is not None and not 0.0 <= args.mean_share < 1.0:
+        parser.error(f"--mean-share must lie in [0, 1), got {args.mean_share:g}")
     print("| instance | bound | median / bound | mean / bound | runs > 3 × median | right | seconds |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for source in args.sources:
