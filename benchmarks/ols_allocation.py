@@ -53,14 +53,16 @@ DEFAULT_SOURCES = (
 BUDGET = 10**6
 
 
-def tracked_run(prepared, weights: np.ndarray, noise: np.random.Generator | None):
-    """Pulls that track ``weights`` (K,) until the elimination stops, with the intervals the
-    regime gives a run of ``prepared``; ``noise`` None: the mean path. Returns (queries, the
-    intervals at the end)."""
+def tracked_run(prepared, weights: np.ndarray, noise: np.random.Generator | None,
+                intervals: MixtureIntervals | None = None):
+    """Pulls that track ``weights`` (K,) until the elimination stops, with ``intervals`` (fresh,
+    nothing observed), by default those the regime gives a run of ``prepared``; ``noise`` None:
+    the mean path. Returns (queries, the intervals at the end)."""
     problem, truth = prepared.instance.problem, prepared.instance.truth
     means = truth.means(problem.arms)
     sigma = prepared.instance.noise.sigma
-    intervals = prepared.make_algorithm(np.random.default_rng(0)).intervals
+    if intervals is None:
+        intervals = prepared.make_algorithm(np.random.default_rng(0)).intervals
     state = EliminationState(problem.rewards, problem.threshold)
     counts = np.zeros(problem.arms.shape[0])
     pulls = 0
