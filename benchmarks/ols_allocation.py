@@ -53,6 +53,16 @@ DEFAULT_SOURCES = (
 BUDGET = 10**6
 
 
+def default_runs(source: str, seeds: int):
+    """(the instance of ``source``, its Theorem 1 bound at δ, the prepared track-and-stop run with
+    ``ols``, the median of its queries / the bound over seeds 0 … seeds−1 of ``run_many``)."""
+    instance = parse_source(source, 0)[0].instance_for(0)
+    bound = compute_bounds(instance, delta=DELTA).lower_bound_noise
+    prepared = prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA), instance)
+    median = float(np.median([result.iterations for result in run_many(prepared, range(seeds))]))
+    return instance, bound, prepared, median / bound
+
+
 def tracked_run(prepared, weights: np.ndarray, noise: np.random.Generator | None,
                 intervals: MixtureIntervals | None = None):
     """Pulls that track ``weights`` (K,) until the elimination stops, with ``intervals`` (fresh,
@@ -94,16 +104,13 @@ def main(argv: list[str] | None = None) -> None:
     print("| instance | bound | track-and-stop | oracle allocation | mean path | β_eff | rank |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for source in args.sources:
-        instance = parse_source(source, 0)[0].instance_for(0)
-        bound = compute_bounds(instance, delta=DELTA).lower_bound_noise
-        prepared = prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA), instance)
-        ours = np.median([result.iterations for result in run_many(prepared, range(args.seeds))])
+        instance, bound, prepared, ours = default_runs(source, args.seeds)
         weights = np.array(oracle_design(instance))
         oracle = np.median([tracked_run(prepared, weights, np.random.default_rng(10**6 + seed))[0]
                             for seed in range(args.seeds)])
         path, intervals = tracked_run(prepared, weights, None)
         least, largest, rank = least_squares_beta(instance, intervals)
-        print(f"| {source} | {bound:,.1f} | {ours / bound:.2f}× | {oracle / bound:.2f}× | {path / bound:.2f}× | "
+        print(f"| {source} | {bound:,.1f} | {ours:.2f}× | {oracle / bound:.2f}× | {path / bound:.2f}× | "
               f"{least:.2f}–{largest:.2f} | {rank} |", flush=True)
 
 
