@@ -17,7 +17,7 @@ import typer
 
 from cbai_cli import __version__
 from cbai_cli.algorithms.registry import algorithm_help, run_option_names
-from cbai_cli.errors import Terminated
+from cbai_cli.errors import Terminated, WorkerLostError
 from cbai_cli.group import CbaiGroup
 from cbai_cli.typer_options import BOUND_HELP, BOUNDS_HELP, REGIME_HELP, with_options
 
@@ -193,7 +193,7 @@ def compare(
     try:
         with progress_bar(len(planned.pending), enabled=not quiet and sys.stderr.isatty()) as progress:
             result = run_comparison(planned, progress, on_record=stored_now)
-    except KeyboardInterrupt as interrupt:
+    except (KeyboardInterrupt, WorkerLostError) as interrupt:  # a lost worker is then one line of error, exit 2
         if out is not None:
             typer.echo(f"cbai compare: {stored_now.count} new runs are stored in {out}; run the same command again to resume",
                        err=True)

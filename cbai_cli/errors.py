@@ -44,6 +44,12 @@ def unknown_name_message(what: str, name: str, valid) -> str:
     return f"unknown {what} {name!r}{hint} (valid: {', '.join(valid)})"
 
 
+class WorkerLostError(CbaiError):
+    """A worker process of ``compare`` ended before it returned its batch (killed by the
+    system's out-of-memory killer, ``kill -9``, a crash): the runs stop, every finished
+    record stays in the store, and the same command resumes."""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (a job scheduler's cancel or time limit, ``kill``) while ``compare`` runs.
 

@@ -81,15 +81,24 @@ def spawn_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     The executor starts its processes as tasks are submitted, so the BLAS variables stay
     pinned in this process's environment for the whole block. Leaving the block waits
     for the submitted tasks; leaving it by an exception (Ctrl-C, a failing task or
-    callback) first drops the tasks not yet started.
+    callback) first drops the tasks not yet started. A worker that dies (the system's
+    out-of-memory killer, ``kill -9``) ends the block with
+    :class:`~cbai_cli.errors.WorkerLostError`, one line for the user.
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from cbai_cli.errors import WorkerLostError
 
     with single_threaded_blas():
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
         try:
             yield pool
+        except BrokenProcessPool:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise WorkerLostError("a worker process ended abruptly (killed, perhaps because the system ran out "
+                                  "of memory) before finishing its work") from None
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise

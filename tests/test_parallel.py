@@ -86,3 +86,11 @@ def test_spawned_workers_start_with_one_blas_thread(mixed_environment):
         seen = pool.submit(os.getenv, "OPENBLAS_NUM_THREADS").result()
     assert seen == "1"
     assert {variable: os.environ.get(variable) for variable in BLAS_THREAD_VARIABLES} == mixed_environment
+
+
+def test_a_worker_that_dies_ends_the_pool_with_one_user_error():
+    from cbai_cli.errors import WorkerLostError
+
+    with pytest.raises(WorkerLostError, match="a worker process ended abruptly"):
+        with spawn_pool(1) as pool:
+            pool.submit(os._exit, 1).result()

@@ -21,7 +21,6 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import queue
 import signal
 import threading
 import time
@@ -31,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from cbai_cli.errors import OptionError, Terminated
+from cbai_cli.errors import OptionError, Terminated, WorkerLostError
 
 from cbai_cli.parallel import single_threaded_blas
 
@@ -212,47 +211,145 @@ class InProcessBackend:
         self._waiting.clear()
 
 
+def serve(connection, kernel_threads: int) -> None:
+    """A worker process's loop: receive a batch, :func:`perform` it, send back ``(True,
+    BatchResult)`` or ``(False, the exception)``, until this process's end of the pipe
+    closes (:class:`ProcessPoolBackend`)."""
+    start_worker(kernel_threads)
+    while True:
+        try:
+            tasks = connection.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            reply = (True, perform(tasks))
+        except Exception as error:  # the parent raises it, as it would have been raised here
+            reply = (False, error)
+        try:
+            connection.send(reply)
+        except (EOFError, OSError):
+            return
+        except Exception:  # an exception that does not pickle: its text still reaches the parent
+            connection.send((False, RuntimeError(f"{type(reply[1]).__name__}: {reply[1]}")))
+
+
 class ProcessPoolBackend:
     """``jobs`` worker processes, started fresh ("spawn") with single-threaded BLAS, their
-    share of the cores for numba's threads (:func:`start_worker`) and deaf to Ctrl-C;
-    ``close(cancel=True)`` terminates them at once."""
+    share of the cores for numba's threads (:func:`start_worker`) and deaf to Ctrl-C, each
+    running :func:`serve` on a pipe of its own.
+
+    Nothing is shared between the workers (no queue, no lock), so a worker that dies at any
+    moment (the out-of-memory killer, ``kill -9``, a crash) is noticed within 0.2 s and ends
+    the comparison with :class:`~cbai_cli.errors.WorkerLostError`, and ``close(cancel=True)``
+    (Ctrl-C, SIGTERM, an error) kills the workers without waiting on anything they hold.
+    ``multiprocessing.Pool`` did neither: it waited forever for the batch of a killed worker,
+    and its ``terminate`` could hang on a result lock that a killed worker held.
+    """
 
     def __init__(self, jobs: int) -> None:
         import multiprocessing
 
         self.workers = jobs
         self._tickets = itertools.count()
-        self._done: queue.SimpleQueue = queue.SimpleQueue()
+        self._waiting: deque[tuple[int, tuple]] = deque()
+        self._running: dict[int, int] = {}  # worker → the ticket of the batch it runs
+        self._processes: list[Any] = []
+        self._connections: list[Any] = []
         # "spawn" rather than fork: a fresh interpreter reads the BLAS variables when it
         # loads numpy, and forking a process that holds BLAS threads is unsafe.
         context = multiprocessing.get_context("spawn")
-        with single_threaded_blas():
-            self._pool = context.Pool(jobs, initializer=start_worker, initargs=(max(1, default_jobs() // jobs),))
+        share = max(1, default_jobs() // jobs)
+        try:
+            with single_threaded_blas():
+                for _ in range(jobs):
+                    ours, theirs = context.Pipe()
+                    process = context.Process(target=serve, args=(theirs, share), daemon=True)
+                    process.start()
+                    theirs.close()
+                    self._processes.append(process)
+                    self._connections.append(ours)
+        except BaseException:
+            self.close(cancel=True)
+            raise
 
     def submit(self, tasks: tuple) -> int:
         ticket = next(self._tickets)
-        self._pool.apply_async(perform, (tasks,),
-                               callback=lambda result: self._done.put((ticket, result, None)),
-                               error_callback=lambda error: self._done.put((ticket, None, error)))
+        self._waiting.append((ticket, tasks))
+        self._dispatch()
         return ticket
 
-    def next_done(self) -> tuple[int, BatchResult]:
-        while True:
-            try:
-                # A timeout keeps the wait interruptible by Ctrl-C on every platform.
-                ticket, result, error = self._done.get(timeout=0.2)
-            except queue.Empty:
+    def _dispatch(self) -> None:
+        """Hand waiting batches to idle workers (an idle worker is reading its pipe, so a
+        large batch does not block)."""
+        for worker, connection in enumerate(self._connections):
+            if not self._waiting:
+                return
+            if worker in self._running:
                 continue
-            if error is not None:
-                raise error
-            return ticket, result
+            ticket, tasks = self._waiting[0]
+            try:
+                connection.send(tasks)
+            except OSError:
+                raise self._lost(worker) from None
+            self._waiting.popleft()
+            self._running[worker] = ticket
+
+    def next_done(self) -> tuple[int, BatchResult]:
+        from multiprocessing.connection import wait
+
+        while True:
+            running = list(self._running.items())
+            # A timeout keeps the wait interruptible by Ctrl-C on every platform.
+            wait([self._connections[worker] for worker, _ in running]
+                 + [self._processes[worker].sentinel for worker, _ in running], timeout=0.2)
+            for worker, ticket in running:
+                connection = self._connections[worker]
+                if connection.poll():
+                    try:
+                        succeeded, payload = connection.recv()
+                    except (EOFError, OSError):
+                        raise self._lost(worker) from None
+                    del self._running[worker]
+                    self._dispatch()
+                    if not succeeded:
+                        raise payload
+                    return ticket, payload
+                if not self._processes[worker].is_alive():
+                    raise self._lost(worker)
+
+    def _lost(self, worker: int) -> WorkerLostError:
+        """The error for a worker that ended without returning its batch."""
+        process = self._processes[worker]
+        process.join(timeout=1.0)
+        code = process.exitcode
+        if code is not None and code < 0:
+            try:
+                how = f"was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"was killed by signal {-code}"
+            if -code == getattr(signal, "SIGKILL", None):
+                how += " (the system may have run out of memory)"
+        else:
+            how = f"exited with code {code}"
+        return WorkerLostError(f"worker process {process.pid} {how} before finishing its runs")
 
     def close(self, cancel: bool) -> None:
-        if cancel:
-            self._pool.terminate()
-        else:
-            self._pool.close()
-        self._pool.join()
+        """Without ``cancel``: close the pipes, so that each worker's loop ends, and wait for
+        them. With it: terminate the workers at once (killed if they are still there after
+        5 s), then close the pipes."""
+        if not cancel:
+            for connection in self._connections:
+                connection.close()
+        for process in self._processes:
+            if cancel and process.is_alive():
+                process.terminate()
+        for process in self._processes:
+            process.join(timeout=5.0)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        for connection in self._connections:
+            connection.close()
 
 
 class DaskBackend:

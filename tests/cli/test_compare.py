@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -251,6 +252,30 @@ def test_sigterm_stops_the_workers_and_leaves_a_valid_store(tmp_path):
     with pytest.raises(ProcessLookupError):
         os.killpg(process.pid, 0)
 
+
+
+def worker_processes(parent: int) -> list[int]:
+    """The pids of the spawned worker processes of ``parent`` (Linux's /proc)."""
+    children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
+    return [int(pid) for pid in children if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="finds the workers through Linux's /proc")
+def test_a_killed_worker_ends_compare_with_one_error_line_and_a_valid_store(tmp_path):
+    """The out-of-memory killer's SIGKILL to a worker: multiprocessing.Pool waited forever for its batch."""
+    from cbai_cli.compare.store import read_store
+
+    out = tmp_path / "runs.jsonl"
+    process = long_compare_with_a_first_record(out)
+    victim = worker_processes(process.pid)[0]
+    os.kill(victim, signal.SIGKILL)
+    _, stderr = process.communicate(timeout=60)
+    contents = read_store(out)
+    assert process.returncode == 2
+    assert stderr.splitlines()[-1] == (f"cbai: error: worker process {victim} was killed by SIGKILL (the system may "
+                                       "have run out of memory) before finishing its runs")
+    assert "run the same command again to resume" in stderr
+    assert contents.skipped_lines == 0 and 0 < len(contents.records) < 20000
 
 SAFE_GRID = ("amani-a:T=1000", "soare-safe", "--algos", "safe-lucb:exploration=100,lingape:budget=2000",
              "--seeds", "2", "--jobs", "1")

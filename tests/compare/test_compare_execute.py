@@ -183,3 +183,51 @@ def test_a_worker_gets_its_share_of_the_cores_for_numba_threads(monkeypatch, cho
     finally:
         signal.signal(signal.SIGINT, previous)
     assert os.environ["NUMBA_NUM_THREADS"] == expected
+
+
+@pytest.fixture
+def one_worker():
+    """A process pool of one worker, closed after the test."""
+    from cbai_cli.compare.execute import ProcessPoolBackend
+
+    backend = ProcessPoolBackend(1)
+    yield backend
+    backend.close(cancel=True)
+
+
+def test_a_worker_returns_each_batch_with_its_ticket(one_worker):
+    first, second = one_worker.submit(()), one_worker.submit(())
+    assert [one_worker.next_done()[0], one_worker.next_done()[0]] == [first, second]
+
+
+def test_an_exception_in_a_worker_is_raised_in_the_parent(one_worker):
+    from cbai_cli.compare.execute import BoundTask
+
+    one_worker.submit((BoundTask(None, 0.05),))  # None has no kind: perform fails in the worker
+    with pytest.raises(AttributeError):
+        one_worker.next_done()
+
+
+def test_a_killed_worker_ends_the_wait_with_an_error_naming_it(one_worker):
+    import multiprocessing
+
+    from cbai_cli.errors import WorkerLostError
+
+    [worker] = multiprocessing.active_children()
+    os.kill(worker.pid, signal.SIGKILL)
+    worker.join()
+    with pytest.raises(WorkerLostError, match=f"worker process {worker.pid} was killed by SIGKILL"):
+        one_worker.submit(())
+        one_worker.next_done()
+
+
+def test_closing_without_cancel_ends_the_workers():
+    import multiprocessing
+
+    from cbai_cli.compare.execute import ProcessPoolBackend
+
+    backend = ProcessPoolBackend(2)
+    backend.submit(())
+    backend.next_done()
+    backend.close(cancel=False)
+    assert multiprocessing.active_children() == []
