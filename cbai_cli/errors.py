@@ -44,6 +44,10 @@ def unknown_name_message(what: str, name: str, valid) -> str:
     return f"unknown {what} {name!r}{hint} (valid: {', '.join(valid)})"
 
 
+class OutputError(CbaiError):
+    """Standard output cannot be written: its reader went away, or the disk under it is full."""
+
+
 class WorkerLostError(CbaiError):
     """A worker process of ``compare`` ended before it returned its batch (killed by the
     system's out-of-memory killer, ``kill -9``, a crash): the runs stop, every finished

@@ -459,16 +459,11 @@ def write_mapping(mapping: dict[str, Any], path: str | Path) -> None:
 
 
 def _write_stdout(text: str) -> None:
-    """Write to stdout; a reader that went away (``cbai generate … | head``) is one line."""
+    """Write to stdout; a reader that went away (``cbai generate … | head``) or a full disk is one line."""
+    from cbai_cli.stdout import stdout_error
+
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
-    except BrokenPipeError:
-        # Point stdout at /dev/null so that the interpreter's final flush stays quiet.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-        except (OSError, ValueError):
-            pass
-        raise InstanceError("-: cannot write: standard output was closed by its reader") from None
+    except OSError as error:
+        raise stdout_error(error, sys.stdout) from None

@@ -25,13 +25,28 @@ class CbaiGroup(TyperGroup):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except CbaiError as error:  # its text may quote a file's contents: no control characters
-            from cbai_cli.validation import safe_text
-
-            click.echo(f"cbai: error: {safe_text(str(error))}", err=True)
+        except CbaiError as error:
+            report(error)
             raise typer.Exit(EXIT_BAD_INPUT) from None
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        from cbai_cli.stdout import GuardedStdout
+
+        stdout = sys.stdout
+        sys.stdout = GuardedStdout(stdout)  # a full disk or a closed pipe under stdout: one line
+        try:
+            code = self._main(args, prog_name, complete_var, **extra)
+        except CbaiError as error:  # stdout failed after the command, or while it reported
+            report(error)
+            code = EXIT_BAD_INPUT
+        finally:
+            sys.stdout = stdout
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+    def _main(self, args, prog_name, complete_var, **extra) -> int:
+        """The command's exit code, its errors reported on stderr."""
         try:
             code = super().main(args, prog_name or "cbai", complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as error:
@@ -51,6 +66,12 @@ class CbaiGroup(TyperGroup):
         code = code if isinstance(code, int) else 0
         if code == EXIT_INTERRUPTED:  # also Typer's silent Exit(130) for a Ctrl-C
             click.echo("cbai: interrupted", err=True)
-        if standalone_mode:
-            sys.exit(code)
+        sys.stdout.flush()  # what is still buffered fails here, not in the interpreter's exit
         return code
+
+
+def report(error: CbaiError) -> None:
+    """One line on stderr; the error's text may quote a file's contents: no control characters."""
+    from cbai_cli.validation import safe_text
+
+    click.echo(f"cbai: error: {safe_text(str(error))}", err=True)

@@ -395,12 +395,12 @@ def test_the_sigterm_handler_is_restored_after_a_write(tmp_path):
 def test_a_closed_stdout_is_one_line():
     script = textwrap.dedent("""
         import sys
-        from cbai_cli.errors import InstanceError
+        from cbai_cli.errors import CbaiError
         from cbai_cli.fileio import write_mapping
         try:
             for _ in range(200):
                 write_mapping({"a": list(range(100000))}, "-")
-        except InstanceError as error:
+        except CbaiError as error:
             print(error, file=sys.stderr)
             sys.exit(2)
     """)

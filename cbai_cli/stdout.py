@@ -1,0 +1,53 @@
+"""Standard output that fails in one line.
+
+A write to stdout can fail outside cbai's control: the reader of a pipe went away
+(``cbai algorithms | head -1``) or the disk under ``cbai solve … --json > out.json`` is
+full. :class:`GuardedStdout` stands in for ``sys.stdout`` while a command runs and turns
+such a failure into :class:`~cbai_cli.errors.OutputError`, which the command line reports
+as one line with exit code 2 (:mod:`cbai_cli.group`) instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, TextIO
+
+from cbai_cli.errors import OutputError
+
+
+def stdout_error(error: OSError, stream: TextIO) -> OutputError:
+    """The one-line error for ``error``, a failed write to ``stream`` (stdout). Its file
+    descriptor is pointed at the null device first, so that the interpreter's final flush
+    of what is left in the stream stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no file descriptor behind it (a test's capture)
+        pass
+    if isinstance(error, BrokenPipeError):
+        return OutputError("-: cannot write: standard output was closed by its reader")
+    return OutputError(f"-: cannot write to standard output: {error.strerror or error}")
+
+
+class GuardedStdout:
+    """``stream`` whose ``write`` and ``flush`` raise :class:`~cbai_cli.errors.OutputError`
+    where ``stream`` raises OSError; every other attribute is the stream's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as error:
+            raise stdout_error(error, self._stream) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as error:
+            raise stdout_error(error, self._stream) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

@@ -1,0 +1,61 @@
+"""Standard output that fails (a full disk, a reader that went away) is one line."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+
+from cbai_cli.errors import OutputError
+from cbai_cli.stdout import GuardedStdout
+
+
+class FailingStream(io.StringIO):
+    """A text stream whose writes and flushes raise ``error``."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__()
+        self.error = error
+
+    def write(self, text: str) -> int:
+        raise self.error
+
+    def flush(self) -> None:
+        raise self.error
+
+
+def test_a_full_disk_under_stdout_is_an_output_error_naming_it():
+    guarded = GuardedStdout(FailingStream(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))))
+    with pytest.raises(OutputError, match="^-: cannot write to standard output: No space left on device$"):
+        guarded.write("a table")
+
+
+def test_a_reader_that_went_away_is_an_output_error_saying_so():
+    guarded = GuardedStdout(FailingStream(BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))))
+    with pytest.raises(OutputError, match="^-: cannot write: standard output was closed by its reader$"):
+        guarded.flush()
+
+
+def test_a_guarded_stream_passes_writes_and_other_attributes_through():
+    stream = io.StringIO()
+    guarded = GuardedStdout(stream)
+    guarded.write("a table\n")
+    guarded.flush()
+    assert stream.getvalue() == "a table\n" and guarded.getvalue() == "a table\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("arguments", [("algorithms",), ("generate", "regret-1d"), ("bound", "--json", "{instance}")])
+def test_a_command_whose_stdout_is_full_ends_with_one_line_and_exit_code_2(arguments, tmp_path):
+    instance = tmp_path / "regret-1d.yaml"
+    subprocess.run([sys.executable, "-m", "cbai_cli", "generate", "regret-1d", "-o", str(instance)], check=True)
+    with open("/dev/full", "w") as full:
+        process = subprocess.run([sys.executable, "-m", "cbai_cli",
+                                  *(argument.format(instance=instance) for argument in arguments)],
+                                 stdout=full, stderr=subprocess.PIPE, text=True)
+    assert process.returncode == 2
+    assert process.stderr == "cbai: error: -: cannot write to standard output: No space left on device\n"
