@@ -331,8 +331,9 @@ def test_generate_names_the_size_options_to_shrink():
     one_line_error(invoke("generate", "irrelevant-dims", "--d", str(10**6)), "choose a smaller d")
 
 
-def test_generate_counts_the_pairwise_distances_of_the_unit_sphere():
-    one_line_error(invoke("generate", "unit-sphere", "--d", "30", "--n", "100000"), "unit-sphere: n = 100000, d = 30")
+def test_generate_refuses_a_unit_sphere_beyond_the_memory_limit():
+    one_line_error(invoke("generate", "unit-sphere", "--d", "30", "--n", "100000000"),
+                   "unit-sphere: n = 100000000, d = 30 would take about")
 
 
 def test_generate_accepts_an_instance_under_the_memory_limit(tmp_path):

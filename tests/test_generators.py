@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cbai_cli.bounds import at_least_set, compute_bounds
 from cbai_cli.errors import InstanceError, OptionError, UnknownNameError
@@ -183,3 +185,43 @@ def test_the_default_instances_are_far_below_the_memory_limit():
         if chosen.size is not None:
             values = chosen.resolve()
             assert chosen.size(**{k: values[k] for k in ("n", "d") if k in values}).bytes < MEMORY_LIMIT / 1000
+
+
+def brute_force_closest_pair(points: np.ndarray) -> tuple[int, int]:
+    """The argmin over the upper triangle of all n² squared distances (the first in row-major order)."""
+    squared = np.sum((points[:, None, :] - points[None, :, :]) ** 2, axis=-1)
+    squared[np.tril_indices(len(points))] = np.inf
+    i, j = np.unravel_index(np.argmin(squared), squared.shape)
+    return int(i), int(j)
+
+
+# Points on a coarse grid, so that ties and duplicates are common.
+grid_points = st.integers(1, 4).flatmap(lambda d: st.lists(
+    st.lists(st.integers(-3, 3).map(lambda k: k / 4), min_size=d, max_size=d), min_size=2, max_size=30))
+
+
+@pytest.mark.parametrize("screen", ["tree", "inner products"])
+@given(points=grid_points)
+def test_closest_pair_is_the_brute_force_argmin_ties_and_duplicates_included(screen, points):
+    import cbai_cli.generators as generators
+
+    points = np.array(points, dtype=float)
+    tree_dimensions = generators.TREE_DIMENSIONS if screen == "tree" else 0
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(generators, "TREE_DIMENSIONS", tree_dimensions)
+        patch.setattr(generators, "SCREEN_BLOCK", 16)  # blocks of a few rows
+        assert generators.closest_pair(points) == brute_force_closest_pair(points)
+
+
+@pytest.mark.parametrize("d", [3, 30])
+def test_closest_pair_of_sphere_points_is_the_brute_force_argmin(d):
+    from cbai_cli.generators import closest_pair
+
+    for seed in range(5):
+        points = np.random.default_rng(seed).standard_normal((300, d))
+        points /= np.linalg.norm(points, axis=1, keepdims=True)
+        assert closest_pair(points) == brute_force_closest_pair(points)
+
+
+def test_a_million_arms_on_the_three_dimensional_sphere_fit_the_memory_limit():
+    assert family("unit-sphere").resolve(d=3, n=10**6)["n"] == 10**6
