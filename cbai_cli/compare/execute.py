@@ -297,6 +297,8 @@ class ProcessPoolBackend:
     def next_done(self) -> tuple[int, BatchResult]:
         from multiprocessing.connection import wait
 
+        if not self._running:
+            raise RuntimeError("next_done: no batch was submitted")
         while True:
             running = list(self._running.items())
             # A timeout keeps the wait interruptible by Ctrl-C on every platform.
