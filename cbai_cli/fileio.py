@@ -460,10 +460,11 @@ def write_mapping(mapping: dict[str, Any], path: str | Path) -> None:
 
 def _write_stdout(text: str) -> None:
     """Write to stdout; a reader that went away (``cbai generate … | head``) or a full disk is one line."""
-    from cbai_cli.stdout import stdout_error
+    from cbai_cli.stdout import quiet_stdout, stdout_error
 
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
     except OSError as error:
-        raise stdout_error(error, sys.stdout) from None
+        quiet_stdout(sys.stdout)
+        raise stdout_error(error) from None

@@ -71,7 +71,12 @@ class CbaiGroup(TyperGroup):
 
 
 def report(error: CbaiError) -> None:
-    """One line on stderr; the error's text may quote a file's contents: no control characters."""
+    """One line on stderr; the error's text may quote a file's contents: no control characters.
+    After a failed stdout, what is left in it goes to the null device (quietly at exit)."""
+    from cbai_cli.errors import OutputError
+    from cbai_cli.stdout import quiet_stdout
     from cbai_cli.validation import safe_text
 
+    if isinstance(error, OutputError):
+        quiet_stdout(sys.stdout)
     click.echo(f"cbai: error: {safe_text(str(error))}", err=True)

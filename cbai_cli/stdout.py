@@ -15,19 +15,22 @@ from typing import Any, TextIO
 from cbai_cli.errors import OutputError
 
 
-def stdout_error(error: OSError, stream: TextIO) -> OutputError:
-    """The one-line error for ``error``, a failed write to ``stream`` (stdout). Its file
-    descriptor is pointed at the null device first, so that the interpreter's final flush
-    of what is left in the stream stays quiet."""
+def stdout_error(error: OSError) -> OutputError:
+    """The one-line error for ``error``, a failed write to stdout."""
+    if isinstance(error, BrokenPipeError):
+        return OutputError("-: cannot write: standard output was closed by its reader")
+    return OutputError(f"-: cannot write to standard output: {error.strerror or error}")
+
+
+def quiet_stdout(stream: TextIO) -> None:
+    """Point ``stream``'s file descriptor at the null device, so that the interpreter's final
+    flush of what is left in it stays quiet once its failure has been reported."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, stream.fileno())
         os.close(devnull)
     except (OSError, ValueError, AttributeError):  # no file descriptor behind it (a test's capture)
         pass
-    if isinstance(error, BrokenPipeError):
-        return OutputError("-: cannot write: standard output was closed by its reader")
-    return OutputError(f"-: cannot write to standard output: {error.strerror or error}")
 
 
 class GuardedStdout:
@@ -41,13 +44,13 @@ class GuardedStdout:
         try:
             return self._stream.write(text)
         except OSError as error:
-            raise stdout_error(error, self._stream) from None
+            raise stdout_error(error) from None
 
     def flush(self) -> None:
         try:
             self._stream.flush()
         except OSError as error:
-            raise stdout_error(error, self._stream) from None
+            raise stdout_error(error) from None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

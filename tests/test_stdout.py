@@ -49,7 +49,7 @@ def test_a_guarded_stream_passes_writes_and_other_attributes_through():
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-@pytest.mark.parametrize("arguments", [("algorithms",), ("generate", "regret-1d"), ("bound", "--json", "{instance}")])
+@pytest.mark.parametrize("arguments", [("algorithms",), ("--help",), ("generate", "regret-1d"), ("bound", "--json", "{instance}")])
 def test_a_command_whose_stdout_is_full_ends_with_one_line_and_exit_code_2(arguments, tmp_path):
     instance = tmp_path / "regret-1d.yaml"
     subprocess.run([sys.executable, "-m", "cbai_cli", "generate", "regret-1d", "-o", str(instance)], check=True)
