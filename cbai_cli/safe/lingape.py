@@ -170,13 +170,19 @@ def l1_ratio(arms: np.ndarray, y: np.ndarray) -> np.ndarray:
     from scipy.optimize import linprog
 
     arms = np.asarray(arms, dtype=float)
+    y = np.asarray(y, dtype=float)
+    # w*(y) is unchanged when the arms and y are scaled together, HiGHS's absolute tolerances
+    # are not (arms of size 1e-300 came back as w = 0): solve at unit scale.
+    scale = float(np.abs(arms).max(initial=0.0))
+    if scale > 0:
+        arms, y = arms / scale, y / scale
     K, d = arms.shape
     eye = np.eye(K)
     c = np.concatenate([np.zeros(K), np.ones(K)])
     A_ub = np.block([[eye, -eye], [-eye, -eye]])
     A_eq = np.concatenate([arms.T, np.zeros((d, K))], axis=1)
     res = linprog(
-        c, A_ub=A_ub, b_ub=np.zeros(2 * K), A_eq=A_eq, b_eq=np.asarray(y, dtype=float),
+        c, A_ub=A_ub, b_ub=np.zeros(2 * K), A_eq=A_eq, b_eq=y,
         bounds=[(None, None)] * K + [(0, None)] * K, method="highs",
     )
     if res.status != 0:

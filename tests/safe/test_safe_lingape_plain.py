@@ -57,6 +57,12 @@ def test_l1_ratio_hand_made():
     np.testing.assert_allclose(w, [0.0, 0.0, math.sqrt(2)], atol=1e-9)
 
 
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-150, 1e150])
+def test_l1_ratio_is_the_same_for_arms_and_direction_scaled_together(scale):
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1 / math.sqrt(2), 1 / math.sqrt(2)]])
+    np.testing.assert_allclose(l1_ratio(X * scale, np.array([1.0, 1.0]) * scale), [0.0, 0.0, math.sqrt(2)], atol=1e-9)
+
 def test_ratio_arm():
     assert ratio_arm(np.array([5, 1, 0]), np.array([0.5, 0.5, 0.0])) == 1  # arm 2 outside the support
     assert ratio_arm(np.array([10, 10, 3]), np.array([0.9, 0.1, 0.0])) == 0  # 10/0.9 = 11.1 < 10/0.1 = 100

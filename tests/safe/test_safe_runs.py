@@ -143,6 +143,13 @@ def test_lingape_complexity_closed_form():
     assert lingape_complexity(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1.0, 1.0]), 0.0) == math.inf
 
 
+
+def test_lingape_complexity_of_tiny_arms_is_that_of_the_rescaled_problem():
+    """Arms of size 1e-300 with θ of size 1e300 have the same gaps and the same H_ε (was NaN)."""
+    arms = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.995, 0.0998, 0.0]])
+    theta = np.array([2.0, 0.0, 0.0])
+    assert lingape_complexity(arms * 1e-300, theta * 1e300, 0.01) == pytest.approx(lingape_complexity(arms, theta, 0.01))
+
 def cut_box(T: int = 3000):
     """Instance A with a box of half-width 0.2: the ball D^w (radius c/(‖B‖S) ≈ 0.39) leaves
     the box, so λ_− of the exploration law has no closed form."""
