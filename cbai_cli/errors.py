@@ -44,6 +44,11 @@ def unknown_name_message(what: str, name: str, valid) -> str:
     return f"unknown {what} {name!r}{hint} (valid: {', '.join(valid)})"
 
 
+class NumericalError(CbaiError):
+    """A computation cannot be carried out in floating point at the instance's scale (a
+    design matrix that is no longer numerically positive definite)."""
+
+
 class OutputError(CbaiError):
     """Standard output cannot be written: its reader went away, or the disk under it is full."""
 

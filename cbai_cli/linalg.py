@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from cbai_cli.kernels.codes import block_rows, streams
+from cbai_cli.errors import NumericalError
 
 
 def quadratic_forms(rows: np.ndarray, matrix: np.ndarray) -> np.ndarray:
@@ -172,11 +173,11 @@ class RidgeDesign:
 
     def refresh(self) -> None:
         """Recompute A⁻¹ and log det A exactly from A (round-off control)."""
+        sign, logdet = np.linalg.slogdet(self.gram)
+        if sign <= 0:  # cannot happen in exact arithmetic for λ > 0
+            raise not_positive_definite(self.gram)
         inverse = np.linalg.inv(self.gram)
         self.inverse = 0.5 * (inverse + inverse.T)
-        sign, logdet = np.linalg.slogdet(self.gram)
-        if sign <= 0:  # cannot happen for λ > 0; guard against silent nonsense
-            raise FloatingPointError("design matrix lost positive definiteness")
         self.logdet = float(logdet)
         self._since_refresh = 0
 
@@ -325,6 +326,14 @@ class DesignState(RidgeDesign):
                               self.contender_arm, self.block, threads_from(self.arms)))
 
 
+def not_positive_definite(gram: np.ndarray) -> NumericalError:
+    """The one-line error for a design matrix A = λI + Σ xxᵀ (d, d) that round-off has left
+    not positive definite: the arms are so large that λ is lost beside them."""
+    return NumericalError(f"the design matrix is not numerically positive definite (its diagonal reaches "
+                          f"{float(np.max(np.diag(gram))):.3g}): the arms are too large for the ridge λ; rescale "
+                          "the arms (and the constraint by the inverse factor) or raise --lambda")
+
+
 def exact_design(arms: np.ndarray, gram: np.ndarray, target: np.ndarray):
     """A⁻¹, log det A, φ̂ = A⁻¹b, ‖x‖²_{A⁻¹} and xᵀφ̂ of every arm, computed from A and b
     directly (the periodic refresh that stops round-off from drifting).
@@ -335,15 +344,19 @@ def exact_design(arms: np.ndarray, gram: np.ndarray, target: np.ndarray):
     Returns:
         inverse (d, d) symmetrised, logdet, estimate (d,), norms2 (K,), predictions (K,).
     """
-    inverse = np.linalg.inv(gram)
-    inverse = 0.5 * (inverse + inverse.T)
     sign, logdet = np.linalg.slogdet(gram)
-    if sign <= 0:  # cannot happen for λ > 0; guard against silent nonsense
-        raise FloatingPointError("design matrix lost positive definiteness")
+    try:
+        if sign <= 0:  # cannot happen in exact arithmetic for λ > 0
+            raise np.linalg.LinAlgError("not positive definite")
+        inverse = np.linalg.inv(gram)
+        # ‖a‖²_{A⁻¹} = ‖L⁻¹a‖² for A = LLᵀ: one BLAS product with the arm matrix, where a
+        # quadratic form with A⁻¹ row by row would cost O(K·d²) outside BLAS.
+        lower = np.linalg.cholesky(gram)
+    except np.linalg.LinAlgError:
+        raise not_positive_definite(gram) from None
+    inverse = 0.5 * (inverse + inverse.T)
     estimate = inverse @ target
-    # ‖a‖²_{A⁻¹} = ‖L⁻¹a‖² for A = LLᵀ: one BLAS product with the arm matrix, where a
-    # quadratic form with A⁻¹ row by row would cost O(K·d²) outside BLAS.
-    lower_inverse = np.linalg.solve(np.linalg.cholesky(gram), np.eye(gram.shape[0]))
+    lower_inverse = np.linalg.solve(lower, np.eye(gram.shape[0]))
     whitened = arms @ lower_inverse.T
     return inverse, float(logdet), estimate, np.einsum("kd,kd->k", whitened, whitened), arms @ estimate
 

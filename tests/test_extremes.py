@@ -438,3 +438,13 @@ def test_a_singular_h_clb_design_is_certified():
 
 def test_errors_raised_here_are_user_errors():
     assert issubclass(QueryLimitError, CbaiError)
+
+
+
+def test_arms_too_large_for_the_ridge_end_with_one_line(tmp_path):
+    arms = np.random.default_rng(0).standard_normal((20, 5)) * 1e90
+    instance = Instance(name="huge", arms=arms, reward=np.ones(5), constraint=np.ones(5) * 1e-90, threshold=0.0,
+                        noise=GaussianNoise(0.05))
+    path = tmp_path / "huge.npz"
+    save(instance, path)
+    one_line_error(invoke("solve", path, "--budget", "2000"), "the design matrix is not numerically positive definite")

@@ -257,3 +257,13 @@ def test_max_variance_arm_takes_the_first_of_ties_among_candidates():
     assert state.max_variance_arm(np.array([True, True, True, True])) == 1
     assert state.max_variance_arm(np.array([True, False, True, True])) == 2
     assert state.max_variance_arm(np.array([True, False, False, True])) == 0
+
+
+def test_a_design_matrix_that_is_not_positive_definite_is_a_numerical_error_naming_the_remedy():
+    from cbai_cli.errors import NumericalError
+    from cbai_cli.linalg import exact_design
+
+    arms = np.array([[1e90, 1e90], [2e90, 2e90]])  # collinear: only λ makes A positive definite
+    gram = 0.1 * np.eye(2) + arms.T @ arms  # and λ = 0.1 is lost beside 1e180: singular in floating point
+    with pytest.raises(NumericalError, match="rescale the arms .* or raise --lambda"):
+        exact_design(arms, gram, np.zeros(2))
