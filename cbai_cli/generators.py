@@ -24,6 +24,7 @@ import numpy as np
 from cbai_cli.errors import OptionError, UnknownNameError, unknown_name_message
 from cbai_cli.instance import Instance
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
+from cbai_cli.options import MEMORY_LIMIT
 
 
 @dataclass(frozen=True)
@@ -68,10 +69,6 @@ class KnownAnswers:
     prop1_bound: float | None = None
 
 
-#: The most memory a generated instance may take (estimated up front by the family's
-#: ``size`` function): larger requests (``--n 10**12``) are refused in one line instead
-#: of failing with MemoryError halfway.
-MEMORY_LIMIT = 4 * 2**30
 #: Bytes per number of the instance file as it is built and written: the float64 array,
 #: the Python lists of the file's mapping and the encoder's copy (measured: ~90 bytes a
 #: number for ``cbai generate random --d 30 --n 100000 -o x.npz``; YAML text needs more).

@@ -35,6 +35,15 @@ class QueryLimitError(CbaiError):
 #: (:class:`QueryLimitError`), and ``--budget`` cannot exceed it.
 QUERY_LIMIT = 10**15
 
+#: The most memory one command may plan to hold: an instance to generate, the plan and
+#: records of a comparison, the results of ``solve --runs`` (each estimated before anything
+#: is built, so that a larger request is one line instead of a MemoryError).
+MEMORY_LIMIT = 4 * 2**30
+
+#: Bytes the result of one run of ``solve --runs`` takes until it is shown (measured: about
+#: 1.9 KB a run of regret-1d, its result and its JSON entry).
+SOLVE_RUN_BYTES = 4 * 2**10
+
 #: The longest safe-regret run: a run keeps its regret curve (8 bytes a round) in memory
 #: and plays about 20,000 rounds a second, so 10^8 rounds are 800 MB and over an hour.
 HORIZON_LIMIT = 10**8

@@ -13,6 +13,7 @@ from typing import Any
 
 from cbai_cli.algorithms.registry import default_algorithm
 from cbai_cli.errors import OptionError
+from cbai_cli.options import MEMORY_LIMIT, SOLVE_RUN_BYTES
 from cbai_cli.fileio import write_atomic
 from cbai_cli.outputs import check_writable, write_errors
 from cbai_cli.simulate import RunRequest, prepare, run_many, run_once
@@ -52,6 +53,12 @@ def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int =
 
     if runs < 1:
         raise OptionError(f"--runs must be ≥ 1, got {runs}", "runs")
+    if runs * SOLVE_RUN_BYTES > MEMORY_LIMIT:
+        from cbai_cli.generators import bytes_text
+
+        raise OptionError(f"--runs {runs} would keep about {bytes_text(runs * SOLVE_RUN_BYTES)} of results in memory, "
+                          f"more than the limit of {bytes_text(MEMORY_LIMIT)}: at most {MEMORY_LIMIT // SOLVE_RUN_BYTES:,} "
+                          "runs fit", "runs")
     if seed < 0:
         raise OptionError(f"--seed must be ≥ 0, got {seed}", "seed")
     if trace is not None:

@@ -179,7 +179,7 @@ def test_every_family_with_a_size_parameter_declares_its_size():
 
 
 def test_the_default_instances_are_far_below_the_memory_limit():
-    from cbai_cli.generators import MEMORY_LIMIT
+    from cbai_cli.options import MEMORY_LIMIT
 
     for chosen in FAMILIES.values():
         if chosen.size is not None:

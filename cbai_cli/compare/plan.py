@@ -18,12 +18,9 @@ from typing import Any
 from cbai_cli.compare.sources import Group, parse_sources
 from cbai_cli.compare.specs import AlgorithmChoice, parse_algorithms
 from cbai_cli.errors import OptionError
+from cbai_cli.options import MEMORY_LIMIT
 
 DEFAULT_SEEDS = 10
-#: The most memory the plan and the records of one comparison may take (estimated from
-#: the grid before anything is built): more seeds are refused in one line instead of
-#: failing with MemoryError.
-MEMORY_LIMIT = 4 * 2**30
 #: Bytes a planned run and its record take (measured: ~0.6 KB planned, ~2.4 KB recorded).
 RUN_BYTES = 4 * 2**10
 #: Bytes of one (group, seed) cell: its key, and for a group that draws an instance per
