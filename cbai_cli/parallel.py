@@ -11,7 +11,8 @@ environment variables that they read once, when numpy is first imported. Hence:
 - :func:`single_threaded_blas`: around the start of worker processes, which must be
   *spawned* (a fresh interpreter reads the environment when it loads numpy; forking a
   process that holds BLAS threads is unsafe);
-- :func:`spawn_pool`: a :class:`~concurrent.futures.ProcessPoolExecutor` of such workers.
+- :func:`spawn_pool`: a :class:`~concurrent.futures.ProcessPoolExecutor` of such workers;
+- :func:`default_jobs` and :func:`check_jobs`: how many workers a command starts.
 
 Importing this module changes nothing and imports nothing heavy (no numpy, and the
 process machinery only when a pool is made), so a command can call
@@ -29,7 +30,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["BLAS_THREAD_VARIABLES", "pin_blas_threads_by_default", "single_threaded_blas", "spawn_pool"]
+__all__ = ["BLAS_THREAD_VARIABLES", "JOBS_PER_CORE", "check_jobs", "default_jobs", "pin_blas_threads_by_default",
+           "single_threaded_blas", "spawn_pool"]
 
 #: Environment variables that size the thread pools of the common BLAS builds.
 BLAS_THREAD_VARIABLES = (
@@ -72,6 +74,37 @@ def single_threaded_blas() -> Iterator[None]:
                 os.environ.pop(variable, None)
             else:
                 os.environ[variable] = value
+
+
+#: The most worker processes a command starts per core it may use: the runs are CPU-bound,
+#: so more workers than cores only add memory (each is a Python process of about 150 MB with
+#: numpy, scipy and numba loaded); a few per core still let a user overlap I/O or spread
+#: uneven batches.
+JOBS_PER_CORE = 4
+
+
+def default_jobs() -> int:
+    """The number of cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - macOS and Windows
+        return os.cpu_count() or 1
+
+
+def check_jobs(jobs: int) -> int:
+    """``jobs`` (``--jobs``), or one line when it is not an integer ≥ 1 or exceeds
+    ``JOBS_PER_CORE`` workers per core (``--jobs 500`` on two cores would start 500
+    interpreters for no speed)."""
+    from cbai_cli.errors import OptionError
+
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise OptionError(f"--jobs must be an integer ≥ 1, got {jobs!r}", "jobs")
+    cores = default_jobs()
+    if jobs > JOBS_PER_CORE * cores:
+        raise OptionError(f"--jobs {jobs} is more than {JOBS_PER_CORE} workers for each of the {cores} core(s) this "
+                          f"process may use: the runs are CPU-bound, so at most {JOBS_PER_CORE * cores} workers",
+                          "jobs")
+    return jobs
 
 
 @contextmanager

@@ -94,3 +94,22 @@ def test_a_worker_that_dies_ends_the_pool_with_one_user_error():
     with pytest.raises(WorkerLostError, match="a worker process ended abruptly"):
         with spawn_pool(1) as pool:
             pool.submit(os._exit, 1).result()
+
+
+@pytest.mark.parametrize("jobs", [0, -1, 2.5, True])
+def test_jobs_that_are_not_a_positive_integer_are_refused(jobs):
+    from cbai_cli.errors import OptionError
+    from cbai_cli.parallel import check_jobs
+
+    with pytest.raises(OptionError, match="--jobs must be an integer ≥ 1"):
+        check_jobs(jobs)
+
+
+def test_more_than_a_few_workers_per_core_are_refused_in_one_line():
+    from cbai_cli.errors import OptionError
+    from cbai_cli.parallel import JOBS_PER_CORE, check_jobs, default_jobs
+
+    limit = JOBS_PER_CORE * default_jobs()
+    assert check_jobs(limit) == limit
+    with pytest.raises(OptionError, match=f"at most {limit} workers"):
+        check_jobs(limit + 1)

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 from cbai_cli.errors import OptionError, Terminated, WorkerLostError
 
-from cbai_cli.parallel import single_threaded_blas
+from cbai_cli.parallel import check_jobs, default_jobs, single_threaded_blas
 
 TARGET_BATCH_SECONDS = 0.25
 MAX_BATCH = 512
@@ -71,14 +71,6 @@ def start_worker(kernel_threads: int) -> None:
     if chosen.isdigit() and int(chosen) > 0:
         kernel_threads = min(kernel_threads, int(chosen))
     os.environ["NUMBA_NUM_THREADS"] = str(kernel_threads)
-
-
-def default_jobs() -> int:
-    """The number of cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - macOS and Windows
-        return os.cpu_count() or 1
 
 
 # ---------------------------------------------------------------- tasks (run in workers)
@@ -403,9 +395,7 @@ def make_backend(jobs: int | None, scheduler: str | None, runs: int) -> Backend:
         if jobs is not None:
             raise OptionError("--jobs does not apply with --scheduler: the cluster's workers run the batches")
         return DaskBackend(scheduler)
-    jobs = default_jobs() if jobs is None else jobs
-    if jobs < 1:
-        raise OptionError(f"--jobs must be ≥ 1, got {jobs}")
+    jobs = default_jobs() if jobs is None else check_jobs(jobs)
     jobs = min(jobs, max(runs, 1))
     return InProcessBackend() if jobs == 1 else ProcessPoolBackend(jobs)
 

@@ -15,6 +15,7 @@ from typing import Any
 from cbai_cli.compare.plan import DEFAULT_SEEDS, Grid, Plan, PlannedRun, build_grid, build_plan, parse_shard
 from cbai_cli.compare.study_file import load_study
 from cbai_cli.errors import OptionError
+from cbai_cli.parallel import check_jobs
 
 
 @dataclass(frozen=True)
@@ -95,8 +96,8 @@ def plan_comparison(settings: CompareSettings) -> PlannedComparison:
     first_seed = settings.first_seed if settings.first_seed is not None else (study.first_seed if study and study.first_seed is not None else 0)
     options = dict(study.options) if study else {}
     options.update({name: value for name, value in settings.options.items() if value is not None})
-    if settings.jobs is not None and settings.jobs < 1:
-        raise OptionError(f"--jobs must be ≥ 1, got {settings.jobs}")
+    if settings.jobs is not None:
+        check_jobs(settings.jobs)
     if settings.jobs is not None and settings.scheduler is not None:
         raise OptionError("--jobs does not apply with --scheduler: the cluster's workers run the batches")
     shard = parse_shard(settings.shard)

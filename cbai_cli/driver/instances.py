@@ -51,6 +51,7 @@ from cbai_cli.errors import InstanceError, OptionError
 from cbai_cli.fileio import instance_errors
 from cbai_cli.instance import Instance, save
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
+from cbai_cli.parallel import check_jobs
 
 __all__ = [
     "GENERATOR",
@@ -321,8 +322,7 @@ def build_arm_sets(
     names = scenario_names(scenario_choice)  # fail on a bad name before minutes of CEM
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise OptionError(f"--n must be a positive integer, got {n!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise OptionError(f"--jobs must be a positive integer, got {jobs!r}")
+    check_jobs(jobs)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise OptionError(f"--seed must be a non-negative integer, got {seed!r}")
     if policies_file is not None:
