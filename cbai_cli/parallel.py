@@ -77,9 +77,9 @@ def single_threaded_blas() -> Iterator[None]:
 
 
 #: The most worker processes a command starts per core it may use: the runs are CPU-bound,
-#: so more workers than cores only add memory (each is a Python process of about 150 MB with
-#: numpy, scipy and numba loaded); a few per core still let a user overlap I/O or spread
-#: uneven batches.
+#: so more workers than cores only add memory (each is a Python process of about 175 MB with
+#: numpy, scipy and numba loaded: 173–180 MB measured running compare); a few per core still
+#: let a user overlap I/O or spread uneven batches.
 JOBS_PER_CORE = 4
 
 
