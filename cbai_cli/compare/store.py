@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from cbai_cli.databases import resource_failure
 from cbai_cli.errors import OptionError
 from cbai_cli.outputs import check_writable, reason
 
@@ -364,4 +365,5 @@ def read_store(path: str | Path) -> StoreContents:
         finally:
             connection.close()
     except sqlite3.Error as error:
-        raise OptionError(f"--from {path}: not a cbai SQLite store: {error}") from None
+        what = "cannot read" if resource_failure(error) else "not a cbai SQLite store"
+        raise OptionError(f"--from {path}: {what}: {error}") from None

@@ -33,6 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from cbai_cli.databases import resource_failure
 from cbai_cli.errors import OptionError
 from cbai_cli.fileio import temporary_prefix
 from cbai_cli.outputs import check_writable, reason
@@ -168,7 +169,8 @@ class Journal:
             self.meta = self._read_meta()
         except sqlite3.DatabaseError as error:
             self._connection.close()
-            raise OptionError(f"{self.path}: not a cbai study: {error}") from None
+            what = "cannot read the study" if resource_failure(error) else "not a cbai study"
+            raise OptionError(f"{self.path}: {what}: {error}") from None
         except BaseException:
             self._connection.close()
             raise
