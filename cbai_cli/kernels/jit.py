@@ -2,7 +2,9 @@
 
 ``cache=True`` writes the compiled code beside the module (``__pycache__``) or, when the
 package directory is not writable, under numba's user cache directory
-(``~/.cache/numba``; ``NUMBA_CACHE_DIR`` moves it); two processes compiling at once
+(``~/.cache/numba``; ``NUMBA_CACHE_DIR`` moves it), and when neither can be written, under
+an owner-only folder of the system's temporary folder (:func:`private_cache_root`); two
+processes compiling at once
 each write whole files (numba writes a temporary file and renames it), so the worst case
 is compiling twice. ``error_model="numpy"``: a division by zero gives ±∞/NaN as in numpy
 instead of raising. No fast-math, so that every operation rounds as the numpy code it
@@ -22,6 +24,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import stat
+import tempfile
 from pathlib import Path
 
 import numba
@@ -80,8 +84,50 @@ class _KernelStamp:
         return sources_digest()
 
 
+@functools.cache
+def private_cache_root() -> str:
+    """An owner-only folder under the system's temporary folder, ``cbai-numba-<uid>``: the
+    kernels' cache when neither the package's folder nor the user's cache folder can be
+    written (an install in a read-only image run by a user without a writable home). One
+    that exists but is not this user's alone is not used (another user could have planted
+    compiled code in it): a fresh folder then, so each process compiles for itself."""
+    uid = getattr(os, "getuid", lambda: None)()
+    if uid is not None:
+        root = Path(tempfile.gettempdir()) / f"cbai-numba-{uid}"
+        try:
+            root.mkdir(mode=0o700, exist_ok=True)
+            info = root.lstat()
+            if stat.S_ISDIR(info.st_mode) and info.st_uid == uid and not info.st_mode & 0o077:
+                return str(root)
+        except OSError:
+            pass
+    return tempfile.mkdtemp(prefix="cbai-numba-")
+
+
+def _user_provided_locator():
+    """numba's locator of ``NUMBA_CACHE_DIR`` (its names in numba ≥ 0.60 and 0.68)."""
+    return next(getattr(caching, name) for name in ("UserProvidedCacheLocator", "_UserProvidedCacheLocator")
+                if hasattr(caching, name))
+
+
+class _PrivateTemporaryLocator(_user_provided_locator()):
+    """The last resort: the kernel's cache under :func:`private_cache_root`. Without it numba
+    raised "cannot cache function …: no locator available" at import, a traceback for every
+    command that runs a kernel."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(private_cache_root(), self.get_suitable_cache_subpath(py_file))
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        return super(_user_provided_locator(), cls).from_function(py_func, py_file)  # whatever NUMBA_CACHE_DIR says
+
+
 def _register_locators() -> None:
-    """Put the stamped locators before numba's own (the names of numba ≥ 0.60 and 0.68)."""
+    """Put the stamped locators before numba's own (the names of numba ≥ 0.60 and 0.68), and
+    the stamped private temporary one after them all."""
     implementation = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
     stamped = []
     for names in (("UserProvidedCacheLocator", "_UserProvidedCacheLocator"),
@@ -90,6 +136,7 @@ def _register_locators() -> None:
         base = next(getattr(caching, name) for name in names if hasattr(caching, name))
         stamped.append(type(f"Kernel{base.__name__.lstrip('_')}", (_KernelStamp, base), {}))
     implementation._locator_classes[:0] = stamped
+    implementation._locator_classes.append(type("KernelPrivateTemporaryLocator", (_KernelStamp, _PrivateTemporaryLocator), {}))
 
 
 def _passive_openmp() -> None:

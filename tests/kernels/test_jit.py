@@ -1,7 +1,11 @@
 """The kernels' on-disk cache is invalidated by an edit of any kernel source, not only of
-the function's own file (a compiled function inlines the kernels it calls)."""
+the function's own file (a compiled function inlines the kernels it calls), and is found
+even where neither the package nor the home folder can be written."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from cbai_cli.kernels import advance, design, jit, ols, threads
 
@@ -11,3 +15,47 @@ def test_every_kernel_cache_is_stamped_with_all_kernel_sources():
                    ols.rank_one_step, ols.mixture_bounds):
         assert kernel._cache._impl.locator.get_source_stamp() == jit.sources_digest()
 
+
+
+def test_the_private_cache_folder_is_this_users_alone(tmp_path, monkeypatch):
+    import stat
+
+    from cbai_cli.kernels import jit
+
+    monkeypatch.setattr(jit.tempfile, "gettempdir", lambda: str(tmp_path))
+    jit.private_cache_root.cache_clear()
+    try:
+        root = Path(jit.private_cache_root())
+    finally:
+        jit.private_cache_root.cache_clear()
+    assert root == tmp_path / f"cbai-numba-{os.getuid()}"
+    assert root.stat().st_uid == os.getuid() and stat.S_IMODE(root.stat().st_mode) == 0o700
+
+
+def test_a_shared_private_cache_folder_is_not_used(tmp_path, monkeypatch):
+    from cbai_cli.kernels import jit
+
+    planted = tmp_path / f"cbai-numba-{os.getuid()}"
+    planted.mkdir()
+    planted.chmod(0o777)  # anyone could have written compiled code into it
+    monkeypatch.setattr(jit.tempfile, "gettempdir", lambda: str(tmp_path))
+    jit.private_cache_root.cache_clear()
+    try:
+        root = Path(jit.private_cache_root())
+    finally:
+        jit.private_cache_root.cache_clear()
+    assert root != planted and root.name.startswith("cbai-numba-") and root.is_dir()
+
+
+def test_the_private_temporary_locator_is_the_kernels_last_resort():
+    from numba.core import caching
+
+    from cbai_cli.kernels import jit, track_and_stop
+
+    implementation = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
+    last = implementation._locator_classes[-1]
+    assert issubclass(last, jit._PrivateTemporaryLocator)
+    kernel = next(value for value in vars(track_and_stop).values() if hasattr(value, "py_func"))
+    locator = last.from_function(kernel.py_func, track_and_stop.__file__)
+    assert locator.get_cache_path().startswith(jit.private_cache_root())
+    assert locator.get_source_stamp() == jit.sources_digest()
