@@ -17,40 +17,36 @@ def test_every_kernel_cache_is_stamped_with_all_kernel_sources():
 
 
 
+def private_root_in(folder: Path, monkeypatch) -> Path:
+    """:func:`jit.private_cache_root` with ``folder`` as the system's temporary folder."""
+    monkeypatch.setattr(jit.tempfile, "gettempdir", lambda: str(folder))
+    jit.private_cache_root.cache_clear()
+    try:
+        return Path(jit.private_cache_root())
+    finally:
+        jit.private_cache_root.cache_clear()
+
+
 def test_the_private_cache_folder_is_this_users_alone(tmp_path, monkeypatch):
     import stat
 
-    from cbai_cli.kernels import jit
-
-    monkeypatch.setattr(jit.tempfile, "gettempdir", lambda: str(tmp_path))
-    jit.private_cache_root.cache_clear()
-    try:
-        root = Path(jit.private_cache_root())
-    finally:
-        jit.private_cache_root.cache_clear()
+    root = private_root_in(tmp_path, monkeypatch)
     assert root == tmp_path / f"cbai-numba-{os.getuid()}"
     assert root.stat().st_uid == os.getuid() and stat.S_IMODE(root.stat().st_mode) == 0o700
 
 
 def test_a_shared_private_cache_folder_is_not_used(tmp_path, monkeypatch):
-    from cbai_cli.kernels import jit
-
     planted = tmp_path / f"cbai-numba-{os.getuid()}"
     planted.mkdir()
     planted.chmod(0o777)  # anyone could have written compiled code into it
-    monkeypatch.setattr(jit.tempfile, "gettempdir", lambda: str(tmp_path))
-    jit.private_cache_root.cache_clear()
-    try:
-        root = Path(jit.private_cache_root())
-    finally:
-        jit.private_cache_root.cache_clear()
+    root = private_root_in(tmp_path, monkeypatch)
     assert root != planted and root.name.startswith("cbai-numba-") and root.is_dir()
 
 
 def test_the_private_temporary_locator_is_the_kernels_last_resort():
     from numba.core import caching
 
-    from cbai_cli.kernels import jit, track_and_stop
+    from cbai_cli.kernels import track_and_stop
 
     implementation = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
     last = implementation._locator_classes[-1]
