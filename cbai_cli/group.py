@@ -13,7 +13,7 @@ try:  # Typer ≥ 0.20 vendors Click as typer._click; older releases use Click i
 except ImportError:  # pragma: no cover
     import click
 
-from cbai_cli.errors import CbaiError
+from cbai_cli.errors import CbaiError, OutputError
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for a Ctrl-C
@@ -73,7 +73,6 @@ class CbaiGroup(TyperGroup):
 def report(error: CbaiError) -> None:
     """One line on stderr; the error's text may quote a file's contents: no control characters.
     After a failed stdout, what is left in it goes to the null device (quietly at exit)."""
-    from cbai_cli.errors import OutputError
     from cbai_cli.stdout import quiet_stdout
     from cbai_cli.validation import safe_text
 

@@ -173,12 +173,7 @@ class RidgeDesign:
 
     def refresh(self) -> None:
         """Recompute A⁻¹ and log det A exactly from A (round-off control)."""
-        sign, logdet = np.linalg.slogdet(self.gram)
-        if sign <= 0:  # cannot happen in exact arithmetic for λ > 0
-            raise not_positive_definite(self.gram)
-        inverse = np.linalg.inv(self.gram)
-        self.inverse = 0.5 * (inverse + inverse.T)
-        self.logdet = float(logdet)
+        self.inverse, self.logdet = inverse_and_logdet(self.gram)
         self._since_refresh = 0
 
     def estimate(self, target: int = 0) -> np.ndarray:
@@ -334,6 +329,16 @@ def not_positive_definite(gram: np.ndarray) -> NumericalError:
                           "the arms (and the constraint by the inverse factor) or raise --lambda")
 
 
+def inverse_and_logdet(gram: np.ndarray) -> tuple[np.ndarray, float]:
+    """(A⁻¹ (d, d) symmetrised, log det A) of a design matrix A (d, d), or
+    :func:`not_positive_definite`'s error when round-off has left A singular or indefinite."""
+    sign, logdet = np.linalg.slogdet(gram)
+    if sign <= 0:  # cannot happen in exact arithmetic for λ > 0
+        raise not_positive_definite(gram)
+    inverse = np.linalg.inv(gram)
+    return 0.5 * (inverse + inverse.T), float(logdet)
+
+
 def exact_design(arms: np.ndarray, gram: np.ndarray, target: np.ndarray):
     """A⁻¹, log det A, φ̂ = A⁻¹b, ‖x‖²_{A⁻¹} and xᵀφ̂ of every arm, computed from A and b
     directly (the periodic refresh that stops round-off from drifting).
@@ -344,21 +349,17 @@ def exact_design(arms: np.ndarray, gram: np.ndarray, target: np.ndarray):
     Returns:
         inverse (d, d) symmetrised, logdet, estimate (d,), norms2 (K,), predictions (K,).
     """
-    sign, logdet = np.linalg.slogdet(gram)
+    inverse, logdet = inverse_and_logdet(gram)
+    estimate = inverse @ target
+    # ‖a‖²_{A⁻¹} = ‖L⁻¹a‖² for A = LLᵀ: one BLAS product with the arm matrix, where a
+    # quadratic form with A⁻¹ row by row would cost O(K·d²) outside BLAS.
     try:
-        if sign <= 0:  # cannot happen in exact arithmetic for λ > 0
-            raise np.linalg.LinAlgError("not positive definite")
-        inverse = np.linalg.inv(gram)
-        # ‖a‖²_{A⁻¹} = ‖L⁻¹a‖² for A = LLᵀ: one BLAS product with the arm matrix, where a
-        # quadratic form with A⁻¹ row by row would cost O(K·d²) outside BLAS.
         lower = np.linalg.cholesky(gram)
     except np.linalg.LinAlgError:
         raise not_positive_definite(gram) from None
-    inverse = 0.5 * (inverse + inverse.T)
-    estimate = inverse @ target
     lower_inverse = np.linalg.solve(lower, np.eye(gram.shape[0]))
     whitened = arms @ lower_inverse.T
-    return inverse, float(logdet), estimate, np.einsum("kd,kd->k", whitened, whitened), arms @ estimate
+    return inverse, logdet, estimate, np.einsum("kd,kd->k", whitened, whitened), arms @ estimate
 
 
 def least_squares_widths(arms: np.ndarray, counts: np.ndarray, sums: np.ndarray,

@@ -4,9 +4,8 @@
 package directory is not writable, under numba's user cache directory
 (``~/.cache/numba``; ``NUMBA_CACHE_DIR`` moves it), and when neither can be written, under
 an owner-only folder of the system's temporary folder (:func:`private_cache_root`); two
-processes compiling at once
-each write whole files (numba writes a temporary file and renames it), so the worst case
-is compiling twice. ``error_model="numpy"``: a division by zero gives ±∞/NaN as in numpy
+processes compiling at once each write whole files (numba writes a temporary file and
+renames it), so the worst case is compiling twice. ``error_model="numpy"``: a division by zero gives ±∞/NaN as in numpy
 instead of raising. No fast-math, so that every operation rounds as the numpy code it
 replaces and records do not depend on which path ran; the one exception,
 :func:`njit_reassociating`, computes the products of the passes over large arm
@@ -104,13 +103,15 @@ def private_cache_root() -> str:
     return tempfile.mkdtemp(prefix="cbai-numba-")
 
 
-def _user_provided_locator():
-    """numba's locator of ``NUMBA_CACHE_DIR`` (its names in numba ≥ 0.60 and 0.68)."""
-    return next(getattr(caching, name) for name in ("UserProvidedCacheLocator", "_UserProvidedCacheLocator")
-                if hasattr(caching, name))
+def _numba_locator(name: str) -> type:
+    """numba's locator class ``name`` (numba ≥ 0.68), or ``_name`` (numba 0.60)."""
+    return getattr(caching, name, None) or getattr(caching, f"_{name}")
 
 
-class _PrivateTemporaryLocator(_user_provided_locator()):
+_UserProvidedLocator = _numba_locator("UserProvidedCacheLocator")
+
+
+class _PrivateTemporaryLocator(_UserProvidedLocator):
     """The last resort: the kernel's cache under :func:`private_cache_root`. Without it numba
     raised "cannot cache function …: no locator available" at import, a traceback for every
     command that runs a kernel."""
@@ -122,7 +123,7 @@ class _PrivateTemporaryLocator(_user_provided_locator()):
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        return super(_user_provided_locator(), cls).from_function(py_func, py_file)  # whatever NUMBA_CACHE_DIR says
+        return super(_UserProvidedLocator, cls).from_function(py_func, py_file)  # whatever NUMBA_CACHE_DIR says
 
 
 def _register_locators() -> None:
@@ -130,10 +131,8 @@ def _register_locators() -> None:
     the stamped private temporary one after them all."""
     implementation = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
     stamped = []
-    for names in (("UserProvidedCacheLocator", "_UserProvidedCacheLocator"),
-                  ("InTreeCacheLocator", "_InTreeCacheLocator"),
-                  ("UserWideCacheLocator", "_UserWideCacheLocator")):
-        base = next(getattr(caching, name) for name in names if hasattr(caching, name))
+    for name in ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator"):
+        base = _numba_locator(name)
         stamped.append(type(f"Kernel{base.__name__.lstrip('_')}", (_KernelStamp, base), {}))
     implementation._locator_classes[:0] = stamped
     implementation._locator_classes.append(type("KernelPrivateTemporaryLocator", (_KernelStamp, _PrivateTemporaryLocator), {}))
