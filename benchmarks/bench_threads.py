@@ -77,25 +77,29 @@ def cell(spec: str, steps: int, threads_from: int | None, compiled: int | None =
     request = RunRequest.of(algorithm, regime) if regime else RunRequest.of(algorithm, "tuned", beta=100.0)
     learner = prepare(request, instance).make_algorithm(np.random.default_rng(1))
     environment = Environment(instance.problem.arms, instance.truth, np.random.default_rng(2))
-    split = threads.THREADS_FROM if threads_from is None else threads_from
+    default = threads.THREADS_FROM
+    split = default if threads_from is None else threads_from
     times: dict[str, list[float]] = {"serial": [], "split": [], "read": []}
     per_sample = compiled or 1
     # serial: a limit no matrix reaches, so that both modes run the same compiled kernels
     modes = [("serial", 1 << 62), ("split", split)] + [("read", None)] * floor
     read, sums = row_sums(), np.empty(k)
-    for _ in range(steps // per_sample + 5):
-        for mode, limit in modes:
-            threads.THREADS_FROM = limit  # this benchmark process only: what threads_from() returns
-            started = time.perf_counter()
-            if mode == "read":
-                for _ in range(per_sample):
-                    read(instance.problem.arms, sums)
-            elif compiled:
-                run_compiled([learner], [environment], compiled, limit)
-            else:
-                query = learner.ask()
-                learner.tell(query, environment.answer(query))
-            times[mode].append(1e6 * (time.perf_counter() - started) / per_sample)
+    try:
+        for _ in range(steps // per_sample + 5):
+            for mode, limit in modes:
+                threads.THREADS_FROM = limit  # this benchmark process only: what threads_from() returns
+                started = time.perf_counter()
+                if mode == "read":
+                    for _ in range(per_sample):
+                        read(instance.problem.arms, sums)
+                elif compiled:
+                    run_compiled([learner], [environment], compiled, limit)
+                else:
+                    query = learner.ask()
+                    learner.tell(query, environment.answer(query))
+                times[mode].append(1e6 * (time.perf_counter() - started) / per_sample)
+    finally:
+        threads.THREADS_FROM = default  # the next cell starts from the module's own value
     return {mode: np.array(values[5:]) for mode, values in times.items()}  # the first samples compile and warm up
 
 

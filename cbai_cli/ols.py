@@ -344,7 +344,7 @@ class LeastSquaresSpan:
             self.refresh()
             return
         code, growth = rank_one_step(self.arms, self.pinv, self._caches, self._roundoff, self._directions,
-                                     self._growths, arm, count, total, self._growth, self.margin,
+                                     self._growths, self._growth_basis, arm, count, total, self._growth, self.margin,
                                      DRIFT_TOLERANCE / STEP_ROUNDOFF, threads_from(self.arms))
         if code == REFRESH:
             self.refresh()
@@ -378,13 +378,18 @@ class LeastSquaresSpan:
         self._start_epoch(eigenvalues, vectors)
 
     def _start_epoch(self, eigenvalues: np.ndarray, vectors: np.ndarray) -> None:
-        """ℓ_i = log det(I + V_m/λ_i) and each arm's growth log(1 + xᵀ(λ_0I + V_m)⁻¹x), from the
-        eigenvalues (d,) and eigenvectors (d, d) of V_m = V now: O(K·d² + M·d)."""
+        """ℓ_i = log det(I + V_m/λ_i) and the basis from which a pull's growth
+        log(1 + xᵀ(λ_0I + V_m)⁻¹x) is computed at the arm's first pull of the epoch
+        (:func:`cbai_cli.kernels.ols.arm_growth`; the growths are NaN until then), from the
+        eigenvalues (d,) and eigenvectors (d, d) of V_m = V now: O(d² + M·d + K). Only the
+        pulled arms' growths are ever read, so none is computed for the others (O(K·d²) an
+        epoch until 2026-12-04)."""
         eigenvalues = np.maximum(eigenvalues, 0.0)
         self.log_dets = np.add.reduce(np.log1p(eigenvalues[:, None] / self.scales), axis=0)
         # xᵀ(λI + V_m)⁻¹x = Σ_k (v_kᵀx)²/(λ + μ_k), over every direction (also those outside the span).
         smallest = self.scales[0] if self.scales.size else math.inf
-        self._growths = np.log1p(np.square(self.arms @ vectors) @ (1.0 / (smallest + eigenvalues)))
+        self._growth_basis = vectors * np.sqrt(1.0 / (smallest + eigenvalues))
+        self._growths = np.full(self.arms.shape[0], np.nan)
         self._growth = 0.0
         self.epoch += 1
 

@@ -192,6 +192,31 @@ def test_no_arm_is_wider_than_with_jensen_or_a_single_scale(variances, shape, to
         assert np.all(widths**2 <= 2 * beta * (variances + (rho @ prior.scales) * spreads) * 1.003)
 
 
+def test_the_epoch_growths_are_those_of_its_starting_design_for_the_pulled_arms_only():
+    """A pull's growth is log(1 + xᵀ(λ_0I + V_m)⁻¹x) with V_m the design when the epoch began,
+    computed at the arm's first pull of the epoch; arms not pulled in it stay NaN."""
+    arms = np.random.default_rng(3).standard_normal((6, 3))
+    fit = LeastSquaresSpan(arms)
+    fit.track(np.array([0.5, 2.0, 8.0]), margin=100.0)
+    pulled = np.zeros(6, dtype=bool)
+    growth = 0.0
+    for arm, count in [(0, 1), (1, 1), (2, 1), (4, 2), (1, 1), (4, 1), (5, 3), (1, 1)]:
+        epoch = fit.epoch
+        fit.update(arm, 0.1 * arm, count)
+        if fit.epoch != epoch:  # a recomputation or a new epoch: V_m is the design now
+            start, pulled[:], growth = fit.gram, False, 0.0
+        else:
+            pulled[arm] = True
+            inverse = np.linalg.inv(0.5 * np.eye(3) + start)
+            growth += count * np.log1p(arms[arm] @ inverse @ arms[arm])
+    assert pulled.sum() >= 2  # the last pulls stayed in one epoch
+    inverse = np.linalg.inv(0.5 * np.eye(3) + start)
+    expected = np.log1p(np.einsum("kd,de,ke->k", arms, inverse, arms))
+    assert fit._growths[pulled] == pytest.approx(expected[pulled], rel=1e-12)
+    assert np.isnan(fit._growths[~pulled]).all()
+    assert fit.growth == pytest.approx(growth, rel=1e-12)
+
+
 def test_within_an_epoch_the_width_carries_the_growth_so_far():
     """Between epochs the squared width is the line's times 1 + g/(2β): β of the same ρ with
     ℓ + g in place of ℓ (e1 pulled again, g > 0, no new epoch yet)."""

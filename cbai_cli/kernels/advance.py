@@ -169,9 +169,10 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
 def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, refresh_every, inverse, gram,
                 targets, estimate, norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper,
                 steps, since, limit, pending, status, forced, normals, uniforms, used_normals, companion, block,
-                contenders, threads_from, pinv, caches, roundoff, directions, growths, growth, margin, inside, counts,
-                sums, fit_steps, fit_since, fit_refresh_every, drift_ratio, intercepts, slopes, inflations, mean_widths,
-                mean_roots, mean_thresholds, mean_scale, mean_scales, mean_log_weights, stale, due):
+                contenders, threads_from, pinv, caches, roundoff, directions, growths, growth_basis, growth, margin,
+                inside, counts, sums, fit_steps, fit_since, fit_refresh_every, drift_ratio, intercepts, slopes,
+                inflations, mean_widths, mean_roots, mean_thresholds, mean_scale, mean_scales, mean_log_weights, stale,
+                due):
     """:func:`advance` for the ``ols`` regime: every run b with ``status[b] == RUNNING``
     until it stops or needs Python.
 
@@ -190,7 +191,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
 
     Shapes: the ridge design, the elimination state, the noise and the uniforms as
     :func:`advance`; the fit: pinv (B, d, d) V⁺; caches (B, 3, K) xᵀV⁺x, ‖V⁺x‖², xᵀφ̂;
-    roundoff, growths, inside, counts, sums (B, K); directions (B, 2, d) scratch; growth,
+    roundoff, growths, inside, counts, sums (B, K); growth_basis (B, d, d); directions (B, 2, d) scratch; growth,
     margin, fit_steps, fit_since, stale, due (B,); intercepts, slopes, inflations (B, K) 2R²β·a,
     2R²β·b and 1/(2β) of each arm's tangent line; mean_widths, mean_roots (B, 2, K) the widths of
     the lower and upper sides of the arms' own means and the roots their next widths start from;
@@ -229,8 +230,9 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
             if not inside[b, arm] or fit_since[b] >= fit_refresh_every:
                 due[b] = REFRESH
             else:
-                due[b], grown = rank_one_step(arms, pinv[b], caches[b], roundoff[b], directions[b], growths[b], arm,
-                                              1, observed, growth[b], margin[b], drift_ratio, threads_from)
+                due[b], grown = rank_one_step(arms, pinv[b], caches[b], roundoff[b], directions[b], growths[b],
+                                              growth_basis[b], arm, 1, observed, growth[b], margin[b], drift_ratio,
+                                              threads_from)
                 if due[b] != REFRESH:
                     growth[b] = grown
             if since[b] >= refresh_every or due[b] != KEEP or stale[b]:

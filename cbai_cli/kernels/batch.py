@@ -127,6 +127,7 @@ class BatchState:
 #: written back before they have been computed —, attribute, the Python type of a scalar).
 _FIT_ROWS = (("pinv", "fit", "pinv", None), ("caches", "fit", "_caches", None), ("roundoff", "fit", "_roundoff", None),
              ("directions", "fit", "_directions", None), ("growths", "fit", "_growths", None),
+             ("growth_basis", "fit", "_growth_basis", None),
              ("growth", "fit", "_growth", float), ("margin", "fit", "margin", float), ("inside", "fit", "inside", None),
              ("counts", "fit", "_counts", None), ("sums", "fit", "_sums", None), ("steps", "fit", "n_samples", int),
              ("since", "fit", "_since_refresh", int), ("intercepts", "lines", "_intercepts", None),
@@ -144,7 +145,10 @@ class FitState:
         pinv: (B, d, d) V⁺.
         caches: (B, 3, K) xᵀV⁺x, ‖V⁺x‖² and xᵀφ̂.
         roundoff, growths, counts, sums: (B, K) the roundoff estimates, the epoch's
-            per-pull growths, and the pulls and observation sums per arm.
+            per-pull growths (NaN for an arm not pulled yet in the epoch), and the pulls and
+            observation sums per arm.
+        growth_basis: (B, d, d) the epoch's basis for the growths
+            (:func:`cbai_cli.kernels.ols.arm_growth`).
         directions: (B, 2, d) the rank-one step's scratch.
         inside: (B, K) bool, the arms in the span.
         growth, margin: (B,) the epoch's growth sum and its limit.
@@ -163,6 +167,7 @@ class FitState:
     roundoff: np.ndarray
     directions: np.ndarray
     growths: np.ndarray
+    growth_basis: np.ndarray
     growth: np.ndarray
     margin: np.ndarray
     inside: np.ndarray
@@ -297,7 +302,7 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
         else:
             fit = first.intervals.fit
             advance_fit(*shared, design.refresh_every, *runs, fits.pinv, fits.caches, fits.roundoff, fits.directions,
-                        fits.growths, fits.growth, fits.margin, fits.inside, fits.counts, fits.sums, fits.steps,
+                        fits.growths, fits.growth_basis, fits.growth, fits.margin, fits.inside, fits.counts, fits.sums, fits.steps,
                         fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts, fits.slopes,
                         fits.inflations, fits.mean_widths, fits.mean_roots, mean_thresholds, mean_scale,
                         first.intervals.mean_prior.scales, first.intervals.mean_prior.log_weights, fits.stale, fits.due)

@@ -76,7 +76,23 @@ def _span_blocks_threaded(arms, u, twice, shrink, quadratic, cross, residual, ca
 
 
 @njit
-def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count, total, growth, margin,
+def arm_growth(x, growth_basis):
+    """log(1 + xᵀ(λ_0I + V_m)⁻¹x) = log(1 + Σ_k (c_kᵀx)²) for the columns c_k = v_k/√(λ_0 + μ_k)
+    of ``growth_basis`` (d, d), V_m = Σ_k μ_k v_k v_kᵀ the design at the epoch's start and
+    λ_0 the smallest scale (docs/ols.md, "Epochs"): a pull's growth bound, O(d²), sums in
+    index order."""
+    d = x.shape[0]
+    total = 0.0
+    for k in range(growth_basis.shape[1]):
+        acc = 0.0
+        for j in range(d):
+            acc += growth_basis[j, k] * x[j]
+        total += acc * acc
+    return math.log1p(total)
+
+
+@njit
+def rank_one_step(arms, pinv, caches, roundoff, directions, growths, growth_basis, arm, count, total, growth, margin,
                   drift_ratio, threads_from):
     """Add ``count`` pulls of the in-span arm x = arms[arm] summing to ``total``; returns
     (what Python must do next, the epoch's growth sum).
@@ -87,7 +103,8 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
     the span). Each arm's roundoff estimate for its spread grows by |Δ| + b' (in units of
     STEP_ROUNDOFF; REFRESH once it exceeds ``drift_ratio``·b' = DRIFT_TOLERANCE/STEP_ROUNDOFF·b'
     for some arm). Otherwise the growth sum gains c·``growths``[arm] (Lemma 2 of docs/ols.md),
-    EPOCH once it exceeds ``margin``. The pass over the arms goes block by block
+    EPOCH once it exceeds ``margin``; an arm's growth is computed at its first pull of the
+    epoch (NaN until then) by :func:`arm_growth` from ``growth_basis``. The pass over the arms goes block by block
     (:func:`cbai_cli.kernels.codes.block_rows`), split across threads when K·d ≥
     ``threads_from`` (:func:`cbai_cli.kernels.threads.threads_from`); every arm's numbers
     are the same either way.
@@ -106,8 +123,8 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
     designs.
 
     Shapes: arms (K, d); pinv (d, d); caches (3, K) rows xᵀV⁺x, ‖V⁺x‖², xᵀφ̂; roundoff,
-    growths (K,); directions (2, d) scratch for u and V⁺u. Updated in place: pinv, caches,
-    roundoff, directions. ``threads_from``: None (:data:`cbai_cli.kernels.threads.NEVER`) never
+    growths (K,); growth_basis (d, d); directions (2, d) scratch for u and V⁺u. Updated in
+    place: pinv, caches, roundoff, directions, growths[arm]. ``threads_from``: None (:data:`cbai_cli.kernels.threads.NEVER`) never
     splits the pass.
     """
     k, d = arms.shape
@@ -151,6 +168,8 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, arm, count,
             pinv[i, j] -= scaled * u[j]
     if drift:
         return REFRESH, growth
+    if math.isnan(growths[arm]):
+        growths[arm] = arm_growth(x, growth_basis)
     growth += count * growths[arm]
     if growth > margin:
         return EPOCH, growth

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import erfc, log_ndtr
 
-from cbai_cli.kernels.ols import (EPOCH, KEEP, LOG_TWO_PHI, REFRESH, Z_STEPS_PER_UNIT, joint_certificate, mean_width,
+from cbai_cli.kernels.ols import (EPOCH, KEEP, LOG_TWO_PHI, REFRESH, Z_STEPS_PER_UNIT, arm_growth, joint_certificate,
+                                  mean_width,
                                   mixture_bounds, rank_one_step)
 from cbai_cli.kernels.threads import NEVER
 from cbai_cli.ols import DRIFT_TOLERANCE, STEP_ROUNDOFF, ScalePrior
@@ -53,12 +54,13 @@ def step_in_numpy(arms, pinv, caches, arm, count, total):
 
 
 def call(arms, pinv, caches, arm, count, total, roundoff=None, growths=None, growth=0.0, margin=math.inf,
-         ratio=RATIO, threads_from=NEVER):
+         ratio=RATIO, threads_from=NEVER, growth_basis=None):
     k, d = arms.shape
     roundoff = np.zeros(k) if roundoff is None else roundoff
     growths = np.zeros(k) if growths is None else growths
-    return rank_one_step(arms, pinv, caches, roundoff, np.empty((2, d)), growths, arm, count, total, growth,
-                         margin, ratio, threads_from)
+    growth_basis = np.zeros((d, d)) if growth_basis is None else growth_basis
+    return rank_one_step(arms, pinv, caches, roundoff, np.empty((2, d)), growths, growth_basis, arm, count, total,
+                         growth, margin, ratio, threads_from)
 
 
 @settings(max_examples=40, deadline=None)
@@ -126,6 +128,22 @@ def test_the_growth_sum_starts_an_epoch_once_it_passes_the_margin():
     assert (code, growth) == (KEEP, 0.625)
     code, growth = call(arms, pinv.copy(), caches.copy(), 0, 2, 0.3, growths=growths, growth=0.25, margin=0.625)
     assert (code, growth) == (EPOCH, 0.75)
+
+
+def test_arm_growth_by_hand():
+    # V_m = diag(3, 1), λ_0 = 1: columns e1/√4 and e2/√2; x = (2, 2): 1 + 2 = 3, log(1 + 3) = log 4
+    basis = np.array([[0.5, 0.0], [0.0, 1.0 / math.sqrt(2.0)]])
+    assert arm_growth(np.array([2.0, 2.0]), basis) == pytest.approx(math.log(4.0), rel=1e-15)
+
+
+def test_a_pull_computes_its_arms_growth_at_its_first_pull_of_the_epoch():
+    arms, pinv, caches = ill_conditioned_fit()
+    basis = np.array([[0.5, 0.0], [0.0, 0.25]])
+    growths = np.array([math.nan, 5.0, math.nan])
+    code, growth = call(arms, pinv, caches, 0, 2, 0.3, growths=growths, growth_basis=basis)
+    expected = arm_growth(arms[0], basis)
+    assert growths[0] == expected and growths[1] == 5.0 and math.isnan(growths[2])
+    assert (code, growth) == (KEEP, 2 * expected)
 
 
 def test_a_recomputation_takes_precedence_over_an_epoch():
