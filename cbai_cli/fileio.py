@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import signal
@@ -42,6 +43,7 @@ import numpy as np
 import yaml
 
 from cbai_cli.errors import InstanceError, Terminated
+from cbai_cli.options import MEMORY_LIMIT
 from cbai_cli.validation import FieldError, safe_text
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -115,9 +117,70 @@ class _DuplicateKey(Exception):
         self.key, self.first_line, self.line = key, first_line, line
 
 
+#: Values that aliases may add to a YAML document beyond the nodes written in it: a hand-written
+#: file reuses a block or a row a few times, while ten levels of ten aliases each (a few
+#: hundred bytes) would expand to 10¹⁰ values, hours and gigabytes before any check could run.
+ALIAS_EXPANSION_LIMIT = 1_000_000
+
+
+class _AliasProblem(Exception):
+    """A YAML document whose aliases refer to themselves or expand it too far (raised by
+    :class:`_StrictLoader`)."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def _check_aliases(root: yaml.Node) -> None:
+    """Raise :class:`_AliasProblem` when a node of the composed document contains itself
+    through an alias, or when expanding its aliases would add more than
+    :data:`ALIAS_EXPANSION_LIMIT` values: the expanded size of every node once (an alias is
+    the same node object as its anchor), in an explicit stack (no recursion limit)."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        children = ([item for pair in node.value for item in pair] if isinstance(node, yaml.MappingNode)
+                    else node.value if isinstance(node, yaml.SequenceNode) else [])
+        if done:
+            open_nodes.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in children)
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            raise _AliasProblem("an alias refers to a value that contains it", node.start_mark.line + 1)
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(children) if id(child) not in sizes)
+    written = len(sizes)
+    if sizes[id(root)] - written > ALIAS_EXPANSION_LIMIT:
+        raise _AliasProblem(f"its aliases expand it to {sizes[id(root)]:,} values, more than "
+                            f"{ALIAS_EXPANSION_LIMIT:,} beyond the {written:,} written; write the values out "
+                            "or use an NPZ file", root.start_mark.line + 1)
+
+
 class _StrictLoader(yaml.SafeLoader):
     """PyYAML's safe loader, except that a mapping may not repeat a key (the YAML spec
-    requires unique keys; PyYAML keeps the last value) and a malformed date says where it is."""
+    requires unique keys; PyYAML keeps the last value), a malformed date says where it is,
+    and aliases may neither make a value contain itself nor expand the document by more than
+    :data:`ALIAS_EXPANSION_LIMIT` values (checked on the composed nodes, before any Python
+    object is built)."""
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        if self.check_event(yaml.AliasEvent):
+            self.aliased = True
+        return super().compose_node(parent, index)
+
+    def compose_document(self) -> yaml.Node:
+        self.aliased = False
+        node = super().compose_document()
+        if self.aliased:  # a document without aliases is a tree of the nodes written in it
+            _check_aliases(node)
+        return node
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         if isinstance(node, yaml.MappingNode):
@@ -152,6 +215,8 @@ def load_yaml(text: str, source: str) -> Any:
     ``SOURCE: not valid YAML (line N): PROBLEM`` or ``SOURCE: KEY: duplicate key ...``."""
     try:
         return yaml.load(text, Loader=_StrictLoader)
+    except _AliasProblem as problem:
+        raise InstanceError(f"{source}: not valid YAML (line {problem.line}): {problem}") from None
     except _DuplicateKey as duplicate:
         lines = (f"line {duplicate.line}" if duplicate.first_line == duplicate.line
                  else f"lines {duplicate.first_line} and {duplicate.line}")
@@ -199,6 +264,9 @@ def _read_npz(path: Path) -> dict[str, Any]:
     try:
         with np.load(path, allow_pickle=False) as archive:
             for key in archive.files:
+                refused = _member_refusal(archive.zip, key)
+                if refused is not None:
+                    raise invalid(f"field {safe_text(key)!r}: {refused}")
                 try:
                     raw[key] = archive[key]
                 except ValueError as error:
@@ -228,6 +296,46 @@ def _read_npz(path: Path) -> dict[str, Any]:
     return mapping
 
 
+def _header_refusal(stream: Any, size: int) -> str | None:
+    """Why the .npy array in ``stream`` (positioned at its start; ``size`` bytes in all)
+    cannot be loaded as its header declares it, or None: numpy allocates the declared array
+    before reading it, so a header that declares more bytes than the stream holds (a corrupt
+    or hostile file) would be a MemoryError, or gigabytes allocated, before the read found
+    the data missing; and an array larger than :data:`~cbai_cli.options.MEMORY_LIMIT` is
+    refused like every other request of that size. A header numpy cannot read is left to
+    numpy's own message. The stream is left after the header."""
+    try:
+        version = np.lib.format.read_magic(stream)
+        reader = {(1, 0): np.lib.format.read_array_header_1_0,
+                  (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+        if reader is None:
+            return None
+        shape, _, dtype = reader(stream)
+        offset = stream.tell()
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error):
+        return None
+    declared = math.prod(shape) * dtype.itemsize
+    held = size - offset
+    array = f"a {'×'.join(map(str, shape)) or 'scalar'} array of {declared:,} bytes"
+    if declared > held:
+        return f"its header declares {array} but only {held:,} bytes follow it"
+    if declared > MEMORY_LIMIT:
+        return f"{array}, more than the {MEMORY_LIMIT:,} bytes cbai loads"
+    return None
+
+
+def _member_refusal(archive: zipfile.ZipFile, key: str) -> str | None:
+    """:func:`_header_refusal` of the member ``key`` of an NPZ archive (its header read
+    alone), or None when the member is not found."""
+    name = key if key in archive.namelist() else f"{key}.npy"
+    try:
+        info = archive.getinfo(name)
+        with archive.open(info) as member:
+            return _header_refusal(member, info.file_size)
+    except (KeyError, OSError, zipfile.BadZipFile, zlib.error):
+        return None
+
+
 def read_npy(path: str | Path) -> np.ndarray:
     """One array from a ``.npy`` file, read without pickles.
 
@@ -244,6 +352,10 @@ def read_npy(path: str | Path) -> np.ndarray:
             head = stream.read(len(_NPY_MAGIC))
             if head != _NPY_MAGIC:
                 raise InstanceError(f"{shown}: not a valid .npy file (no .npy header)")
+            stream.seek(0)
+            refused = _header_refusal(stream, os.fstat(stream.fileno()).st_size)
+            if refused is not None:
+                raise InstanceError(f"{shown}: not a valid .npy file ({refused})")
             stream.seek(0)
             return np.load(stream, allow_pickle=False)
     except InstanceError:

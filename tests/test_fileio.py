@@ -98,6 +98,32 @@ def test_deep_nesting_is_one_line(tmp_path):
     assert yaml_error(tmp_path, "a: " + "[" * 20000 + "]" * 20000 + "\n") == "f.yaml: not valid YAML: nested too deeply"
 
 
+def test_a_sequence_that_contains_itself_through_an_alias_is_one_line(tmp_path):
+    assert yaml_error(tmp_path, "a: 1\narms: &x [[1.0], *x]\n") == (
+        "f.yaml: not valid YAML (line 2): an alias refers to a value that contains it")
+
+
+def test_a_mapping_that_contains_itself_through_an_alias_is_one_line(tmp_path):
+    assert yaml_error(tmp_path, "meta: &m {a: 1, b: {c: *m}}\n") == (
+        "f.yaml: not valid YAML (line 1): an alias refers to a value that contains it")
+
+
+def test_aliases_that_expand_a_document_past_the_limit_are_refused_before_it_is_built(tmp_path):
+    # l_i has 1 + 10·|l_(i−1)| nodes, |l0| = 11: Σ_(i≤6) |l_i| = 12,345,677, plus the 7 keys, the two
+    # mappings and "meta"; written: 10 scalars, 7 sequences, 7 keys, 2 mappings and "meta"
+    lines = ["meta:", "  l0: &l0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"]
+    lines += [f"  l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 10) + "]" for i in range(1, 7)]
+    message = yaml_error(tmp_path, "\n".join(lines) + "\n")
+    assert message.startswith("f.yaml: not valid YAML (line 1): its aliases expand it to 12,345,687 values, "
+                              "more than 1,000,000 beyond the 27 written")
+
+
+def test_aliases_that_share_a_value_within_the_limit_read_as_before(tmp_path):
+    text = "noise: &n {kind: gaussian, sigma: 1.0}\nrow: &r [1.0, 2.0]\narms: [*r, *r, *r]\nmeta: {noise: *n}\n"
+    mapping = read_yaml(tmp_path, text)
+    assert mapping["arms"] == [[1.0, 2.0]] * 3 and mapping["meta"]["noise"] == mapping["noise"]
+
+
 def test_python_tags_are_refused(tmp_path):
     assert "not valid YAML" in yaml_error(tmp_path, "a: !!python/object/apply:os.system ['true']\n")
 
@@ -151,6 +177,36 @@ def test_a_corrupt_member_is_not_a_valid_npz_file(tmp_path):
     assert npz_error(path).startswith("F: not a valid .npz file (field 'arms': ")
 
 
+def huge_header(shape: tuple[int, ...]) -> bytes:
+    """A .npy header declaring float64 ``shape``, followed by 64 bytes of data."""
+    stream = io.BytesIO()
+    np.lib.format.write_array_header_1_0(stream, {"descr": "<f8", "fortran_order": False, "shape": shape})
+    return stream.getvalue() + bytes(64)
+
+
+def test_an_npz_member_declaring_more_than_it_holds_is_refused_before_allocating(tmp_path):
+    path = tmp_path / "x.npz"
+    with zipfile.ZipFile(path, "w") as archive:  # numpy would allocate 72.8 TiB first
+        archive.writestr("arms.npy", huge_header((10**7, 10**6)))
+    assert npz_error(path) == ("F: not a valid .npz file (field 'arms': its header declares a 10000000×1000000 array "
+                               "of 80,000,000,000,000 bytes but only 64 bytes follow it)")
+
+
+def test_an_npz_member_larger_than_the_memory_limit_is_refused(tmp_path, monkeypatch):
+    path = tmp_path / "x.npz"
+    np.savez_compressed(path, arms=np.ones((5, 4)))
+    monkeypatch.setattr("cbai_cli.fileio.MEMORY_LIMIT", 100)
+    assert npz_error(path) == ("F: not a valid .npz file (field 'arms': a 5×4 array of 160 bytes, more than the 100 "
+                               "bytes cbai loads)")
+
+
+def test_a_compressed_npz_file_reads_back(tmp_path):
+    path = tmp_path / "x.npz"
+    np.savez_compressed(path, arms=np.arange(6.0).reshape(3, 2), threshold=np.array(0.5))
+    mapping = read_mapping(path)
+    assert mapping["arms"].tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]] and mapping["threshold"] == 0.5
+
+
 def test_an_npz_array_of_python_objects_names_the_field(tmp_path):
     path = tmp_path / "x.npz"
     np.savez(path, arms=np.array([[1.0, None]], dtype=object))
@@ -191,6 +247,12 @@ def test_an_npy_array_of_python_objects_is_refused_without_pickle_advice(tmp_pat
     np.save(tmp_path / "a.npy", np.array([1, None], dtype=object))
     assert npy_error(tmp_path / "a.npy") == ("F: not a valid .npy file (an array of Python objects; "
                                              "cbai never loads pickled data)")
+
+
+def test_an_npy_file_declaring_more_than_it_holds_is_refused_before_allocating(tmp_path):
+    (tmp_path / "a.npy").write_bytes(huge_header((10**7, 10**6)))
+    assert npy_error(tmp_path / "a.npy") == ("F: not a valid .npy file (its header declares a 10000000×1000000 array "
+                                             "of 80,000,000,000,000 bytes but only 64 bytes follow it)")
 
 
 def test_a_truncated_npy_file_is_not_a_valid_npy_file(tmp_path):

@@ -209,10 +209,38 @@ def test_a_truncated_npz_file_is_one_line(tmp_path, cli):
     assert one_line_error(cli, path).startswith("FILE: not a valid .npz file (")
 
 
+def test_an_npz_header_declaring_terabytes_is_one_line(tmp_path, cli):
+    import io
+    import zipfile
+
+    import numpy as np
+
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (10**7, 10**6)})
+    path = tmp_path / "f.npz"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("arms.npy", header.getvalue())
+    assert one_line_error(cli, path, "solve").startswith("FILE: not a valid .npz file (field 'arms': its header "
+                                                         "declares a 10000000×1000000 array")
+
+
 def test_a_duplicate_key_is_one_line(tmp_path, cli):
     path = bad_file(tmp_path, CBAI + "threshold: 0.2\n")
     assert one_line_error(cli, path, "solve") == ("FILE: threshold: duplicate key (lines 5 and 7); "
                                                   "each key may appear only once")
+
+
+def test_meta_that_contains_itself_is_one_line(tmp_path, cli):
+    path = bad_file(tmp_path, CBAI + "meta: &m {note: x, again: *m}\n")
+    assert one_line_error(cli, path, "solve") == ("FILE: not valid YAML (line 7): an alias refers to a value "
+                                                  "that contains it")
+
+
+def test_arms_multiplied_by_aliases_are_one_line(tmp_path, cli):
+    rows = ["kind: cbai", "r0: &r0 [1.0, 0.0]"] + [f"r{i}: &r{i} [" + ", ".join([f"*r{i - 1}"] * 10) + "]"
+                                                    for i in range(1, 7)]
+    path = bad_file(tmp_path, "\n".join(rows) + "\narms: *r6\n")
+    assert one_line_error(cli, path).startswith("FILE: not valid YAML (line 1): its aliases expand it to ")
 
 
 def test_a_duplicate_key_in_a_safe_file_is_one_line(tmp_path, cli):
