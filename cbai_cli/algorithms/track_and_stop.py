@@ -143,9 +143,9 @@ class TrackAndStop(Adaptive):
         from cbai_cli.kernels.track_and_stop import track_and_stop_arm
 
         design, state = self.design, self.state
-        arm, forced = track_and_stop_arm(design.arms, self.problem.rewards, self.problem.threshold, state.uncertain,
-                                         state.feasible, state.last_upper, design.inverse, design.norms2,
-                                         design.predictions, design.n_samples, self.optimism, design.block,
-                                         threads_from(design.arms))
+        arm, forced, _ = track_and_stop_arm(design.arms, self.problem.rewards, self.problem.threshold,
+                                            state.uncertain, state.feasible, state.last_upper, design.inverse,
+                                            design.norms2, design.predictions, design.n_samples, self.optimism,
+                                            design.block, threads_from(design.arms), -1, np.empty(0))
         self.forced_pulls += int(forced)
         return int(arm)

@@ -86,16 +86,18 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
     if status[b] != RUNNING:
         return -1, 0.0, contender, contender_arm
     n_samples = steps[b]
+    following = -1
     if select_code == TRACK_AND_STOP:
-        arm, was_forced = track_and_stop_arm(arms, rewards, threshold, uncertain[b], feasible[b], last_upper[b],
-                                             inverse[b], norms2[b], predictions[b], n_samples, optimism, block,
-                                             threads_from)
+        # contender: the target whose products the last update's pass left in companion
+        arm, was_forced, following = track_and_stop_arm(arms, rewards, threshold, uncertain[b], feasible[b],
+                                                        last_upper[b], inverse[b], norms2[b], predictions[b],
+                                                        n_samples, optimism, block, threads_from, contender,
+                                                        companion)
     else:
         arm = select(select_code, arms, inverse[b], norms2[b], rewards, uncertain[b], feasible[b],
                      uniforms[b, used_normals[b]], contender, contender_arm, block, threads_from)
         was_forced = False
     observed = means[arm] + sigma * normals[b, used_normals[b]]
-    following = -1
     if contenders is not None:
         following = predict_contender(arms, inverse[b], norms2[b], uncertain[b], select_code == GREEDY_MAXVAR,
                                       arms[arm], 1, watch, watch_bound)

@@ -73,16 +73,38 @@ def exploration_due(norms2, relevant, dim, n_samples):
 
 
 @njit
+def companion_vertex(companion):
+    """argmax_a (aᵀA⁻¹y)² from the products aᵀA⁻¹y in ``companion`` (K,), first among ties;
+    0 when no square exceeds −∞: :func:`frank_wolfe_arm`'s answer when ``companion`` holds
+    the products its pass would compute (the same gain p²/(1 + 0), the same strict
+    comparison in index order)."""
+    chosen, best = 0, -math.inf
+    for a in range(companion.shape[0]):
+        gain = companion[a] * companion[a] / (1.0 + 0.0)
+        if gain > best:
+            chosen, best = a, gain
+    return chosen
+
+
+@njit
 def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2, predictions,
-                       n_samples, optimism, block, threads_from):
-    """(arm, forced) of Track-and-Stop's next pull: x̂*, R, then forced exploration (G-ACOL's
-    greedy step towards the least known arm of R, :func:`cbai_cli.kernels.design.greedy_arm`)
-    or the Frank–Wolfe vertex of the active target. R is never empty while U is not: x̂* is
-    uncertain (so in R) or certainly feasible, and then r̄ has already dropped every
-    uncertain arm less rewarding than it.
+                       n_samples, optimism, block, threads_from, predicted, companion):
+    """(arm, forced, y*) of Track-and-Stop's next pull: x̂*, R, then forced exploration
+    (G-ACOL's greedy step towards the least known arm of R,
+    :func:`cbai_cli.kernels.design.greedy_arm`; y* = −1) or the Frank–Wolfe vertex of the
+    active target y*. R is never empty while U is not: x̂* is uncertain (so in R) or
+    certainly feasible, and then r̄ has already dropped every uncertain arm less rewarding
+    than it.
+
+    ``predicted`` ≥ 0: the design's last update wrote aᵀA⁻¹y for y = arms[predicted] into
+    ``companion`` (:func:`cbai_cli.kernels.design.absorb`, in its pass over the arms, with
+    the products of :func:`frank_wolfe_arm`'s own pass, bit for bit); when y* is that arm the
+    vertex comes from ``companion`` (:func:`companion_vertex`, a scan of K numbers) instead
+    of another pass over the arm matrix. −1: no prediction.
 
     Shapes: arms (K, d); rewards, uncertain, feasible, last_upper, norms2, predictions
-    (K,); inverse (d, d) A⁻¹; ``block``, ``threads_from``: the design's pass settings
+    (K,); inverse (d, d) A⁻¹; companion (K,) (read only when ``predicted`` ≥ 0);
+    ``block``, ``threads_from``: the design's pass settings
     (:func:`cbai_cli.kernels.design.absorb`).
     """
     answer = empirical_answer(rewards, threshold, uncertain, feasible, last_upper, predictions, optimism)
@@ -90,6 +112,8 @@ def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper
     if exploration_due(norms2, relevant, arms.shape[1], n_samples):
         least_known = first_max(norms2, relevant, np.bool_(False))
         return greedy_arm(arms, inverse, norms2, least_known, np.int64(-1), np.int64(-1), block,
-                          threads_from), True
-    return frank_wolfe_arm(arms, inverse, active_target(norms2, predictions, threshold, relevant), block,
-                           threads_from), False
+                          threads_from), True, -1
+    target = active_target(norms2, predictions, threshold, relevant)
+    if target == predicted:
+        return companion_vertex(companion), False, target
+    return frank_wolfe_arm(arms, inverse, target, block, threads_from), False, target

@@ -13,7 +13,7 @@ from cbai_cli.algorithms.track_and_stop import OPTIMISM, TrackAndStop
 from cbai_cli.confidence import ConfidenceSettings
 from cbai_cli.generators import generate_instance
 from cbai_cli.kernels.threads import NEVER
-from cbai_cli.kernels.track_and_stop import track_and_stop_arm
+from cbai_cli.kernels.track_and_stop import companion_vertex, track_and_stop_arm
 from cbai_cli.protocol import Answer, Query
 
 
@@ -42,10 +42,10 @@ def numpy_pull(learner: TrackAndStop) -> tuple[int, bool]:
 
 def compiled_pull(learner: TrackAndStop) -> tuple[int, bool]:
     design, state = learner.design, learner.state
-    arm, forced = track_and_stop_arm(design.arms, learner.problem.rewards, learner.problem.threshold,
-                                     state.uncertain, state.feasible, state.last_upper, design.inverse,
-                                     design.norms2, design.predictions, design.n_samples, OPTIMISM,
-                                     design.block, NEVER)
+    arm, forced, _ = track_and_stop_arm(design.arms, learner.problem.rewards, learner.problem.threshold,
+                                        state.uncertain, state.feasible, state.last_upper, design.inverse,
+                                        design.norms2, design.predictions, design.n_samples, OPTIMISM,
+                                        design.block, NEVER, -1, np.empty(0))
     return int(arm), bool(forced)
 
 
@@ -82,3 +82,36 @@ def test_select_counts_forced_pulls_as_the_rule_does(regime):
         assert learner.select() == reference
         learner.tell(Query.pull(reference), _answer(float(instance.constraint @ instance.arms[reference])))
     assert learner.forced_pulls == forced > 0
+
+
+def test_the_companion_vertex_is_the_first_largest_square():
+    assert companion_vertex(np.array([1.0, -3.0, 3.0, 2.0])) == 1
+    assert companion_vertex(np.array([np.nan, np.nan])) == 0
+    assert companion_vertex(np.array([0.0, -0.0, np.nan, 1e-200])) == 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(family=st.sampled_from(["random", "unit-sphere"]), seed=st.integers(0, 10_000))
+def test_a_pull_from_the_predicted_targets_products_is_the_pull_of_a_pass(family, seed):
+    """With the products aᵀA⁻¹y of the right target in companion, the rule pulls what its own
+    pass over the arms pulls; with another target's, it ignores them."""
+    instance = generate_instance(family, d=4, n=12, seed=seed, sigma=1.0)
+    config = AlgorithmConfig(regime="ols", confidence=ConfidenceSettings(delta=0.05, subgaussian=1.0))
+    learner = TrackAndStop(instance.problem, config, np.random.default_rng(0))
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        if learner.done:
+            break
+        design, state, problem = learner.design, learner.state, learner.problem
+        inputs = (design.arms, problem.rewards, problem.threshold, state.uncertain, state.feasible,
+                  state.last_upper, design.inverse, design.norms2, design.predictions, design.n_samples,
+                  OPTIMISM, design.block, NEVER)
+        arm, forced, target = track_and_stop_arm(*inputs, -1, np.empty(0))
+        if not forced:
+            companion = np.dot(design.arms, np.dot(design.inverse, design.arms[target]))
+            assert track_and_stop_arm(*inputs, target, companion) == (arm, False, target)
+            misleading = np.zeros(problem.n_arms)
+            misleading[(arm + 1) % problem.n_arms] = 1.0
+            assert track_and_stop_arm(*inputs, (target + 1) % problem.n_arms, misleading) == (arm, False, target)
+        observation = instance.constraint @ instance.arms[arm] + rng.standard_normal()
+        learner.tell(Query.pull(arm), _answer(observation))
