@@ -77,7 +77,9 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
     ``pending``. ``contenders`` not None: predict the next greedy direction before the update
     (:func:`~cbai_cli.kernels.design.predict_contender`, from the arms in ``watch``
     (contenders,) and ``watch_bound`` (1,), kept from pull to pull) so that one pass over
-    the arms computes both products. Shapes: as :func:`advance`.
+    the arms computes both products. Track-and-Stop's contender is its active target: the
+    update's pass computes that target's products for the next pull's Frank–Wolfe vertex
+    (:func:`cbai_cli.kernels.track_and_stop.track_and_stop_arm`). Shapes: as :func:`advance`.
 
     The pull is written here rather than in a function of its own: every level of calls
     makes numba optimise the code below it once more when it first compiles a run.

@@ -76,11 +76,11 @@ def exploration_due(norms2, relevant, dim, n_samples):
 def companion_vertex(companion):
     """argmax_a (aᵀA⁻¹y)² from the products aᵀA⁻¹y in ``companion`` (K,), first among ties;
     0 when no square exceeds −∞: :func:`frank_wolfe_arm`'s answer when ``companion`` holds
-    the products its pass would compute (the same gain p²/(1 + 0), the same strict
-    comparison in index order)."""
+    the products its pass would compute (its gain p²/(1 + 0) is p² exactly, and blocks
+    combined in order with a strict comparison are one scan in index order)."""
     chosen, best = 0, -math.inf
     for a in range(companion.shape[0]):
-        gain = companion[a] * companion[a] / (1.0 + 0.0)
+        gain = companion[a] * companion[a]
         if gain > best:
             chosen, best = a, gain
     return chosen
