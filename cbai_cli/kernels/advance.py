@@ -17,7 +17,7 @@ from cbai_cli.kernels.codes import (BUDGET, GREEDY_MAXVAR, NEED_NOISE, NEED_REFR
 from cbai_cli.kernels.design import absorb_and_eliminate, predict_contender
 from cbai_cli.kernels.elimination import apply_bounds, interval_bounds
 from cbai_cli.kernels.jit import njit
-from cbai_cli.kernels.ols import KEEP, REFRESH, mixture_bounds, own_mean_sides, rank_one_step
+from cbai_cli.kernels.ols import KEEP, REFRESH, absorb_and_rank_one, mixture_bounds, own_mean_sides
 from cbai_cli.kernels.radius import radius
 from cbai_cli.kernels.select import select
 from cbai_cli.kernels.track_and_stop import track_and_stop_arm
@@ -61,7 +61,7 @@ def watch_size(contenders):
 def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate, norms2,
          predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit, pending, status,
          forced, normals, uniforms, used_normals, contender, contender_arm, companion, block, contenders, watch,
-         watch_bound, threads_from, eliminating, radius_code, params):
+         watch_bound, threads_from, eliminating, radius_code, params, absorbing):
     """Run b's next pull and its counters, unless its budget or its chunk of noise stops it
     first (``status[b]``, :func:`waiting`); returns (arm, −1 when stopped; observation;
     contender of the next pull and its greedy arm).
@@ -72,7 +72,8 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
     :func:`cbai_cli.kernels.select.select`'s (with the pull's uniform from ``uniforms``) —,
     its observation ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm],
     sigma)`` for the stream's standard normal z) and
-    :func:`~cbai_cli.kernels.design.absorb_and_eliminate`; ``eliminating``: its pass also
+    :func:`~cbai_cli.kernels.design.absorb_and_eliminate` (unless ``absorbing`` is False: the
+    caller then takes the pull into the design, :func:`advance_fit`); ``eliminating``: its pass also
     does the elimination update (the run is then SOLVED when U is empty), else that is left
     ``pending``. ``contenders`` not None: predict the next greedy direction before the update
     (:func:`~cbai_cli.kernels.design.predict_contender`, from the arms in ``watch``
@@ -103,10 +104,12 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
     if contenders is not None:
         following = predict_contender(arms, inverse[b], norms2[b], uncertain[b], select_code == GREEDY_MAXVAR,
                                       arms[arm], 1, watch, watch_bound)
-    logdet[b], contender_arm, best[b], empty = absorb_and_eliminate(
-        arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b], arms[arm],
-        observed, 1, following, companion, block, threads_from, eliminating, radius_code, params, n_samples + 1,
-        rewards, threshold, uncertain[b], feasible[b], last_lower[b], last_upper[b], best[b])
+    empty = False
+    if absorbing:
+        logdet[b], contender_arm, best[b], empty = absorb_and_eliminate(
+            arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b], arms[arm],
+            observed, 1, following, companion, block, threads_from, eliminating, radius_code, params, n_samples + 1,
+            rewards, threshold, uncertain[b], feasible[b], last_lower[b], last_upper[b], best[b])
     used_normals[b] += 1
     if was_forced:
         forced[b] += 1
@@ -161,7 +164,8 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
                 b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
                 norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
                 pending, status, forced, normals, uniforms, used_normals, contender, contender_arm, companion, block,
-                contenders, watch, watch_bound, threads_from, since[b] + 1 < refresh_every, radius_code, params)
+                contenders, watch, watch_bound, threads_from, since[b] + 1 < refresh_every, radius_code, params,
+                np.bool_(True))
             if arm < 0:
                 break
             if since[b] >= refresh_every:
@@ -180,11 +184,13 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     """:func:`advance` for the ``ols`` regime: every run b with ``status[b] == RUNNING``
     until it stops or needs Python.
 
-    One step is :func:`step` on the ridge design (which the rules read), then the fit's
+    One step is :func:`step`'s pull (the rule reads the ridge design), then the fit's
     update as :meth:`cbai_cli.ols.LeastSquaresSpan.update` does it: the pull's count and sum,
-    and :func:`~cbai_cli.kernels.ols.rank_one_step` for an arm inside the span, unless the
-    fit's ``fit_refresh_every``-th update is due, and the pulled arm's own mean widths
-    (:func:`~cbai_cli.kernels.ols.own_mean_sides`); then, unless Python must act first, the
+    the pulled arm's own mean widths (:func:`~cbai_cli.kernels.ols.own_mean_sides`), and for
+    an arm inside the span, unless the fit's ``fit_refresh_every``-th update is due, the
+    design's update and :func:`~cbai_cli.kernels.ols.rank_one_step` in one pass over the arms
+    (:func:`~cbai_cli.kernels.ols.absorb_and_rank_one`; otherwise the design's update alone);
+    then, unless Python must act first, the
     mixture intervals (:func:`~cbai_cli.kernels.ols.mixture_bounds`) and the elimination
     update. Python acts (status NEED_REFRESH, the elimination ``pending``) when the ridge
     design's refresh is due (``since`` ≥ ``refresh_every``), when the fit needs its exact
@@ -222,7 +228,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
                 b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
                 norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
                 pending, status, forced, normals, uniforms, used_normals, contender, contender_arm, companion, block,
-                contenders, watch, watch_bound, threads_from, no_elimination, np.int64(0), no_params)
+                contenders, watch, watch_bound, threads_from, no_elimination, np.int64(0), no_params, np.bool_(False))
             if arm < 0:
                 break
             counts[b, arm] += 1
@@ -232,11 +238,17 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
             fit_steps[b] += 1
             fit_since[b] += 1
             if not inside[b, arm] or fit_since[b] >= fit_refresh_every:
-                due[b] = REFRESH
+                due[b] = REFRESH  # the fit is recomputed in Python: the design's update alone
+                logdet[b], contender_arm, best[b], _ = absorb_and_eliminate(
+                    arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b],
+                    arms[arm], observed, 1, contender, companion, block, threads_from, no_elimination, np.int64(0),
+                    no_params, steps[b], rewards, threshold, uncertain[b], feasible[b], last_lower[b], last_upper[b],
+                    best[b])
             else:
-                due[b], grown = rank_one_step(arms, pinv[b], caches[b], roundoff[b], directions[b], growths[b],
-                                              growth_basis[b], arm, 1, observed, growth[b], margin[b], drift_ratio,
-                                              threads_from)
+                logdet[b], contender_arm, due[b], grown = absorb_and_rank_one(
+                    arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b],
+                    contender, companion, block, threads_from, pinv[b], caches[b], roundoff[b], directions[b],
+                    growths[b], growth_basis[b], arm, observed, growth[b], margin[b], drift_ratio)
                 if due[b] != REFRESH:
                     growth[b] = grown
             if since[b] >= refresh_every or due[b] != KEEP or stale[b]:

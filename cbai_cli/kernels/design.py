@@ -65,6 +65,22 @@ def absorb_and_eliminate(arms, inverse, gram, target, estimate, norms2, predicti
 
     Shapes: as :func:`absorb`; rewards, uncertain, feasible, lower, upper (K,).
     """
+    logdet, u, shrink, residual, direction = absorb_start(arms, inverse, gram, target, estimate, logdet, x, total,
+                                                          count, contender)
+    r = radius(radius_code, n_samples, logdet, params) if eliminating else 0.0
+    contender_arm, best, empty = absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, companion,
+                                             contender >= 0, block, threads_from, eliminating, r, rewards,
+                                             threshold, uncertain, feasible, lower, upper, best)
+    absorb_finish(estimate, u, residual)
+    return logdet, contender_arm, best, empty
+
+
+@njit
+def absorb_start(arms, inverse, gram, target, estimate, logdet, x, total, count, contender):
+    """What :func:`absorb` does before its pass over the arms: A⁻¹, A, b and log det A
+    updated in place; returns (log det A, u = A⁻¹x of the old A, the shrink c/(1 + c q), the
+    residual (total − c xᵀφ̂)/(1 + c q), the direction A⁻¹y of ``contender`` for the new A,
+    or u when it is −1). Shapes: as :func:`absorb`."""
     d = arms.shape[1]
     residual_before = total - count * np.dot(x, estimate)
     u = np.dot(inverse, x)
@@ -81,13 +97,14 @@ def absorb_and_eliminate(arms, inverse, gram, target, estimate, norms2, predicti
         target[i] += total * x[i]
     residual = residual_before / (1.0 + count * q)
     direction = np.dot(inverse, arms[contender]) if contender >= 0 else u
-    r = radius(radius_code, n_samples, logdet, params) if eliminating else 0.0
-    contender_arm, best, empty = absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, companion,
-                                             contender >= 0, block, threads_from, eliminating, r, rewards,
-                                             threshold, uncertain, feasible, lower, upper, best)
-    for i in range(d):
+    return logdet, u, shrink, residual, direction
+
+
+@njit
+def absorb_finish(estimate, u, residual):
+    """What :func:`absorb` does after its pass: φ̂ += residual·u. Shapes: (d,)."""
+    for i in range(estimate.shape[0]):
         estimate[i] += residual * u[i]
-    return logdet, contender_arm, best, empty
 
 
 @njit

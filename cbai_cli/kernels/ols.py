@@ -22,8 +22,9 @@ import math
 import numba
 import numpy as np
 
+from cbai_cli.kernels.design import absorb_finish, absorb_start
 from cbai_cli.kernels.jit import njit, njit_threaded
-from cbai_cli.kernels.threads import block_rows, pair_products
+from cbai_cli.kernels.threads import absorb_rows, block_rows, combine_gains, pair_products, streams
 
 #: What :func:`rank_one_step` asks of Python after the update: nothing, an exact
 #: recomputation (a cache's roundoff bound passed its tolerance), or a new epoch.
@@ -104,8 +105,9 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, growth_basi
     STEP_ROUNDOFF; REFRESH once it exceeds ``drift_ratio``·b' = DRIFT_TOLERANCE/STEP_ROUNDOFF·b'
     for some arm). Otherwise the growth sum gains c·``growths``[arm] (Lemma 2 of docs/ols.md),
     EPOCH once it exceeds ``margin``; an arm's growth is computed at its first pull of the
-    epoch (NaN until then) by :func:`arm_growth` from ``growth_basis``. The pass over the arms goes block by block
-    (:func:`cbai_cli.kernels.codes.block_rows`), split across threads when K·d ≥
+    epoch (NaN until then) by :func:`arm_growth` from ``growth_basis``. The pass over the
+    arms goes block by block (:func:`cbai_cli.kernels.codes.block_rows`), split across
+    threads when K·d ≥
     ``threads_from`` (:func:`cbai_cli.kernels.threads.threads_from`); every arm's numbers
     are the same either way.
 
@@ -124,10 +126,32 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, growth_basi
 
     Shapes: arms (K, d); pinv (d, d); caches (3, K) rows xᵀV⁺x, ‖V⁺x‖², xᵀφ̂; roundoff,
     growths (K,); growth_basis (d, d); directions (2, d) scratch for u and V⁺u. Updated in
-    place: pinv, caches, roundoff, directions, growths[arm]. ``threads_from``: None (:data:`cbai_cli.kernels.threads.NEVER`) never
-    splits the pass.
+    place: pinv, caches, roundoff, directions, growths[arm]. ``threads_from``: None
+    (:data:`cbai_cli.kernels.threads.NEVER`) never splits the pass.
     """
     k, d = arms.shape
+    shrink, residual, quadratic, cross = rank_one_start(arms, pinv, caches, directions, arm, count, total)
+    u, twice = directions[0], directions[1]
+    block = block_rows(d)
+    if threads_from is not None and k * d >= threads_from:
+        drifts = np.zeros((k + block - 1) // block, dtype=np.bool_)
+        _span_blocks_threaded(arms, u, twice, shrink, quadratic, cross, residual, caches, roundoff, drift_ratio,
+                              block, drifts)
+        drift = drifts.any()
+    else:
+        drift = False
+        for start in range(0, k, block):
+            if _span_rows(arms, start, min(start + block, k), u, twice, shrink, quadratic, cross, residual, caches,
+                          roundoff, drift_ratio):
+                drift = True
+    return rank_one_finish(arms, pinv, directions, growths, growth_basis, arm, count, shrink, drift, growth, margin)
+
+
+@njit
+def rank_one_start(arms, pinv, caches, directions, arm, count, total):
+    """What :func:`rank_one_step` does before its pass: u = V⁺x and V⁺u into ``directions``;
+    returns (s = c/(1 + c·q), the residual (y − c·xᵀφ̂)/(1 + c·q), s²‖u‖², −2s)."""
+    d = arms.shape[1]
     x = arms[arm]
     u = directions[0]
     twice = directions[1]
@@ -148,20 +172,16 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, growth_basi
         q += x[j] * u[j]
     shrink = count / (1.0 + count * q)
     residual = (total - count * caches[2, arm]) / (1.0 + count * q)
-    quadratic = shrink * shrink * squared
-    cross = -2.0 * shrink
-    block = block_rows(d)
-    if threads_from is not None and k * d >= threads_from:
-        drifts = np.zeros((k + block - 1) // block, dtype=np.bool_)
-        _span_blocks_threaded(arms, u, twice, shrink, quadratic, cross, residual, caches, roundoff, drift_ratio,
-                              block, drifts)
-        drift = drifts.any()
-    else:
-        drift = False
-        for start in range(0, k, block):
-            if _span_rows(arms, start, min(start + block, k), u, twice, shrink, quadratic, cross, residual, caches,
-                          roundoff, drift_ratio):
-                drift = True
+    return shrink, residual, shrink * shrink * squared, -2.0 * shrink
+
+
+@njit
+def rank_one_finish(arms, pinv, directions, growths, growth_basis, arm, count, shrink, drift, growth, margin):
+    """What :func:`rank_one_step` does after its pass (``drift``: whether some arm's roundoff
+    passed its tolerance): V⁺ −= s·uuᵀ, then (REFRESH, g) on a drift, else the growth sum
+    with the arm's growth and (EPOCH or KEEP, g)."""
+    d = arms.shape[1]
+    u = directions[0]
     for i in range(d):
         scaled = shrink * u[i]
         for j in range(d):
@@ -169,11 +189,87 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, growth_basi
     if drift:
         return REFRESH, growth
     if math.isnan(growths[arm]):
-        growths[arm] = arm_growth(x, growth_basis)
+        growths[arm] = arm_growth(arms[arm], growth_basis)
     growth += count * growths[arm]
     if growth > margin:
         return EPOCH, growth
     return KEEP, growth
+
+
+@njit
+def _fused_rows(arms, start, stop, u, shrink, residual, norms2, predictions, direction, companion, both, paired,
+                fit_u, fit_twice, fit_shrink, quadratic, cross, fit_residual, caches, roundoff, drift_ratio, no_values,
+                no_flags):
+    """Rows ``start:stop`` of :func:`absorb_and_rank_one`'s pass: the design update's
+    (:func:`cbai_cli.kernels.threads.absorb_rows`, without elimination) and then the fit's
+    (:func:`_span_rows`) while the block is in cache; returns (the block's greedy arm and
+    gain, whether some arm's roundoff passed its tolerance)."""
+    arm, gain, _, _ = absorb_rows(arms, start, stop, u, shrink, residual, norms2, predictions, direction, companion,
+                                  both, paired, np.bool_(False), 0.0, no_values, 0.0, no_flags, no_flags, no_values,
+                                  no_values, -math.inf)
+    drift = _span_rows(arms, start, stop, fit_u, fit_twice, fit_shrink, quadratic, cross, fit_residual, caches,
+                       roundoff, drift_ratio)
+    return arm, gain, drift
+
+
+@njit_threaded
+def _fused_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direction, companion, both, paired, fit_u,
+                           fit_twice, fit_shrink, quadratic, cross, fit_residual, caches, roundoff, drift_ratio,
+                           no_values, no_flags, block, winners, gains, drifts):
+    """:func:`_fused_rows` of every block, split across numba's threads; block i's results
+    into ``winners[i]``, ``gains[i]``, ``drifts[i]``."""
+    k = arms.shape[0]
+    for i in numba.prange(winners.shape[0]):
+        start = i * block
+        winners[i], gains[i], drifts[i] = _fused_rows(
+            arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction, companion, both,
+            paired, fit_u, fit_twice, fit_shrink, quadratic, cross, fit_residual, caches, roundoff, drift_ratio,
+            no_values, no_flags)
+
+
+@njit
+def absorb_and_rank_one(arms, inverse, gram, target, estimate, norms2, predictions, logdet, contender, companion,
+                        block, threads_from, pinv, caches, roundoff, directions, growths, growth_basis, arm, total,
+                        growth, margin, drift_ratio):
+    """One pull of x = arms[arm] observed as ``total``, taken in by the ridge design
+    (:func:`cbai_cli.kernels.design.absorb`, with ``contender``'s products into ``companion``)
+    and by the ``ols`` fit (:func:`rank_one_step`, x in the span) in one pass over the arm
+    matrix: block by block, the design's rows and then the fit's while the block is in cache,
+    so each row is read from memory once where the two steps read it twice. Every arm's
+    numbers are those of the two steps in turn (the same row functions on the same blocks;
+    the two touch disjoint state). Returns (log det A, the greedy arm as :func:`absorb`, what
+    Python must do for the fit, the epoch's growth sum) as the two steps return them.
+
+    Shapes: as :func:`cbai_cli.kernels.design.absorb` and :func:`rank_one_step`.
+    """
+    k, d = arms.shape
+    fit_shrink, fit_residual, quadratic, cross = rank_one_start(arms, pinv, caches, directions, arm, 1, total)
+    logdet, u, shrink, residual, direction = absorb_start(arms, inverse, gram, target, estimate, logdet, arms[arm],
+                                                          total, 1, contender)
+    both = contender >= 0
+    paired = streams(k, d)
+    blocks = (k + block - 1) // block
+    winners = np.empty(blocks, dtype=np.int64)
+    gains = np.empty(blocks)
+    drifts = np.zeros(blocks, dtype=np.bool_)
+    no_values, no_flags = np.empty(0), np.empty(0, dtype=np.bool_)
+    fit_u, fit_twice = directions[0], directions[1]
+    if threads_from is not None and k * d >= threads_from:
+        _fused_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direction, companion, both, paired,
+                               fit_u, fit_twice, fit_shrink, quadratic, cross, fit_residual, caches, roundoff,
+                               drift_ratio, no_values, no_flags, block, winners, gains, drifts)
+    else:
+        for i in range(blocks):
+            start = i * block
+            winners[i], gains[i], drifts[i] = _fused_rows(
+                arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction, companion,
+                both, paired, fit_u, fit_twice, fit_shrink, quadratic, cross, fit_residual, caches, roundoff,
+                drift_ratio, no_values, no_flags)
+    contender_arm = combine_gains(winners, gains) if both else -1
+    absorb_finish(estimate, u, residual)
+    code, growth = rank_one_finish(arms, pinv, directions, growths, growth_basis, arm, 1, fit_shrink, drifts.any(),
+                                   growth, margin)
+    return logdet, contender_arm, code, growth
 
 
 @njit

@@ -101,7 +101,7 @@ def _block_argmax(products, norms2, start):
     exceeds −∞. Shapes: products (n,); norms2 (K,)."""
     chosen = start
     best_gain = -math.inf
-    variances = norms2[start:start + products.shape[0]]  # indexed from 0: see _absorb_rows
+    variances = norms2[start:start + products.shape[0]]  # indexed from 0: see absorb_rows
     for i in range(products.shape[0]):
         gain = products[i] * products[i] / (1.0 + variances[i])
         if gain > best_gain:
@@ -110,7 +110,7 @@ def _block_argmax(products, norms2, start):
 
 
 @njit
-def _combine(winners, gains):
+def combine_gains(winners, gains):
     """The blocks' (arm, gain) combined in block order with the serial scan's strict
     comparison: the arm of largest gain, first among ties; 0 when no gain exceeds −∞."""
     chosen, best_gain = 0, -math.inf
@@ -121,7 +121,7 @@ def _combine(winners, gains):
 
 
 @njit
-def _absorb_rows(arms, start, stop, u, shrink, residual, norms2, predictions, direction, companion, both, paired,
+def absorb_rows(arms, start, stop, u, shrink, residual, norms2, predictions, direction, companion, both, paired,
                  eliminating, radius, rewards, threshold, uncertain, feasible, lower, upper, best):
     """Rows ``start:stop`` of :func:`absorb_pass`; ``paired``: the products by
     :func:`pair_products` (the second into ``companion`` when ``both``, else discarded).
@@ -160,11 +160,11 @@ def _absorb_blocks_threaded(arms, u, shrink, residual, norms2, predictions, dire
                             paired, eliminating, radius, rewards, threshold, uncertain, feasible, lower, upper, best,
                             winners, gains, bests, lefts):
     """:func:`absorb_pass`, its blocks split across numba's threads; block i's results
-    (:func:`_absorb_rows`) into ``winners[i]``, ``gains[i]``, ``bests[i]``, ``lefts[i]``."""
+    (:func:`absorb_rows`) into ``winners[i]``, ``gains[i]``, ``bests[i]``, ``lefts[i]``."""
     k = arms.shape[0]
     for i in numba.prange(winners.shape[0]):
         start = i * block
-        winners[i], gains[i], bests[i], lefts[i] = _absorb_rows(
+        winners[i], gains[i], bests[i], lefts[i] = absorb_rows(
             arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction, companion,
             both, paired, eliminating, radius, rewards, threshold, uncertain, feasible, lower, upper, best)
 
@@ -206,10 +206,10 @@ def absorb_pass(arms, u, shrink, residual, norms2, predictions, direction, compa
     else:
         for i in range(blocks):
             start = i * block
-            winners[i], gains[i], bests[i], lefts[i] = _absorb_rows(
+            winners[i], gains[i], bests[i], lefts[i] = absorb_rows(
                 arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction, companion,
                 both, paired, eliminating, radius, rewards, threshold, uncertain, feasible, lower, upper, best)
-    arm = _combine(winners, gains) if both else -1
+    arm = combine_gains(winners, gains) if both else -1
     if not eliminating:
         return arm, best, False
     raised = max(best, bests.max())
@@ -261,4 +261,4 @@ def greedy_pass(arms, towards, norms2, block, threads_from):
         for i in range(blocks):
             start = i * block
             winners[i], gains[i] = _gain_rows(arms, start, min(start + block, k), towards, norms2, paired)
-    return _combine(winners, gains)
+    return combine_gains(winners, gains)

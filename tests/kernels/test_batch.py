@@ -189,6 +189,25 @@ def test_the_fused_pass_of_large_arm_sets_equals_the_ask_tell_loop(name):
     assert_same_state(fast_learner, slow_learner)
 
 
+@pytest.mark.parametrize("name", ["track-and-stop", "g-acol"])
+@pytest.mark.parametrize("split", [False, True])
+def test_ols_runs_on_a_matrix_that_streams_equal_the_ask_tell_loop(name, split):
+    """The design's update and the fit's step in one pass (``absorb_and_rank_one``), with
+    Track-and-Stop's vertex from the update's products, on an arm matrix whose passes stream
+    (K·d ≥ 2¹⁸, d ≥ 32), serial and with every pass split across threads."""
+    rng = np.random.default_rng(11)
+    arms = rng.standard_normal((8200, 32))
+    instance = Instance(name="streaming", arms=arms, reward=rng.standard_normal(32),
+                        constraint=0.01 * rng.standard_normal(32), threshold=0.0, noise=GaussianNoise(1.0))
+    prepared = prepare(RunRequest.of(name, "ols", budget=150), instance)
+    compiled, environment = started(prepared, 4)
+    ((used, _),) = run_compiled([compiled], [environment], prepared.budget, 0 if split else None)
+    stepped, environment = started(prepared, 4)
+    slow = drive(stepped, environment, prepared.budget, Silent())
+    assert used == slow.used == 150
+    assert_same_state(compiled, stepped)
+
+
 @pytest.mark.parametrize("name, regime", [("g-acol", "theory"), ("maxrew-u", "det"), ("adaptive-uniform", "theory"),
                                           ("acol", "static"), ("track-and-stop", "ols")])
 def test_run_many_gives_the_results_of_run_once(irrelevant_dims, name, regime, monkeypatch):
