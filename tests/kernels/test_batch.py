@@ -55,8 +55,8 @@ def final_state(learner) -> list:
     if hasattr(intervals, "fit"):  # the ols regime's fit and mixture intervals
         fit = intervals.fit
         rows += [fit.pinv, fit._caches, fit._roundoff, fit._directions, fit._growths, fit._growth_basis, fit._growth,
-                 fit.margin, fit.inside, fit._counts, fit._sums, fit.n_samples, fit._since_refresh, fit.epoch, fit.log_dets,
-                 fit.eigenvalues, fit.basis, intervals._epoch, intervals._intercepts, intervals._slopes,
+                 fit.margin, fit.inside, fit._counts, fit._sums, fit.n_samples, fit._since_refresh, fit.epoch,
+                 fit.log_dets, fit.eigenvalues, fit.basis, intervals._epoch, intervals._intercepts, intervals._slopes,
                  intervals._inflations, intervals._mean_widths, intervals._mean_roots,
                  intervals._mean_thresholds]
     return rows
