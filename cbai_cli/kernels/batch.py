@@ -303,8 +303,8 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
             fit = first.intervals.fit
             advance_fit(*shared, design.refresh_every, *runs, fits.pinv, fits.caches, fits.roundoff, fits.directions,
                         fits.growths, fits.growth_basis, fits.growth, fits.margin, fits.inside, fits.counts, fits.sums,
-                        fits.steps, fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts, fits.slopes,
-                        fits.inflations, fits.mean_widths, fits.mean_roots, mean_thresholds, mean_scale,
+                        fits.steps, fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts,
+                        fits.slopes, fits.inflations, fits.mean_widths, fits.mean_roots, mean_thresholds, mean_scale,
                         first.intervals.mean_prior.scales, first.intervals.mean_prior.log_weights, fits.stale, fits.due)
     for b, learner in enumerate(learners):
         batch.write_back(b, learner)
