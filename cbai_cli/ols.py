@@ -174,7 +174,10 @@ def mixture_envelope(prior: ScalePrior, log_dets: np.ndarray, delta: float,
     if ratios is not None and ratios.size:
         reach = np.divide(1.0, ratios, out=np.full(ratios.size, np.inf), where=ratios > 0)
         above = np.minimum(np.searchsorted(points, reach), points.size - 1)
-        points = points[np.unique(np.concatenate((np.maximum(above - 1, 0), above)))]
+        used = np.zeros(points.size, dtype=bool)  # a mask over the P points, not a sort of 2K indices
+        used[above] = True
+        used[np.maximum(above - 1, 0)] = True
+        points = points[used]
     intercepts, slopes, thresholds = np.empty(points.size), np.empty(points.size), np.empty(points.size)
     tangent_lines(prior.scales, prior.log_weights, np.asarray(log_dets, dtype=float), -math.log(delta), points,
                   intercepts, slopes, thresholds)
