@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from cbai_cli.kernels.codes import (BUDGET, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
-                                    TRACK_AND_STOP)
+                                    STREAM_ENTRIES, TRACK_AND_STOP)
 from cbai_cli.kernels.design import absorb_and_eliminate, predict_contender
 from cbai_cli.kernels.elimination import apply_bounds, interval_bounds
 from cbai_cli.kernels.jit import njit
@@ -92,10 +92,12 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
     following = -1
     if select_code == TRACK_AND_STOP:
         # contender: the target whose products the last update's pass left in companion
-        arm, was_forced, following = track_and_stop_arm(arms, rewards, threshold, uncertain[b], feasible[b],
-                                                        last_upper[b], inverse[b], norms2[b], predictions[b],
-                                                        n_samples, optimism, block, threads_from, contender,
-                                                        companion)
+        arm, was_forced, target = track_and_stop_arm(arms, rewards, threshold, uncertain[b], feasible[b],
+                                                     last_upper[b], inverse[b], norms2[b], predictions[b], n_samples,
+                                                     optimism, block, threads_from, contender, companion)
+        # the target's products ride on the update's pass only where that saves a read of a matrix
+        # out of cache; on a smaller one the vertex's own pass costs less than the update's extra work
+        following = target if arms.shape[0] * arms.shape[1] >= STREAM_ENTRIES else -1
     else:
         arm = select(select_code, arms, inverse[b], norms2[b], rewards, uncertain[b], feasible[b],
                      uniforms[b, used_normals[b]], contender, contender_arm, block, threads_from)
