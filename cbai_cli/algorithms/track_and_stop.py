@@ -114,18 +114,28 @@ class TrackAndStop(Adaptive):
 
         return relevant_arms(self.problem.rewards, self.state.uncertain, -1 if answer is None else answer)
 
+    def _extremes(self, relevant: np.ndarray) -> tuple[int, float]:
+        """(the least known arm of R, the largest |ĝ| over R)."""
+        from cbai_cli.kernels.track_and_stop import relevant_extremes
+
+        return relevant_extremes(self.design.norms2, self.design.predictions, self.problem.threshold, relevant,
+                                 self.problem.rewards, -np.inf)
+
     def exploration_due(self, relevant: np.ndarray) -> bool:
         """Whether max_{x∈R} ‖x‖²_{A⁻¹} exceeds d/√n (step 2 of the class docstring)."""
         from cbai_cli.kernels.track_and_stop import exploration_due
 
-        return bool(exploration_due(self.design.norms2, relevant, self.problem.dim, self.design.n_samples))
+        least_known, _ = self._extremes(relevant)
+        return bool(exploration_due(self.design.norms2, least_known, self.problem.dim, self.design.n_samples))
 
     def active_target(self, relevant: np.ndarray) -> int:
         """y* = argmax_{x∈R} ‖x‖²_{A⁻¹}/ĝ(x)², the target that sets the plug-in objective F
         (step 3), with ĝ(x) = φ̂ᵀx − τ floored at a millionth of the largest |ĝ| over R."""
         from cbai_cli.kernels.track_and_stop import active_target
 
-        return int(active_target(self.design.norms2, self.design.predictions, self.problem.threshold, relevant))
+        _, top = self._extremes(relevant)
+        return int(active_target(self.design.norms2, self.design.predictions, self.problem.threshold, relevant,
+                                 self.problem.rewards, -np.inf, top))
 
     def frank_wolfe_arm(self, target: int) -> int:
         """argmax_a (aᵀA⁻¹y)² for y = ``arms[target]``: the Frank–Wolfe vertex of step 3."""

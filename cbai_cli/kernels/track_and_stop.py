@@ -16,7 +16,6 @@ import numpy as np
 
 from cbai_cli.kernels.design import greedy_arm
 from cbai_cli.kernels.jit import njit
-from cbai_cli.kernels.select import first_max
 from cbai_cli.kernels.threads import greedy_pass
 
 
@@ -24,37 +23,66 @@ from cbai_cli.kernels.threads import greedy_pass
 def empirical_answer(rewards, threshold, uncertain, feasible, last_upper, predictions, optimism):
     """x̂*: the most rewarding arm that is still possible (uncertain or certainly feasible)
     and predicted feasible, φ̂ᵀx − κ·w(x) ≤ τ with w(x) = ``last_upper`` − φ̂ᵀx (∞ before
-    the first interval); −1 when there is none. Shapes: all (K,)."""
-    predicted = np.zeros(rewards.shape[0], dtype=np.bool_)
+    the first interval); −1 when there is none. One scan, first index among ties; an arm
+    that cannot displace the answer so far is passed over before its prediction is read.
+    Shapes: all (K,)."""
+    chosen = -1
     for a in range(rewards.shape[0]):
-        if uncertain[a] or feasible[a]:
-            half_width = last_upper[a] - predictions[a]
-            optimistic = predictions[a] - optimism * half_width if math.isfinite(half_width) else -math.inf
-            predicted[a] = optimistic <= threshold or feasible[a]
-    return first_max(rewards, predicted, np.bool_(False))
+        if not (uncertain[a] or feasible[a]) or (chosen >= 0 and not rewards[a] > rewards[chosen]):
+            continue
+        half_width = last_upper[a] - predictions[a]
+        optimistic = predictions[a] - optimism * half_width if math.isfinite(half_width) else -math.inf
+        if optimistic <= threshold or feasible[a]:
+            chosen = a
+    return chosen
+
+
+@njit
+def reward_cutoff(rewards, answer):
+    """θᵀx̂*, the least reward of R = U ∩ X≥(x̂*); −∞ when ``answer`` is −1 (R is then U)."""
+    return rewards[answer] if answer >= 0 else -math.inf
 
 
 @njit
 def relevant_arms(rewards, uncertain, answer):
     """(K,) bool: R = U ∩ X≥(x̂*), or U when ``answer`` is −1."""
-    if answer < 0:
-        return uncertain.copy()
-    return uncertain & (rewards >= rewards[answer])
+    return uncertain & (rewards >= reward_cutoff(rewards, answer))
 
 
 @njit
-def active_target(norms2, predictions, threshold, relevant):
-    """y* = argmax_{x∈R} ‖x‖²_{A⁻¹}/ĝ(x)², ĝ(x) = φ̂ᵀx − τ floored at a millionth of the
-    largest |ĝ| over R (of 1 when all are zero). Shapes: all (K,)."""
-    top = 0.0
+def relevant_extremes(norms2, predictions, threshold, candidates, rewards, cutoff):
+    """(argmax ‖x‖²_{A⁻¹}, max |φ̂ᵀx − τ|) over R = {x : ``candidates``[x], θᵀx ≥ ``cutoff``}
+    in one scan, first index among ties; (−1, 0) when R is empty. The rule passes U and
+    θᵀx̂* (no mask of R is built), a caller holding R passes it and −∞. Shapes: all (K,)."""
+    least_known, top = -1, 0.0
     for a in range(norms2.shape[0]):
-        if relevant[a]:
+        if candidates[a] and rewards[a] >= cutoff:
+            if least_known < 0 or norms2[a] > norms2[least_known]:
+                least_known = a
             top = max(top, abs(predictions[a] - threshold))
+    return least_known, top
+
+
+@njit
+def exploration_due(norms2, least_known, dim, n_samples):
+    """Whether max_{x∈R} ‖x‖²_{A⁻¹}, the variance of R's ``least_known`` arm, exceeds d/√n
+    (n at least 1)."""
+    return norms2[least_known] > dim / math.sqrt(max(n_samples, 1))
+
+
+@njit
+def active_target(norms2, predictions, threshold, candidates, rewards, cutoff, top):
+    """y* = argmax_{x∈R} ‖x‖²_{A⁻¹}/ĝ(x)², ĝ(x) = φ̂ᵀx − τ floored at a millionth of
+    ``top``, the largest |ĝ| over R (of 1 when it is zero); R as :func:`relevant_extremes`,
+    first index among ties. Shapes: all (K,)."""
     floor = 1e-6 * (top if top != 0.0 else 1.0)
-    scores = np.empty(norms2.shape[0])
+    chosen, best = -1, 0.0
     for a in range(norms2.shape[0]):
-        scores[a] = norms2[a] / max(abs(predictions[a] - threshold), floor) ** 2
-    return first_max(scores, relevant, np.bool_(False))
+        if candidates[a] and rewards[a] >= cutoff:
+            score = norms2[a] / max(abs(predictions[a] - threshold), floor) ** 2
+            if chosen < 0 or score > best:
+                chosen, best = a, score
+    return chosen
 
 
 @njit
@@ -64,12 +92,6 @@ def frank_wolfe_arm(arms, inverse, target, block, threads_from):
     threaded pass (:func:`cbai_cli.kernels.threads.greedy_pass`; dividing by 1 is exact).
     Shapes: arms (K, d), inverse (d, d)."""
     return greedy_pass(arms, np.dot(inverse, arms[target]), np.zeros(arms.shape[0]), block, threads_from)
-
-
-@njit
-def exploration_due(norms2, relevant, dim, n_samples):
-    """Whether max_{x∈R} ‖x‖²_{A⁻¹} exceeds d/√n (n at least 1)."""
-    return norms2[first_max(norms2, relevant, np.bool_(False))] > dim / math.sqrt(max(n_samples, 1))
 
 
 @njit
@@ -108,12 +130,12 @@ def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper
     (:func:`cbai_cli.kernels.design.absorb`).
     """
     answer = empirical_answer(rewards, threshold, uncertain, feasible, last_upper, predictions, optimism)
-    relevant = relevant_arms(rewards, uncertain, answer)
-    if exploration_due(norms2, relevant, arms.shape[1], n_samples):
-        least_known = first_max(norms2, relevant, np.bool_(False))
+    cutoff = reward_cutoff(rewards, answer)
+    least_known, top = relevant_extremes(norms2, predictions, threshold, uncertain, rewards, cutoff)
+    if exploration_due(norms2, least_known, arms.shape[1], n_samples):
         return greedy_arm(arms, inverse, norms2, least_known, np.int64(-1), np.int64(-1), block,
                           threads_from), True, -1
-    target = active_target(norms2, predictions, threshold, relevant)
+    target = active_target(norms2, predictions, threshold, uncertain, rewards, cutoff, top)
     if target == predicted:
         return companion_vertex(companion), False, target
     return frank_wolfe_arm(arms, inverse, target, block, threads_from), False, target
