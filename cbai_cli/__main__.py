@@ -1,5 +1,5 @@
 """Allow ``python -m cbai_cli``."""
 
-from cbai_cli.cli import main
+from cbai_cli.entry import main
 
 main()

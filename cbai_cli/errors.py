@@ -5,6 +5,12 @@ code 2. Anything else is a bug and stays a traceback.
 """
 
 
+#: The exit codes of the command line: a user's mistake or a failing outside resource, and
+#: an interrupt (128 + SIGINT, what shells report for a Ctrl-C).
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
 class CbaiError(Exception):
     """A problem caused by user input: a file, an option or an impossible request."""
 

@@ -13,10 +13,7 @@ try:  # Typer ≥ 0.20 vendors Click as typer._click; older releases use Click i
 except ImportError:  # pragma: no cover
     import click
 
-from cbai_cli.errors import CbaiError, OutputError
-
-EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for a Ctrl-C
+from cbai_cli.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, CbaiError, OutputError
 
 
 class CbaiGroup(TyperGroup):

@@ -42,15 +42,23 @@ class GuardedStdout:
 
     def write(self, text: str) -> int:
         try:
-            return self._stream.write(text)
+            return self._opened().write(text)
         except OSError as error:
             raise stdout_error(error) from None
 
     def flush(self) -> None:
+        if self._stream is None:  # nothing was written to a closed standard output
+            return
         try:
             self._stream.flush()
         except OSError as error:
             raise stdout_error(error) from None
+
+    def _opened(self) -> TextIO:
+        """The stream; a process started with standard output closed (``>&-``) has None."""
+        if self._stream is None:
+            raise OutputError("-: cannot write: standard output is closed")
+        return self._stream
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

@@ -59,3 +59,17 @@ def test_a_command_whose_stdout_is_full_ends_with_one_line_and_exit_code_2(argum
                                  stdout=full, stderr=subprocess.PIPE, text=True)
     assert process.returncode == 2
     assert process.stderr == "cbai: error: -: cannot write to standard output: No space left on device\n"
+
+
+def test_a_closed_stdout_is_an_output_error_and_flushing_it_is_nothing():
+    guarded = GuardedStdout(None)  # what sys.stdout is in a process started with `>&-`
+    guarded.flush()
+    with pytest.raises(OutputError, match="standard output is closed"):
+        guarded.write("x")
+
+
+def test_a_command_started_with_stdout_closed_ends_with_one_line_and_exit_code_2():
+    process = subprocess.run(f"{sys.executable} -m cbai_cli algorithms >&-", shell=True, stderr=subprocess.PIPE,
+                             text=True)
+    assert process.returncode == 2
+    assert process.stderr == "cbai: error: -: cannot write: standard output is closed\n"

@@ -127,20 +127,26 @@ def read_answers(path: Path) -> list[tuple[str, str]]:
     from cbai_cli.errors import OptionError
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark: spreadsheets' "CSV UTF-8"
     except (OSError, UnicodeDecodeError) as error:
         raise OptionError(f"--file {path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
     reader = csv.reader(io.StringIO(text))
-    header = [cell.strip().lower() for cell in next(reader, [])]
+    try:
+        header = [cell.strip().lower() for cell in next(reader, [])]
+    except csv.Error as error:
+        raise OptionError(f"--file {path}: line 1: {error}") from None
     if header != ["id", "value"]:
         raise OptionError(f"--file {path}: the first line must be the header id,value")
     rows = []
-    for line, row in enumerate(reader, start=2):
-        if not row:
-            continue
-        if len(row) != 2:
-            raise OptionError(f"--file {path}: line {line} has {len(row)} field(s), not 2 (id,value)")
-        rows.append((row[0], row[1]))
+    try:
+        for line, row in enumerate(reader, start=2):
+            if not row:
+                continue
+            if len(row) != 2:
+                raise OptionError(f"--file {path}: line {line} has {len(row)} field(s), not 2 (id,value)")
+            rows.append((row[0], row[1]))
+    except csv.Error as error:  # a field over the csv module's limit, a stray quote
+        raise OptionError(f"--file {path}: line {reader.line_num}: {error}") from None
     if not rows:
         raise OptionError(f"--file {path}: no observation after the header")
     return rows
@@ -203,8 +209,11 @@ def ask(
 ) -> None:
     """Ask a person at the terminal, one observation at a time, until the study is done or they quit (q).
     Every answer is recorded at once: Ctrl-C loses nothing."""
+    from cbai_cli.errors import OptionError
     from cbai_cli.session.interactive import run
 
+    if sys.stdin is None:  # started with standard input closed (`<&-`)
+        raise OptionError("standard input is closed: there is nothing to read answers from")
     final = run(study, sys.stdin, sys.stderr if as_json else sys.stdout, pictures)
     if as_json:
         _json(final.to_json())

@@ -4,7 +4,9 @@ Shows the arm to judge (its label and features; for a driver instance, the pictu
 its trajectory drawn with :mod:`cbai_cli.driver.plot`), reads one answer per line,
 records it at once (its own transaction, so Ctrl-C loses nothing) and goes on until the
 study is done, the input ends, or the person types ``q``. A mistyped answer is said in
-one line and asked again; nothing is recorded for it. Ctrl-C while an answer is awaited
+one line and asked again; nothing is recorded for it. A failure of the study file itself
+(locked, full disk, removed while open) ends the command in one line with exit code 2,
+as ``session record`` does. Ctrl-C while an answer is awaited
 says how to resume and ends the command with exit code 130 (the CLI's interrupted path);
 every answer recorded before it is in the study.
 """
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from cbai_cli.errors import CbaiError
+from cbai_cli.session.journal import StudyFileError
 from cbai_cli.session.render import features_text, outcome_line
 from cbai_cli.session.session import HandedQuery, Session, Status
 
@@ -47,7 +50,9 @@ def run(study: str | Path, source: IO[str], out: IO[str], pictures: Path | None 
                 return session.status()
             try:
                 session.tell(query.id, answer)
-            except CbaiError as error:
+            except StudyFileError:
+                raise  # the study cannot take answers now: stop, in one line, rather than ask on
+            except CbaiError as error:  # a mistyped answer, or a query another rater completed
                 _say(out, f"not recorded: {error}")
         final = session.status()
         _say(out, outcome_line(final))

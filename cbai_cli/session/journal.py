@@ -17,12 +17,16 @@ moment loses at most the transaction being written and never leaves half of one.
 A study is created in a temporary file beside the target and linked into place, which
 fails if the target exists: ``start`` never overwrites anything.
 
-Every problem with a study file is one :class:`~cbai_cli.errors.OptionError` naming it.
+Every problem with a study file is one :class:`~cbai_cli.errors.OptionError` naming it;
+:class:`StudyFileError` when the file itself fails (it cannot be read or written, it was
+removed or replaced while open, or its rows are damaged), which ``session ask`` does not
+take for a mistyped answer.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import tempfile
@@ -41,7 +45,10 @@ from cbai_cli.outputs import check_writable, reason
 #: SQLite's application_id of a study ("cbss" in ASCII), distinct from compare's stores.
 APPLICATION_ID = 0x63627373
 SCHEMA_VERSION = 1
-BUSY_TIMEOUT_MS = 60_000
+#: How long a command waits for another process's write lock: a write holds it for
+#: milliseconds, so a lock held this long is a stuck process, and the command says so in one
+#: line well within a minute (60 s until 2026-12-04).
+BUSY_TIMEOUT_MS = 10_000
 TABLES = ("meta", "observations", "queries")
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -85,6 +92,10 @@ class ObservationRow:
     query_id: int
     value: float
     time: str
+
+
+class StudyFileError(OptionError):
+    """The study file failed: unreadable or unwritable, removed or replaced while open, or damaged."""
 
 
 class StaleJournal(Exception):
@@ -154,23 +165,30 @@ class Journal:
         self.path = Path(path)
         if self.path.is_dir():
             raise OptionError(f"{self.path}: is a folder, not a study")
-        if not self.path.is_file():
+        if not self.path.exists():
             raise OptionError(f"{self.path}: no such study (make one with `cbai session start`)")
+        if not self.path.is_file():
+            raise OptionError(f"{self.path}: not a regular file (a pipe or a device), so not a study")
         if writable and not os.access(self.path, os.W_OK):
-            raise OptionError(f"{self.path}: cannot write: permission denied")
+            raise StudyFileError(f"{self.path}: cannot write: permission denied")
         try:
+            self._identity = _identity(os.stat(self.path))
             uri = f"file:{self.path.resolve()}" + ("" if writable else "?mode=ro")
             self._connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
                                                isolation_level=None)
-        except sqlite3.Error as error:
-            raise OptionError(f"{self.path}: cannot open the study: {error}") from None
+        except (OSError, sqlite3.Error) as error:
+            raise StudyFileError(f"{self.path}: cannot open the study: {getattr(error, 'strerror', None) or error}") from None
         try:
             self._check()
             self.meta = self._read_meta()
         except sqlite3.DatabaseError as error:
             self._connection.close()
-            what = "cannot read the study" if resource_failure(error) else "not a cbai study"
-            raise OptionError(f"{self.path}: {what}: {error}") from None
+            if resource_failure(error) and not os.access(self.path.parent, os.W_OK):
+                raise StudyFileError(f"{self.path}: cannot read the study: its folder is not writable, and SQLite "
+                                     f"must keep {self.path.name}-shm beside it while the study is open") from None
+            if resource_failure(error):
+                raise StudyFileError(f"{self.path}: cannot read the study: {error}") from None
+            raise OptionError(f"{self.path}: not a cbai study: {error}") from None
         except BaseException:
             self._connection.close()
             raise
@@ -199,26 +217,53 @@ class Journal:
         return meta
 
     def queries(self) -> list[QueryRow]:
-        """Every handed-out query, by id."""
-        return [QueryRow(*row) for row in self._read("SELECT id, arm, count, batch, observed, time FROM queries "
-                                                      "ORDER BY id")]
+        """Every handed-out query, by id; :class:`StudyFileError` for a row that cbai cannot
+        have written (SQLite returns NULL or text from a damaged page)."""
+        rows = self._read("SELECT id, arm, count, batch, observed, time FROM queries ORDER BY id")
+        for row in rows:
+            if not (all(_is_integer(value) for value in row[:5]) and row[2] >= 1 and min(row[:5]) >= 0
+                    and isinstance(row[5], str)):
+                raise self._damaged(f"query row {_shown(row)}")
+        return [QueryRow(*row) for row in rows]
 
     def observations(self) -> list[ObservationRow]:
-        """Every recorded observation, in the order recorded."""
-        return [ObservationRow(*row) for row in self._read("SELECT seq, query_id, value, time FROM observations "
-                                                            "ORDER BY seq")]
+        """Every recorded observation, in the order recorded; :class:`StudyFileError` for a
+        row that cbai cannot have written (a value that is not a finite number within
+        ±:data:`~cbai_cli.validation.MAGNITUDE_LIMIT`, the bound every recorded value meets)."""
+        from cbai_cli.validation import MAGNITUDE_LIMIT
+
+        rows = self._read("SELECT seq, query_id, value, time FROM observations ORDER BY seq")
+        for row in rows:
+            value = row[2]
+            if not (_is_integer(row[0]) and _is_integer(row[1]) and isinstance(value, float)
+                    and math.isfinite(value) and abs(value) <= MAGNITUDE_LIMIT and isinstance(row[3], str)):
+                raise self._damaged(f"observation row {_shown(row)}")
+        return [ObservationRow(*row) for row in rows]
+
+    def _damaged(self, what: str) -> StudyFileError:
+        return StudyFileError(f"{self.path}: the study is damaged: {what} is not one cbai writes")
 
     def _read(self, sql: str) -> list[tuple]:
         try:
             return self._connection.execute(sql).fetchall()
         except sqlite3.Error as error:
-            raise OptionError(f"{self.path}: cannot read the study: {error}") from None
+            raise StudyFileError(f"{self.path}: cannot read the study: {error}") from None
 
     def counts(self) -> tuple[int, int]:
         """(queries, observations) stored now."""
-        row = self._connection.execute(
-            "SELECT (SELECT count(*) FROM queries), (SELECT count(*) FROM observations)").fetchone()
+        row = self._read("SELECT (SELECT count(*) FROM queries), (SELECT count(*) FROM observations)")[0]
         return int(row[0]), int(row[1])
+
+    def _check_identity(self) -> None:
+        """:class:`StudyFileError` when the path no longer names the file that was opened
+        (removed or replaced while open: SQLite would go on writing to the unlinked file)."""
+        try:
+            same = _identity(os.stat(self.path)) == self._identity
+        except OSError:
+            same = False
+        if not same:
+            raise StudyFileError(f"{self.path}: the study file was removed or replaced while it was open; "
+                                 "nothing more was recorded")
 
     @contextmanager
     def _write(self, expected: tuple[int, int]) -> Iterator[sqlite3.Connection]:
@@ -227,8 +272,9 @@ class Journal:
         try:
             self._connection.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
-            raise OptionError(f"{self.path}: cannot write: {error}") from None
+            raise StudyFileError(f"{self.path}: cannot write: {_locked(error)}") from None
         try:
+            self._check_identity()
             if self.counts() != expected:
                 raise StaleJournal
             yield self._connection
@@ -238,7 +284,7 @@ class Journal:
         try:
             self._connection.execute("COMMIT")
         except sqlite3.Error as error:
-            raise OptionError(f"{self.path}: cannot write: {error}") from None
+            raise StudyFileError(f"{self.path}: cannot write: {_locked(error)}") from None
 
     def append_queries(self, rows: Sequence[tuple[int, int, int, int]], expected: tuple[int, int]) -> None:
         """Store handed-out queries ``(arm, count, batch, observed)`` in one transaction;
@@ -250,7 +296,7 @@ class Journal:
                                        "VALUES (?, ?, ?, ?, ?, ?)",
                                        [(expected[0] + offset + 1, *row, stamp) for offset, row in enumerate(rows)])
         except sqlite3.Error as error:
-            raise OptionError(f"{self.path}: cannot write: {error}") from None
+            raise StudyFileError(f"{self.path}: cannot write: {_locked(error)}") from None
 
     def append_observations(self, rows: Sequence[tuple[int, float]], expected: tuple[int, int]) -> None:
         """Store observations ``(query_id, value)`` in one transaction."""
@@ -261,7 +307,30 @@ class Journal:
                                        [(expected[1] + offset + 1, query, value, stamp)
                                         for offset, (query, value) in enumerate(rows)])
         except sqlite3.Error as error:
-            raise OptionError(f"{self.path}: cannot write: {error}") from None
+            raise StudyFileError(f"{self.path}: cannot write: {_locked(error)}") from None
 
     def close(self) -> None:
         self._connection.close()
+
+
+def _identity(status: os.stat_result) -> tuple[int, int]:
+    """(device, inode) of a regular file: what stays the same while the path names it."""
+    return status.st_dev, status.st_ino
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _shown(row: tuple) -> str:
+    """A row as one short line (a damaged text may be long)."""
+    text = repr(row)
+    return text if len(text) <= 120 else text[:120] + "…"
+
+
+def _locked(error: sqlite3.Error) -> str:
+    """SQLite's reason, and for a lock how long cbai waited for it."""
+    text = str(error)
+    if "locked" in text:
+        return f"{text} (another process held it for over {BUSY_TIMEOUT_MS // 1000} s)"
+    return text

@@ -29,7 +29,7 @@ random generator), so replaying a study hands out the same queries.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable
 
 import numpy as np
 
@@ -42,17 +42,35 @@ def believed_answer(learner, query: Query) -> Answer:
     return Answer(np.asarray(_design(learner).predictions)[query.arms] * query.counts)
 
 
-def believer_ask(learner, pending: Sequence[Query]) -> Query:
-    """The next query of an adaptive algorithm with ``pending`` queries unanswered: ask a
-    copy whose design holds the pending pulls with their believed answers."""
-    if not pending:
-        return learner.ask()
-    believer = copy.deepcopy(learner)
-    design = _design(believer)
-    for query in pending:
-        for arm, count, total in zip(query.arms, query.counts, believed_answer(believer, query).constraint):
-            design.update(int(arm), float(total), int(count))
-    return believer.ask()
+class Believer:
+    """The believer of an adaptive algorithm, kept from one ask to the next while nothing
+    is recorded: each ask tells the copy only the pulls handed out since the last one, so
+    handing out N queries at once costs N copies of the algorithm instead of N²/2 design
+    updates (``next --count 2000`` took 76 s before). The copy is told the same pulls in the
+    same order as one built afresh for each ask, so every ask sees the same design bit for
+    bit, and the queries do not depend on how they were handed out; each ask goes to a copy
+    of the copy, so the algorithm's random stream is never advanced by an ask."""
+
+    def __init__(self) -> None:
+        self._copy = None
+        self._told: list[Hashable] = []
+        self._version: Hashable = None
+
+    def ask(self, learner, version: Hashable, pending: list[Hashable], query: Callable[[Hashable], Query]) -> Query:
+        """The next query of ``learner`` with the queries of keys ``pending`` unanswered, in
+        the order handed out (``query(key)`` builds one, only for keys the copy was not told
+        yet); ``version`` changes whenever ``learner`` is told an answer."""
+        if not pending:
+            return learner.ask()
+        if self._copy is None or version != self._version or pending[:len(self._told)] != self._told:
+            self._copy, self._told, self._version = copy.deepcopy(learner), [], version
+        design = _design(self._copy)
+        for key in pending[len(self._told):]:
+            told = query(key)
+            for arm, count, total in zip(told.arms, told.counts, believed_answer(self._copy, told).constraint):
+                design.update(int(arm), float(total), int(count))
+            self._told.append(key)
+        return copy.deepcopy(self._copy).ask()
 
 
 def _design(learner):

@@ -21,6 +21,7 @@ once follow :mod:`cbai_cli.session.pending`.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,8 +34,8 @@ import numpy as np
 from cbai_cli.errors import OptionError
 from cbai_cli.options import QueryLimitError
 from cbai_cli.protocol import Answer, Query
-from cbai_cli.session.journal import Journal, ObservationRow, StaleJournal, create
-from cbai_cli.session.pending import believer_ask
+from cbai_cli.session.journal import Journal, ObservationRow, StaleJournal, StudyFileError, create
+from cbai_cli.session.pending import Believer
 from cbai_cli.session.values import observation
 
 #: How often a write is retried after another process wrote to the study meanwhile.
@@ -150,9 +151,11 @@ class _State:
         self.slots: list[_Slot] = []
         self.pending: dict[int, _Slot] = {}  # incomplete queries by id, in id order
         self.batches: dict[int, list[_Slot]] = {}
+        self.open_batches: dict[int, list[_Slot]] = {}  # batches with an incomplete query, in order
         self.handed = 0  # observations asked for by every query handed out
         self.recorded = 0
         self.budget_spent = False
+        self.believer = Believer()
 
     @property
     def done(self) -> bool:
@@ -169,22 +172,23 @@ class _State:
     def issue(self) -> list[tuple[int, int]]:
         """The next batch of queries, ``(arm, count)`` each: one ask of the algorithm (or
         of its believer, :mod:`cbai_cli.session.pending`); empty when none may be asked."""
-        pending = self.open
-        if self.done or (self.rounds and pending):
+        if self.done or (self.rounds and self.pending):
             return []
-        batches = [list(group) for _, group in groupby(pending, key=lambda slot: slot.batch)]
         try:
-            query = self.learner.ask() if self.rounds else believer_ask(
-                self.learner, [self._as_query(batch) for batch in batches])
+            # the learner is told an answer only when an observation completes a query, so
+            # the count of recorded observations versions it
+            query = self.learner.ask() if self.rounds else self.believer.ask(
+                self.learner, self.recorded, list(self.open_batches),
+                lambda batch: self._as_query([slot for slot in self.batches[batch] if slot.remaining]))
         except QueryLimitError:
             if self.budget is None:
                 raise
             query = None
-            self.budget_spent = not pending
+            self.budget_spent = not self.pending
         if query is None:
             return []
         if self.budget is not None and self.handed + query.total > self.budget:
-            self.budget_spent = not pending
+            self.budget_spent = not self.pending
             return []
         return [(int(arm), int(count)) for arm, count in zip(query.arms, query.counts)]
 
@@ -195,6 +199,7 @@ class _State:
             slot = _Slot(query_id, arm, count, batch)
             self.slots.append(slot)
             self.batches.setdefault(batch, []).append(slot)
+            self.open_batches[batch] = self.batches[batch]
             self.pending[query_id] = slot
             self.handed += count
 
@@ -207,6 +212,8 @@ class _State:
         if slot.remaining:
             return
         del self.pending[query_id]
+        if not any(member.remaining for member in self.batches[slot.batch]):
+            del self.open_batches[slot.batch]
         members = self.batches[slot.batch] if self.rounds else [slot]
         if any(member.remaining for member in members):
             return
@@ -247,18 +254,16 @@ class Session:
         from cbai_cli.kinds import from_mapping
 
         self.journal = journal
-        meta = journal.meta
         try:
+            meta = _checked_meta(journal)
             self.instance = from_mapping(meta["instance"], str(journal.path))
-            self.algorithm, self.regime = str(meta["algorithm"]), meta["regime"]
-            self.options = dict(meta["options"])
-            self.seed = int(meta["seed"])
-            self.version = str(meta["cbai_version"])
-        except (KeyError, TypeError, ValueError) as error:
-            journal.close()
-            raise OptionError(f"{journal.path}: not a cbai study: its meta lacks {error}") from None
-        try:
-            self.prepared = prepare_session(self.instance, self.algorithm, self.regime, self.options)
+            self.algorithm, self.regime, self.options = meta["algorithm"], meta["regime"], meta["options"]
+            self.seed, self.version = meta["seed"], meta["cbai_version"]
+            try:
+                self.prepared = prepare_session(self.instance, self.algorithm, self.regime, self.options)
+            except OptionError as error:  # the stored request, not options the user typed now
+                raise StudyFileError(f"{journal.path}: the study's stored request is refused by this cbai: "
+                                     f"{error}") from None
             self._state = self._replay()
         except BaseException:
             journal.close()
@@ -282,6 +287,7 @@ class Session:
         if isinstance(instance, (str, Path)):
             instance = load(instance)
         given = {name: value for name, value in options.items() if value is not None}
+        check_kind(instance)
         instance = instance.without_truth()  # a study never holds the hidden constraint
         check_labels(instance)
         algorithm = algorithm if algorithm is not None else default_algorithm("cbai")
@@ -478,6 +484,30 @@ class Session:
         return [self._handed(slot) for slot in self._state.slots]
 
 
+#: The meta keys every study holds (:meth:`Session.start`) and the types cbai writes them as.
+META_TYPES = {"instance": (dict,), "algorithm": (str,), "regime": (str, type(None)), "options": (dict,),
+              "seed": (int,), "cbai_version": (str,)}
+
+
+def _checked_meta(journal: Journal) -> dict[str, Any]:
+    """The study's meta if it holds every key as cbai writes it (the seed an integer ≥ 0);
+    :class:`StudyFileError` otherwise."""
+    meta = journal.meta
+    for key, types in META_TYPES.items():
+        if key not in meta:
+            raise StudyFileError(f"{journal.path}: not a cbai study: its meta has no {key!r}")
+        value = meta[key]
+        if not isinstance(value, types) or isinstance(value, bool) or (key == "seed" and value < 0):
+            raise StudyFileError(f"{journal.path}: the study is damaged: meta.{key} is {_short(value)}, not one "
+                                 "cbai writes")
+    return meta
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "…"
+
+
 def check_labels(instance: Any) -> None:
     """``meta.labels``, when the file has it, must name every arm: a list of K texts or
     numbers (what ``session next`` and ``session ask`` show for each arm); one line otherwise."""
@@ -491,15 +521,20 @@ def check_labels(instance: Any) -> None:
         raise OptionError(f"meta.labels has {len(labels)} labels for {instance.n_arms} arms; give one per arm")
 
 
+def check_kind(instance: Any) -> None:
+    """Sessions run CBAI instances only; one line for the safe kinds."""
+    if instance.kind != "cbai":
+        raise OptionError(f"sessions run cbai instances (finite arms and a constraint to learn); this is a "
+                          f"{instance.kind} instance")
+
+
 def prepare_session(instance: Any, algorithm: str, regime: str | None, options: dict[str, Any]):
     """The prepared run of a session: ``cbai solve``'s checks of the request, for an
     algorithm that needs no hidden truth, on an instance of finite arms."""
     from cbai_cli.algorithms.registry import for_kind
     from cbai_cli.simulate import RunRequest, prepare
 
-    if instance.kind != "cbai":
-        raise OptionError(f"sessions run cbai instances (finite arms and a constraint to learn); this is a "
-                          f"{instance.kind} instance")
+    check_kind(instance)
     spec, _ = for_kind(algorithm, instance.kind)
     if spec.needs_oracle:
         raise OptionError(f"{spec.name} needs the hidden constraint, which a session never has", "algorithm")
@@ -511,11 +546,14 @@ def _query_id(value: Any) -> int:
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return int(value)
     text = str(value).strip()
-    if text.isdigit():
+    # ASCII digits only (str.isdigit also takes '²' and other scripts' digits), and few of
+    # them: no study hands out 10¹⁸ queries, and int() refuses strings of over 4,300 digits
+    if re.fullmatch(r"[0-9]{1,18}", text):
         return int(text)
     from cbai_cli.validation import safe_text
 
-    raise OptionError(f"{safe_text(text)!r} is not a query id (ids are whole numbers from 1)")
+    shown = text if len(text) <= 40 else text[:40] + "…"
+    raise OptionError(f"{safe_text(shown)!r} is not a query id (ids are whole numbers from 1)")
 
 
 __all__ = ["ArmStatus", "HandedQuery", "ReplayError", "Session", "Status", "prepare_session"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from cbai_cli.errors import OptionError
-from cbai_cli.validation import safe_text
+from cbai_cli.validation import MAGNITUDE_LIMIT, safe_text
 
 #: The words of binary observations and the value each stands for.
 BINARY_WORDS = {"1": 1.0, "+1": 1.0, "1.0": 1.0, "yes": 1.0, "y": 1.0,
@@ -34,4 +34,8 @@ def observation(noise_kind: str, text: str | float) -> float:
         raise OptionError(f"{safe_text(raw)!r} is not a number (Gaussian noise takes numbers)") from None
     if not math.isfinite(value):
         raise OptionError(f"{safe_text(raw)!r} is not a finite number (Gaussian noise takes finite numbers)")
+    if abs(value) > MAGNITUDE_LIMIT:
+        # the bound of an instance's numbers: sums of up to 10¹⁵ such values and their products
+        # with the arms stay finite, so a recorded value can never make the study unfinishable
+        raise OptionError(f"{safe_text(raw)!r} is too large (observations lie within ±{MAGNITUDE_LIMIT:g})")
     return value

@@ -106,6 +106,19 @@ def test_a_query_id_that_is_not_a_number_is_refused(started, cli):
     _refused(cli("session", "record", study, "first", "0.2"), "not a query id")
 
 
+@pytest.mark.parametrize("text", ["²", "١", "1" * 5000])
+def test_a_query_id_of_other_digits_or_thousands_of_them_is_refused(started, cli, text):
+    study, _ = started
+    _refused(cli("session", "record", study, text, "0.2"), "not a query id")
+    assert _observations(study) == 1
+
+
+def test_a_value_beyond_the_magnitude_limit_is_refused(started, cli):
+    study, query = started
+    _refused(cli("session", "record", study, query["id"], "1e308"), "too large")
+    assert cli("session", "record", study, query["id"], "-1e100").exit_code == 0
+
+
 def test_a_completed_query_is_refused(tmp_path, instance_file, cli):
     study = _study(tmp_path, instance_file, cli, "--algo", "g-acol")
     cli("session", "next", study)
@@ -142,13 +155,22 @@ def test_an_answers_file_with_one_bad_row_records_nothing(tmp_path, started, cli
 
 @pytest.mark.parametrize(("text", "message"), [("query,answer\n1,0.1\n", "header id,value"),
                                                ("id,value\n1,0.1,7\n", "line 2 has 3 field(s)"),
-                                               ("id,value\n", "no observation")])
+                                               ("id,value\n", "no observation"),
+                                               ("id,value\n1," + "1" * 200_000 + "\n", "line 2: field larger")])
 def test_a_malformed_answers_file_is_refused(tmp_path, started, cli, text, message):
     study, _ = started
     answers = tmp_path / "answers.csv"
     answers.write_text(text)
     _refused(cli("session", "record", study, "--file", answers), message)
     assert _observations(study) == 1
+
+
+def test_an_answers_file_with_a_byte_order_mark_is_read(tmp_path, started, cli):
+    study, query = started
+    answers = tmp_path / "answers.csv"
+    answers.write_bytes(f"\ufeffid,value\n{query['id']},0.1\n".encode())
+    assert cli("session", "record", study, "--file", answers).exit_code == 0
+    assert _observations(study) == 2
 
 
 def test_record_without_values_is_refused(started, cli):
@@ -223,6 +245,75 @@ def test_another_programs_database_is_refused(tmp_path, cli):
 
 def test_a_missing_study_is_refused(tmp_path, cli):
     _refused(cli("session", "status", tmp_path / "none.db"), "no such study")
+
+
+def test_a_pipe_given_as_a_study_is_not_a_regular_file(tmp_path, cli):
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    _refused(cli("session", "status", pipe), "not a regular file")
+
+
+@pytest.mark.parametrize("instance", ["amani-a.yaml", "soare-safe.yaml"])
+def test_start_on_a_safe_instance_is_refused(tmp_path, cli, instance):
+    from pathlib import Path
+
+    shipped = Path(__file__).resolve().parents[2] / "instances" / instance
+    _refused(cli("session", "start", shipped, "-o", tmp_path / "s.db"), "sessions run cbai instances")
+
+
+def test_a_truncated_study_is_damaged_in_one_line(tmp_path, instance_file, cli):
+    study = _study(tmp_path, instance_file, cli, "--algo", "g-acol", "--regime", "tuned", "--beta", "0.25")
+    for _ in range(12):
+        queries = json.loads(cli("session", "next", study, "--json").stdout)["queries"]
+        if queries:
+            assert cli("session", "record", study, queries[0]["id"], "0.3").exit_code == 0
+    with sqlite3.connect(study) as connection:  # everything in the main file, then cut its last page short
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    size = study.stat().st_size
+    os.truncate(study, size - 1500)
+    result = cli("session", "status", study)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_an_observation_row_cbai_cannot_have_written_is_damage(started, cli):
+    study, query = started
+    with sqlite3.connect(study) as connection:
+        connection.execute("INSERT INTO observations VALUES (2, ?, 'abc', 'x')", (query["id"],))
+    _refused(cli("session", "status", study), "the study is damaged: observation row")
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [("seed", "-1", "meta.seed is -1"),
+                                                       ("instance", "null", "meta.instance is None"),
+                                                       ("options", "[1]", "meta.options is [1]"),
+                                                       ("options", '{"delta": 5}', "stored request is refused")])
+def test_a_study_whose_meta_cbai_cannot_have_written_is_one_line(started, cli, key, value, message):
+    study, _ = started
+    with sqlite3.connect(study) as connection:
+        connection.execute("DROP TRIGGER meta_no_update")
+        connection.execute("UPDATE meta SET value = ? WHERE key = ?", (value, key))
+    _refused(cli("session", "status", study), message)
+
+
+def test_a_study_removed_while_open_refuses_the_write(started):
+    from cbai_cli.errors import OptionError
+
+    study, query = started
+    with Session.open(study) as session:
+        for leftover in (study, study.with_name(study.name + "-wal"), study.with_name(study.name + "-shm")):
+            leftover.unlink(missing_ok=True)
+        with pytest.raises(OptionError, match="removed or replaced"):
+            session.tell(query["id"], 0.2)
+
+
+def test_next_hands_out_thousands_of_queries_as_one_at_a_time_would(tmp_path, instance_file, cli):
+    at_once = _study(tmp_path, instance_file, cli, "--algo", "g-acol", "--regime", "tuned", "--beta", "0.25")
+    queries = json.loads(cli("session", "next", at_once, "--count", "1500", "--json").stdout)["queries"]
+    (tmp_path / "one").mkdir()
+    in_turn = _study(tmp_path / "one", instance_file, cli, "--algo", "g-acol", "--regime", "tuned", "--beta", "0.25")
+    arms = [json.loads(cli("session", "next", in_turn, "--count", str(n), "--json").stdout)["queries"][-1]["arm"]
+            for n in (1, 2, 3, 700, 1500)]
+    assert len(queries) == 1500
+    assert arms == [queries[n - 1]["arm"] for n in (1, 2, 3, 700, 1500)]
 
 
 def test_a_study_locked_by_another_writer_is_one_line(monkeypatch, started, cli):

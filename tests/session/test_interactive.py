@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from cbai_cli.session import Session
 from tests.session.conftest import ROOT
@@ -79,3 +80,33 @@ def _read_until_prompt(stream) -> None:
         char = stream.read(1)
         assert char, f"the child ended before prompting; it printed {seen!r}"
         seen += char
+
+
+def test_ask_with_standard_input_closed_is_one_line(tmp_path, cbai_process, binary_file):
+    study = tmp_path / "s.db"
+    assert cbai_process("session", "start", binary_file, "--algo", "g-acol", "-o", study).returncode == 0
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    asked = subprocess.run(f"{sys.executable} -m cbai_cli session ask {study} <&-", shell=True, capture_output=True,
+                           text=True, env=env)
+    assert asked.returncode == 2
+    assert asked.stderr == "cbai: error: standard input is closed: there is nothing to read answers from\n"
+
+
+def test_ask_stops_in_one_line_when_the_study_cannot_be_written(tmp_path, cbai_process, binary_file, monkeypatch):
+    import io
+    import sqlite3
+
+    from cbai_cli.session import interactive, journal
+    from cbai_cli.session.journal import StudyFileError
+
+    study = tmp_path / "s.db"
+    assert cbai_process("session", "start", binary_file, "--algo", "g-acol", "-o", study).returncode == 0
+    monkeypatch.setattr(journal, "BUSY_TIMEOUT_MS", 50)
+    holder = sqlite3.connect(study, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(StudyFileError, match="locked"):
+            interactive.run(study, io.StringIO("yes\nno\n"), io.StringIO())
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
