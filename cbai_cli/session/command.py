@@ -72,7 +72,7 @@ def start(
 @session_app.command("next")
 def next_queries(
     study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
-    count: int = typer.Option(1, "--count", "-n", help="Hand out up to N queries at once (N raters)."),
+    count: int = typer.Option(1, "--count", "-n", help="Hand out up to N queries at once (N raters; at most 10,000)."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Hand out pending queries (the same ones until they are answered), at most --count."""

@@ -40,6 +40,9 @@ from cbai_cli.session.values import observation
 
 #: How often a write is retried after another process wrote to the study meanwhile.
 WRITE_ATTEMPTS = 20
+#: The most queries one ``next`` hands out: an adaptive algorithm asks one at a time, about
+#: a millisecond each on the shipped instances, so a count of 10²⁹ would never return.
+MAX_HANDED = 10_000
 
 
 class ReplayError(OptionError):
@@ -383,6 +386,9 @@ class Session:
         same queries; none once the study is done."""
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise OptionError(f"--count must be an integer ≥ 1, got {count!r}", "count")
+        if count > MAX_HANDED:
+            raise OptionError(f"--count must be at most {MAX_HANDED:,} (queries handed out at once), got {count:,}",
+                              "count")
 
         def write() -> list[HandedQuery]:
             state = self._state

@@ -195,6 +195,11 @@ def test_a_done_study_refuses_answers_to_queries_it_no_longer_needs(tmp_path, in
     assert _observations(study) == before
 
 
+def test_count_above_the_limit_is_refused(started, cli):
+    study, _ = started
+    _refused(cli("session", "next", study, "--count", str(10**29)), "at most 10,000")
+
+
 def test_count_below_one_is_refused(started, cli):
     study, _ = started
     _refused(cli("session", "next", study, "--count", "0"), "--count must be")
