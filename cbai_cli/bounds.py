@@ -184,16 +184,19 @@ def _solve(arms: np.ndarray, targets: np.ndarray, solver: str, tolerance: float,
     """The design solve; ``deadline`` (a :func:`time.monotonic` time) caps the ``fw`` solver
     (at least one round is made even when it has passed), and the cvxpy fallback of ``auto``
     is skipped once the cap was reached (cvxpy has no time limit)."""
-    from cbai_cli.design import optimal_design, optimal_design_cvxpy
+    from cbai_cli.design import optimal_design, optimal_design_cvxpy, unsolvable_at_scale
 
-    if solver == "cvxpy":
-        design = optimal_design_cvxpy(arms, targets)
-    else:
-        time_limit = None if deadline is None else max(deadline - time.monotonic(), _LEAST_TIME)
-        design = optimal_design(arms, targets, tol=tolerance, time_limit=time_limit)
-        if (solver == "auto" and design.gap > tolerance and not design.time_limited
-                and arms.shape[0] * max(targets.shape[0], 1) <= EXACT_FALLBACK_ENTRIES):
-            design = _exact_if_better(design, arms, targets)
+    try:
+        if solver == "cvxpy":
+            design = optimal_design_cvxpy(arms, targets)
+        else:
+            time_limit = None if deadline is None else max(deadline - time.monotonic(), _LEAST_TIME)
+            design = optimal_design(arms, targets, tol=tolerance, time_limit=time_limit)
+            if (solver == "auto" and design.gap > tolerance and not design.time_limited
+                    and arms.shape[0] * max(targets.shape[0], 1) <= EXACT_FALLBACK_ENTRIES):
+                design = _exact_if_better(design, arms, targets)
+    except ValueError as error:  # every target is an arm: in the span but for the solver's tolerance
+        raise unsolvable_at_scale(error) from None
     return DesignSummary(float(design.value), float(design.gap), np.asarray(design.weights), design.solver,
                          design.time_limited)
 

@@ -963,6 +963,15 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
     return design
 
 
+def unsolvable_at_scale(error: ValueError):
+    """The user's error for a design whose targets are arms (so in their span) that the
+    solver's numerical span leaves out: its tolerance drops directions whose singular
+    values are 10¹⁶ below the largest, as with arms of such different scales."""
+    from cbai_cli.errors import NumericalError
+
+    return NumericalError(f"the design cannot be solved in floating point at these arms' scales: {error}")
+
+
 class DesignCache:
     """The designs one configuration's runs have solved, by exact target set, so that the
     seeds of one request solve each distinct design problem once.
@@ -1029,7 +1038,10 @@ class DesignCache:
             held = self._arms
             found = self._designs.pop(key, None)
         if found is None:
-            found = optimal_design(arms, arms[mask], tol=tol)
+            try:
+                found = optimal_design(arms, arms[mask], tol=tol)
+            except ValueError as error:
+                raise unsolvable_at_scale(error) from None
         capacity = max(1, self.max_bytes // (8 * max(arms.shape[0], 1)))
         with self._lock:
             if self._arms is held:  # no other thread has moved the cache to other arms meanwhile

@@ -25,6 +25,7 @@ from cbai_cli.errors import OptionError, UnknownNameError, unknown_name_message
 from cbai_cli.instance import Instance
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
 from cbai_cli.options import MEMORY_LIMIT
+from cbai_cli.validation import MAGNITUDE_LIMIT
 
 
 @dataclass(frozen=True)
@@ -455,6 +456,8 @@ def make_noise(kind: str | None, sigma: float | None, default_sigma: float) -> N
     sigma = default_sigma if sigma is None else sigma
     if not sigma > 0 or not np.isfinite(sigma):
         raise OptionError(f"--sigma must be a finite number > 0, got {sigma}")
+    if sigma > MAGNITUDE_LIMIT:  # the instance reader's bound: σ² must stay finite
+        raise OptionError(f"--sigma must be at most {MAGNITUDE_LIMIT:g}, got {sigma:g}")
     return GaussianNoise(float(sigma))
 
 

@@ -354,7 +354,7 @@ def parse_noise(value: Any) -> NoiseModel:
         if "sigma" not in value:
             raise InstanceError("noise.sigma: required for gaussian noise")
         with instance_errors():
-            return GaussianNoise(positive(value["sigma"], "noise.sigma"))
+            return GaussianNoise(moderate(positive(value["sigma"], "noise.sigma"), "noise.sigma"))
     if kind == "binary":
         extra = set(value) - {"kind"}
         if extra:

@@ -164,7 +164,7 @@ OPTIONS: dict[str, Option] = _declare(
     Option("beta", "--beta", float, "Tuned regime: radius √β (the paper's β is 0.25)", None, "none", 0.0,
            low_open=True),
     Option("subgaussian", "--subgaussian", float, "Sub-Gaussian scale R of one observation", None,
-           "σ, or 1 for binary noise; the paper used 1", 0.0, low_open=True),
+           "σ, or 1 for binary noise; the paper used 1", 0.0, 1e100, low_open=True),
     Option("ridge", "--lambda", float, "Ridge λ of the adaptive design matrix", 0.1, "0.1", 0.0, low_open=True),
     Option("norm_bound", "--S", float, "Bound S ≥ ‖φ‖ of the theory and det regimes", None,
            "the instance's, else 1", 0.0, low_open=True),

@@ -454,3 +454,54 @@ def test_arms_too_large_for_the_ridge_end_with_one_line(tmp_path):
     path = tmp_path / "huge.npz"
     save(instance, path)
     one_line_error(invoke("solve", path, "--budget", "2000"), "the design matrix is not numerically positive definite")
+
+
+# ------------------------------------------------------------ numbers whose squares overflow, scales 10²⁰ apart
+def _one_line(result, text):
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and text in result.stderr, result.stderr
+
+
+def test_a_noise_level_whose_square_overflows_is_refused_in_a_file(tmp_path):
+    path = tmp_path / "loud.yaml"
+    path.write_text("kind: cbai\nname: loud\narms: [[1.0, 0.0], [0.0, 1.0]]\nreward: [1.0, 0.5]\n"
+                    "constraint: [0.5, -0.5]\nthreshold: 0.0\nnoise: {kind: gaussian, sigma: 1.0e+200}\n")
+    _one_line(CliRunner().invoke(app, ["bound", str(path)]), "noise.sigma: must lie within ±1e+100")
+
+
+def test_a_noise_level_whose_square_overflows_is_refused_by_generate(tmp_path):
+    result = CliRunner().invoke(app, ["generate", "regret-1d", "--sigma", "1e200", "-o", str(tmp_path / "x.yaml")])
+    _one_line(result, "--sigma must be at most 1e+100")
+
+
+def test_a_subgaussian_scale_whose_square_overflows_is_refused(tmp_path):
+    path = tmp_path / "r.yaml"
+    save(generate_instance("regret-1d"), path)
+    result = CliRunner().invoke(app, ["solve", str(path), "--subgaussian", "1e155", "--budget", "10"])
+    _one_line(result, "--subgaussian must lie in (0, 1e+100]")
+
+
+def scales_apart(tmp_path):
+    """Arms e1 and 10⁻²⁰·e2: in each other's span mathematically, not at the solver's tolerance."""
+    path = tmp_path / "scales.yaml"
+    path.write_text("kind: cbai\nname: scales\narms: [[1.0, 0.0], [0.0, 1.0e-20]]\nreward: [1.0, 0.5]\n"
+                    "constraint: [0.2, 0.9]\nthreshold: 0.6\nnoise: {kind: gaussian, sigma: 0.05}\n")
+    return path
+
+
+def test_bound_on_arms_of_scales_far_apart_is_one_line(tmp_path):
+    _one_line(CliRunner().invoke(app, ["bound", str(scales_apart(tmp_path))]), "cannot be solved in floating point")
+
+
+def test_a_round_based_run_on_arms_of_scales_far_apart_is_one_line(tmp_path):
+    result = CliRunner().invoke(app, ["solve", str(scales_apart(tmp_path)), "--algo", "acol", "--budget", "100"])
+    _one_line(result, "cannot be solved in floating point")
+
+
+def test_an_adaptive_run_on_arms_of_scales_far_apart_keeps_its_result_without_the_bounds(tmp_path):
+    result = CliRunner().invoke(app, ["solve", str(scales_apart(tmp_path)), "--algo", "g-acol", "--regime", "tuned",
+                                      "--beta", "0.25", "--budget", "100", "--json"])
+    document = json.loads(result.stdout)
+    assert result.exit_code in (0, 1) and len(document["runs"]) == 1
+    assert document["h_clb"] is None
+    assert any("cannot be solved in floating point" in note for note in document["notes"])

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from cbai_cli.errors import NumericalError
 from cbai_cli.kinds.base import InstanceKind
 from cbai_cli.noise import GaussianNoise
 from cbai_cli.protocol import Answer, Query
@@ -241,8 +242,13 @@ class CbaiKind(InstanceKind):
 
         skipped = self.bound_skip_reason(prepared.instance, bound)
         # Bounds computed by the size rule are cheap and deterministic; forced ones are capped.
-        bounds = None if skipped else compute_bounds(prepared.instance, delta=prepared.config.confidence.delta,
-                                                     time_limit=FORCED_BOUND_TIME_LIMIT if bound else None)
+        bounds = None
+        if not skipped:
+            try:
+                bounds = compute_bounds(prepared.instance, delta=prepared.config.confidence.delta,
+                                        time_limit=FORCED_BOUND_TIME_LIMIT if bound else None)
+            except NumericalError as error:  # the runs' results stand without the bounds
+                skipped = f"the bounds were not computed: {error}"
         return SolveOutcome(prepared.instance, prepared, results, bounds, trace_rows, skipped)
 
 
