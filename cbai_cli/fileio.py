@@ -78,28 +78,45 @@ def encoding_of(path: str | Path) -> str:
     raise InstanceError(f"{safe_text(path)}: unknown file type {suffix or '(none)'!r}; use .yaml, .yml or .npz")
 
 
+#: The most characters of YAML read: a document of a million numbers (the alias expansion
+#: limit) is about 20 MB, so a longer text is no instance, and an input that never ends
+#: (``- < /dev/zero``) is refused once it passes this instead of filling the memory.
+YAML_CHARACTER_LIMIT = 256 * 2**20
+
+
 def read_mapping(path: str | Path) -> dict[str, Any]:
-    """Read one mapping from a YAML or NPZ file (or YAML from stdin for ``-``)."""
+    """Read one mapping from a YAML or NPZ file (or YAML from stdin for ``-``); a path that
+    is no regular file (a pipe, ``/dev/zero``) is refused before it is read."""
     kind = encoding_of(path)
     if str(path) == "-":
         try:
-            text = sys.stdin.read()
+            text = sys.stdin.read(YAML_CHARACTER_LIMIT + 1)
         except (OSError, UnicodeDecodeError) as error:
             raise InstanceError(f"<stdin>: cannot read: {_reason(error)}") from None
-        return _parse_yaml(text, "<stdin>")
+        return _parse_yaml(_within_limit(text, "<stdin>"), "<stdin>")
     path = Path(path)
     shown = safe_text(path)
     if not path.exists():
         raise InstanceError(f"{shown}: no such file")
     if path.is_dir():
         raise InstanceError(f"{shown}: is a directory, not an instance file")
+    if not path.is_file():
+        raise InstanceError(f"{shown}: not a regular file (a pipe or a device), so not an instance file")
     if kind == "yaml":
         try:
-            text = path.read_text(encoding="utf-8")
+            with path.open(encoding="utf-8") as stream:
+                text = stream.read(YAML_CHARACTER_LIMIT + 1)
         except (OSError, UnicodeDecodeError) as error:
             raise InstanceError(f"{shown}: cannot read: {_reason(error)}") from None
-        return _parse_yaml(text, shown)
+        return _parse_yaml(_within_limit(text, shown), shown)
     return _read_npz(path)
+
+
+def _within_limit(text: str, shown: str) -> str:
+    if len(text) > YAML_CHARACTER_LIMIT:
+        raise InstanceError(f"{shown}: more than {YAML_CHARACTER_LIMIT:,} characters of YAML, more than any instance "
+                            "cbai reads (arrays that large belong in .npz)")
+    return text
 
 
 def _reason(error: BaseException) -> str:

@@ -473,3 +473,26 @@ def test_a_closed_stdout_is_one_line():
     process.wait(timeout=120)
     assert process.returncode == 2
     assert stderr == "-: cannot write: standard output was closed by its reader\n"
+
+
+def test_a_pipe_named_like_an_instance_is_refused_before_it_is_read(tmp_path):
+    pipe = tmp_path / "instance.yaml"
+    os.mkfifo(pipe)
+    with pytest.raises(InstanceError, match="not a regular file"):
+        read_mapping(pipe)
+
+
+def test_a_device_behind_a_link_is_refused_before_it_is_read(tmp_path):
+    link = tmp_path / "zero.yaml"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(InstanceError, match="not a regular file"):
+        read_mapping(link)
+
+
+def test_yaml_on_stdin_longer_than_any_instance_is_refused(monkeypatch):
+    from cbai_cli import fileio
+
+    monkeypatch.setattr(fileio, "YAML_CHARACTER_LIMIT", 100)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\0" * 10_000))
+    with pytest.raises(InstanceError, match="more than 100 characters of YAML"):
+        read_mapping("-")

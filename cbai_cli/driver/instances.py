@@ -51,6 +51,7 @@ from cbai_cli.errors import InstanceError, OptionError
 from cbai_cli.fileio import instance_errors
 from cbai_cli.instance import Instance, save
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
+from cbai_cli.options import MEMORY_LIMIT
 from cbai_cli.parallel import check_jobs
 
 __all__ = [
@@ -79,6 +80,11 @@ FEEDBACK_KINDS = ("binary", "gaussian")
 DEFAULT_GAUSSIAN_SIGMA = 0.1
 #: The paper's arm set has 1000 candidate policies.
 DEFAULT_N_POLICIES = 1000
+
+#: Memory one policy takes while an arm set is built and written, generously: its
+#: HORIZON steering/acceleration pairs and its trajectory of up to four numbers a step, in
+#: float64, twice (the policies and the arrays of the file); checked before the CEM runs.
+POLICY_BYTES = 2 * 8 * HORIZON * (2 + 4)
 
 
 @dataclass(frozen=True)
@@ -322,6 +328,11 @@ def build_arm_sets(
     names = scenario_names(scenario_choice)  # fail on a bad name before minutes of CEM
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise OptionError(f"--n must be a positive integer, got {n!r}")
+    if n * POLICY_BYTES > MEMORY_LIMIT:
+        from cbai_cli.generators import bytes_text
+
+        raise OptionError(f"--n {n:,} policies would need about {bytes_text(n * POLICY_BYTES)} of memory, more than the "
+                          f"limit of {bytes_text(MEMORY_LIMIT)}: at most {MEMORY_LIMIT // POLICY_BYTES:,} fit")
     check_jobs(jobs)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise OptionError(f"--seed must be a non-negative integer, got {seed!r}")

@@ -243,3 +243,11 @@ def test_solved_arm_reads_solve_json(tmp_path):
     bad.write_text("not json")
     with pytest.raises(InstanceError, match="cbai solve --json"):
         solved_arm(bad)
+
+
+def test_more_policies_than_fit_in_memory_are_refused_before_the_cem():
+    from cbai_cli.driver.instances import build_arm_sets
+    from cbai_cli.errors import OptionError
+
+    with pytest.raises(OptionError, match="at most .* fit"):
+        build_arm_sets("base", Feedback("binary", None, False), n=99_999_999_999_999, seed=0, jobs=1)
