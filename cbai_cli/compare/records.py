@@ -22,6 +22,7 @@ lack the new keys; readers treat a missing ``kind`` as ``cbai``.
 from __future__ import annotations
 
 import importlib.metadata
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -66,6 +67,55 @@ RECORD_KEYS: tuple[str, ...] = (
     "scipy_version",
     "cvxpy_version",
 )
+#: What a stored record must hold to be read back (``--from``, a resumed ``--out``): the
+#: type of each key that a reader computes with, and the keys no reader can do without.
+#: A line of a store that fails it is skipped and counted like a line cut short.
+_TEXT, _COUNT, _NUMBER, _FLAG = "text", "count", "number", "flag"
+RECORD_TYPES: dict[str, str] = {
+    "run_key": _TEXT, "group": _TEXT, "instance": _TEXT, "algorithm": _TEXT, "spec": _TEXT, "kind": _TEXT,
+    "regime": _TEXT, "stopped": _TEXT, "seed": _COUNT, "group_index": _COUNT, "algorithm_index": _COUNT,
+    "iterations": _COUNT, "recommended": _COUNT, "budget": _COUNT, "violations": _COUNT,
+    "exploration_rounds": _COUNT, "delta": _NUMBER, "beta": _NUMBER, "subgaussian": _NUMBER, "ridge": _NUMBER,
+    "norm_bound": _NUMBER, "rounding_epsilon": _NUMBER, "wall_s": _NUMBER, "lower_bound": _NUMBER,
+    "regret": _NUMBER, "scale": _NUMBER, "correct": _FLAG, "violation": _FLAG,
+}
+REQUIRED_KEYS = ("run_key", "group", "instance", "seed", "algorithm", "spec", "iterations")
+#: The instance kinds a record may name (a missing ``kind`` is ``cbai``).
+RECORD_KINDS = ("cbai", "safe-regret", "safe-bai")
+
+
+def record_problem(record: Mapping[str, Any]) -> str | None:
+    """Why ``record`` cannot be a run record cbai wrote (its first wrong key), or None.
+    Counts are integers ≥ 0 below 2⁵³ (they become floats in sums), numbers finite;
+    every key but :data:`REQUIRED_KEYS` may be missing or null."""
+    for key in REQUIRED_KEYS:
+        if record.get(key) is None:
+            return f"no {key}"
+    for key, kind in RECORD_TYPES.items():
+        value = record.get(key)
+        if value is None:
+            continue
+        if kind == _TEXT:
+            good = isinstance(value, str)
+        elif kind == _COUNT:
+            good = isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53
+        elif kind == _NUMBER:
+            good = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        else:
+            good = isinstance(value, bool)
+        if not good:
+            return f"{key} is {value!r:.40}"
+    if record.get("kind") not in (None, *RECORD_KINDS):
+        return f"kind is {record['kind']!r:.40}"
+    curve = record.get("regret_curve")
+    if curve is not None and not (isinstance(curve, list) and all(
+            isinstance(point, list) and len(point) == 2 and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in point)
+            for point in curve)):
+        return "regret_curve is not a list of [t, R_t] pairs"
+    return None
+
+
 # Keys that legitimately differ between two runs of the same grid.
 VOLATILE_KEYS = ("wall_s", "cbai_version", "numpy_version", "scipy_version", "cvxpy_version")
 

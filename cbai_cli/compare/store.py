@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from cbai_cli.compare.records import record_problem
 from cbai_cli.databases import resource_failure
 from cbai_cli.errors import OptionError
 from cbai_cli.outputs import check_writable, reason
@@ -203,14 +204,17 @@ def read_jsonl(path: Path, option: str = "--from") -> StoreContents:
                     continue
                 try:
                     record = json.loads(line)
-                except (json.JSONDecodeError, UnicodeDecodeError):
+                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
                     if line.lstrip().startswith(b"{"):
                         cut_short += 1
                     else:
                         foreign += 1
                     continue
                 if isinstance(record, dict) and "run_key" in record:
-                    records.append(record)
+                    if record_problem(record) is None:
+                        records.append(record)
+                    else:  # a line edited or damaged into one no reader can use: counted, not read
+                        cut_short += 1
                 else:
                     foreign += 1
     except OSError as error:
@@ -323,9 +327,13 @@ def _sqlite_records(connection: sqlite3.Connection, path: Path, option: str) -> 
     records = []
     for run_key, text in connection.execute("SELECT run_key, record FROM runs ORDER BY rowid"):
         try:
-            records.append(json.loads(text))
-        except (TypeError, json.JSONDecodeError):
+            record = json.loads(text)
+        except (TypeError, json.JSONDecodeError, RecursionError):
             raise OptionError(f"{option} {path}: the record of run {run_key} is not valid JSON") from None
+        problem = record_problem(record) if isinstance(record, dict) else "not a mapping"
+        if problem is not None:
+            raise OptionError(f"{option} {path}: the record of run {run_key} is not one cbai writes ({problem})")
+        records.append(record)
     return records
 
 

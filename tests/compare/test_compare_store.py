@@ -67,6 +67,29 @@ def test_cut_short_jsonl_line_is_skipped_and_the_next_record_starts_a_new_line(t
     assert [record["run_key"] for record in contents.records] == ["key-1", "key-3"] and contents.skipped_lines == 1
 
 
+@pytest.mark.parametrize(("key", "value"), [("iterations", "abc"), ("iterations", 10**400), ("seed", "x"),
+                                          ("wall_s", float("nan")), ("correct", "yes"), ("algorithm", None),
+                                          ("kind", "zzz"), ("regret_curve", [[1, "a"]])])
+def test_a_jsonl_record_with_a_field_cbai_cannot_have_written_is_skipped_and_counted(tmp_path, key, value):
+    import json
+
+    records = [make_record(number) for number in range(3)]
+    records[1][key] = value
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    contents = read_store(path)
+    assert [record["run_key"] for record in contents.records] == ["key-0", "key-2"] and contents.skipped_lines == 1
+
+
+def test_a_jsonl_line_nested_past_the_parsers_depth_is_skipped_and_counted(tmp_path):
+    import json
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(make_record(1)) + "\n" + "[" * 100_000 + "]" * 100_000 + "\n")
+    contents = read_store(path)
+    assert [record["run_key"] for record in contents.records] == ["key-1"] and contents.skipped_lines == 1
+
+
 def test_sqlite_store_of_an_older_schema_refuses_safe_records_loudly(tmp_path):
     path = tmp_path / "old.sqlite"
     connection = sqlite3.connect(path)
