@@ -56,12 +56,14 @@ def split_algorithm_specs(texts: Iterable[str]) -> list[str]:
 
 
 def parse_pairs(text: str, items: str, where: str) -> dict[str, str]:
-    """``NAME=VALUE,...`` as a mapping of texts."""
+    """``NAME=VALUE,...`` as a mapping of texts; a name given twice is one line."""
     options: dict[str, str] = {}
     for item in items.split(","):
         name, equals, value = (part.strip() for part in item.partition("="))
         if not equals or not name or not value:
             raise OptionError(f"{where} {text!r}: expected OPTION=VALUE, got {item.strip()!r}")
+        if name in options:  # which one was meant is anybody's guess: not the last silently
+            raise OptionError(f"{where} {text!r}: option {name!r} is given twice")
         options[name] = value
     return options
 

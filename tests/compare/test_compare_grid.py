@@ -89,6 +89,16 @@ def test_same_group_twice_is_an_error():
         parse_sources(["regret-1d", "regret-1d"])
 
 
+def test_an_option_given_twice_in_an_algorithm_spec_is_an_error():
+    with pytest.raises(OptionError, match="option 'beta' is given twice"):
+        parse_algorithm("g-acol:tuned:beta=0.25,beta=4", dict())
+
+
+def test_a_parameter_given_twice_in_a_generator_spec_is_an_error():
+    with pytest.raises(OptionError, match="option 'd' is given twice"):
+        parse_sources(["irrelevant-dims:d=3,d=7,eps=0.1"])
+
+
 def test_algorithm_spec_with_regime_and_options():
     choice = parse_algorithm("g-acol:tuned:beta=0.5,budget=100", dict())
     assert choice.label == "g-acol:tuned:beta=0.5,budget=100"
