@@ -99,6 +99,10 @@ def check_actions(actions: object, field: str = "policies") -> np.ndarray:
             shape, the first policy with NaN or infinite actions, or the first
             policy with an action outside ``[-1, 1]``.
     """
+    kind = np.asarray(actions).dtype.kind
+    if kind not in "iuf":  # complex values would lose their imaginary part, booleans pass as 0 and 1
+        raise FieldError(field, f"must be an array of real numbers of shape (n, {HORIZON}, 2), got dtype "
+                                f"{np.asarray(actions).dtype}")
     try:
         array = np.asarray(actions, dtype=float)
     except (TypeError, ValueError):

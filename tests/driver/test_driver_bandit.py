@@ -119,7 +119,9 @@ def test_bandit_rejects_an_unknown_scenario():
 
 
 @pytest.mark.parametrize(("actions", "rule"), [
-    ({"a": 1}, "must be an array of numbers of shape (n, 20, 2)"),
+    ({"a": 1}, "must be an array of real numbers of shape (n, 20, 2), got dtype object"),
+    (np.full((2, 20, 2), 0.1 + 0.9j), "must be an array of real numbers of shape (n, 20, 2), got dtype complex128"),
+    (np.zeros((2, 20, 2), dtype=bool), "must be an array of real numbers of shape (n, 20, 2), got dtype bool"),
     (np.zeros((0, 20, 2)), "must have shape (n, 20, 2) with n ≥ 1"),
     (np.full((2, 20, 2), np.nan), "policy 0 contains NaN or infinite actions"),
     (np.concatenate([np.zeros((1, 20, 2)), np.full((1, 20, 2), -2.0)]), "actions must lie in [-1, 1]; policy 1 has -2"),
