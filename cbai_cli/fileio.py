@@ -524,14 +524,17 @@ def write_atomic(path: str | Path, write) -> None:
     A crash, Ctrl-C or SIGTERM leaves either the old file or the new one, never half of one;
     Ctrl-C and SIGTERM also remove the temporary file (SIGTERM then ends the process as it
     would have), and temporaries of the same target left by a killed process are removed
-    first (:func:`remove_stale_temporaries`).
+    first (:func:`remove_stale_temporaries`). A path that is a symbolic link is written
+    through: the file it names is replaced, and the link stays.
 
     Raises:
         InstanceError: ``PATH: folder F does not exist`` or ``PATH: cannot write: REASON``
             (permissions, a full disk, a read-only file system).
     """
-    path = Path(path)
-    shown = safe_text(path)
+    shown = safe_text(Path(path))
+    # through a link to the file it names: renaming over the link itself would replace the
+    # link with a file and leave the file the user pointed at as it was
+    path = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise InstanceError(f"{shown}: folder {safe_text(directory)} does not exist")

@@ -44,7 +44,7 @@ def check_writable(path: str | Path, what: str = "") -> Path:
     path = Path(path)
     if path.is_dir():
         raise OptionError(f"{named(path, what)}: is a folder")
-    folder = path.parent
+    folder = Path(os.path.realpath(path)).parent if path.is_symlink() else path.parent  # written through
     if not folder.is_dir():
         if folder.exists():
             raise OptionError(f"{named(path, what)}: {folder} is not a folder")

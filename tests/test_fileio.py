@@ -496,3 +496,12 @@ def test_yaml_on_stdin_longer_than_any_instance_is_refused(monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO("\0" * 10_000))
     with pytest.raises(InstanceError, match="more than 100 characters of YAML"):
         read_mapping("-")
+
+
+def test_an_atomic_write_to_a_link_replaces_the_file_it_names_and_keeps_the_link(tmp_path):
+    target = tmp_path / "target.yaml"
+    target.write_text("old\n")
+    link = tmp_path / "link.yaml"
+    link.symlink_to("target.yaml")
+    write_atomic(link, lambda stream: stream.write(b"new\n"))
+    assert link.is_symlink() and target.read_text() == "new\n"
