@@ -97,7 +97,8 @@ def read_mapping(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     shown = safe_text(path)
     if not path.exists():
-        raise InstanceError(f"{shown}: no such file")
+        raise InstanceError(f"{shown}: a link to nothing (its target is missing, or links loop)"
+                            if path.is_symlink() else f"{shown}: no such file")
     if path.is_dir():
         raise InstanceError(f"{shown}: is a directory, not an instance file")
     if not path.is_file():
@@ -224,6 +225,11 @@ class _StrictLoader(yaml.SafeLoader):
 
 
 _StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_timestamp)
+# YAML 1.2 reads 1e-3 and 1.5E10 as numbers; PyYAML's YAML 1.1 resolver wants a dot and a signed
+# exponent (1.0e-3), so `sigma: 1e-3` was the text '1e-3' and refused as such
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
 _StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_yaml_map)
 
 

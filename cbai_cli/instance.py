@@ -329,8 +329,11 @@ def check_schema_version(mapping: Mapping[str, Any]) -> None:
     if isinstance(version, np.ndarray) and version.ndim == 0:
         version = version.item()
     number = isinstance(version, (int, float, np.integer, np.floating)) and not isinstance(version, bool)
-    if not number or version != SCHEMA_VERSION:
-        shown = version.tolist() if isinstance(version, np.ndarray) else version
+    shown = version.tolist() if isinstance(version, np.ndarray) else version
+    if not number:
+        raise InstanceError(f"schema_version: must be the number {SCHEMA_VERSION}, got {shown!r} "
+                            f"(a {type(shown).__name__})")
+    if version != SCHEMA_VERSION:
         raise InstanceError(f"schema_version: {shown!r} is not supported (this cbai reads version {SCHEMA_VERSION})")
 
 

@@ -505,3 +505,17 @@ def test_an_atomic_write_to_a_link_replaces_the_file_it_names_and_keeps_the_link
     link.symlink_to("target.yaml")
     write_atomic(link, lambda stream: stream.write(b"new\n"))
     assert link.is_symlink() and target.read_text() == "new\n"
+
+
+def test_a_link_loop_is_not_called_a_missing_file(tmp_path):
+    (tmp_path / "a.yaml").symlink_to("b.yaml")
+    (tmp_path / "b.yaml").symlink_to("a.yaml")
+    with pytest.raises(InstanceError, match="a link to nothing"):
+        read_mapping(tmp_path / "a.yaml")
+
+
+def test_a_number_in_exponent_notation_without_a_dot_is_a_number():
+    from cbai_cli.fileio import load_yaml
+
+    assert load_yaml("a: [1e-3, 2E+10, 1.5e3, -3e2]\nb: e5\nc: 1e\n", "t") == {
+        "a": [0.001, 2e10, 1500.0, -300.0], "b": "e5", "c": "1e"}

@@ -108,6 +108,8 @@ def test_no_feasible_arm_makes_none_the_right_answer():
         ({"noise": {"kind": "binary"}}, "binary feedback needs every constraint value"),
         ({"colour": "red"}, "unknown field(s) colour"),
         ({"schema_version": 7}, "schema_version: 7 is not supported"),
+        ({"schema_version": "1"}, "schema_version: must be the number 1, got '1' (a str)"),
+        ({"noise": {"kind": "gaussian", "sigma": 1e200}}, "noise.sigma: must lie within ±1e+100"),
         ({"kind": "safe-bai"}, "kind"),
         ({"threshold_known": "maybe"}, "threshold_known"),
         ({"constraint_norm_bound": 0}, "constraint_norm_bound"),
