@@ -134,6 +134,8 @@ class AlgorithmEntry:
             owners = [entry.name for entry in entries().values() if name in entry.options]
             if not owners:  # an option only a confidence regime reads
                 readers = [other for other, kind in _regimes().items() if name in kind.reads]
+                if not readers:  # an option of other commands (the bounds' --solver)
+                    raise OptionError(f"{flag} is not an option of a run", name)
                 raise OptionError(f"{flag} only applies to --regime {' or '.join(readers)} "
                                   f"(this run uses {regime!r})", name)
             raise OptionError(f"{flag} does not apply to {self.name} (it is an option of {', '.join(owners)})", name)

@@ -85,7 +85,7 @@ def coerce_option(spec_name: str, value: Any, where: str, accepted: Iterable[str
 
 def parse_algorithm(text: str, shared: Mapping[str, Any]) -> AlgorithmChoice:
     """``NAME[:REGIME][:OPTION=VALUE,...]`` merged with the shared options (library names)."""
-    from cbai_cli.algorithms.registry import resolve
+    from cbai_cli.algorithms.registry import resolve, run_option_names
 
     parts = [part.strip() for part in text.split(":")]
     name, rest = parts[0], parts[1:]
@@ -111,7 +111,7 @@ def parse_algorithm(text: str, shared: Mapping[str, Any]) -> AlgorithmChoice:
             for key, value in parse_pairs(text, part, "algorithm spec").items():
                 if not entry.regimes and key not in {_spec_name(option) for option in entry.options}:
                     raise OptionError(f"{where}: {name} has no option {key!r} (its options: {own})", key)
-                option, typed = coerce_option(key, value, where)
+                option, typed = coerce_option(key, value, where, run_option_names())
                 written[option] = typed
         elif position == 0:
             regime = part

@@ -99,6 +99,11 @@ def test_a_parameter_given_twice_in_a_generator_spec_is_an_error():
         parse_sources(["irrelevant-dims:d=3,d=7,eps=0.1"])
 
 
+def test_an_option_of_the_bounds_is_not_an_option_of_an_algorithm_spec():
+    with pytest.raises(OptionError, match="unknown option 'solver' \\(valid: delta, beta"):
+        parse_algorithm("track-and-stop:ols:solver=cvxpy", dict())
+
+
 def test_algorithm_spec_with_regime_and_options():
     choice = parse_algorithm("g-acol:tuned:beta=0.5,budget=100", dict())
     assert choice.label == "g-acol:tuned:beta=0.5,budget=100"
