@@ -115,12 +115,11 @@ class JsonlStore:
         try:
             _lock(self._descriptor, path)
             read_jsonl(path, "--out")  # refuses a file that is not a store before writing to it
-            # An interrupted writer may have left a line without its newline: start afresh.
-            if path.stat().st_size > 0:
-                with open(path, "rb") as stream:
-                    stream.seek(-1, os.SEEK_END)
-                    if stream.read(1) != b"\n":
-                        self._write(b"\n")
+            # An interrupted writer may have left a line without its newline: cut it off, so
+            # that every line of the store stays a whole record for any JSON Lines reader.
+            whole = _whole_lines(path)
+            if whole < path.stat().st_size:
+                self._truncate(whole)
         except BaseException:
             self.close()
             raise
@@ -135,8 +134,23 @@ class JsonlStore:
         self._write((json.dumps(record, allow_nan=False) + "\n").encode())
 
     def _write(self, data: bytes) -> None:
+        """Append ``data`` whole, or (a full disk) cut the file back to where it was and fail
+        in one line: a record is never left half written in the store."""
         try:
-            os.write(self._descriptor, data)
+            before = os.fstat(self._descriptor).st_size
+            written = 0
+            while written < len(data):  # a write may take fewer bytes than asked, then fail
+                written += os.write(self._descriptor, data[written:])
+        except OSError as error:
+            try:
+                os.ftruncate(self._descriptor, before)
+            except (OSError, UnboundLocalError):
+                pass
+            raise OptionError(f"--out {self.path}: cannot write: {reason(error)}") from None
+
+    def _truncate(self, size: int) -> None:
+        try:
+            os.ftruncate(self._descriptor, size)
         except OSError as error:
             raise OptionError(f"--out {self.path}: cannot write: {reason(error)}") from None
 
@@ -145,6 +159,20 @@ class JsonlStore:
         if self._descriptor >= 0:
             os.close(self._descriptor)
             self._descriptor = -1
+
+
+def _whole_lines(path: Path, chunk: int = 2**20) -> int:
+    """The bytes of ``path`` up to and including its last newline (0 when it has none)."""
+    with open(path, "rb") as stream:
+        end = stream.seek(0, os.SEEK_END)
+        while end > 0:
+            start = max(end - chunk, 0)
+            stream.seek(start)
+            found = stream.read(end - start).rfind(b"\n")
+            if found >= 0:
+                return start + found + 1
+            end = start
+    return 0
 
 
 def _lock(descriptor: int, path: Path) -> None:

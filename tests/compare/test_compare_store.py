@@ -53,7 +53,18 @@ def test_reopened_store_lists_its_keys(tmp_path, suffix):
     assert open_store(tmp_path / f"runs.{suffix}").keys() == {"key-1"}
 
 
-def test_cut_short_jsonl_line_is_skipped_and_the_next_record_starts_a_new_line(tmp_path):
+def test_a_cut_short_jsonl_line_is_skipped_when_read(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    store = open_store(path)
+    store.append(make_record(1))
+    store.close()
+    with open(path, "a") as stream:
+        stream.write('{"run_key": "key-2", "gro')
+    contents = read_store(path)
+    assert [record["run_key"] for record in contents.records] == ["key-1"] and contents.skipped_lines == 1
+
+
+def test_a_cut_short_last_line_is_cut_off_when_the_store_is_written_again(tmp_path):
     path = tmp_path / "runs.jsonl"
     store = open_store(path)
     store.append(make_record(1))
@@ -64,7 +75,34 @@ def test_cut_short_jsonl_line_is_skipped_and_the_next_record_starts_a_new_line(t
     store.append(make_record(3))
     store.close()
     contents = read_store(path)
-    assert [record["run_key"] for record in contents.records] == ["key-1", "key-3"] and contents.skipped_lines == 1
+    assert [record["run_key"] for record in contents.records] == ["key-1", "key-3"] and contents.skipped_lines == 0
+    assert all(line.startswith('{"run_key"') for line in path.read_text().splitlines())
+
+
+def test_a_record_the_disk_took_only_part_of_is_taken_back(tmp_path, monkeypatch):
+    import errno
+
+    from cbai_cli.compare import store as stores
+
+    path = tmp_path / "runs.jsonl"
+    store = open_store(path)
+    store.append(make_record(1))
+    real_write = os.write
+    calls = []
+
+    def full_disk(descriptor, data):
+        calls.append(len(data))
+        if len(calls) == 1:
+            return real_write(descriptor, data[:10])  # a short write, as on a nearly full disk
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(stores.os, "write", full_disk)
+    with pytest.raises(OptionError, match="No space left on device"):
+        store.append(make_record(2))
+    monkeypatch.undo()
+    store.close()
+    contents = read_store(path)
+    assert [record["run_key"] for record in contents.records] == ["key-1"] and contents.skipped_lines == 0
 
 
 @pytest.mark.parametrize(("key", "value"), [("iterations", "abc"), ("iterations", 10**400), ("seed", "x"),
