@@ -53,24 +53,23 @@ def test_reopened_store_lists_its_keys(tmp_path, suffix):
     assert open_store(tmp_path / f"runs.{suffix}").keys() == {"key-1"}
 
 
-def test_a_cut_short_jsonl_line_is_skipped_when_read(tmp_path):
-    path = tmp_path / "runs.jsonl"
+def _cut_short(path):
+    """A JSON Lines store of one record, then a record its writer did not finish."""
     store = open_store(path)
     store.append(make_record(1))
     store.close()
     with open(path, "a") as stream:
         stream.write('{"run_key": "key-2", "gro')
-    contents = read_store(path)
+    return path
+
+
+def test_a_cut_short_jsonl_line_is_skipped_when_read(tmp_path):
+    contents = read_store(_cut_short(tmp_path / "runs.jsonl"))
     assert [record["run_key"] for record in contents.records] == ["key-1"] and contents.skipped_lines == 1
 
 
 def test_a_cut_short_last_line_is_cut_off_when_the_store_is_written_again(tmp_path):
-    path = tmp_path / "runs.jsonl"
-    store = open_store(path)
-    store.append(make_record(1))
-    store.close()
-    with open(path, "a") as stream:
-        stream.write('{"run_key": "key-2", "gro')
+    path = _cut_short(tmp_path / "runs.jsonl")
     store = open_store(path)
     store.append(make_record(3))
     store.close()
