@@ -331,8 +331,8 @@ def build_arm_sets(
     if n * POLICY_BYTES > MEMORY_LIMIT:
         from cbai_cli.generators import bytes_text
 
-        raise OptionError(f"--n {n:,} policies would need about {bytes_text(n * POLICY_BYTES)} of memory, more than the "
-                          f"limit of {bytes_text(MEMORY_LIMIT)}: at most {MEMORY_LIMIT // POLICY_BYTES:,} fit")
+        raise OptionError(f"--n {n:,} policies would need about {bytes_text(n * POLICY_BYTES)} of memory, more "
+                          f"than the limit of {bytes_text(MEMORY_LIMIT)}: at most {MEMORY_LIMIT // POLICY_BYTES:,} fit")
     check_jobs(jobs)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise OptionError(f"--seed must be a non-negative integer, got {seed!r}")

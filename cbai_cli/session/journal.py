@@ -177,7 +177,8 @@ class Journal:
             self._connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
                                                isolation_level=None)
         except (OSError, sqlite3.Error) as error:
-            raise StudyFileError(f"{self.path}: cannot open the study: {getattr(error, 'strerror', None) or error}") from None
+            said = getattr(error, "strerror", None) or error
+            raise StudyFileError(f"{self.path}: cannot open the study: {said}") from None
         try:
             self._check()
             self.meta = self._read_meta()
