@@ -394,7 +394,7 @@ class Session:
             state = self._state
             expected = self._expected()
             rows = []
-            while len(state.open) < count:
+            while not state.done and len(state.pending) < count:  # state.open, without a list each time
                 batch = state.issue()
                 if not batch:
                     break
