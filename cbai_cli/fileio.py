@@ -102,7 +102,7 @@ def read_mapping(path: str | Path) -> dict[str, Any]:
     if path.is_dir():
         raise InstanceError(f"{shown}: is a directory, not an instance file")
     if not path.is_file():
-        raise InstanceError(f"{shown}: not a regular file (a pipe or a device), so not an instance file")
+        raise not_regular(shown)
     if kind == "yaml":
         try:
             with path.open(encoding="utf-8") as stream:
@@ -111,6 +111,12 @@ def read_mapping(path: str | Path) -> dict[str, Any]:
             raise InstanceError(f"{shown}: cannot read: {_reason(error)}") from None
         return _parse_yaml(_within_limit(text, shown), shown)
     return _read_npz(path)
+
+
+def not_regular(shown: str) -> InstanceError:
+    """The error for an instance path that exists but is no regular file (a FIFO, a device):
+    refused before it is read, since reading it may never end."""
+    return InstanceError(f"{shown}: not a regular file (a pipe or a device), so not an instance file")
 
 
 def _within_limit(text: str, shown: str) -> str:

@@ -86,6 +86,10 @@ def parse_source(text: str, index: int, base: Path | None = None) -> list[Group]
         return _folder_groups(text, located, index)
     if located.is_file():
         return [_file_group(text, located, index)]
+    if located.exists():  # a FIFO, a device
+        from cbai_cli.fileio import not_regular
+
+        raise not_regular(text)
     name, colon, _ = text.partition(":")
     from cbai_cli.generators import FAMILIES
 

@@ -238,3 +238,8 @@ def test_shipped_safe_study_is_a_valid_grid_of_safe_algorithms(path):
     grid = build_grid(study.sources, study.algorithms, study.seeds, base=study.base)
     assert study.title and len(grid.seeds) == 10 and not grid.idle_groups()
     assert {kind for choice in grid.algorithms for kind in choice.kinds} <= {"safe-regret", "safe-bai"}
+
+
+def test_a_device_given_as_a_source_is_not_called_missing():
+    with pytest.raises(CbaiError, match="not a regular file"):
+        parse_sources(["/dev/null"])
