@@ -173,7 +173,7 @@ class Journal:
             raise StudyFileError(f"{self.path}: cannot write: permission denied")
         try:
             self._identity = _identity(os.stat(self.path))
-            uri = f"file:{self.path.resolve()}" + ("" if writable else "?mode=ro")
+            uri = f"file:{self.path.resolve()}" + ("" if writable else "?mode=ro" + _immutable(self.path))
             self._connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
                                                isolation_level=None)
         except (OSError, sqlite3.Error) as error:
@@ -185,7 +185,7 @@ class Journal:
         except sqlite3.DatabaseError as error:
             self._connection.close()
             if resource_failure(error) and not os.access(self.path.parent, os.W_OK):
-                raise StudyFileError(f"{self.path}: cannot read the study: its folder is not writable, and SQLite "
+                raise StudyFileError(f"{self.path}: cannot use the study: its folder is not writable, and SQLite "
                                      f"must keep {self.path.name}-shm beside it while the study is open") from None
             if resource_failure(error):
                 raise StudyFileError(f"{self.path}: cannot read the study: {error}") from None
@@ -312,6 +312,16 @@ class Journal:
 
     def close(self) -> None:
         self._connection.close()
+
+
+def _immutable(path: Path) -> str:
+    """``&immutable=1`` for a study to read in a folder that cannot be written (an archive, a
+    read-only share) and that no writer left a WAL file beside: SQLite would otherwise need to
+    create its ``-shm`` there just to read, and with no WAL there is nothing it could miss."""
+    wal = path.with_name(path.name + "-wal")
+    if os.access(path.parent, os.W_OK) or (wal.exists() and wal.stat().st_size > 0):
+        return ""
+    return "&immutable=1"
 
 
 def _identity(status: os.stat_result) -> tuple[int, int]:

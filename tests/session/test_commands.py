@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -342,3 +343,27 @@ def test_a_read_only_study_is_refused_for_writing(started, cli):
     study, query = started
     study.chmod(0o444)
     _refused(cli("session", "record", study, query["id"], "0.2"), "cannot write")
+
+
+def test_a_study_in_a_folder_that_cannot_be_written_can_still_be_read(started, cli, monkeypatch):
+    from cbai_cli.session import journal
+
+    study, query = started
+    with sqlite3.connect(study) as connection:  # as a study is left once its last writer closed it
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    study.with_name(study.name + "-wal").unlink(missing_ok=True)
+    allowed = os.access
+    monkeypatch.setattr(journal.os, "access", lambda path, mode: False if Path(path) == study.parent
+                        else allowed(path, mode))
+    assert journal._immutable(study) == "&immutable=1"
+    log = json.loads(cli("session", "log", study, "--json").stdout)["observations"]
+    assert [entry["id"] for entry in log] == [query["id"]]
+
+
+def test_a_study_with_a_write_ahead_log_is_never_read_as_immutable(started, monkeypatch):
+    from cbai_cli.session import journal
+
+    study, _ = started
+    study.with_name(study.name + "-wal").write_bytes(b"x" * 32)  # a writer's unmerged pages
+    monkeypatch.setattr(journal.os, "access", lambda path, mode: False)
+    assert journal._immutable(study) == ""
