@@ -121,7 +121,8 @@ class Option:
                 what = "a finite number > " if self.low_open and self.type is float else "≥ " if not self.low_open else "> "
                 raise OptionError(f"{self.flag} must be {what}{self.low:g}, got {value}", self.name)
         if self.high is not None and self.type is int and value > self.high:
-            raise OptionError(f"{self.flag} must be at most {self.high:g}, got {value}", self.name)
+            shown = f"{value:,}" if value < 10**20 else f"{float(value):g}"  # not 300 digits
+            raise OptionError(f"{self.flag} must be at most {self.high:g}, got {shown}", self.name)
         return value
 
     def coerce(self, value: Any, where: str) -> Any:

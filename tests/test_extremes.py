@@ -239,8 +239,13 @@ def test_drive_reports_a_query_too_large_to_count_without_a_budget():
 
 
 def test_a_budget_above_the_query_limit_is_refused():
-    with pytest.raises(OptionError, match=r"--budget must be at most 1e\+15"):
+    with pytest.raises(OptionError, match=r"--budget must be at most 1e\+15, got 1,000,000,000,000,001$"):
         OPTIONS["budget"].check(QUERY_LIMIT + 1)
+
+
+def test_a_budget_of_hundreds_of_digits_is_shown_as_a_float_in_its_refusal():
+    with pytest.raises(OptionError, match=r"--budget must be at most 1e\+15, got 1e\+300$"):
+        OPTIONS["budget"].check(int(1e300))
 
 
 def test_round_design_refuses_more_pulls_than_floating_point_counts():
