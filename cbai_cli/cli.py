@@ -82,7 +82,7 @@ def generate(
     from cbai_cli.outputs import check_writable
 
     if output != "-":
-        check_writable(Path(output), "-o")
+        check_writable(output, "-o")  # the text as typed: a trailing slash still shows
     instance = generate_instance(family, noise=noise, sigma=sigma, truth=not no_truth, d=d, eps=eps, n=n, seed=seed,
                                  T=horizon, omega=omega, eta0=eta0)
     save(instance, output)
@@ -113,7 +113,7 @@ def solve(
     regime: Optional[str] = typer.Option(None, "--regime", help=REGIME_HELP),
     seed: int = typer.Option(0, "--seed", help="Seed of the first run."),
     runs: int = typer.Option(1, "--runs", help="Run seeds seed, seed+1, …, seed+runs−1."),
-    trace: Optional[Path] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),
+    trace: Optional[str] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
     bound: Optional[bool] = typer.Option(None, "--bound/--no-bound", show_default=False, help=BOUND_HELP),
     **options,
@@ -125,7 +125,7 @@ def solve(
     outcome = solve_file(path, RunRequest.of(algo, regime, **options), seed, runs, trace, bound)
     _show(outcome, as_json)
     if trace is not None:
-        write_trace(trace, outcome.trace_rows)
+        write_trace(Path(trace), outcome.trace_rows)
     if outcome.hit_budget:
         raise typer.Exit(1)
 

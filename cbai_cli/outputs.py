@@ -39,8 +39,14 @@ def check_writable(path: str | Path, what: str = "") -> Path:
 
     Files are written through a temporary file in the same folder and renamed over the
     target (:func:`cbai_cli.fileio.write_atomic`), which is exactly what the probe
-    checks. Returns ``path`` as a :class:`~pathlib.Path`.
+    checks. Returns ``path`` as a :class:`~pathlib.Path`. Given as text (what the user
+    typed), an empty path and one ending in a slash are refused too: :class:`~pathlib.Path`
+    reads them as ``.`` and as the name without the slash.
     """
+    if isinstance(path, str) and not path:
+        raise OptionError(f"{named(repr(path), what)}: an empty path names no file")
+    if isinstance(path, str) and path.endswith(("/", os.sep)):
+        raise OptionError(f"{named(path, what)}: ends with a slash, so names a folder, not a file")
     path = Path(path)
     if path.is_dir():
         raise OptionError(f"{named(path, what)}: is a folder")

@@ -43,7 +43,7 @@ def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], tra
     return prepared.kind.solve(prepared, results, tuple(rows or ()), bound=bound)
 
 
-def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: Path | None = None,
+def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: str | Path | None = None,
                bound: bool | None = None) -> Any:
     """``cbai solve FILE``: load the instance and run seeds ``seed … seed + runs − 1``,
     keeping the trace of a single run when ``trace`` (.csv or .jsonl) is given; the

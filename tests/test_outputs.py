@@ -98,3 +98,22 @@ def test_user_errors_pass_unchanged(tmp_path):
     with pytest.raises(InstanceError, match="^as it was$"):
         with write_errors(tmp_path / "t.csv", "--trace"):
             raise InstanceError("as it was")
+
+
+@pytest.mark.parametrize(("typed", "message"), [("", "an empty path names no file"),
+                                                ("runs.jsonl/", "ends with a slash, so names a folder")])
+def test_an_output_typed_empty_or_with_a_trailing_slash_is_refused(tmp_path, monkeypatch, typed, message):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(OptionError, match=message):
+        check_writable(typed, "-o")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_generate_refuses_an_output_with_a_trailing_slash(tmp_path):
+    from typer.testing import CliRunner
+
+    from cbai_cli.cli import app
+
+    result = CliRunner().invoke(app, ["generate", "regret-1d", "-o", f"{tmp_path}/x.yaml/"])
+    assert result.exit_code == 2 and "ends with a slash" in result.stderr
+    assert not (tmp_path / "x.yaml").exists()
