@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 # The stable record keys, in CSV column order.
@@ -67,17 +67,33 @@ RECORD_KEYS: tuple[str, ...] = (
     "scipy_version",
     "cvxpy_version",
 )
+def _text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _count(value: Any) -> bool:
+    """An integer ≥ 0 below 2⁵³ (counts become floats in sums)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _flag(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
 #: What a stored record must hold to be read back (``--from``, a resumed ``--out``): the
-#: type of each key that a reader computes with, and the keys no reader can do without.
+#: test of each key that a reader computes with, and the keys no reader can do without.
 #: A line of a store that fails it is skipped and counted like a line cut short.
-_TEXT, _COUNT, _NUMBER, _FLAG = "text", "count", "number", "flag"
-RECORD_TYPES: dict[str, str] = {
-    "run_key": _TEXT, "group": _TEXT, "instance": _TEXT, "algorithm": _TEXT, "spec": _TEXT, "kind": _TEXT,
-    "regime": _TEXT, "stopped": _TEXT, "seed": _COUNT, "group_index": _COUNT, "algorithm_index": _COUNT,
-    "iterations": _COUNT, "recommended": _COUNT, "budget": _COUNT, "violations": _COUNT,
-    "exploration_rounds": _COUNT, "delta": _NUMBER, "beta": _NUMBER, "subgaussian": _NUMBER, "ridge": _NUMBER,
-    "norm_bound": _NUMBER, "rounding_epsilon": _NUMBER, "wall_s": _NUMBER, "lower_bound": _NUMBER,
-    "regret": _NUMBER, "scale": _NUMBER, "correct": _FLAG, "violation": _FLAG,
+RECORD_TYPES: dict[str, Callable[[Any], bool]] = {
+    "run_key": _text, "group": _text, "instance": _text, "algorithm": _text, "spec": _text, "kind": _text,
+    "regime": _text, "stopped": _text, "seed": _count, "group_index": _count, "algorithm_index": _count,
+    "iterations": _count, "recommended": _count, "budget": _count, "violations": _count,
+    "exploration_rounds": _count, "delta": _number, "beta": _number, "subgaussian": _number, "ridge": _number,
+    "norm_bound": _number, "rounding_epsilon": _number, "wall_s": _number, "lower_bound": _number,
+    "regret": _number, "scale": _number, "correct": _flag, "violation": _flag,
 }
 REQUIRED_KEYS = ("run_key", "group", "instance", "seed", "algorithm", "spec", "iterations")
 #: The instance kinds a record may name (a missing ``kind`` is ``cbai``).
@@ -86,32 +102,19 @@ RECORD_KINDS = ("cbai", "safe-regret", "safe-bai")
 
 def record_problem(record: Mapping[str, Any]) -> str | None:
     """Why ``record`` cannot be a run record cbai wrote (its first wrong key), or None.
-    Counts are integers ≥ 0 below 2⁵³ (they become floats in sums), numbers finite;
-    every key but :data:`REQUIRED_KEYS` may be missing or null."""
+    Every key but :data:`REQUIRED_KEYS` may be missing or null."""
     for key in REQUIRED_KEYS:
         if record.get(key) is None:
             return f"no {key}"
-    for key, kind in RECORD_TYPES.items():
+    for key, valid in RECORD_TYPES.items():
         value = record.get(key)
-        if value is None:
-            continue
-        if kind == _TEXT:
-            good = isinstance(value, str)
-        elif kind == _COUNT:
-            good = isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53
-        elif kind == _NUMBER:
-            good = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-        else:
-            good = isinstance(value, bool)
-        if not good:
+        if value is not None and not valid(value):
             return f"{key} is {value!r:.40}"
     if record.get("kind") not in (None, *RECORD_KINDS):
         return f"kind is {record['kind']!r:.40}"
     curve = record.get("regret_curve")
     if curve is not None and not (isinstance(curve, list) and all(
-            isinstance(point, list) and len(point) == 2 and all(
-                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in point)
-            for point in curve)):
+            isinstance(point, list) and len(point) == 2 and all(_number(x) for x in point) for point in curve)):
         return "regret_curve is not a list of [t, R_t] pairs"
     return None
 

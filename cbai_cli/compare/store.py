@@ -26,6 +26,7 @@ the option and the file.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -136,16 +137,16 @@ class JsonlStore:
     def _write(self, data: bytes) -> None:
         """Append ``data`` whole, or (a full disk) cut the file back to where it was and fail
         in one line: a record is never left half written in the store."""
+        before = None
         try:
             before = os.fstat(self._descriptor).st_size
             written = 0
             while written < len(data):  # a write may take fewer bytes than asked, then fail
                 written += os.write(self._descriptor, data[written:])
         except OSError as error:
-            try:
-                os.ftruncate(self._descriptor, before)
-            except (OSError, UnboundLocalError):
-                pass
+            if before is not None:
+                with contextlib.suppress(OSError):  # the write's own failure is the one to report
+                    os.ftruncate(self._descriptor, before)
             raise OptionError(f"--out {self.path}: cannot write: {reason(error)}") from None
 
     def _truncate(self, size: int) -> None:
