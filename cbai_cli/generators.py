@@ -24,8 +24,7 @@ import numpy as np
 from cbai_cli.errors import OptionError, UnknownNameError, unknown_name_message
 from cbai_cli.instance import Instance
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.options import MEMORY_LIMIT
-from cbai_cli.validation import MAGNITUDE_LIMIT
+from cbai_cli.options import MAGNITUDE_LIMIT, MEMORY_LIMIT
 
 
 @dataclass(frozen=True)

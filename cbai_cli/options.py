@@ -39,6 +39,9 @@ QUERY_LIMIT = 10**15
 #: records of a comparison, the results of ``solve --runs`` (each estimated before anything
 #: is built, so that a larger request is one line instead of a MemoryError).
 MEMORY_LIMIT = 4 * 2**30
+#: The largest magnitude a number of an instance, an observation or a noise scale may have:
+#: squares and products of such numbers (designs, norms, Gram matrices, σ²) stay finite in float64.
+MAGNITUDE_LIMIT = 1e100
 
 #: Bytes the result of one run of ``solve --runs`` takes until it is shown (measured: about
 #: 1.9 KB a run of regret-1d, its result and its JSON entry).
@@ -165,7 +168,7 @@ OPTIONS: dict[str, Option] = _declare(
     Option("beta", "--beta", float, "Tuned regime: radius √β (the paper's β is 0.25)", None, "none", 0.0,
            low_open=True),
     Option("subgaussian", "--subgaussian", float, "Sub-Gaussian scale R of one observation", None,
-           "σ, or 1 for binary noise; the paper used 1", 0.0, 1e100, low_open=True),
+           "σ, or 1 for binary noise; the paper used 1", 0.0, MAGNITUDE_LIMIT, low_open=True),
     Option("ridge", "--lambda", float, "Ridge λ of the adaptive design matrix", 0.1, "0.1", 0.0, low_open=True),
     Option("norm_bound", "--S", float, "Bound S ≥ ‖φ‖ of the theory and det regimes", None,
            "the instance's, else 1", 0.0, low_open=True),

@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from cbai_cli.options import MAGNITUDE_LIMIT
+
 __all__ = ["FieldError", "array", "integer", "nonnegative", "numbers", "positive", "probability", "real", "safe_text",
            "text"]
 
@@ -295,9 +297,6 @@ def replace_field(obj: object, name: str, value: object) -> None:
     object.__setattr__(obj, name, value)
 
 
-#: The largest magnitude a number of an instance may have: squares and products of such
-#: numbers (designs, norms, Gram matrices) stay finite in float64.
-MAGNITUDE_LIMIT = 1e100
 
 
 def moderate(value: Any, field: str) -> Any:

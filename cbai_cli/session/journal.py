@@ -230,8 +230,8 @@ class Journal:
     def observations(self) -> list[ObservationRow]:
         """Every recorded observation, in the order recorded; :class:`StudyFileError` for a
         row that cbai cannot have written (a value that is not a finite number within
-        ±:data:`~cbai_cli.validation.MAGNITUDE_LIMIT`, the bound every recorded value meets)."""
-        from cbai_cli.validation import MAGNITUDE_LIMIT
+        ±:data:`~cbai_cli.options.MAGNITUDE_LIMIT`, the bound every recorded value meets)."""
+        from cbai_cli.options import MAGNITUDE_LIMIT
 
         rows = self._read("SELECT seq, query_id, value, time FROM observations ORDER BY seq")
         for row in rows:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 
 from cbai_cli.errors import OptionError
-from cbai_cli.validation import MAGNITUDE_LIMIT, safe_text
+from cbai_cli.options import MAGNITUDE_LIMIT
+from cbai_cli.validation import safe_text
 
 #: The words of binary observations and the value each stands for.
 BINARY_WORDS = {"1": 1.0, "+1": 1.0, "1.0": 1.0, "yes": 1.0, "y": 1.0,
