@@ -84,6 +84,9 @@ def bound_table(report: BoundReport, top: int = 5) -> Table:
     ]
     if report.lower_bound_noise is not None:
         rows.append(("lower bound (σ²)", fmt(report.lower_bound_noise), f"Theorem 1 scaled by the noise variance σ² = {report.noise_variance:g}"))
+    rows.append(("lower bound (kl)", fmt(report.lower_bound_kl), "Theorem 1 unrelaxed: 2 kl(δ, 1 − δ)·H_CLB, unit noise"))
+    if report.lower_bound_kl_noise is not None:
+        rows.append(("lower bound (kl, σ²)", fmt(report.lower_bound_kl_noise), "the same scaled by σ²"))
     rows += [
         ("H̄_CLB", fmt(report.h_clb_bar.value), "the same min-max over all arms"),
         ("C⁺_min", fmt(report.c_min), "min |φᵀx − τ|: distance of the closest arm to the boundary"),

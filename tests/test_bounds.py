@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cbai_cli.bounds import (
     DesignSummary,
@@ -21,6 +23,7 @@ from cbai_cli.bounds import (
     compute_bounds,
     h_clb_design,
     json_number,
+    kl_of_errors,
     oracle_design,
 )
 from cbai_cli.errors import OptionError
@@ -161,6 +164,79 @@ def test_theorem_1_gives_zero_when_delta_is_at_least_1_over_2_4(delta):
 def test_delta_outside_the_open_unit_interval_is_refused(delta):
     with pytest.raises(OptionError, match="--delta"):
         compute_bounds(orthonormal(BASIC), delta=delta)
+
+
+# --------------------------------------------------------------------------- #
+# Theorem 1 before its last step: 2 kl(δ, 1 − δ)·H_CLB (docs/lower-bound.md)
+# --------------------------------------------------------------------------- #
+
+
+def test_kl_of_errors_by_hand():
+    # kl(0.05, 0.95) = 0.05·log(0.05/0.95) + 0.95·log(0.95/0.05) = 0.9·log 19 = 2.6499951
+    assert kl_of_errors(0.05) == pytest.approx(2.6499951, rel=1e-7)
+
+
+@given(st.floats(min_value=1e-300, max_value=1 / 2.4, exclude_max=True))
+def test_kl_of_errors_is_at_least_the_log_theorem_1_relaxes_it_to(delta):
+    assert kl_of_errors(delta) >= math.log(1 / (2.4 * delta)) - 1e-12
+
+
+@pytest.mark.parametrize("delta", [0.5, 0.7])
+def test_kl_of_errors_is_zero_from_one_half(delta):
+    assert kl_of_errors(delta) == 0.0
+
+
+def test_unrelaxed_lower_bound_is_2_kl_times_h_clb():
+    # 2 × 2.6499951 × 5 = 26.499951, 25 % above Theorem 1's 21.202635
+    report = compute_bounds(orthonormal(BASIC), delta=0.05)
+    assert report.lower_bound_kl == pytest.approx(26.499951, rel=REL)
+    assert report.lower_bound_kl / report.lower_bound == pytest.approx(1.2498, abs=1e-4)
+
+
+def test_unrelaxed_lower_bound_scales_with_the_noise_variance():
+    report = compute_bounds(orthonormal(BASIC, sigma=0.1), delta=0.05)
+    assert report.lower_bound_kl_noise == pytest.approx(0.26499951, rel=REL)
+
+
+def test_unrelaxed_lower_bound_has_no_noise_scaled_value_for_binary_feedback():
+    report = compute_bounds(family("regret-1d").generate(make_noise("binary", None, 0.05)))
+    assert report.lower_bound_kl_noise is None and report.lower_bound_kl > report.lower_bound
+
+
+def test_unrelaxed_lower_bound_is_positive_where_theorem_1_gives_zero():
+    # δ = 0.45: kl = 0.1·log(0.55/0.45) = 0.0200671, so 2 × 0.0200671 × 5 = 0.200671
+    report = compute_bounds(orthonormal(BASIC), delta=0.45)
+    assert report.lower_bound == 0.0
+    assert report.lower_bound_kl == pytest.approx(0.200671, rel=REL)
+    assert any("unrelaxed form" in note for note in report.notes)
+
+
+def test_a_sequential_test_spends_the_kl_of_its_error_chances():
+    """Kaufmann et al. (2016), Lemma 1, the step the unrelaxed bound keeps: E_ν[τ]·KL(ν, ν′)
+    ≥ kl(P_ν(E), P_ν′(E)). Wald's sequential probability ratio test between N(−μ, 1) and
+    N(μ, 1) comes close to equality (its only loss is the overshoot of its thresholds), so
+    the kl form is nearly attained while log(1/(2.4δ)) at the test's error is 20 % below it."""
+    mu, threshold, runs = 0.5, math.log(19.0), 20_000
+    rng = np.random.default_rng(20261204)
+
+    def sprt(mean):
+        llr, steps = np.zeros(runs), np.zeros(runs, dtype=np.int64)
+        running = np.ones(runs, dtype=bool)
+        while running.any():
+            llr[running] -= 2.0 * mu * rng.normal(mean, 1.0, running.sum())
+            steps[running] += 1
+            running &= np.abs(llr) < threshold
+        return steps, llr >= threshold  # E: "the mean is −μ"
+
+    steps, said_minus = sprt(-mu)
+    p = said_minus.mean()
+    q = sprt(mu)[1].mean()
+    kl = p * math.log(p / q) + (1 - p) * math.log((1 - p) / (1 - q))
+    spent = steps.mean() * (2 * mu) ** 2 / 2  # E[τ]·KL(N(−μ,1), N(μ,1))
+    error = max(1 - p, q)
+    assert spent >= kl
+    assert spent <= 1.1 * kl
+    assert math.log(1 / (2.4 * error)) <= 0.85 * kl
 
 
 # --------------------------------------------------------------------------- #
@@ -394,7 +470,8 @@ def test_uncapped_intervals_are_the_certified_gap():
     report = compute_bounds(random_instance())
     document = report.to_json()
     assert document["time_limit"] is None and document["time_limit_reached"] is False
-    assert set(document["intervals"]) == {"h_clb", "h_clb_bar", "lower_bound", "lower_bound_noise", "acol_upper_bound"}
+    assert set(document["intervals"]) == {"h_clb", "h_clb_bar", "lower_bound", "lower_bound_noise", "lower_bound_kl",
+                                          "lower_bound_kl_noise", "acol_upper_bound"}
     low, high = document["intervals"]["h_clb"]
     assert high == report.h_clb.value and (high - low) / high == pytest.approx(report.h_clb.gap, abs=1e-15)
     assert not report.solver_notes

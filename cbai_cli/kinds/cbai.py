@@ -369,6 +369,8 @@ class SolveOutcome:
             "h_clb": json_number(self.bounds.h_clb.value) if self.bounds else None,
             "lower_bound": json_number(self.bounds.lower_bound) if self.bounds else None,
             "lower_bound_noise": json_number(self.bounds.lower_bound_noise) if self.bounds else None,
+            "lower_bound_kl": json_number(self.bounds.lower_bound_kl) if self.bounds else None,
+            "lower_bound_kl_noise": json_number(self.bounds.lower_bound_kl_noise) if self.bounds else None,
             "prop1_bound": json_number(self.bounds.prop1_bound) if self.bounds else None,
             "intervals": self.bounds.intervals() if self.bounds else None,
             "time_limit_reached": self.bounds.time_limited if self.bounds else False,

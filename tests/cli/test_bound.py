@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
-JSON_KEYS = {"h_clb", "h_clb_bar", "c_min", "prop1_bound", "lower_bound", "acol_upper_bound", "best_arm",
-             "n_feasible", "design", "gap", "delta"}
+JSON_KEYS = {"h_clb", "h_clb_bar", "c_min", "prop1_bound", "lower_bound", "lower_bound_noise", "lower_bound_kl",
+             "lower_bound_kl_noise", "acol_upper_bound", "best_arm", "n_feasible", "design", "gap", "delta"}
 
 
 def test_bound_json_has_the_stable_keys_and_the_closed_form(cli, tmp_path):
@@ -21,6 +22,7 @@ def test_bound_json_has_the_stable_keys_and_the_closed_form(cli, tmp_path):
     assert document["c_min"] == pytest.approx(0.05)
     assert document["prop1_bound"] == pytest.approx(4000)
     assert document["lower_bound"] == pytest.approx(1696, abs=1)
+    assert document["lower_bound_kl"] == pytest.approx(2 * 0.9 * math.log(19) * 400, rel=1e-5)
     assert document["best_arm"] == 9
     assert document["design"][0]["arm"] == 10
     assert document["gap"] <= 1e-6

@@ -122,7 +122,7 @@ def test_the_ols_regime_has_no_norm_bound(cli, instance_file):
     assert result.exit_code == 2 and "--S" in result.stderr
 
 
-BOUND_KEYS = ("h_clb", "lower_bound", "lower_bound_noise", "prop1_bound")
+BOUND_KEYS = ("h_clb", "lower_bound", "lower_bound_noise", "lower_bound_kl", "lower_bound_kl_noise", "prop1_bound")
 
 
 def test_no_bound_keeps_the_bound_keys_as_null_with_a_note(cli, instance_file):
