@@ -19,12 +19,14 @@ for it. Arms with a component outside the span stay uncertain (infinite width).
 
 - :class:`ScalePrior`: π and the tangent points, computed once per run.
 - :class:`LeastSquaresSpan`: V⁺, xᵀV⁺b, xᵀV⁺x and ‖V⁺x‖² of every arm, kept by rank-one
-  updates at O(K·d + d²) per pull, an exact recomputation when the span grows or the
-  updates' roundoff could exceed 1e-11 relative, and epochs
+  updates at O(K·d + d²) per pull, one-direction extensions when the span grows (exact
+  recomputations on small arm matrices), an exact recomputation when the updates' roundoff
+  could exceed 1e-11 relative, and epochs
   over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull;
   the per-pull work is compiled (:mod:`cbai_cli.kernels.ols`), and whole runs too
-  (:func:`cbai_cli.kernels.advance.advance_fit`, which hands recomputations and epochs back
-  to :meth:`LeastSquaresSpan.refresh` and :meth:`LeastSquaresSpan.new_epoch`).
+  (:func:`cbai_cli.kernels.advance.advance_fit`, which hands recomputations, extensions and
+  epochs back to :meth:`LeastSquaresSpan.refresh`, :meth:`LeastSquaresSpan.extend` and
+  :meth:`LeastSquaresSpan.new_epoch`).
 - :func:`mixture_envelope`, :class:`Envelope`, :func:`mixture_widths`: the tangent lines'
   lower envelope, the line each arm takes, and the half-widths.
 - :class:`MixtureIntervals`: one run's intervals (the regime's ``intervals(design, rewards, threshold)``).
@@ -51,6 +53,16 @@ DRIFT_TOLERANCE = 1e-11
 # Fresh relative roundoff of one rank-one step, before its amplification: a few ulps, its
 # typical size in either summation order, not a bound (docs/ols.md, "Roundoff of a step").
 STEP_ROUNDOFF = 4.0 * float(np.finfo(float).eps)
+# A pull outside the span extends V⁺ by one direction (LeastSquaresSpan.extend) when the new
+# V is certainly far from the span cut: trace(V⁺)·trace(V) below this, so every eigenvalue
+# of V stays above 1/EXTEND_CONDITION of the largest, 100 times above SPAN_TOLERANCE, and a
+# recomputation would keep the same span; otherwise the fit is recomputed.
+EXTEND_CONDITION = 1e7
+# Arm matrices of fewer entries K·d recompute instead of extending: there the recomputation's
+# pass costs no more than the extension's (benchmarks/bench_span.py: 0.14 against 0.23 ms at
+# K = 100, d = 10, 0.77 against 0.52 at K = 1,000, d = 50, at rank d/2), and their records
+# stay those of exact recomputations.
+EXTEND_ENTRIES = 2**16
 # Growth (nats) of the bound ℓ_i + g on log det(I + V/λ_i) after which a new epoch starts:
 # the widths carry β larger by g/2 ≤ MARGIN/2, and an epoch lasts about MARGIN·n/rank pulls.
 MARGIN = 0.2
@@ -228,15 +240,17 @@ class LeastSquaresSpan:
     V = Σ c_s x_s x_sᵀ, b = Σ y_s x_s, φ̂ = V⁺b. While a pull stays in the span of V, V⁺
     restricted to the span is an ordinary inverse and takes the Sherman–Morrison update,
     and the per-arm caches follow from one product of the arm matrix with (V⁺x, V⁺V⁺x):
-    O(K·d + d²). A recomputation from V and b follows a pull of an arm
-    outside the span (at most d such steps grow it), every ``refresh_every`` updates, and any
+    O(K·d + d²). A pull of an arm outside the span (at most d such steps grow it) extends
+    V⁺ by one direction (:meth:`extend`). A recomputation from V and b follows every
+    ``refresh_every`` updates, and any
     update after which some arm's ‖V⁺x‖² could carry a relative roundoff above
     ``DRIFT_TOLERANCE``: a step that shrinks a cache by a factor A keeps the absolute error of
     the old value, so its relative error grows by A (a pull that takes V from condition 5·10⁶
     to 900 shrinks ‖V⁺x‖² by 4·10⁸); a running estimate of each arm's roundoff costs O(K) per pull
     (the variances xᵀV⁺x shrink by at most 1 + c·q in a pull, the square root of the factor of
     the pulled arm's ‖V⁺x‖², so the spreads are the caches to watch). An
-    *epoch* (a new eigendecomposition of V and exact log-determinants) starts there too and
+    *epoch* (a new eigendecomposition of V and exact log-determinants) starts there too, at an
+    extension, and
     after any pull that could have raised some log det(I + V/λ_i) by more than ``margin``
     in total since the epoch began.
 
@@ -336,15 +350,18 @@ class LeastSquaresSpan:
         A pull in the span takes the compiled rank-one step
         (:func:`cbai_cli.kernels.ols.rank_one_step`: V⁺ and the three caches by
         Sherman–Morrison, the roundoff estimate, the epoch's growth sum), which says whether a
-        recomputation or a new epoch is due; a pull outside the span, or the
-        ``refresh_every``-th update, recomputes.
+        recomputation or a new epoch is due; a pull outside the span extends the span
+        (:meth:`extend`), and the ``refresh_every``-th update recomputes.
         """
         self._counts[arm] += count
         self._sums[arm] += total
         self.n_samples += count
         self._since_refresh += 1
-        if not self.inside[arm] or self._since_refresh >= self.refresh_every:
+        if self._since_refresh >= self.refresh_every:
             self.refresh()
+            return
+        if not self.inside[arm]:
+            self.extend(arm, count)
             return
         code, growth = rank_one_step(self.arms, self.pinv, self._caches, self._roundoff, self._directions,
                                      self._growths, self._growth_basis, arm, count, total, self._growth, self.margin,
@@ -355,6 +372,70 @@ class LeastSquaresSpan:
         self._growth = growth
         if code == EPOCH:
             self.new_epoch()
+
+    def extend(self, arm: int, count: int) -> None:
+        """V⁺ and the caches after the first ``count`` pulls of arm x = arms[arm], outside the
+        span, and a new epoch: O(K·d + d³) (one pass over the arm matrix) where :meth:`refresh`
+        costs O(K·d·r). The updates' counts and sums must already hold the pulls.
+
+        With B the span's basis, x = x_∥ + β·u (u ⊥ B, ‖u‖ = 1), w = V⁺x and q = xᵀw, the
+        design V' = V + c·xxᵀ has, on the span of B and u (a block inverse in the coordinates
+        (p, uᵀx_∥p + β·s)),
+
+            V'⁺ = V⁺ − (w·uᵀ + u·wᵀ)/β + γ·uuᵀ,   γ = (q + 1/c)/β²,
+
+        so for every arm a, with p_u = aᵀu, p_w = aᵀw and p_ww = aᵀV⁺w:
+        aᵀV'⁺a = aᵀV⁺a − 2·p_u·p_w/β + γ·p_u², and, V⁺a and w lying in the span,
+        ‖V'⁺a‖² = ‖V⁺a‖² − 2·(p_u/β)·p_ww + (p_u/β)²·‖w‖² + (γ·p_u − p_w/β)²; aᵀφ̂ is recomputed
+        from φ̂ = V'⁺b in the same pass, and a's part outside the span loses p_u².
+
+        Falls back to :meth:`refresh` on arm matrices of fewer than ``EXTEND_ENTRIES``
+        entries, when the arm was pulled before (its pulls are not all new), when the new V could come near the span cut (trace(V'⁺)·trace(V') ≥
+        ``EXTEND_CONDITION``: then every eigenvalue is certainly kept by a recomputation
+        only below that), or when some cache's roundoff could pass ``DRIFT_TOLERANCE``
+        relative (each sum above gains STEP_ROUNDOFF times the sum of its terms' sizes, the
+        rank-one step's unit; the spreads' estimate is kept, as in :meth:`update`).
+        """
+        x = self.arms[arm]
+        outside = x - self.basis @ (self.basis.T @ x)
+        outside -= self.basis @ (self.basis.T @ outside)  # orthogonalised twice: u ⊥ B to roundoff
+        beta2 = float(outside @ outside)
+        w = self.pinv @ x
+        gamma = (float(x @ w) + 1.0 / count) / beta2 if beta2 > 0 else math.inf
+        trace = float(self._counts @ self._arm_norms2)
+        if (self.arms.size < EXTEND_ENTRIES or self._counts[arm] != count or not math.isfinite(gamma)
+                or (float(np.trace(self.pinv)) + gamma) * trace >= EXTEND_CONDITION):
+            self.refresh()
+            return
+        beta = math.sqrt(beta2)
+        u = outside / beta
+        twice = self.pinv @ w
+        pinv = self.pinv + gamma * np.outer(u, u)
+        pinv -= (np.outer(w, u) + np.outer(u, w)) / beta
+        pulled = np.flatnonzero(self._counts)
+        estimate = pinv @ (self._sums[pulled] @ self.arms[pulled])
+        p_u, p_w, p_ww, predictions = (self.arms @ np.stack([u, w, twice, estimate], axis=1)).T
+        variances, spreads = self._caches[0], self._caches[1]
+        along = p_u / beta
+        off = gamma * p_u - p_w / beta
+        new_variances = variances + p_u * (gamma * p_u - 2.0 * p_w / beta)
+        new_spreads = spreads + along * (along * float(w @ w) - 2.0 * p_ww) + off * off
+        variance_terms = variances + np.abs(2.0 * p_w * along) + gamma * p_u * p_u
+        spread_terms = spreads + np.abs(2.0 * along * p_ww) + along * along * float(w @ w) + off * off
+        roundoff = self._roundoff + spread_terms
+        drift_ratio = DRIFT_TOLERANCE / STEP_ROUNDOFF
+        if np.any(variance_terms / drift_ratio > new_variances) or np.any(roundoff / drift_ratio > new_spreads):
+            self.refresh()
+            return
+        self.pinv = pinv
+        self.basis = np.column_stack([self.basis, u])
+        self._caches = np.stack([new_variances, new_spreads, predictions])
+        self._roundoff = roundoff
+        self._outside -= p_u * p_u
+        self.inside = self._outside <= SPAN_TOLERANCE * np.maximum(self._arm_norms2, np.finfo(float).tiny)
+        self.inside[arm] = True
+        self._since_refresh = 0
+        self.new_epoch()
 
     def new_epoch(self) -> None:
         """A new epoch from the eigendecomposition of V now (the span and V⁺ stay): O(K·d² + d³ + M·d)."""
@@ -374,8 +455,8 @@ class LeastSquaresSpan:
         np.einsum("kr,kr->k", scaled, inner, out=self._caches[0])
         np.einsum("kr,kr->k", scaled, scaled, out=self._caches[1])
         np.matmul(self.arms, self.estimate(), out=self._caches[2])
-        outside = self._arm_norms2 - np.einsum("kr,kr->k", inner, inner)
-        self.inside = outside <= SPAN_TOLERANCE * np.maximum(self._arm_norms2, np.finfo(float).tiny)
+        self._outside = self._arm_norms2 - np.einsum("kr,kr->k", inner, inner)
+        self.inside = self._outside <= SPAN_TOLERANCE * np.maximum(self._arm_norms2, np.finfo(float).tiny)
         self._since_refresh = 0
         self._roundoff = np.zeros(self.arms.shape[0])
         self._start_epoch(eigenvalues, vectors)

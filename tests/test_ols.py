@@ -378,6 +378,109 @@ def test_rank_one_caches_equal_a_fit_from_scratch(seed, dim, refresh):
     assert np.allclose(fit.predictions[in_span], (arms @ pinv @ fit.targets)[in_span], atol=1e-8 * scale.max())
 
 
+def fit_from_scratch(arms: np.ndarray, fit: LeastSquaresSpan) -> tuple[np.ndarray, ...]:
+    """(xᵀV⁺x, ‖V⁺x‖², xᵀV⁺b) of every arm and the in-span mask, V⁺ by numpy's pseudo-inverse."""
+    pinv = np.linalg.pinv(fit.gram, rcond=1e-9, hermitian=True)
+    in_span = np.abs(arms - arms @ pinv @ fit.gram).max(axis=1) < 1e-6
+    return (np.einsum("kd,de,ke->k", arms, pinv, arms), np.sum((arms @ pinv) ** 2, axis=1),
+            arms @ pinv @ fit.targets, in_span)
+
+
+class Spy:
+    """Counts the fit's extensions and recomputations (after its construction)."""
+
+    def __init__(self, monkeypatch, entries: int = 0):
+        from cbai_cli import ols
+
+        self.extended, self.refreshed = [], 0
+        extend, refresh = ols.LeastSquaresSpan.extend, ols.LeastSquaresSpan.refresh
+
+        def spied_extend(fit, arm, count):
+            rank = fit.rank
+            extend(fit, arm, count)
+            self.extended.append(fit.rank > rank and not self._refreshing)
+
+        def spied_refresh(fit):
+            self.refreshed += 1
+            self._refreshing = True
+            refresh(fit)
+
+        self._refreshing = False
+        monkeypatch.setattr(ols, "EXTEND_ENTRIES", entries)
+        monkeypatch.setattr(ols.LeastSquaresSpan, "extend", spied_extend)
+        monkeypatch.setattr(ols.LeastSquaresSpan, "refresh", spied_refresh)
+
+    def reset(self) -> None:
+        self.extended, self.refreshed, self._refreshing = [], 0, False
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_extending_the_span_gives_the_caches_of_a_fit_from_scratch(monkeypatch, seed):
+    """Pulls of new arms (extensions) between pulls in the span (rank-one steps): after each,
+    the caches equal V⁺ computed anew to 1e-9 relative, and no pull of a new arm recomputed."""
+    spy = Spy(monkeypatch)
+    rng = np.random.default_rng(seed)
+    dim = 2 + seed % 5
+    arms = rng.normal(size=(dim + 4, dim))
+    fit = LeastSquaresSpan(arms, refresh_every=10**6)
+    spy.reset()
+    order = list(rng.permutation(dim))
+    for arm in order:
+        for again in rng.choice(np.flatnonzero(fit.inside), size=min(2, int(fit.inside.sum())), replace=False):
+            fit.update(int(again), float(rng.normal()), 1)
+        fit.update(int(arm), float(rng.normal()), int(rng.integers(1, 4)))
+        variances, spreads, predictions, in_span = fit_from_scratch(arms, fit)
+        assert fit.inside.tolist() == in_span.tolist()
+        assert np.allclose(fit.variances, variances, rtol=1e-9, atol=1e-12)
+        assert np.allclose(fit.spreads, spreads, rtol=1e-9, atol=1e-12)
+        assert np.allclose(fit.predictions[in_span], predictions[in_span], rtol=1e-9, atol=1e-12)
+    assert spy.extended == [True] * dim and spy.refreshed == 0 and fit.rank == dim
+
+
+def test_extending_the_span_by_hand(monkeypatch):
+    """V = diag(4, 0) from four pulls of e1; one pull of (1, 1) adds u = e2 with β = 1,
+    w = V⁺x = (¼, 0), q = ¼, γ = ¼ + 1: V'⁺ = [[¼, −¼], [−¼, 5/4]] = inverse of [[5, 1], [1, 1]]."""
+    Spy(monkeypatch)
+    fit = four_pulls_of_e1()
+    fit.update(2, total=1.0, count=1)
+    assert np.allclose(fit.pinv, [[0.25, -0.25], [-0.25, 1.25]])
+    # e1: ¼; e2: 5/4; (1, 1): ¼ − ½ + 5/4 = 1; spreads: ‖(¼, −¼)‖² = ⅛, ‖(−¼, 5/4)‖² = 13/8, ‖(0, 1)‖² = 1
+    assert np.allclose(fit.variances, [0.25, 1.25, 1.0]) and np.allclose(fit.spreads, [0.125, 1.625, 1.0])
+    # b = (3, 1): φ̂ = V'⁺b = (½, ½)
+    assert np.allclose(fit.predictions, [0.5, 0.5, 1.0]) and fit.inside.all()
+
+
+def test_a_new_direction_near_the_span_cut_is_recomputed(monkeypatch):
+    """(0, 10⁻⁴) after e1: trace(V'⁺)·trace(V') ≈ 10⁸ ≥ EXTEND_CONDITION, so the fit is
+    recomputed, which keeps the direction (10⁻⁸ > 10⁻⁹ of the largest eigenvalue)."""
+    spy = Spy(monkeypatch)
+    fit = LeastSquaresSpan(np.array([[1.0, 0.0], [0.0, 1e-4]]))
+    fit.update(0, 0.5)
+    spy.reset()
+    fit.update(1, 1e-4)
+    assert spy.refreshed == 1 and fit.rank == 2
+
+
+def test_an_arm_pulled_before_outside_the_span_is_recomputed(monkeypatch):
+    spy = Spy(monkeypatch)
+    fit = LeastSquaresSpan(ARMS)
+    fit.update(0, 0.5)
+    fit._counts[1] = 1.0  # pulled before, yet outside the span (what the span cut can leave)
+    spy.reset()
+    fit.update(1, 0.2)
+    assert spy.refreshed == 1
+
+
+def test_small_arm_matrices_recompute_instead_of_extending(monkeypatch):
+    from cbai_cli.ols import EXTEND_ENTRIES
+
+    spy = Spy(monkeypatch, entries=EXTEND_ENTRIES)
+    fit = four_pulls_of_e1()
+    spy.reset()
+    fit.update(1, 0.2)
+    assert spy.refreshed == 1 and spy.extended == [False]
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), dim=st.integers(1, 4), margin=st.sampled_from([0.05, 0.5, 3.0]))
 def test_the_epoch_bound_covers_the_log_determinants_at_every_pull(seed, dim, margin):

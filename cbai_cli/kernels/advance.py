@@ -17,7 +17,7 @@ from cbai_cli.kernels.codes import (BUDGET, GREEDY_MAXVAR, NEED_NOISE, NEED_REFR
 from cbai_cli.kernels.design import absorb_and_eliminate, predict_contender
 from cbai_cli.kernels.elimination import apply_bounds, interval_bounds
 from cbai_cli.kernels.jit import njit
-from cbai_cli.kernels.ols import KEEP, REFRESH, absorb_and_rank_one, mixture_bounds, own_mean_sides
+from cbai_cli.kernels.ols import EXTEND, KEEP, REFRESH, absorb_and_rank_one, mixture_bounds, own_mean_sides
 from cbai_cli.kernels.radius import radius
 from cbai_cli.kernels.select import select
 from cbai_cli.kernels.track_and_stop import track_and_stop_arm
@@ -196,9 +196,9 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     mixture intervals (:func:`~cbai_cli.kernels.ols.mixture_bounds`) and the elimination
     update. Python acts (status NEED_REFRESH, the elimination ``pending``) when the ridge
     design's refresh is due (``since`` ≥ ``refresh_every``), when the fit needs its exact
-    recomputation or a new epoch (``due[b]`` = REFRESH or EPOCH of :mod:`cbai_cli.kernels.ols`:
-    an arm outside the span, the fit's periodic refresh, the roundoff or growth test of
-    the rank-one step), or when the intervals' coefficients belong to an older epoch
+    recomputation, a new epoch or an extended span (``due[b]`` = REFRESH, EPOCH or EXTEND of
+    :mod:`cbai_cli.kernels.ols`: the fit's periodic refresh, the roundoff or growth test of
+    the rank-one step, an arm outside the span), or when the intervals' coefficients belong to an older epoch
     (``stale[b]``).
 
     Shapes: the ridge design, the elimination state, the noise and the uniforms as
@@ -240,7 +240,8 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
             fit_steps[b] += 1
             fit_since[b] += 1
             if not inside[b, arm] or fit_since[b] >= fit_refresh_every:
-                due[b] = REFRESH  # the fit is recomputed in Python: the design's update alone
+                # the fit is recomputed or extended in Python: the design's update alone
+                due[b] = REFRESH if fit_since[b] >= fit_refresh_every else EXTEND
                 logdet[b], contender_arm, best[b], _ = absorb_and_eliminate(
                     arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b],
                     arms[arm], observed, 1, contender, companion, block, threads_from, no_elimination, np.int64(0),

@@ -158,8 +158,8 @@ class FitState:
         mean_widths, mean_roots: (B, 2, K) the widths of the lower and upper sides of the
             arms' own means and the roots their next widths start from.
         stale: (B,) bool, the intervals' coefficients are of an older epoch than the fit.
-        due: (B,) int, what the fit asks of Python after the last pull (KEEP, REFRESH or
-            EPOCH of :mod:`cbai_cli.kernels.ols`).
+        due: (B,) int, what the fit asks of Python after the last pull (KEEP, REFRESH, EPOCH
+            or EXTEND of :mod:`cbai_cli.kernels.ols`).
     """
 
     pinv: np.ndarray
@@ -220,18 +220,30 @@ class FitState:
         :meth:`~cbai_cli.ols.LeastSquaresSpan.update` does it (the exact recomputation or a
         new epoch), then the intervals' coefficients of the fit's epoch
         (:meth:`~cbai_cli.ols.MixtureIntervals.follow_epoch`)."""
-        from cbai_cli.kernels.ols import EPOCH, KEEP, REFRESH
+        from cbai_cli.kernels.ols import EPOCH, EXTEND, KEEP, REFRESH
 
         if self.due[b] == KEEP and not self.stale[b]:
             return
         fit = learner.intervals.fit
         self.write_back(b, learner)
-        action = {KEEP: None, REFRESH: fit.refresh, EPOCH: fit.new_epoch}[int(self.due[b])]
+        action = {KEEP: None, REFRESH: fit.refresh, EPOCH: fit.new_epoch, EXTEND: lambda: _extend(fit)}[int(self.due[b])]
         if action is not None:
             action()
         learner.intervals.follow_epoch()
         self.load(b, learner)
         self.due[b] = KEEP
+
+
+def _extend(fit) -> None:
+    """The compiled loop's last pull was of an arm outside ``fit``'s span (one pull): the one
+    pulled arm outside it extends the span (:meth:`~cbai_cli.ols.LeastSquaresSpan.extend`,
+    which recomputes if that arm was pulled before); with more than one such arm (a pulled
+    arm the span cut left out) the fit is recomputed."""
+    outside = np.flatnonzero(~fit.inside & (fit.counts > 0))
+    if outside.size == 1:
+        fit.extend(int(outside[0]), 1)
+    else:
+        fit.refresh()
 
 
 def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,

@@ -26,9 +26,11 @@ from cbai_cli.kernels.design import absorb_finish, absorb_start
 from cbai_cli.kernels.jit import njit, njit_threaded
 from cbai_cli.kernels.threads import absorb_rows, block_rows, combine_gains, pair_products, streams
 
-#: What :func:`rank_one_step` asks of Python after the update: nothing, an exact
-#: recomputation (a cache's roundoff bound passed its tolerance), or a new epoch.
-KEEP, REFRESH, EPOCH = 0, 1, 2
+#: What the fit asks of Python after a pull: nothing, an exact recomputation (a cache's
+#: roundoff bound passed its tolerance, or the periodic one), a new epoch (both from
+#: :func:`rank_one_step`), or the span extended by a pulled arm outside it
+#: (:meth:`cbai_cli.ols.LeastSquaresSpan.extend`, asked by the compiled loop).
+KEEP, REFRESH, EPOCH, EXTEND = 0, 1, 2, 3
 
 #: log 2Φ(z) = log erfc(−z/√2) at z = k/Z_STEPS_PER_UNIT, k = 0 … 8·Z_STEPS_PER_UNIT: :func:`mean_width`
 #: takes the entry at or below its z, a lower bound (Φ increases) that costs a table read instead

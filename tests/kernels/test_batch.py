@@ -245,11 +245,18 @@ def test_ols_runs_compiled_equal_the_ask_tell_loop_on_the_paper_instances(name, 
 @pytest.fixture
 def fit_events(monkeypatch):
     """Every recomputation of an ols fit (updates since the last one, rank before and
-    after) and every new epoch, in order."""
+    after), every call to extend its span (the arm, rank before and after, whether it
+    recomputed instead) and every new epoch, in order."""
     from cbai_cli import ols
 
     events = []
-    refresh, new_epoch = ols.LeastSquaresSpan.refresh, ols.LeastSquaresSpan.new_epoch
+    refresh, new_epoch, extend = ols.LeastSquaresSpan.refresh, ols.LeastSquaresSpan.new_epoch, ols.LeastSquaresSpan.extend
+
+    def recorded_extend(fit, arm, count):
+        before, recorded = fit.rank, len(events)
+        extend(fit, arm, count)
+        recomputed = any(event[0] == "refresh" for event in events[recorded:])
+        events.append(("extend", arm, before, fit.rank, recomputed))
 
     def recorded_refresh(fit):
         before = (getattr(fit, "_since_refresh", None), fit.rank if hasattr(fit, "basis") else None)
@@ -262,6 +269,7 @@ def fit_events(monkeypatch):
 
     monkeypatch.setattr(ols.LeastSquaresSpan, "refresh", recorded_refresh)
     monkeypatch.setattr(ols.LeastSquaresSpan, "new_epoch", recorded_epoch)
+    monkeypatch.setattr(ols.LeastSquaresSpan, "extend", recorded_extend)
     return events
 
 
@@ -278,20 +286,28 @@ def awkward_instance(seed: int, scale: float = 1.0) -> Instance:
 
 
 def event_kinds(events) -> set:
-    """Which recomputations happened: the span grew (an arm outside it), the periodic one
-    (every 200 updates at d = 5), or the roundoff test's; and epochs."""
+    """Which recomputations happened: the span grew (an arm outside it, extended or
+    recomputed), the periodic one (every 200 updates at d = 5), or the roundoff test's; and epochs."""
     kinds = set()
     for event in events:
         if event[0] == "epoch":
             kinds.add("epoch")
+        elif event[0] == "extend":
+            kinds.add("outside")
         elif event[2] is not None:  # not the fit's construction
             since, before, after = event[1:]
             kinds.add("outside" if after > before else "periodic" if since >= 200 else "roundoff")
     return kinds
 
 
+@pytest.mark.parametrize("extend", [False, True])  # small arm matrices recompute; extensions forced on them
 @pytest.mark.parametrize("instance_seed, scale", [(3, 0.5), (2, 0.3)])  # runs with every kind of recomputation
-def test_track_and_stop_ols_compiled_meets_every_recomputation_as_the_ask_tell_loop(fit_events, instance_seed, scale):
+def test_track_and_stop_ols_compiled_meets_every_recomputation_as_the_ask_tell_loop(fit_events, monkeypatch, extend,
+                                                                                    instance_seed, scale):
+    from cbai_cli import ols
+
+    if extend:
+        monkeypatch.setattr(ols, "EXTEND_ENTRIES", 0)
     prepared = prepare(RunRequest.of("track-and-stop", "ols", budget=500), awkward_instance(instance_seed, scale))
     learner, environment = started(prepared, instance_seed)
     fast = drive(learner, environment, prepared.budget)
@@ -301,6 +317,7 @@ def test_track_and_stop_ols_compiled_meets_every_recomputation_as_the_ask_tell_l
     slow = drive(stepped, environment, prepared.budget, Silent())
     assert compiled_events == fit_events
     assert event_kinds(fit_events) >= {"outside", "periodic", "roundoff", "epoch"}
+    assert any(event[0] == "extend" and not event[4] for event in fit_events) == extend
     assert fast.used == slow.used and fast.solved == slow.solved and learner.forced_pulls > 0
     assert_same_state(learner, stepped)
 
