@@ -85,6 +85,22 @@ def test_best_arm_and_correctness_with_duplicates():
     assert instance.duplicate_groups == [[0, 2]]
 
 
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), k=st.integers(1, 30), d=st.integers(1, 4))
+def test_duplicate_groups_are_the_rows_equal_in_features_and_reward(data, k, d):
+    """Against the definition (one lexicographic sort of every row): copies among few
+    distinct values, −0.0 beside 0.0, groups in the rows' order, arms increasing."""
+    values = st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.5])
+    arms = data.draw(hnp.arrays(float, (k, d), elements=values))
+    reward = data.draw(hnp.arrays(float, d, elements=values))
+    instance = Instance(name="t", arms=arms, reward=reward, constraint=np.ones(d), threshold=0.5,
+                        noise=GaussianNoise(1.0))
+    rows = np.hstack([arms, (arms @ reward)[:, None]])
+    _, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+    expected = [np.flatnonzero(inverse.ravel() == group).tolist() for group in np.flatnonzero(counts > 1)]
+    assert instance.duplicate_groups == expected
+
+
 def test_no_feasible_arm_makes_none_the_right_answer():
     instance = from_mapping(base_mapping(threshold=-5.0))
     assert instance.best_arm is None
