@@ -437,6 +437,33 @@ def test_extending_the_span_gives_the_caches_of_a_fit_from_scratch(monkeypatch, 
     assert spy.extended == [True] * dim and spy.refreshed == 0 and fit.rank == dim
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_extending_and_recomputing_keep_the_same_span_on_awkward_arms(monkeypatch, seed):
+    """Nearly parallel pairs and arms a thousand times shorter (designs of condition up to
+    10⁹): pull by pull, extending the span and recomputing it give the same span, the same
+    epochs, and caches within 10⁻⁹ relative of each other."""
+    from cbai_cli import ols
+
+    def run(entries: float) -> list:
+        monkeypatch.setattr(ols, "EXTEND_ENTRIES", entries)
+        rng = np.random.default_rng(seed)
+        arms = rng.standard_normal((60, 12))
+        arms[1::5] = arms[::5] + 1e-4 * rng.standard_normal((12, 12))
+        arms[3::7] *= 1e-3
+        fit = LeastSquaresSpan(arms)
+        states = []
+        for _ in range(80):
+            fit.update(int(rng.integers(60)), float(rng.normal()), int(rng.integers(1, 3)))
+            states.append((fit.inside.copy(), fit.rank, fit.epoch, fit.variances.copy(), fit.spreads.copy()))
+        return states
+
+    for extended, recomputed in zip(run(0), run(math.inf)):
+        assert extended[0].tolist() == recomputed[0].tolist() and extended[1:3] == recomputed[1:3]
+        inside = extended[0]
+        for mine, theirs in zip(extended[3:], recomputed[3:]):
+            assert np.allclose(mine[inside], theirs[inside], rtol=1e-9, atol=0.0)
+
+
 def test_extending_the_span_by_hand(monkeypatch):
     """V = diag(4, 0) from four pulls of e1; one pull of (1, 1) adds u = e2 with β = 1,
     w = V⁺x = (¼, 0), q = ¼, γ = ¼ + 1: V'⁺ = [[¼, −¼], [−¼, 5/4]] = inverse of [[5, 1], [1, 1]]."""
