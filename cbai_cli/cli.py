@@ -159,12 +159,12 @@ def compare(
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="J", help="Worker processes (default: the number of cores; 1 runs here).", show_default=False),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="I/N", help="Run only shard i of n (i/n, 1 ≤ i ≤ n), e.g. one per job of a Slurm array.", show_default=False),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Run on a Dask cluster at this address (pip install 'cbai[dask]').", show_default=False),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="FILE", help="Store records as they finish (.jsonl or .sqlite); re-running skips stored runs.", show_default=False),
+    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE", help="Store records as they finish (.jsonl or .sqlite); re-running skips stored runs.", show_default=False),
     from_stores: Optional[list[Path]] = typer.Option(None, "--from", metavar="FILE", help="Show the tables and plots of stores (repeat to merge shards) without running anything; with --out, also copy their records into that store.", show_default=False),
     bounds: Optional[bool] = typer.Option(None, "--bounds/--no-bounds", show_default=False, help=BOUNDS_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
-    plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR against the swept parameter; regret curves for safe-regret groups.", show_default=False),
+    plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR against the swept parameter; regret curves for safe-regret groups.", show_default=False),
     title: Optional[str] = typer.Option(None, "--title", help="Title of the tables and figure (default: the study file's title, if any).", show_default=False),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or messages on stderr."),
     **options,
@@ -174,7 +174,9 @@ def compare(
     from cbai_cli.render import progress_bar
     from cbai_cli.compare.study import CompareSettings, RecordCounter, merge_stores, plan_comparison, run_comparison
 
-    check_outputs(as_json, as_csv, plot)
+    check_outputs(as_json, as_csv, plot, out)  # the text as typed: a trailing slash still shows
+    out = Path(out) if out is not None else None
+    plot = Path(plot) if plot is not None else None
     settings = CompareSettings(sources=tuple(sources or ()), algorithms=tuple(algos or ()), seeds=seeds,
                                first_seed=first_seed, config=config, options=options, jobs=jobs, shard=shard,
                                scheduler=scheduler, out=out, bounds=bounds)
@@ -206,9 +208,9 @@ def compare(
 
 @app.command("driver-arms")
 def driver_arms(
-    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Instance file to write (.npz recommended, or .yaml); "
-                                          "with --scenario all, one file per scenario named FILE-base.npz, FILE-different-reward.npz, "
-                                          "FILE-different-environment.npz. With --show: the picture (.png, .pdf, .svg)."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE", help="Instance file to write (.npz recommended, or .yaml); "
+                                         "with --scenario all, one file per scenario named FILE-base.npz, FILE-different-reward.npz, "
+                                         "FILE-different-environment.npz. With --show: the picture (.png, .pdf, .svg)."),
     n: Optional[int] = typer.Option(None, "--n", help="Number of candidate policies, one CEM each (default 1000, the paper's)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Root seed; policy i uses child i of SeedSequence(seed) (default 0)."),
     scenario: Optional[str] = typer.Option(None, "--scenario", help="base, different-reward, different-environment, or all (default base)."),

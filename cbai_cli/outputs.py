@@ -32,6 +32,17 @@ def reason(error: OSError) -> str:
     return error.strerror or str(error) or type(error).__name__
 
 
+def typed_path(path: str | Path, what: str = "") -> Path:
+    """``path`` as a :class:`~pathlib.Path`; given as text (what the user typed), an empty
+    path and one ending in a slash are refused with one line: :class:`~pathlib.Path` reads
+    them as ``.`` and as the name without the slash."""
+    if isinstance(path, str) and not path:
+        raise OptionError(f"{named(repr(path), what)}: an empty path names no file")
+    if isinstance(path, str) and path.endswith(("/", os.sep)):
+        raise OptionError(f"{named(path, what)}: ends with a slash, so names a folder, not a file")
+    return Path(path)
+
+
 def check_writable(path: str | Path, what: str = "") -> Path:
     """Fail now, with one line, unless a file can be written at ``path``: it is not a
     folder, its folder exists, and a new file can be created in that folder (tried for
@@ -39,15 +50,10 @@ def check_writable(path: str | Path, what: str = "") -> Path:
 
     Files are written through a temporary file in the same folder and renamed over the
     target (:func:`cbai_cli.fileio.write_atomic`), which is exactly what the probe
-    checks. Returns ``path`` as a :class:`~pathlib.Path`. Given as text (what the user
-    typed), an empty path and one ending in a slash are refused too: :class:`~pathlib.Path`
-    reads them as ``.`` and as the name without the slash.
+    checks. Returns ``path`` as a :class:`~pathlib.Path`, after :func:`typed_path`'s checks
+    of the text.
     """
-    if isinstance(path, str) and not path:
-        raise OptionError(f"{named(repr(path), what)}: an empty path names no file")
-    if isinstance(path, str) and path.endswith(("/", os.sep)):
-        raise OptionError(f"{named(path, what)}: ends with a slash, so names a folder, not a file")
-    path = Path(path)
+    path = typed_path(path, what)
     if path.is_dir():
         raise OptionError(f"{named(path, what)}: is a folder")
     folder = Path(os.path.realpath(path)).parent if path.is_symlink() else path.parent  # written through

@@ -22,17 +22,22 @@ from cbai_cli.errors import OptionError
 PLOT_SUFFIXES = (".png", ".pdf", ".svg")
 
 
-def check_outputs(as_json: bool, as_csv: bool, plot: Path | None) -> None:
-    """Reject impossible output requests, and a figure that could not be written,
-    before anything runs."""
+def check_outputs(as_json: bool, as_csv: bool, plot: str | Path | None, out: str | Path | None = None) -> None:
+    """Reject impossible output requests, and a figure or store that could not be
+    written, before anything runs. ``plot`` and ``out`` as typed (text): an empty path and
+    one ending in a slash are refused too (:func:`~cbai_cli.outputs.check_writable`)."""
     from cbai_cli.outputs import check_writable
 
     if as_json and as_csv:
         raise OptionError("--json and --csv both write to stdout: choose one")
     if plot is not None:
-        if plot.suffix.lower() not in PLOT_SUFFIXES and not plot.is_dir():
+        plot = check_writable(plot, "--plot")
+        if plot.suffix.lower() not in PLOT_SUFFIXES:
             raise OptionError(f"--plot must end in {', '.join(PLOT_SUFFIXES)}, got {plot.name!r}")
-        check_writable(plot, "--plot")
+    if out is not None:
+        from cbai_cli.compare.store import kind_of
+
+        kind_of(check_writable(out, "--out"))
 
 
 def _number(value: float | None, digits: int = 4) -> str:

@@ -23,21 +23,25 @@ def driver_arms(output: str | Path | None, *, show: str | Path | None = None, ar
     building = {"--n": n, "--seed": seed, "--scenario": scenario, "--jobs": jobs, "--feedback": feedback,
                 "--sigma": sigma, "--policies": policies, "--rescale-rewards": rescale_rewards or None,
                 "--no-truth": no_truth or None}
+    from cbai_cli.outputs import check_writable, typed_path, write_errors
+
     if show is not None:
         given = [name for name, value in building.items() if value is not None]
         if given:
             raise OptionError(f"{', '.join(given)} build an instance; they do not apply with --show")
         if output is None:
             raise OptionError("--show needs -o PICTURE (.png, .pdf or .svg)")
+        typed_path(output, "-o")  # the text as typed: a trailing slash still shows (draw checks the rest)
         from cbai_cli.driver.show import draw
 
         return [draw(show, output, arms, highlight, solved)]
     if arms or highlight is not None or solved is not None:
         raise OptionError("--arm, --highlight and --solved draw pictures: use them with --show FILE")
     from cbai_cli.driver.instances import build_driver_files, output_paths, scenario_names
-    from cbai_cli.outputs import check_writable, write_errors
 
     if output is not None:  # every file the scenarios will write, checked before the CEM runs
+        if str(output) != "-":  # the text as typed first: a trailing slash still shows
+            typed_path(output, "-o")
         for path in output_paths(output, scenario_names(scenario if scenario is not None else "base")).values():
             check_writable(path, "-o")
     with write_errors(output, "-o") if output is not None else nullcontext():

@@ -50,14 +50,16 @@ def start(
     regime: Optional[str] = typer.Option(None, "--regime", help=REGIME_HELP),
     seed: int = typer.Option(0, "--seed", help="Seed of the algorithm's random stream (the one `cbai solve --seed` "
                              "gives it)."),
-    output: Path = typer.Option(..., "-o", "--output", metavar="STUDY", help="The study file to create; an existing "
-                                "file is never overwritten."),
+    output: str = typer.Option(..., "-o", "--output", metavar="STUDY", help="The study file to create; an existing "
+                               "file is never overwritten."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
     **options,
 ) -> None:
     """Create a study: the instance, the algorithm, its options and the seed, in a new SQLite file."""
+    from cbai_cli.outputs import check_writable
     from cbai_cli.session.session import Session
 
+    check_writable(output, "-o")  # before the instance is read; the text as typed: a trailing slash still shows
     with Session.start(output, path, algo, regime, seed, **options) as session:
         document = {"study": str(output), "instance": session.instance.name, "algorithm": session.prepared.algorithm,
                     "regime": session.prepared.regime, "seed": session.seed, "options": session.options,

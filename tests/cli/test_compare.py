@@ -167,6 +167,32 @@ def test_unknown_store_type_fails_before_any_run(cli, tmp_path):
     assert result.exit_code == 2 and "unknown store type" in result.stderr
 
 
+SMALL = ("compare", "regret-1d", "--algos", "uniform", "--seeds", "1", "--jobs", "1", "--no-bounds")
+
+
+def test_compare_out_ending_in_a_slash_is_refused(cli, tmp_path):
+    result = cli(*SMALL, "--out", f"{tmp_path / 'runs.jsonl'}/")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and result.stdout == ""
+    assert "--out" in result.stderr and "ends with a slash" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_compare_plot_ending_in_a_slash_is_refused(cli, tmp_path):
+    result = cli(*SMALL, "--out", tmp_path / "runs.jsonl", "--plot", f"{tmp_path / 'figure.png'}/")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and result.stdout == ""
+    assert "--plot" in result.stderr and "ends with a slash" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("option", ["--out", "--plot"])
+def test_compare_output_given_as_an_empty_path_is_refused(cli, tmp_path, monkeypatch, option):
+    monkeypatch.chdir(tmp_path)  # an empty path read as a path is this folder
+    result = cli(*SMALL, option, "")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and result.stdout == ""
+    assert f"{option} '': an empty path names no file" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_from_takes_no_sources(cli, tmp_path):
     result = cli("compare", "regret-1d", "--from", tmp_path / "runs.jsonl")
     assert result.exit_code == 2 and "--from" in result.stderr

@@ -175,6 +175,26 @@ def test_unknown_scenario_names_the_valid_ones(cli, tmp_path):
     assert "highway" in line and "different-environment" in line and "all" in line
 
 
+@pytest.mark.parametrize(("args", "name"), [
+    (("--n", "2"), "arms.npz"),
+    (("--n", "2", "--scenario", "all"), "arms.npz"),
+    (("--show", "missing.npz", "--arm", "0"), "arms.png"),
+], ids=["build", "all-scenarios", "show"])
+def test_driver_arms_output_ending_in_a_slash_is_refused(cli, tmp_path, monkeypatch, args, name):
+    monkeypatch.chdir(tmp_path)
+    line = one_error_line(cli("driver-arms", *args, "-o", f"{tmp_path / name}/"))
+    assert "-o" in line and "ends with a slash" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [("--n", "2"), ("--show", "missing.npz", "--arm", "0")], ids=["build", "show"])
+def test_driver_arms_output_given_as_an_empty_path_is_refused(cli, tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)  # an empty path read as a path is this folder
+    line = one_error_line(cli("driver-arms", *args, "-o", ""))
+    assert line.endswith("-o '': an empty path names no file")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_show_draws_arms_and_the_solved_arm(cli, built, tmp_path):
     path, _ = built
     arms = tmp_path / "arms.png"

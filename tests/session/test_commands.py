@@ -219,6 +219,18 @@ def test_start_in_a_missing_folder_is_refused(tmp_path, instance_file, cli):
              "does not exist")
 
 
+def test_start_output_ending_in_a_slash_is_refused(tmp_path, instance_file, cli):
+    _refused(cli("session", "start", instance_file, "--algo", "acol", "-o", f"{tmp_path / 's.db'}/"),
+             "-o " + f"{tmp_path / 's.db'}/: ends with a slash")
+    assert sorted(path.name for path in tmp_path.iterdir()) == [instance_file.name]
+
+
+def test_start_output_given_as_an_empty_path_is_refused(tmp_path, instance_file, cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # an empty path read as a path is this folder (which exists)
+    _refused(cli("session", "start", instance_file, "--algo", "acol", "-o", ""), "-o '': an empty path names no file")
+    assert sorted(path.name for path in tmp_path.iterdir()) == [instance_file.name]
+
+
 def test_start_without_algo_runs_the_default_of_cbai_solve(tmp_path, instance_file, cli):
     from cbai_cli.algorithms.registry import default_algorithm
 
