@@ -27,7 +27,7 @@ import numpy as np
 
 from cbai_cli.bounds import at_least_set
 from cbai_cli.kinds import load
-from cbai_cli.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior, mixture_envelope, mixture_widths
+from cbai_cli.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior, mixture_envelope, mixture_widths, points_in_use
 from cbai_cli.simulate import RunRequest, drive, prepare, run_streams
 
 
@@ -67,7 +67,7 @@ def factors(fit: LeastSquaresSpan, arms: np.ndarray, delta: float, prior: ScaleP
     values = {"fixed": fixed, "union-7": union, "windows": windows(mu, t, prior.scale, delta)}
     values["gibbs"] = jensen_family(prior.log_weights, prior.scales, prior.log_dets(mu), t, delta)
     for name, slack in (("tangent", 0.0), ("shipped", margin)):
-        envelope = mixture_envelope(prior, prior.log_dets(mu) + slack, delta, t)
+        envelope = mixture_envelope(prior, prior.log_dets(mu) + slack, delta, points_in_use(prior, a, b))
         values[name] = mixture_widths(a, b, envelope, 1.0) ** 2 / (2 * a)
     return values
 

@@ -27,8 +27,9 @@ for it. Arms with a component outside the span stay uncertain (infinite width).
   (:func:`cbai_cli.kernels.advance.advance_fit`, which hands recomputations, extensions and
   epochs back to :meth:`LeastSquaresSpan.refresh`, :meth:`LeastSquaresSpan.extend` and
   :meth:`LeastSquaresSpan.new_epoch`).
-- :func:`mixture_envelope`, :class:`Envelope`, :func:`mixture_widths`: the tangent lines'
-  lower envelope, the line each arm takes, and the half-widths.
+- :func:`points_in_use`, :func:`mixture_envelope`, :class:`Envelope`, :func:`mixture_widths`: the
+  tangent points the arms need, the tangent lines' lower envelope, the line each arm takes,
+  and the half-widths.
 - :class:`MixtureIntervals`: one run's intervals (the regime's ``intervals(design, rewards, threshold)``).
 """
 
@@ -39,7 +40,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cbai_cli.kernels.ols import EPOCH, REFRESH, mixture_bounds, own_mean_sides, rank_one_step, tangent_lines
+from cbai_cli.kernels.ols import (EPOCH, REFRESH, assign_lines, mark_points, mixture_bounds, own_mean_sides,
+                              rank_one_step, tangent_lines)
 from cbai_cli.kernels.threads import threads_from
 
 # Relative size below which an eigenvalue of V, or the part of an arm outside the span,
@@ -165,8 +167,21 @@ def spread_ratios(variances: np.ndarray, spreads: np.ndarray) -> np.ndarray:
     return np.divide(spreads, variances, out=np.zeros_like(variances), where=variances > 0)
 
 
+def points_in_use(prior: ScalePrior, variances: np.ndarray, spreads: np.ndarray,
+                  inside: np.ndarray | None = None) -> np.ndarray:
+    """(P,) mask of the prior's tangent points that the arms with xᵀV⁺x = ``variances`` (K,)
+    and ‖V⁺x‖² = ``spreads`` (K,) (only those ``inside`` (K,), the span's, when given) need:
+    the two points around each arm's 1/t, t = ‖V⁺x‖²/xᵀV⁺x
+    (:func:`cbai_cli.kernels.ols.mark_points`); none marked when no arm is given."""
+    used = np.zeros(prior.points.size, dtype=bool)
+    if inside is None:
+        inside = np.ones(variances.shape[0], dtype=bool)
+    mark_points(prior.points, variances, spreads, inside, used)
+    return used
+
+
 def mixture_envelope(prior: ScalePrior, log_dets: np.ndarray, delta: float,
-                     ratios: np.ndarray | None = None) -> Envelope:
+                     used: np.ndarray | None = None) -> Envelope:
     """The tangent lines of the prior's points (docs/ols.md, "Tangent lines") and their
     lower envelope.
 
@@ -177,18 +192,12 @@ def mixture_envelope(prior: ScalePrior, log_dets: np.ndarray, delta: float,
         prior: the scales, π and the points.
         log_dets: (M,) ℓ_i ≥ log det(I + V/λ_i).
         delta: δ.
-        ratios: (K,) t = ‖V⁺x‖²/xᵀV⁺x of the arms that will take a line, or None for every
-            point: only the two points around each arm's 1/t are used (for a fixed ρ the
-            best tangent for an arm is at one of them; every line is valid whatever the
-            choice), at most 2K of the prior's points.
+        used: (P,) mask of the points to take (:func:`points_in_use`: the two around each
+            arm's 1/t; for a fixed ρ the best tangent for an arm is at one of them, and every
+            line is valid whatever the choice); None, or no point marked, for every point.
     """
     points = prior.points
-    if ratios is not None and ratios.size:
-        reach = np.divide(1.0, ratios, out=np.full(ratios.size, np.inf), where=ratios > 0)
-        above = np.minimum(np.searchsorted(points, reach), points.size - 1)
-        used = np.zeros(points.size, dtype=bool)  # a mask over the P points, not a sort of 2K indices
-        used[above] = True
-        used[np.maximum(above - 1, 0)] = True
+    if used is not None and used.any():
         points = points[used]
     intercepts, slopes, thresholds = np.empty(points.size), np.empty(points.size), np.empty(points.size)
     tangent_lines(prior.scales, prior.log_weights, np.asarray(log_dets, dtype=float), -math.log(delta), points,
@@ -614,13 +623,13 @@ class MixtureIntervals:
 
     def _start_epoch(self) -> None:
         """The tangent lines' envelope from the epoch's ℓ, and each arm's line as 2R²β·a,
-        2R²β·b and 1/(2β)."""
+        2R²β·b and 1/(2β) (:func:`cbai_cli.kernels.ols.assign_lines`: the line
+        :meth:`Envelope.lines` gives, in one compiled pass)."""
         fit = self.fit
-        ratios = spread_ratios(fit.variances, fit.spreads)
-        envelope = mixture_envelope(self.prior, fit.log_dets, self.least_squares_delta, ratios[fit.inside])
-        line = envelope.lines(ratios)
-        scale = 2.0 * self.subgaussian**2
-        self._intercepts = scale * envelope.intercepts[line]
-        self._slopes = scale * envelope.slopes[line]
-        self._inflations = 0.5 / envelope.thresholds[line]
+        used = points_in_use(self.prior, fit.variances, fit.spreads, fit.inside)
+        envelope = mixture_envelope(self.prior, fit.log_dets, self.least_squares_delta, used)
+        arms = fit.arms.shape[0]
+        self._intercepts, self._slopes, self._inflations = np.empty(arms), np.empty(arms), np.empty(arms)
+        assign_lines(fit.variances, fit.spreads, envelope.crossings, envelope.intercepts, envelope.slopes,
+                     envelope.thresholds, 2.0 * self.subgaussian**2, self._intercepts, self._slopes, self._inflations)
         self._epoch = fit.epoch

@@ -15,7 +15,7 @@ from scipy.special import log_ndtr
 
 from cbai_cli.kernels.ols import mean_width, tangent_lines
 from cbai_cli.ols import (Envelope, LeastSquaresSpan, MixtureIntervals, ScalePrior, lower_envelope, mean_shares,
-                          mixture_envelope, mixture_widths)
+                          mixture_envelope, mixture_widths, points_in_use)
 
 # Two scales λ ∈ {1, 2} with weight ½ each, and tangent points e^{−4}, e^{−4+h}, 4, … (h chosen
 # so that μ = 4 is one): the smallest prior whose lines can be written out by hand.
@@ -179,7 +179,7 @@ def test_no_arm_is_wider_than_with_jensen_or_a_single_scale(variances, shape, to
     log_dets = prior.log_dets(eigenvalues)
     variances = np.array(variances)
     spreads = variances * np.geomspace(1.0 / eigenvalues.max(), 1.0 / eigenvalues.min(), variances.size)
-    envelope = mixture_envelope(prior, log_dets, 0.05, spreads / variances)
+    envelope = mixture_envelope(prior, log_dets, 0.05, points_in_use(prior, variances, spreads))
     widths = mixture_widths(variances, spreads, envelope, 1.0)
     gammas = np.concatenate(([0.0], np.exp(np.arange(-18.0, 11.0))))
     rhos = [*np.exp(prior.log_weights[None, :] - 0.5 * log_dets[None, :] - gammas[:, None] * prior.scales[None, :]),

@@ -2,7 +2,8 @@
 :func:`rank_one_step`, the in-span update of :class:`cbai_cli.ols.LeastSquaresSpan`, and
 :func:`mixture_bounds`, the intervals of :class:`cbai_cli.ols.MixtureIntervals` (with
 :func:`joint_certificate`, the joint test of a side at τ), once per
-epoch :func:`tangent_lines`, the lines those intervals take, and
+epoch :func:`mark_points`, :func:`tangent_lines` and :func:`assign_lines`, the lines those
+intervals take and each arm's, and
 after each pull :func:`own_mean_sides`, the widths of the two sides of the pulled arm's own mean.
 
 The d × d products are plain loops summed in index order; the pass over the arm matrix
@@ -400,6 +401,53 @@ def _gibbs_root(base, scales, point, log_inverse_delta, weights, exponents, star
             break
         c -= excess / mean
     return c, excess, mean, square
+
+
+@njit
+def _first_not_below(values, x):
+    """np.searchsorted(values, x) (side "left") for sorted ``values`` (n,): the first i with
+    values[i] ≥ x, n for NaN as numpy sorts it last."""
+    if x != x:
+        return values.shape[0]
+    low, high = 0, values.shape[0]
+    while low < high:
+        middle = (low + high) // 2
+        if values[middle] < x:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+@njit
+def mark_points(points, variances, spreads, inside, used):
+    """Into ``used`` (P,), the tangent points some arm of the span needs: for each arm with
+    t = ‖V⁺x‖²/xᵀV⁺x (0 where xᵀV⁺x ≤ 0) the two of ``points`` (P,) around 1/t (for a fixed
+    ρ an arm's best tangent is at one of them; :func:`cbai_cli.ols.mixture_envelope`).
+    Shapes: variances, spreads, inside (K,). One pass, no (K,) temporaries."""
+    last = points.shape[0] - 1
+    for a in range(variances.shape[0]):
+        if not inside[a]:
+            continue
+        ratio = spreads[a] / variances[a] if variances[a] > 0 else 0.0
+        above = min(_first_not_below(points, 1.0 / ratio if ratio > 0 else math.inf), last)
+        used[above] = True
+        used[max(above - 1, 0)] = True
+
+
+@njit
+def assign_lines(variances, spreads, crossings, line_intercepts, line_slopes, line_thresholds, scale, intercepts,
+                 slopes, inflations):
+    """Each arm's line of an envelope (E lines, E − 1 ``crossings``, increasing): the line
+    :meth:`cbai_cli.ols.Envelope.lines` gives for t = ‖V⁺x‖²/xᵀV⁺x (0 where xᵀV⁺x ≤ 0),
+    written as ``scale``·I, ``scale``·S and 1/(2β) into ``intercepts``, ``slopes`` and
+    ``inflations`` (K,). One pass, no (K,) temporaries."""
+    for a in range(variances.shape[0]):
+        ratio = spreads[a] / variances[a] if variances[a] > 0 else 0.0
+        line = _first_not_below(crossings, ratio)
+        intercepts[a] = scale * line_intercepts[line]
+        slopes[a] = scale * line_slopes[line]
+        inflations[a] = 0.5 / line_thresholds[line]
 
 
 @njit

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import erfc, log_ndtr
 
-from cbai_cli.kernels.ols import (EPOCH, KEEP, LOG_TWO_PHI, REFRESH, Z_STEPS_PER_UNIT, arm_growth, joint_certificate,
+from cbai_cli.kernels.ols import (EPOCH, KEEP, LOG_TWO_PHI, REFRESH, Z_STEPS_PER_UNIT, arm_growth, assign_lines,
+                                  joint_certificate, mark_points,
                                   mean_width,
                                   mixture_bounds, rank_one_step)
 from cbai_cli.kernels.threads import NEVER
@@ -195,6 +196,51 @@ def test_the_bounds_are_numpys_elementwise_formula_bitwise(seed, k):
                                                   predictions - widths))
     np.testing.assert_array_equal(upper, np.where(pulled, np.minimum(predictions + widths, means + mean_widths[1]),
                                                   predictions + widths))
+
+
+def epoch_inputs(seed: int, k: int) -> tuple[np.ndarray, ...]:
+    """Variances, spreads and the span's mask of k arms: zero variances, zero spreads,
+    ratios on and between the prior's points, arms outside the span."""
+    rng = np.random.default_rng(seed)
+    variances = rng.choice([0.0, 1e-3, 0.5, 2.0], size=k) * rng.uniform(0.5, 2.0, size=k)
+    spreads = variances * rng.choice([0.0, 1e-4, 1.0, 30.0, 1e4], size=k) * rng.uniform(0.5, 2.0, size=k)
+    return variances, spreads, rng.random(k) < 0.8
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(0, 30))
+def test_the_points_in_use_are_the_two_around_each_arms_reach(seed, k):
+    """mark_points against numpy: the point at or above 1/t (the last one beyond) and the
+    one before it, for the arms of the span."""
+    points = ScalePrior(1.0).points
+    variances, spreads, inside = epoch_inputs(seed, k)
+    used = np.zeros(points.size, dtype=bool)
+    mark_points(points, variances, spreads, inside, used)
+    ratios = np.divide(spreads, variances, out=np.zeros(k), where=variances > 0)[inside]
+    reach = np.divide(1.0, ratios, out=np.full(ratios.size, np.inf), where=ratios > 0)
+    above = np.minimum(np.searchsorted(points, reach), points.size - 1)
+    expected = np.zeros(points.size, dtype=bool)
+    expected[above] = True
+    expected[np.maximum(above - 1, 0)] = True
+    assert used.tolist() == expected.tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 30))
+def test_each_arm_takes_the_line_of_envelope_lines_bitwise(seed, k):
+    from cbai_cli.ols import mixture_envelope, points_in_use, spread_ratios
+
+    prior = ScalePrior(1.0)
+    variances, spreads, inside = epoch_inputs(seed, k)
+    envelope = mixture_envelope(prior, prior.log_dets(np.array([300.0, 2.0, 0.0])), 0.05,
+                                points_in_use(prior, variances, spreads, inside))
+    intercepts, slopes, inflations = np.empty(k), np.empty(k), np.empty(k)
+    assign_lines(variances, spreads, envelope.crossings, envelope.intercepts, envelope.slopes, envelope.thresholds,
+                 2.0, intercepts, slopes, inflations)
+    line = envelope.lines(spread_ratios(variances, spreads))
+    assert intercepts.tolist() == (2.0 * envelope.intercepts[line]).tolist()
+    assert slopes.tolist() == (2.0 * envelope.slopes[line]).tolist()
+    assert inflations.tolist() == (0.5 / envelope.thresholds[line]).tolist()
 
 
 def test_the_fit_recomputes_after_a_step_that_would_lose_its_spreads_digits(monkeypatch):
