@@ -202,18 +202,24 @@ class FitState:
         return cls(**rows, stale=stale, due=np.zeros(len(learners), dtype=np.int64))
 
     def load(self, b: int, learner) -> None:
-        """``learner``'s fit and intervals into row b."""
-        for name, part, attribute, _ in _FIT_ROWS:
-            getattr(self, name)[b] = getattr(self._part(learner, part), attribute)
+        """``learner``'s fit and intervals into row b (arrays that are row b itself, as
+        :meth:`write_back` with ``share`` leaves them, are not copied onto themselves)."""
+        for name, part, attribute, kind in _FIT_ROWS:
+            rows, value = getattr(self, name), getattr(self._part(learner, part), attribute)
+            if kind is not None or not _same_view(rows[b], value):
+                rows[b] = value
         self.stale[b] = False
 
-    def write_back(self, b: int, learner) -> None:
-        """Row b into ``learner``'s fit and intervals (not coefficients that were never computed)."""
+    def write_back(self, b: int, learner, share: bool = False) -> None:
+        """Row b into ``learner``'s fit and intervals (not coefficients that were never
+        computed): copies, or with ``share`` the rows themselves, for a learner that hands
+        them straight back (:meth:`serve`; its methods replace the arrays they recompute)."""
         for name, part, attribute, kind in _FIT_ROWS:
             if part == "lines" and self.stale[b]:
                 continue
             row = getattr(self, name)[b]
-            setattr(self._part(learner, part), attribute, row.copy() if kind is None else kind(row))
+            value = (row if share else row.copy()) if kind is None else kind(row)
+            setattr(self._part(learner, part), attribute, value)
 
     def serve(self, b: int, learner) -> None:
         """What run b's fit asked for after its last pull, done by the learner's own fit as
@@ -225,13 +231,19 @@ class FitState:
         if self.due[b] == KEEP and not self.stale[b]:
             return
         fit = learner.intervals.fit
-        self.write_back(b, learner)
+        self.write_back(b, learner, share=True)
         action = {KEEP: None, REFRESH: fit.refresh, EPOCH: fit.new_epoch, EXTEND: lambda: _extend(fit)}[int(self.due[b])]
         if action is not None:
             action()
         learner.intervals.follow_epoch()
         self.load(b, learner)
         self.due[b] = KEEP
+
+
+def _same_view(row: np.ndarray, value) -> bool:
+    """Whether ``value`` is an array laid over exactly the memory of ``row``."""
+    return (isinstance(value, np.ndarray) and value.ctypes.data == row.ctypes.data and value.shape == row.shape
+            and value.strides == row.strides and value.dtype == row.dtype)
 
 
 def _extend(fit) -> None:
