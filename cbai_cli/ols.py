@@ -403,7 +403,9 @@ class LeastSquaresSpan:
         ``EXTEND_CONDITION``: then every eigenvalue is certainly kept by a recomputation
         only below that), or when some cache's roundoff could pass ``DRIFT_TOLERANCE``
         relative (each sum above gains STEP_ROUNDOFF times the sum of its terms' sizes, the
-        rank-one step's unit; the spreads' estimate is kept, as in :meth:`update`).
+        rank-one step's unit; the spreads' estimate is kept, as in :meth:`update`). It restarts
+        the count to the periodic recomputation as the recomputation it replaces did, so that
+        recomputations and epochs fall where they did before extensions existed.
         """
         x = self.arms[arm]
         outside = x - self.basis @ (self.basis.T @ x)
