@@ -404,8 +404,9 @@ class LeastSquaresSpan:
         only below that), or when some cache's roundoff could pass ``DRIFT_TOLERANCE``
         relative (each sum above gains STEP_ROUNDOFF times the sum of its terms' sizes, the
         rank-one step's unit; the spreads' estimate is kept, as in :meth:`update`). It restarts
-        the count to the periodic recomputation as the recomputation it replaces did, so that
-        recomputations and epochs fall where they did before extensions existed.
+        the count to the periodic recomputation as the recomputation it replaces did, so that the
+        periodic recomputations fall where they did before (the roundoff test may fire sooner:
+        the extension's caches are not exact).
         """
         x = self.arms[arm]
         outside = x - self.basis @ (self.basis.T @ x)
