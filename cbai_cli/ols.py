@@ -61,8 +61,8 @@ STEP_ROUNDOFF = 4.0 * float(np.finfo(float).eps)
 # recomputation would keep the same span; otherwise the fit is recomputed.
 EXTEND_CONDITION = 1e7
 # Arm matrices of fewer entries K·d recompute instead of extending: there the recomputation's
-# pass costs no more than the extension's (benchmarks/bench_span.py: 0.14 against 0.23 ms at
-# K = 100, d = 10, 0.77 against 0.52 at K = 1,000, d = 50, at rank d/2), and their records
+# pass costs no more than the extension's (benchmarks/bench_span.py: 0.07 against 0.13 ms at
+# K = 100, d = 10, 0.37 against 0.34 at K = 1,000, d = 50, at rank d/2), and their records
 # stay those of exact recomputations.
 EXTEND_ENTRIES = 2**16
 # Growth (nats) of the bound ℓ_i + g on log det(I + V/λ_i) after which a new epoch starts:
