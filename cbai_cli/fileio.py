@@ -292,12 +292,17 @@ def _read_npz(path: Path) -> dict[str, Any]:
     raw: dict[str, np.ndarray] = {}
     try:
         with np.load(path, allow_pickle=False) as archive:
+            refused = _archive_refusal(archive.zip)
+            if refused is not None:
+                raise invalid(refused)
             for key in archive.files:
                 refused = _member_refusal(archive.zip, key)
                 if refused is not None:
                     raise invalid(f"field {safe_text(key)!r}: {refused}")
                 try:
                     raw[key] = archive[key]
+                    if not isinstance(raw[key], np.ndarray):  # numpy hands back the bytes of a non-.npy member
+                        raise invalid(f"field {safe_text(key)!r}: not a .npy array")
                 except ValueError as error:
                     if "pickle" in str(error):  # numpy's way of saying "dtype object"
                         raise InstanceError(f"{shown}: {safe_text(key)}: must hold real numbers only, got an array of "
@@ -350,6 +355,21 @@ def _header_refusal(stream: Any, size: int) -> str | None:
         return f"its header declares {array} but only {held:,} bytes follow it"
     if declared > MEMORY_LIMIT:
         return f"{array}, more than the {MEMORY_LIMIT:,} bytes cbai loads"
+    return None
+
+
+def _archive_refusal(archive: zipfile.ZipFile) -> str | None:
+    """Why an NPZ archive cannot be read as a whole, or None: a member name given twice
+    (which copy counts would be a guess, as for a repeated YAML key), or members that
+    decompress to more than :data:`~cbai_cli.options.MEMORY_LIMIT` bytes together (each is
+    also checked alone, by its header)."""
+    names = archive.namelist()
+    repeated = sorted({name for name in names if names.count(name) > 1}) if len(set(names)) < len(names) else []
+    if repeated:
+        return f"member {safe_text(repeated[0])!r} appears more than once"
+    total = sum(info.file_size for info in archive.infolist())
+    if total > MEMORY_LIMIT:
+        return f"its members decompress to {total:,} bytes, more than the {MEMORY_LIMIT:,} bytes cbai loads"
     return None
 
 
