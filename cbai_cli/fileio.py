@@ -237,6 +237,19 @@ _StrictLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
     list("-+0123456789."))
 _StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_yaml_map)
+# YAML 1.2's integers are decimal (leading zeros included), 0o octal and 0x hexadecimal; YAML 1.1
+# also read 010 as 8, 0b1 as 1 and 1:30 as 90 (base 60), which PyYAML keeps: `threshold: 010`
+# silently became 8. 010 is now 10, the other forms text, which the fields that want numbers
+# refuse; digits grouped by underscores (1_000) stay numbers.
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:int"]
+    for first, resolvers in _StrictLoader.yaml_implicit_resolvers.items()}
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?[0-9]+(?:_[0-9]+)*|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789"))
+_StrictLoader.add_constructor(
+    "tag:yaml.org,2002:int",
+    lambda loader, node: int(node.value[2:], {"0o": 8, "0x": 16}[node.value[:2]])
+    if node.value[:2] in ("0o", "0x") else int(node.value, 10))
 
 
 def load_yaml(text: str, source: str) -> Any:
@@ -292,13 +305,14 @@ def _read_npz(path: Path) -> dict[str, Any]:
     raw: dict[str, np.ndarray] = {}
     try:
         with np.load(path, allow_pickle=False) as archive:
-            refused = _archive_refusal(archive.zip)
-            if refused is not None:
-                raise invalid(refused)
             for key in archive.files:
                 refused = _member_refusal(archive.zip, key)
                 if refused is not None:
                     raise invalid(f"field {safe_text(key)!r}: {refused}")
+            refused = _archive_refusal(archive.zip)
+            if refused is not None:
+                raise invalid(refused)
+            for key in archive.files:
                 try:
                     raw[key] = archive[key]
                     if not isinstance(raw[key], np.ndarray):  # numpy hands back the bytes of a non-.npy member

@@ -56,6 +56,9 @@ def check_writable(path: str | Path, what: str = "") -> Path:
     path = typed_path(path, what)
     if path.is_dir():
         raise OptionError(f"{named(path, what)}: is a folder")
+    if path.exists() and not path.is_file():  # the rename would replace a device or pipe (as root, /dev/null)
+        raise OptionError(f"{named(path, what)}: is not a regular file (a device or a pipe); "
+                          "cbai writes whole files and renames them into place")
     folder = Path(os.path.realpath(path)).parent if path.is_symlink() else path.parent  # written through
     if not folder.is_dir():
         if folder.exists():

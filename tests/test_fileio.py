@@ -519,3 +519,21 @@ def test_a_number_in_exponent_notation_without_a_dot_is_a_number():
 
     assert load_yaml("a: [1e-3, 2E+10, 1.5e3, -3e2]\nb: e5\nc: 1e\n", "t") == {
         "a": [0.001, 2e10, 1500.0, -300.0], "b": "e5", "c": "1e"}
+
+
+def test_integers_are_read_as_yaml_1_2_reads_them():
+    """010 is ten (YAML 1.1 made it eight), 1:30 and 0b11 are text (1.1: ninety and three),
+    0o and 0x are octal and hexadecimal, underscores group digits."""
+    from cbai_cli.fileio import load_yaml
+
+    assert load_yaml("a: 010\nb: 1:30\nc: 0b11\nd: 0o10\ne: 0x1F\nf: -1_000\ng: +7\n", "t") == {
+        "a": 10, "b": "1:30", "c": "0b11", "d": 8, "e": 31, "f": -1000, "g": 7}
+
+
+def test_a_threshold_written_with_a_leading_zero_is_read_in_decimal(tmp_path):
+    from cbai_cli.instance import load
+
+    path = tmp_path / "t.yaml"
+    path.write_text("schema_version: 1\nkind: cbai\nname: t\narms: [[1.0, 0.0], [0.0, 1.0]]\nreward: [1.0, 2.0]\n"
+                    "constraint: [5.0, 20.0]\nthreshold: 010\nnoise: {kind: gaussian, sigma: 0.1}\n")
+    assert load(path).threshold == 10.0

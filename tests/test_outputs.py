@@ -117,3 +117,17 @@ def test_generate_refuses_an_output_with_a_trailing_slash(tmp_path):
     result = CliRunner().invoke(app, ["generate", "regret-1d", "-o", f"{tmp_path}/x.yaml/"])
     assert result.exit_code == 2 and "ends with a slash" in result.stderr
     assert not (tmp_path / "x.yaml").exists()
+
+
+def test_a_device_as_an_output_is_refused_not_replaced(tmp_path):
+    """The atomic write renames a finished file over its target: over /dev/null that would
+    replace the device for everyone when run as root."""
+    from cbai_cli.errors import OptionError
+    from cbai_cli.outputs import check_writable
+
+    with pytest.raises(OptionError, match="not a regular file"):
+        check_writable("/dev/null", "--trace")
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(OptionError, match="not a regular file"):
+        check_writable(str(pipe), "-o")
