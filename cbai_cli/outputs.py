@@ -43,6 +43,16 @@ def typed_path(path: str | Path, what: str = "") -> Path:
     return Path(path)
 
 
+def file_identity(path: str | Path) -> tuple[int, int] | None:
+    """(device, inode) of the file ``path`` names now, what stays the same while the path
+    names that file; None when it names nothing that can be looked at."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
+
+
 def check_writable(path: str | Path, what: str = "") -> Path:
     """Fail now, with one line, unless a file can be written at ``path``: it is not a
     folder, its folder exists, and a new file can be created in that folder (tried for

@@ -40,7 +40,7 @@ from typing import Protocol
 from cbai_cli.compare.records import record_problem
 from cbai_cli.databases import resource_failure
 from cbai_cli.errors import OptionError
-from cbai_cli.outputs import check_writable, reason
+from cbai_cli.outputs import check_writable, file_identity, reason
 
 JSONL_SUFFIXES = (".jsonl",)
 SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
@@ -114,6 +114,7 @@ class JsonlStore:
         except OSError as error:
             raise OptionError(f"--out {path}: cannot write: {reason(error)}") from None
         try:
+            self._identity = _descriptor_identity(self._descriptor)
             _lock(self._descriptor, path)
             read_jsonl(path, "--out")  # refuses a file that is not a store before writing to it
             # An interrupted writer may have left a line without its newline: cut it off, so
@@ -133,6 +134,7 @@ class JsonlStore:
 
     def append(self, record: dict) -> None:
         self._write((json.dumps(record, allow_nan=False) + "\n").encode())
+        check_still_there(self.path, self._identity)
 
     def _write(self, data: bytes) -> None:
         """Append ``data`` whole, or (a full disk) cut the file back to where it was and fail
@@ -160,6 +162,20 @@ class JsonlStore:
         if self._descriptor >= 0:
             os.close(self._descriptor)
             self._descriptor = -1
+
+
+def _descriptor_identity(descriptor: int) -> tuple[int, int]:
+    status = os.fstat(descriptor)
+    return status.st_dev, status.st_ino
+
+
+def check_still_there(path: Path, identity: tuple[int, int] | None) -> None:
+    """One line when ``path`` no longer names the store that was opened (removed or replaced
+    while a run wrote to it): the records would go to a file nobody can read, and the run
+    would end as if they were kept."""
+    if file_identity(path) != identity:
+        raise OptionError(f"--out {path}: the store was removed or replaced while cbai wrote to it; "
+                          "the records since are not in it")
 
 
 def _whole_lines(path: Path, chunk: int = 2**20) -> int:
@@ -274,6 +290,7 @@ class SqliteStore:
                         self._connection.execute(f"PRAGMA user_version = {SQLITE_SCHEMA_VERSION}")
             # WAL lets readers and one writer proceed together; writers take turns.
             self._connection.execute("PRAGMA journal_mode = WAL")
+            self._identity = file_identity(path)
         except sqlite3.Error as error:
             self._connection.close()
             raise OptionError(f"--out {path}: cannot use as a SQLite store: {error}") from None
@@ -309,6 +326,7 @@ class SqliteStore:
                               f"({error}); this store was made by an older cbai: use a new --out file") from None
         except sqlite3.Error as error:  # a full disk, a file removed or locked for too long
             raise OptionError(f"--out {self.path}: cannot write: {error}") from None
+        check_still_there(self.path, self._identity)
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:

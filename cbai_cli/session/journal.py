@@ -40,7 +40,7 @@ from typing import Any
 from cbai_cli.databases import resource_failure
 from cbai_cli.errors import OptionError
 from cbai_cli.fileio import temporary_prefix
-from cbai_cli.outputs import check_writable, reason
+from cbai_cli.outputs import check_writable, file_identity, reason
 
 #: SQLite's application_id of a study ("cbss" in ASCII), distinct from compare's stores.
 APPLICATION_ID = 0x63627373
@@ -172,7 +172,7 @@ class Journal:
         if writable and not os.access(self.path, os.W_OK):
             raise StudyFileError(f"{self.path}: cannot write: permission denied")
         try:
-            self._identity = _identity(os.stat(self.path))
+            self._identity = file_identity(self.path)
             uri = f"file:{self.path.resolve()}" + ("" if writable else "?mode=ro" + _immutable(self.path))
             self._connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
                                                isolation_level=None)
@@ -258,11 +258,7 @@ class Journal:
     def _check_identity(self) -> None:
         """:class:`StudyFileError` when the path no longer names the file that was opened
         (removed or replaced while open: SQLite would go on writing to the unlinked file)."""
-        try:
-            same = _identity(os.stat(self.path)) == self._identity
-        except OSError:
-            same = False
-        if not same:
+        if file_identity(self.path) != self._identity:
             raise StudyFileError(f"{self.path}: the study file was removed or replaced while it was open; "
                                  "nothing more was recorded")
 
@@ -322,11 +318,6 @@ def _immutable(path: Path) -> str:
     if os.access(path.parent, os.W_OK) or (wal.exists() and wal.stat().st_size > 0):
         return ""
     return "&immutable=1"
-
-
-def _identity(status: os.stat_result) -> tuple[int, int]:
-    """(device, inode) of a regular file: what stays the same while the path names it."""
-    return status.st_dev, status.st_ino
 
 
 def _is_integer(value: Any) -> bool:

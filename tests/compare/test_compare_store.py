@@ -445,3 +445,22 @@ def test_jsonl_store_on_a_full_disk_fails_with_one_line(tmp_path):
             store.append(make_record(1))
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".sqlite"])
+@pytest.mark.parametrize("replace", [False, True])
+def test_a_store_removed_or_replaced_while_written_stops_the_run_in_one_line(tmp_path, suffix, replace):
+    """Removed (or replaced) while open, the store would take the records into a file nobody
+    can read, and the run would end with exit 0 as if they were kept."""
+    path = tmp_path / f"runs{suffix}"
+    store = open_store(path)
+    try:
+        store.append(make_record(0))
+        for leftover in tmp_path.iterdir():
+            leftover.unlink()
+        if replace:
+            path.write_text("")
+        with pytest.raises(OptionError, match="removed or replaced while cbai wrote to it"):
+            store.append(make_record(1))
+    finally:
+        store.close()
