@@ -3,6 +3,8 @@ usage error ends as one line on stderr with exit code 2, an interrupt as one lin
 
 from __future__ import annotations
 
+import errno
+
 import sys
 
 import typer
@@ -60,6 +62,17 @@ class CbaiGroup(TyperGroup):
         except click.exceptions.ClickException as error:
             click.echo(f"cbai: error: {error.format_message()}", err=True)
             code = error.exit_code
+        except OSError as error:
+            # pathlib's exists()/is_file() let a name over 255 bytes (or a path over 4096) escape
+            # from wherever a path is looked at: one line here instead of a traceback
+            if error.errno != errno.ENAMETOOLONG:
+                raise
+            from cbai_cli.validation import safe_text
+
+            name = safe_text(str(error.filename or ""))
+            shown = name if len(name) <= 60 else f"{name[:40]}…{name[-15:]}"
+            click.echo(f"cbai: error: {shown}: file name too long", err=True)
+            code = EXIT_BAD_INPUT
         code = code if isinstance(code, int) else 0
         if code == EXIT_INTERRUPTED:  # also Typer's silent Exit(130) for a Ctrl-C
             click.echo("cbai: interrupted", err=True)

@@ -149,7 +149,7 @@ def solved_arm(path: str | Path, run: int = 0) -> int | None:
     try:
         document = json.loads(text)
         recommended = document["runs"][run]["recommended"]
-    except (json.JSONDecodeError, KeyError, IndexError, TypeError):
+    except (json.JSONDecodeError, RecursionError, KeyError, IndexError, TypeError):
         raise InstanceError(f"{source}: not the output of `cbai solve --json` (need runs[{run}].recommended)") from None
     if recommended is not None and (isinstance(recommended, bool) or not isinstance(recommended, int)):
         raise InstanceError(f"{source}: runs[{run}].recommended must be an arm index, got {recommended!r}")

@@ -68,3 +68,12 @@ def test_algorithms_json_lists_every_entry_with_its_capabilities(cli):
 def test_python_dash_m_works():
     process = subprocess.run([sys.executable, "-m", "cbai_cli", "--version"], capture_output=True, text=True)
     assert process.returncode == 0 and __version__ in process.stdout
+
+
+def test_a_file_name_too_long_for_the_file_system_is_one_line(cli, tmp_path):
+    """pathlib's checks let ENAMETOOLONG escape wherever a path is looked at."""
+    name = str(tmp_path / ("x" * 300 + ".yaml"))
+    for args in (["solve", name], ["bound", name], ["generate", "random", "-o", name]):
+        result = cli(*args)
+        assert result.exit_code == 2, args
+        assert "file name too long" in result.stderr and "Traceback" not in result.stderr

@@ -247,3 +247,13 @@ def test_real_process(cbai_process, tmp_path):
     assert picture.returncode == 0, picture.stderr
     assert (tmp_path / "p.png").read_bytes()[:8] == PNG
     assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
+
+
+def test_solved_json_nested_past_the_parsers_depth_is_refused_in_one_line(cli, tmp_path):
+    from cbai_cli.driver.show import solved_arm
+    from cbai_cli.errors import InstanceError
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000)
+    with pytest.raises(InstanceError, match="not the output of `cbai solve --json`"):
+        solved_arm(deep)
