@@ -128,6 +128,8 @@ def read_answers(path: Path) -> list[tuple[str, str]]:
     """The ``(id, value)`` rows of an answers CSV file (header ``id,value``)."""
     from cbai_cli.errors import OptionError
 
+    if path.exists() and not path.is_file():  # a pipe or a device (/dev/zero) may never end
+        raise OptionError(f"--file {path}: not a regular file (a pipe or a device), so not an answers file")
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte-order mark: spreadsheets' "CSV UTF-8"
     except (OSError, UnicodeDecodeError) as error:

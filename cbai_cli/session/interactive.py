@@ -16,12 +16,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO
 
-from cbai_cli.errors import CbaiError
+from cbai_cli.errors import CbaiError, OptionError
 from cbai_cli.session.journal import StudyFileError
 from cbai_cli.session.render import features_text, outcome_line
 from cbai_cli.session.session import HandedQuery, Session, Status
 
 QUIT_WORDS = ("q", "quit", "exit")
+#: The longest answer line ``session ask`` reads (a query id, values and spaces fit many times over).
+ANSWER_LINE_LIMIT = 1_000_000
 
 
 def run(study: str | Path, source: IO[str], out: IO[str], pictures: Path | None = None) -> Status:
@@ -70,10 +72,14 @@ def _say(out: IO[str], text: str) -> None:
 
 
 def _read(source: IO[str], out: IO[str], prompt: str) -> str | None:
-    """One line of input after ``prompt``; None at the end of the input."""
+    """One line of input after ``prompt``; None at the end of the input. A line is read up
+    to ``ANSWER_LINE_LIMIT`` characters (input without line breaks, /dev/zero, would fill the
+    memory); a longer one is refused."""
     out.write(prompt)
     out.flush()
-    line = source.readline()
+    line = source.readline(ANSWER_LINE_LIMIT + 1)
+    if len(line) > ANSWER_LINE_LIMIT:
+        raise OptionError(f"an answer line longer than {ANSWER_LINE_LIMIT:,} characters: not an answer")
     return None if line == "" else line.strip()
 
 

@@ -379,3 +379,18 @@ def test_a_study_with_a_write_ahead_log_is_never_read_as_immutable(started, monk
     study.with_name(study.name + "-wal").write_bytes(b"x" * 32)  # a writer's unmerged pages
     monkeypatch.setattr(journal.os, "access", lambda path, mode: False)
     assert journal._immutable(study) == ""
+
+
+def test_an_answers_file_that_is_a_pipe_is_refused_before_it_is_read(started, cli, tmp_path):
+    study, _ = started
+    pipe = tmp_path / "answers.csv"
+    os.mkfifo(pipe)
+    _refused(cli("session", "record", study, "--file", str(pipe)), "not a regular file")
+
+
+def test_an_answer_line_longer_than_any_answer_is_refused(started, cli):
+    from cbai_cli.session.interactive import ANSWER_LINE_LIMIT
+
+    study, _ = started
+    result = cli("session", "ask", study, input="1" * (ANSWER_LINE_LIMIT + 5))
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "an answer line longer than" in result.stderr
