@@ -186,8 +186,8 @@ def show_comparison(records: Sequence[dict], title: str | None, *, as_json: bool
         sys.stdout.write(csv_text(records))
     else:
         out = table_console()
-        if title:
-            out.print(f"[bold]{title}[/bold]")
+        if title:  # from the command line or a study file: no markup, no control characters
+            out.print(f"[bold]{markup_safe(title)}[/bold]")
         for table in group_tables(rows):
             out.print(table)
             out.print()
@@ -195,4 +195,6 @@ def show_comparison(records: Sequence[dict], title: str | None, *, as_json: bool
         from cbai_cli.compare.plot import plot_comparison
 
         sys.stdout.flush()
-        plot_comparison(rows, records, plot, title)
+        from cbai_cli.validation import safe_text
+
+        plot_comparison(rows, records, plot, safe_text(title) if title else title)

@@ -372,3 +372,10 @@ def test_forced_bounds_are_capped(cli, tmp_path, monkeypatch):
     exact = compare_json(cli, *args)["records"][0]["lower_bound"]
     capped = compare_json(cli, *args, "--bounds")["records"][0]["lower_bound"]
     assert 0 < capped < exact * (1 - 1e-3)
+
+
+def test_a_title_is_printed_without_its_markup_or_control_characters(cli, instance_file):
+    result = cli("compare", instance_file, "--algos", "acol", "--seeds", "1", "-j", "1", "-q",
+                 "--title", "\x1b[2J[/bold]X")
+    assert result.exit_code == 0, result.stderr
+    assert "\x1b[2J" not in result.stdout and "\\x1b[2J[/bold]X" in result.stdout
