@@ -142,6 +142,8 @@ def solved_arm(path: str | Path, run: int = 0) -> int | None:
     Returns ``None`` when that run answered "no feasible arm".
     """
     source = "<stdin>" if str(path) == "-" else str(path)
+    if str(path) != "-" and Path(path).exists() and not Path(path).is_file():  # /dev/zero never ends
+        raise InstanceError(f"{source}: not a regular file (a pipe or a device), so not `cbai solve --json` output")
     try:
         text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:

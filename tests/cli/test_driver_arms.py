@@ -257,3 +257,13 @@ def test_solved_json_nested_past_the_parsers_depth_is_refused_in_one_line(cli, t
     deep.write_text("[" * 100_000)
     with pytest.raises(InstanceError, match="not the output of `cbai solve --json`"):
         solved_arm(deep)
+
+
+def test_solved_output_that_is_a_pipe_is_refused_before_it_is_read(tmp_path):
+    from cbai_cli.driver.show import solved_arm
+    from cbai_cli.errors import InstanceError
+
+    pipe = tmp_path / "solved.json"
+    os.mkfifo(pipe)
+    with pytest.raises(InstanceError, match="not a regular file"):
+        solved_arm(pipe)
