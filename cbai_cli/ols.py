@@ -577,7 +577,9 @@ class MixtureIntervals:
         self.fit.track(self.prior.scales, self.margin)
         arms = self.fit.arms.shape[0]
         # (2, K) log(1/(κδ·share)) of each side, or ∞ without the means: their widths then stay ∞
-        self._mean_thresholds = (-np.log(self.mean_share * self.delta * mean_shares(self.rewards, arms))
+        # a sum of logs: the product κ·δ·share underflows to 0 for δ near the smallest double
+        self._mean_thresholds = (-(math.log(self.mean_share) + math.log(self.delta)
+                                   + np.log(mean_shares(self.rewards, arms)))
                                  if self.mean_share > 0 else np.full((2, arms), math.inf))
         self._mean_widths = np.full((2, arms), math.inf)
         self._mean_roots = np.zeros((2, arms))  # each side's last c', where its next root search starts

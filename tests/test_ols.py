@@ -703,3 +703,14 @@ def test_a_side_certified_jointly_moves_to_the_threshold():
     (low, high), (low_alone, high_alone) = joint.bounds(), alone.bounds()
     assert low_alone[0] < 0.0 < low[0] == np.nextafter(0.0, 1.0)
     assert high[0] == high_alone[0]
+
+
+def test_the_smallest_delta_gives_finite_own_mean_thresholds_without_warnings():
+    """κ·δ·share underflows to 0 at δ = 5e-324; the thresholds are a sum of logs instead."""
+    import warnings
+
+    fit = LeastSquaresSpan(ARMS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        intervals = MixtureIntervals(fit, ScalePrior(1.0), 5e-324, 1.0)
+    assert np.all(np.isfinite(intervals._mean_thresholds)) and np.all(intervals._mean_thresholds > 744.0)
