@@ -103,7 +103,7 @@ def record(
     values: Optional[list[str]] = typer.Argument(None, metavar="VALUE...", help="Observations: numbers for Gaussian "
                                                  "noise; 1/0, 1/-1 or yes/no for binary noise."),
     answers: Optional[Path] = typer.Option(None, "--file", metavar="CSV", help="Record many: a CSV file with columns "
-                                           "id,value, one row per observation."),
+                                           "id,value, one row per observation ('-' reads it from stdin)."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Record observations of a query, all in one transaction (nothing is recorded if any is refused)."""
@@ -128,12 +128,27 @@ def read_answers(path: Path) -> list[tuple[str, str]]:
     """The ``(id, value)`` rows of an answers CSV file (header ``id,value``)."""
     from cbai_cli.errors import OptionError
 
+    if str(path) == "-":
+        from cbai_cli.fileio import YAML_CHARACTER_LIMIT
+
+        text = sys.stdin.read(YAML_CHARACTER_LIMIT + 1).removeprefix("\ufeff")  # an endless stdin stops here
+        if len(text) > YAML_CHARACTER_LIMIT:
+            raise OptionError(f"--file -: more than {YAML_CHARACTER_LIMIT:,} characters on stdin, more than any "
+                              "answers file cbai reads")
+        return _answer_rows(text, path)
     if path.exists() and not path.is_file():  # a pipe or a device (/dev/zero) may never end
         raise OptionError(f"--file {path}: not a regular file (a pipe or a device), so not an answers file")
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte-order mark: spreadsheets' "CSV UTF-8"
     except (OSError, UnicodeDecodeError) as error:
         raise OptionError(f"--file {path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    return _answer_rows(text, path)
+
+
+def _answer_rows(text: str, path: Path) -> list[tuple[str, str]]:
+    """The ``(id, value)`` rows of an answers CSV text read from ``path`` (named in messages)."""
+    from cbai_cli.errors import OptionError
+
     reader = csv.reader(io.StringIO(text))
     try:
         header = [cell.strip().lower() for cell in next(reader, [])]

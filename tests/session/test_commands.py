@@ -394,3 +394,10 @@ def test_an_answer_line_longer_than_any_answer_is_refused(started, cli):
     study, _ = started
     result = cli("session", "ask", study, input="1" * (ANSWER_LINE_LIMIT + 5))
     assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "an answer line longer than" in result.stderr
+
+
+def test_answers_are_read_from_stdin_with_file_dash(started, cli):
+    study, query = started
+    result = cli("session", "record", study, "--file", "-", input=f"id,value\n{query['id']},0.3\n")
+    assert result.exit_code == 0, result.stderr
+    assert "recorded 1 observation(s)" in result.stdout
