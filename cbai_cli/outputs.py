@@ -43,6 +43,14 @@ def typed_path(path: str | Path, what: str = "") -> Path:
     return Path(path)
 
 
+def is_device_or_pipe(path: str | Path) -> bool:
+    """Whether ``path`` names something that is neither a regular file nor a folder (a pipe,
+    a device, a socket): reading it may never end (/dev/zero), and renaming a file over it
+    would replace it (as root, /dev/null)."""
+    path = Path(path)
+    return path.exists() and not path.is_file() and not path.is_dir()
+
+
 def file_identity(path: str | Path) -> tuple[int, int] | None:
     """(device, inode) of the file ``path`` names now, what stays the same while the path
     names that file; None when it names nothing that can be looked at."""
@@ -66,7 +74,7 @@ def check_writable(path: str | Path, what: str = "") -> Path:
     path = typed_path(path, what)
     if path.is_dir():
         raise OptionError(f"{named(path, what)}: is a folder")
-    if path.exists() and not path.is_file():  # the rename would replace a device or pipe (as root, /dev/null)
+    if is_device_or_pipe(path):
         raise OptionError(f"{named(path, what)}: is not a regular file (a device or a pipe); "
                           "cbai writes whole files and renames them into place")
     folder = Path(os.path.realpath(path)).parent if path.is_symlink() else path.parent  # written through

@@ -142,7 +142,9 @@ def solved_arm(path: str | Path, run: int = 0) -> int | None:
     Returns ``None`` when that run answered "no feasible arm".
     """
     source = "<stdin>" if str(path) == "-" else str(path)
-    if str(path) != "-" and Path(path).exists() and not Path(path).is_file():  # /dev/zero never ends
+    from cbai_cli.outputs import is_device_or_pipe
+
+    if str(path) != "-" and is_device_or_pipe(path):
         raise InstanceError(f"{source}: not a regular file (a pipe or a device), so not `cbai solve --json` output")
     try:
         text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")

@@ -136,7 +136,9 @@ def read_answers(path: Path) -> list[tuple[str, str]]:
             raise OptionError(f"--file -: more than {YAML_CHARACTER_LIMIT:,} characters on stdin, more than any "
                               "answers file cbai reads")
         return _answer_rows(text, path)
-    if path.exists() and not path.is_file():  # a pipe or a device (/dev/zero) may never end
+    from cbai_cli.outputs import is_device_or_pipe
+
+    if is_device_or_pipe(path):
         raise OptionError(f"--file {path}: not a regular file (a pipe or a device), so not an answers file")
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte-order mark: spreadsheets' "CSV UTF-8"
