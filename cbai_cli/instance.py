@@ -49,7 +49,9 @@ _FIELDS = (
 )
 # How the arms field is described when it is not an array of rows.
 ARMS_SHAPE = "a K×d array of numbers (a list of equal-length rows)"
-# Values within this distance of the threshold count as "on the boundary" (g(x) = 0).
+# An arm counts as "on the boundary" (g(x) = 0) when |g(x)| is within this fraction of the
+# magnitudes that make it, |x|ᵀ|φ| + |τ|: relative, so that the instance's units (arms and
+# threshold scaled together) do not decide it; about 4,500 ulps of round-off.
 BOUNDARY_TOLERANCE = 1e-12
 
 
@@ -286,8 +288,10 @@ class Instance:
 
     @cached_property
     def boundary_arms(self) -> np.ndarray:
-        """Indices of arms with g(x) = 0: no finite number of queries decides them."""
-        return np.flatnonzero(np.abs(self.gaps) <= BOUNDARY_TOLERANCE)
+        """Indices of arms with g(x) = 0 up to round-off (|g(x)| ≤ BOUNDARY_TOLERANCE·(|x|ᵀ|φ| +
+        |τ|)): no finite number of queries decides them."""
+        magnitudes = np.abs(self.arms) @ np.abs(self.require_truth()) + abs(self.threshold)
+        return np.flatnonzero(np.abs(self.gaps) <= BOUNDARY_TOLERANCE * magnitudes)
 
     def to_mapping(self) -> dict[str, Any]:
         """The file's fields, in order, as plain Python values."""

@@ -90,6 +90,37 @@ def test_an_arm_within_the_boundary_tolerance_counts_as_on_the_boundary():
     assert undecidable_arms(instance) == [1] and math.isinf(compute_bounds(instance).h_clb.value)
 
 
+def scaled(instance: Instance, scale: float) -> Instance:
+    """``instance`` in other units: arms, threshold and noise times ``scale`` (φ and θ kept)."""
+    return Instance(name=instance.name, arms=instance.arms * scale, reward=instance.reward,
+                    constraint=instance.constraint, threshold=instance.threshold * scale,
+                    noise=GaussianNoise(instance.noise.sigma * scale))
+
+
+@pytest.mark.parametrize("scale", [1e-30, 1e-7, 1e7, 1e30])
+def test_the_boundary_does_not_depend_on_the_units(scale):
+    # arm 1 on the boundary, arm 2 at 1e-13 off it (round-off), arm 3 a real gap, in any units
+    instance = scaled(boundary_1d((0.1, 0.25, 0.25 + 1e-13, 0.5)), scale)
+    assert instance.boundary_arms.tolist() == [1, 2]
+
+
+def test_an_instance_in_tiny_units_is_decidable():
+    # gaps of 5e-32: below the old absolute tolerance 1e-12, far from round-off
+    instance = scaled(boundary_1d((0.1, 0.2, 0.5)), 1e-30)
+    assert undecidable_arms(instance) == [] and math.isfinite(compute_bounds(instance).h_clb.value)
+
+
+def test_solve_runs_an_instance_in_tiny_units_as_in_unit_ones(tmp_path):
+    queries = []
+    for scale in (1.0, 1e-30):
+        path = tmp_path / f"tiny{scale:g}.yaml"
+        save(scaled(boundary_1d((0.1, 0.2, 0.5)), scale), path)
+        result = invoke("solve", path, "--seed", 3, "--json")
+        assert result.exit_code == 0, result.stderr
+        queries.append(json.loads(result.stdout)["runs"][0]["iterations"])
+    assert queries[0] == queries[1]
+
+
 def test_bound_names_the_undecidable_arm_in_its_notes():
     notes = compute_bounds(boundary_1d()).notes
     assert any(note.startswith("arm 1 lies exactly on the constraint boundary: no algorithm can decide it")

@@ -189,7 +189,7 @@ class CbaiKind(InstanceKind):
             subgaussian=subgaussian if subgaussian is not None else problem.noise.subgaussian,
             ridge=request.get("ridge"),
             norm_bound=request.get("norm_bound") or problem.constraint_norm_bound or 1.0,
-            arm_bound=max(float(np.linalg.norm(problem.arms, axis=1).max()), 1e-12),
+            arm_bound=_largest_norm(problem.arms),
             beta=request.get("beta"),
         )
         config = AlgorithmConfig(regime=regime, confidence=settings, rounding_epsilon=request.get("rounding_epsilon"))
@@ -252,6 +252,14 @@ class CbaiKind(InstanceKind):
         return SolveOutcome(prepared.instance, prepared, results, bounds, trace_rows, skipped)
 
 
+
+
+def _largest_norm(arms: np.ndarray) -> float:
+    """L = max ‖x‖ over the rows of ``arms``: (K, d); 1 when every arm is zero (nothing is then
+    decidable, and L only sets units). No floor otherwise: L sets the units of the ``ols``
+    prior and the radius pre-check, so arms of any scale keep their own."""
+    largest = float(np.linalg.norm(arms, axis=1).max())
+    return largest if largest > 0 else 1.0
 
 
 def _refuse_unreachable(regime: str, settings, instance) -> None:
