@@ -11,8 +11,9 @@
   with a busy timeout, so several processes (shards, or a second terminal) can write
   the same store; ``INSERT OR IGNORE`` on the run key makes a duplicate harmless. A
   store is marked with SQLite's ``application_id`` and its schema version in
-  ``user_version``; a database of another program, a cbai store of an unknown schema
-  or a file that is not SQLite at all is refused, never given a new table.
+  ``user_version``; a database of another program, a cbai session study, a cbai store
+  of an unknown schema or a file that is not SQLite at all is refused, never given a new
+  table.
 
 Neither locking scheme holds across machines on a network file system (SQLite's WAL
 needs shared memory; NFS appends are not atomic): there, give every shard its own
@@ -40,7 +41,7 @@ from typing import Protocol
 from cbai_cli.compare.records import record_problem
 from cbai_cli.databases import resource_failure
 from cbai_cli.errors import OptionError
-from cbai_cli.outputs import check_writable, file_identity, reason
+from cbai_cli.outputs import check_writable, file_identity, is_device_or_pipe, reason
 
 JSONL_SUFFIXES = (".jsonl",)
 SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
@@ -353,6 +354,11 @@ def check_sqlite_store(connection: sqlite3.Connection, path: Path, option: str) 
     tables = [row[0] for row in connection.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")]
     if application_id not in (0, SQLITE_APPLICATION_ID):
+        from cbai_cli.session.journal import APPLICATION_ID as STUDY_APPLICATION_ID
+
+        if application_id == STUDY_APPLICATION_ID:
+            raise OptionError(f"{option} {path}: a cbai session study (made by `cbai session start`), not a compare "
+                              "store; see it with `cbai session status`")
         raise OptionError(f"{option} {path}: not a cbai store: another program's SQLite database "
                           f"(application id {application_id:#x})")
     if application_id == SQLITE_APPLICATION_ID and version != SQLITE_SCHEMA_VERSION:
@@ -407,6 +413,8 @@ def read_store(path: str | Path) -> StoreContents:
     kind = kind_of(path, "--from")
     if path.is_dir():
         raise OptionError(f"--from {path}: is a folder")
+    if is_device_or_pipe(path):  # reading a pipe may never end
+        raise OptionError(f"--from {path}: not a regular file (a pipe or a device), so not a store")
     if not path.is_file():
         raise OptionError(f"--from {path}: no such file")
     if kind == "jsonl":

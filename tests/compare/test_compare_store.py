@@ -223,6 +223,15 @@ def test_missing_store_cannot_be_shown(tmp_path):
         read_store(tmp_path / "none.sqlite")
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need POSIX")
+def test_named_pipe_cannot_be_shown_and_is_called_not_a_regular_file(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    os.mkfifo(path)
+    with pytest.raises(OptionError, match=r"^--from \S+runs\.jsonl: not a regular file \(a pipe or a device\), "
+                                          r"so not a store$"):
+        read_store(path)
+
+
 # One writer at a time on a JSON Lines store
 
 
@@ -370,6 +379,19 @@ def test_database_marked_by_another_program_is_refused(tmp_path):
     with pytest.raises(OptionError, match=r"not a cbai store: another program's SQLite database "
                                           r"\(application id 0x1234\)$"):
         open_store(path)
+
+
+@pytest.mark.parametrize("option", ["--out", "--from"])
+def test_session_study_is_called_a_session_study_not_another_programs_database(tmp_path, option):
+    from cbai_cli.session.journal import create
+
+    path = tmp_path / "study.db"
+    create(path, {"algorithm": "acol"})
+    before = path.read_bytes()
+    with pytest.raises(OptionError, match=rf"^{option} \S+study\.db: a cbai session study \(made by `cbai session "
+                                          r"start`\), not a compare store; see it with `cbai session status`$"):
+        (open_store if option == "--out" else read_store)(path)
+    assert path.read_bytes() == before
 
 
 def test_runs_table_of_another_layout_is_refused(tmp_path):
