@@ -4,7 +4,9 @@ Gaussian noise (Lindner et al. 2022, §2): an observation is any finite number, 
 noisy value of φᵀx. Binary noise (Appendix C): an observation is y ∈ {−1, +1} with
 P(y = +1) = (φᵀx + 1)/2, so +1 is the answer that counts against feasibility (the
 constraint value is high) and −1 the answer that counts for it. People may type
-``1``/``0``, ``1``/``-1`` or ``yes``/``no`` (``y``/``n``) for +1/−1.
+``1``/``0``, ``1``/``-1`` or ``yes``/``no`` (``y``/``n``) for +1/−1. Numbers are read
+as written, without Python's digit-group underscores (``1_0`` is refused, not read as 10),
+as the binary words and the query ids are read exactly.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ def observation(noise_kind: str, text: str | float) -> float:
         if value is None:
             raise OptionError(f"{safe_text(raw)!r} is not a binary observation (give 1 or 0, 1 or -1, yes or no)")
         return value
+    if "_" in raw:  # float() reads '1_0' as 10, where a person may have meant 1.0
+        raise OptionError(f"{safe_text(raw)!r} is not a number (Gaussian noise takes numbers written without '_' "
+                          "between digits)")
     try:
         value = float(raw.replace("−", "-"))
     except ValueError:

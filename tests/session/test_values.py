@@ -23,3 +23,11 @@ def test_gaussian_observations_are_finite_numbers(text, value):
 def test_gaussian_noise_refuses_what_is_not_a_finite_number(text):
     with pytest.raises(OptionError):
         observation("gaussian", text)
+
+
+@pytest.mark.parametrize("text", ["1_0", "1_000.5", "-2_5e1_0"])
+def test_gaussian_noise_refuses_underscores_between_digits(text):
+    """Python's float() reads '1_0' as 10; a person who typed it may have meant 1.0."""
+    with pytest.raises(OptionError, match=r"is not a number \(Gaussian noise takes numbers written without '_' "
+                                          r"between digits\)$"):
+        observation("gaussian", text)
