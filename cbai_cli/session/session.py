@@ -20,6 +20,7 @@ once follow :mod:`cbai_cli.session.pending`.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections import Counter
@@ -195,6 +196,21 @@ class _State:
             return []
         return [(int(arm), int(count)) for arm, count in zip(query.arms, query.counts)]
 
+    def settle(self) -> None:
+        """Find out now what :meth:`issue` would find at the next ask: with nothing pending,
+        the budget is spent when the algorithm's next query no longer fits in it. Without
+        this, ``record`` of the budget's last observation and ``status`` called the study
+        running until someone asked for a query. The algorithm is asked through a copy, so
+        its random stream is not advanced and the queries handed out later are the same."""
+        if self.done or self.budget is None or self.pending:
+            return
+        try:
+            query = copy.deepcopy(self.learner).ask()
+        except QueryLimitError:
+            self.budget_spent = True
+            return
+        self.budget_spent = query is not None and self.handed + query.total > self.budget
+
     def add(self, rows: Iterable[tuple[int, int, int]]) -> None:
         """Queries ``(id, arm, count)`` handed out together, as one batch."""
         batch = self.slots[-1].batch + 1 if self.slots else 1
@@ -334,6 +350,7 @@ class Session:
             state.add((row.id, row.arm, row.count) for row in rows)
         for row in observations[told:]:
             self._replay_observation(state, row)
+        state.settle()
         return state
 
     def _replay_observation(self, state: _State, row: ObservationRow) -> None:
@@ -434,6 +451,7 @@ class Session:
                 value = observation(noise, text)
                 parsed.append((query_id, value))
                 self._state.record(query_id, value)
+            self._state.settle()
             self.journal.append_observations(parsed, expected)
             return self.status()
 

@@ -401,3 +401,26 @@ def test_answers_are_read_from_stdin_with_file_dash(started, cli):
     result = cli("session", "record", study, "--file", "-", input=f"id,value\n{query['id']},0.3\n")
     assert result.exit_code == 0, result.stderr
     assert "recorded 1 observation(s)" in result.stdout
+
+
+def _spend_the_budget(study, cli) -> str:
+    """Answer every query of a study of --budget 2 (two single pulls); the last record's output."""
+    for _ in range(2):
+        query = json.loads(cli("session", "next", study, "--json").stdout)["queries"][0]
+        result = cli("session", "record", study, query["id"], "0.5")
+        assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def test_record_of_the_last_observation_the_budget_allows_says_the_budget_is_spent(tmp_path, instance_file, cli):
+    study = _study(tmp_path, instance_file, cli, "--algo", "uniform", "--budget", "2")
+    # two answers 0.5 for arm 0 make it certainly feasible: the best feasible arm known (reward 0)
+    assert _spend_the_budget(study, cli) == "recorded 1 observation(s); done (budget spent): recommended 0 " \
+                                            "(no guarantee)\n"
+
+
+def test_status_of_a_study_whose_budget_is_spent_says_it_ended_at_its_budget(tmp_path, instance_file, cli):
+    study = _study(tmp_path, instance_file, cli, "--algo", "uniform", "--budget", "2")
+    _spend_the_budget(study, cli)
+    status = json.loads(cli("session", "status", study, "--json").stdout)
+    assert (status["done"], status["stopped"], status["pending"]) == (True, "budget", 0)
