@@ -74,6 +74,13 @@ class PlannedComparison:
         if self.stored:
             messages.append(f"{len(self.stored)} of {len(self.plan.runs)} runs already stored in {self.settings.out}; "
                             f"running the other {len(self.pending)}")
+        shard = parse_shard(self.settings.shard)
+        if shard is not None and not self.plan.runs:  # a job array larger than the grid: legitimate, said
+            index, count = shard
+            cells = len(self.grid.groups) * len(self.grid.seeds)
+            why = (f"the grid has {cells} cell{'s' if cells != 1 else ''} (instance group × seed) for {count} shards"
+                   if index > cells else "no algorithm given runs on the instances of its cells")
+            messages.append(f"shard {index}/{count} holds no runs: {why}; nothing to run")
         return messages
 
 

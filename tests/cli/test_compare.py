@@ -379,3 +379,18 @@ def test_a_title_is_printed_without_its_markup_or_control_characters(cli, instan
                  "--title", "\x1b[2J[/bold]X")
     assert result.exit_code == 0, result.stderr
     assert "\x1b[2J" not in result.stdout and "\\x1b[2J[/bold]X" in result.stdout
+
+
+EMPTY_SHARD = ("regret-1d", "--algos", "uniform", "--seeds", "1", "--jobs", "1", "--no-bounds", "--shard", "2/3")
+
+
+def test_a_shard_without_runs_says_so_in_one_line(cli):
+    """One instance × one seed is one cell: shards 2/3 and 3/3 (a job array larger than the grid) hold none."""
+    result = cli("compare", *EMPTY_SHARD)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ("cbai compare: shard 2/3 holds no runs: the grid has 1 cell (instance group × seed) "
+                             "for 3 shards; nothing to run\n")
+
+
+def test_a_shard_without_runs_prints_a_valid_empty_json_document(cli):
+    assert compare_json(cli, *EMPTY_SHARD) == {"records": [], "summary": []}
