@@ -152,7 +152,7 @@ def compare(
         "g-acol:tuned:beta=0.25, maxrew-f:tuned:beta=0.25,budget=100000, safe-lucb:exploration=0, "
         "safe-lingape:updates=dynamic,rule=ratio. Options are solve's flags without dashes (lambda, S, epsilon, T, "
         "confidence-set, …); safe algorithms take no regime. Options given as flags apply to every spec that "
-        "reads them.")),
+        "reads them; a value written in a spec wins, and is named on stderr when it differs.")),
     seeds: Optional[int] = typer.Option(None, "--seeds", metavar="N", help="Seeds per instance group (default 10).", show_default=False),
     first_seed: Optional[int] = typer.Option(None, "--first-seed", metavar="S", help="First seed (default 0): seeds S, S+1, …", show_default=False),
     config: Optional[Path] = typer.Option(None, "--config", metavar="STUDY.yaml", help="Study file (YAML) with sources, algorithms, seeds and options; command-line values win.", show_default=False),

@@ -9,8 +9,10 @@ Options given once for all algorithms (``--beta 0.25`` on the command line, ``op
 in a study file) apply where the run reads them (β to the tuned regime, λ to adaptive
 algorithms, ε to round-based ones, S to theory and det, ``budget`` to every algorithm
 that has one), so ``--beta 0.25`` can sit beside ``acol``; an option written in a spec
-always applies, and one the algorithm cannot use is reported by
-:func:`cbai_cli.simulate.prepare` with ``cbai solve``'s message.
+always applies (the more specific value wins; a different value given for all algorithms
+is named in one line, :meth:`AlgorithmChoice.override_notice`, never dropped silently), and
+one the algorithm cannot use is reported by :func:`cbai_cli.simulate.prepare` with
+``cbai solve``'s message.
 """
 
 from __future__ import annotations
@@ -31,6 +33,20 @@ class AlgorithmChoice:
     label: str
     request: RunRequest
     kinds: tuple[str, ...]
+    #: (library name, the spec's value, the value given for all algorithms) of every option
+    #: the spec sets to another value than the shared one: the spec's applies.
+    overrides: tuple[tuple[str, Any, Any], ...] = ()
+
+    def override_notice(self, shared_source) -> str | None:
+        """One line naming the shared values this spec overrides, None when it overrides
+        none; ``shared_source(option, value)`` says where a shared value was given
+        (``--beta 0.25``)."""
+        if not self.overrides:
+            return None
+        own = " and ".join(f"{_spec_name(option)}={value_text(value)}" for option, value, _ in self.overrides)
+        shared = " and ".join(shared_source(option, value) for option, _, value in self.overrides)
+        return (f"algorithm spec {self.label!r} runs with its own {own}, not {shared} (a value written in a spec "
+                "wins over one given for all algorithms)")
 
 
 def split_algorithm_specs(texts: Iterable[str]) -> list[str]:
@@ -123,7 +139,14 @@ def parse_algorithm(text: str, shared: Mapping[str, Any]) -> AlgorithmChoice:
     applying = {option: value for option, value in shared.items()
                 if value is not None and option in entry.accepts(effective)}
     request = RunRequest.of(name, regime, **{**applying, **written})
-    return AlgorithmChoice(label=":".join(parts), request=request, kinds=entry.kinds)
+    overrides = tuple((option, value, shared[option]) for option, value in written.items()
+                      if shared.get(option) is not None and shared[option] != value)
+    return AlgorithmChoice(label=":".join(parts), request=request, kinds=entry.kinds, overrides=overrides)
+
+
+def value_text(value: Any) -> str:
+    """An option's value as a person would write it (0.25, 1e-05, 1000)."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _spec_name(option: str) -> str:

@@ -66,7 +66,8 @@ class PlannedComparison:
 
     def messages(self) -> list[str]:
         """What to tell the user before the runs start: idle groups, runs already stored."""
-        messages = []
+        messages = [notice for choice in self.grid.algorithms
+                    if (notice := choice.override_notice(self._shared_source)) is not None]
         idle = self.grid.idle_groups()
         if idle:
             messages.append(f"no algorithm given runs on {', '.join(sorted({group.kind for group in idle}))} "
@@ -82,6 +83,15 @@ class PlannedComparison:
                    if index > cells else "no algorithm given runs on the instances of its cells")
             messages.append(f"shard {index}/{count} holds no runs: {why}; nothing to run")
         return messages
+
+    def _shared_source(self, option: str, value: Any) -> str:
+        """Where a value given for all algorithms came from: its flag, or the study file."""
+        from cbai_cli.compare.specs import value_text
+        from cbai_cli.options import OPTIONS
+
+        if self.settings.options.get(option) is not None:  # the command line wins over the study file
+            return f"{OPTIONS[option].flag} {value_text(value)}"
+        return f"{OPTIONS[option].spec_name}: {value_text(value)} of the options of {self.settings.config}"
 
 
 @dataclass(frozen=True)

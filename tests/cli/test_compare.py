@@ -394,3 +394,33 @@ def test_a_shard_without_runs_says_so_in_one_line(cli):
 
 def test_a_shard_without_runs_prints_a_valid_empty_json_document(cli):
     assert compare_json(cli, *EMPTY_SHARD) == {"records": [], "summary": []}
+
+
+def _beta_of_the_run(result) -> float:
+    assert result.exit_code == 0, result.stderr
+    [record] = json.loads(result.stdout)["records"]
+    return record["beta"]
+
+
+def test_a_flag_that_a_spec_sets_otherwise_is_named_as_overridden_by_the_spec(cli):
+    result = cli("compare", "regret-1d", "--algos", "g-acol:tuned:beta=0.5", "--beta", "0.25", "--seeds", "1",
+                 "--jobs", "1", "--no-bounds", "--json")
+    assert _beta_of_the_run(result) == 0.5  # the documented rule: a value written in a spec always applies
+    assert result.stderr == ("cbai compare: algorithm spec 'g-acol:tuned:beta=0.5' runs with its own beta=0.5, "
+                             "not --beta 0.25 (a value written in a spec wins over one given for all algorithms)\n")
+
+
+def test_a_study_option_that_a_spec_sets_otherwise_is_named_as_overridden_by_the_spec(cli, tmp_path):
+    study = tmp_path / "study.yaml"
+    study.write_text("sources: [regret-1d]\nalgorithms: ['g-acol:tuned:beta=0.5']\nseeds: 1\noptions: {beta: 0.25}\n")
+    result = cli("compare", "--config", study, "--jobs", "1", "--no-bounds", "--json")
+    assert _beta_of_the_run(result) == 0.5
+    assert result.stderr == (f"cbai compare: algorithm spec 'g-acol:tuned:beta=0.5' runs with its own beta=0.5, "
+                             f"not beta: 0.25 of the options of {study} (a value written in a spec wins over one "
+                             "given for all algorithms)\n")
+
+
+def test_a_flag_equal_to_the_value_a_spec_sets_is_not_reported(cli):
+    result = cli("compare", "regret-1d", "--algos", "g-acol:tuned:beta=0.5", "--beta", "0.5", "--seeds", "1",
+                 "--jobs", "1", "--no-bounds", "--json")
+    assert _beta_of_the_run(result) == 0.5 and result.stderr == ""
