@@ -205,6 +205,9 @@ def coerce(parameter: Parameter, value: Any, family: str) -> Any:
 def _check_range(family: str, name: str, value: Any) -> None:
     if name == "d" and family == "soare-safe" and value < 2:
         raise OptionError(f"{family}: d must be ≥ 2 (arms e_1..e_d and (cos ω, sin ω, 0, …)), got {value}")
+    if name == "d" and family == "unit-sphere" and value < 2:
+        raise OptionError(f"{family}: d must be ≥ 2 (the unit sphere of R¹ is the two points ±1, so its arms would "
+                          f"repeat), got {value}")
     if name == "T" and value < 1:
         raise OptionError(f"{family}: T must be ≥ 1, got {value}")
     if name == "omega" and not 0 < value < math.pi / 2:

@@ -67,6 +67,12 @@ def test_bad_parameter_values(params):
         family("irrelevant-dims").generate(**params)
 
 
+def test_unit_sphere_refuses_one_dimension_where_its_only_points_are_plus_and_minus_one():
+    with pytest.raises(OptionError, match=r"^unit-sphere: d must be ≥ 2 \(the unit sphere of R¹ is the two points ±1, "
+                                          r"so its arms would repeat\), got 1$"):
+        family("unit-sphere").generate(d=1, n=5)
+
+
 def test_binary_noise_is_refused_where_constraint_values_leave_minus_one_one():
     with pytest.raises(InstanceError, match="binary feedback"):
         family("irrelevant-dims").generate(make_noise("binary", None, 0.05))

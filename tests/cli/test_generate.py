@@ -56,6 +56,13 @@ def test_binary_noise_outside_range_is_rejected(cli):
     assert result.exit_code == 2 and "[−1, 1]" in result.stderr
 
 
+def test_unit_sphere_in_one_dimension_is_refused_in_one_line(cli):
+    result = cli("generate", "unit-sphere", "--d", "1", "--n", "5")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == ("cbai: error: unit-sphere: d must be ≥ 2 (the unit sphere of R¹ is the two points ±1, so "
+                             "its arms would repeat), got 1\n")
+
+
 def test_generate_through_a_subprocess(cbai_process, tmp_path):
     path = tmp_path / "r.yaml"
     process = cbai_process("generate", "random", "--d", "3", "--n", "6", "-o", path)
