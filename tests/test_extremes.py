@@ -121,6 +121,31 @@ def test_solve_runs_an_instance_in_tiny_units_as_in_unit_ones(tmp_path):
     assert queries[0] == queries[1]
 
 
+@pytest.mark.parametrize("scale", [1e-31, 1e31])
+def test_solve_refuses_arms_beyond_the_scales_adaptive_runs_keep(tmp_path, scale):
+    path = tmp_path / "far.yaml"
+    save(scaled(boundary_1d((0.1, 0.2, 1.0)), scale), path)
+    one_line_error(invoke("solve", path, "--lambda", 0.1 * scale**2), "outside the 1e-30 … 1e+30")
+
+
+def test_solve_refuses_a_ridge_far_below_the_arms_squared_norm(tmp_path):
+    path = tmp_path / "large.yaml"
+    save(scaled(boundary_1d((0.1, 0.2, 0.5)), 2.0**33), path)
+    one_line_error(invoke("solve", path), "give --lambda in the arms' units")
+
+
+def test_a_ridge_in_the_arms_units_runs_large_arms_as_unit_ones(tmp_path):
+    # a power of two scales every number of the run exactly, so the runs are the same
+    queries = []
+    for scale in (1.0, 2.0**33):
+        path = tmp_path / f"large{scale:g}.yaml"
+        save(scaled(boundary_1d((0.1, 0.2, 0.5)), scale), path)
+        result = invoke("solve", path, "--lambda", 0.1 * scale**2, "--seed", 5, "--json")
+        assert result.exit_code == 0, result.stderr
+        queries.append(json.loads(result.stdout)["runs"][0]["iterations"])
+    assert queries[0] == queries[1]
+
+
 def test_bound_names_the_undecidable_arm_in_its_notes():
     notes = compute_bounds(boundary_1d()).notes
     assert any(note.startswith("arm 1 lies exactly on the constraint boundary: no algorithm can decide it")
@@ -483,13 +508,13 @@ def test_errors_raised_here_are_user_errors():
 
 
 
-def test_arms_too_large_for_the_ridge_end_with_one_line(tmp_path):
+def test_arms_too_large_for_the_fits_are_refused_even_with_a_budget(tmp_path):
     arms = np.random.default_rng(0).standard_normal((20, 5)) * 1e90
     instance = Instance(name="huge", arms=arms, reward=np.ones(5), constraint=np.ones(5) * 1e-90, threshold=0.0,
                         noise=GaussianNoise(0.05))
     path = tmp_path / "huge.npz"
     save(instance, path)
-    one_line_error(invoke("solve", path, "--budget", "2000"), "the design matrix is not numerically positive definite")
+    one_line_error(invoke("solve", path, "--budget", "2000"), "outside the 1e-30 … 1e+30")
 
 
 # ------------------------------------------------------------ numbers whose squares overflow, scales 10²⁰ apart

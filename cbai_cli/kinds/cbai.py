@@ -193,6 +193,7 @@ class CbaiKind(InstanceKind):
             beta=request.get("beta"),
         )
         config = AlgorithmConfig(regime=regime, confidence=settings, rounding_epsilon=request.get("rounding_epsilon"))
+        _refuse_unrepresentable(regime, settings)
         if request.given().get("budget") is None and instance.has_truth:
             _refuse_unreachable(regime, settings, instance)
         notes = list(regime_notes(regime, problem.dim))
@@ -260,6 +261,41 @@ def _largest_norm(arms: np.ndarray) -> float:
     prior and the radius pre-check, so arms of any scale keep their own."""
     largest = float(np.linalg.norm(arms, axis=1).max())
     return largest if largest > 0 else 1.0
+
+
+#: The range of L = max ‖x‖ that adaptive runs accept. The ``ols`` fit multiplies 2R²β by
+#: slopes in units of L² and by ‖V⁺x‖² in units of 1/(nL)², so beyond about 10^±70 its
+#: products overflow or vanish and a run never stops; 10^±30 leaves a margin of 10^40.
+ARM_SCALE_RANGE = (1e-30, 1e30)
+#: Largest L²/λ for which the adaptive design A = λI + Σxxᵀ is kept: its rank-one updates
+#: lose about L²/λ ulps in the directions the pulls have not yet reached (where A⁻¹ is
+#: 1/λ), so at 10¹² they keep six digits; beyond about 10¹⁵ the sampling rules read noise
+#: (a 1-D instance in units 10⁸ times larger took up to twice the queries).
+RIDGE_RATIO_LIMIT = 1e12
+
+
+def _refuse_unrepresentable(regime: str, settings) -> None:
+    """One line when an adaptive run's numbers would not fit in double precision: the arms'
+    largest norm L outside :data:`ARM_SCALE_RANGE` (all-zero arms aside), or L² more than
+    :data:`RIDGE_RATIO_LIMIT` times the design's ridge λ, whose inverse A⁻¹ the sampling
+    rules read (arms in large units need a ridge in the same units)."""
+    from cbai_cli.confidence import REGIMES
+    from cbai_cli.errors import OptionError
+
+    if not REGIMES[regime].adaptive:
+        return
+    low, high = ARM_SCALE_RANGE
+    largest = settings.arm_bound
+    if not low <= largest <= high:
+        raise OptionError(f"the arms' largest norm is {largest:.3g}, outside the {low:g} … {high:g} that adaptive runs "
+                          "keep in double precision: divide the arms by a common factor (and multiply φ by it, which "
+                          "keeps every mean and so every answer)")
+    squared = largest**2
+    if squared > RIDGE_RATIO_LIMIT * settings.ridge:
+        raise OptionError(f"the arms' largest squared norm L² = {squared:.3g} is {squared / settings.ridge:.3g} times "
+                          f"the design's ridge --lambda {settings.ridge:g}, more than {RIDGE_RATIO_LIMIT:.0e}: A⁻¹ "
+                          f"cannot be kept in double precision; give --lambda in the arms' units, e.g. "
+                          f"--lambda {0.1 * squared:.3g} (0.1·L²), or rescale the arms")
 
 
 def _refuse_unreachable(regime: str, settings, instance) -> None:
