@@ -120,12 +120,11 @@ def solve(
 ) -> None:
     """Run an algorithm on an instance's simulated feedback and score it."""
     from cbai_cli.simulate import RunRequest
-    from cbai_cli.solving import solve_file, write_trace
+    from cbai_cli.solving import solving
 
-    outcome = solve_file(path, RunRequest.of(algo, regime, **options), seed, runs, trace, bound)
-    _show(outcome, as_json)
-    if trace is not None:
-        write_trace(Path(trace), outcome.trace_rows)
+    # the trace is written while the run goes, and renamed into place once the result is shown
+    with solving(path, RunRequest.of(algo, regime, **options), seed, runs, trace, bound) as outcome:
+        _show(outcome, as_json)
     if outcome.hit_budget:
         raise typer.Exit(1)
 

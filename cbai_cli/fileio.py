@@ -12,14 +12,15 @@ a key is an error (PyYAML would keep the last value), and NPZ files are read wit
 pickles. Strings from a file are escaped (:func:`~cbai_cli.validation.safe_text`) in the
 messages.
 
-Writing is atomic (:func:`write_atomic`): a temporary ``.NAME.PID-HOST.XXXXXXXX.tmp`` next
-to the target, renamed over it when complete. Ctrl-C or SIGTERM during the write removes
+Writing is atomic (:func:`write_atomic`, or :func:`atomic_file` for a file written in pieces):
+a temporary ``.NAME.PID-HOST.XXXXXXXX.tmp`` next to the target, renamed over it when complete. Ctrl-C or SIGTERM during the write removes
 the temporary; one left behind by a killed process (SIGKILL, power loss) is removed the
 next time the same target is written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -578,6 +579,76 @@ def write_atomic(path: str | Path, write) -> None:
             (permissions, a full disk, a read-only file system).
     """
     shown = safe_text(Path(path))
+    try:
+        with atomic_file(path) as target:
+            write(target.stream)
+            target.commit()
+    except OSError as error:
+        raise InstanceError(f"{shown}: cannot write: {_reason(error)}") from None
+
+
+class AtomicFile:
+    """The temporary file of one atomic write, open for writing (:func:`atomic_file`).
+
+    Attributes:
+        path: the target (the file a symbolic link names, when the target is one).
+        stream: the temporary file, open in binary mode; None once committed or discarded.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.stream: Any = None
+        self._temporary: str | None = None
+
+    def open(self) -> None:
+        directory = self.path.parent if str(self.path.parent) else Path(".")
+        handle, self._temporary = tempfile.mkstemp(prefix=temporary_prefix(self.path), suffix=".tmp", dir=directory)
+        self.stream = os.fdopen(handle, "wb")
+
+    def commit(self) -> None:
+        """Flush and sync the temporary file and rename it over the target.
+
+        Raises:
+            OSError: the file could not be completed or renamed (it is then removed).
+        """
+        try:
+            self.stream.flush()
+            os.fsync(self.stream.fileno())
+            self.stream.close()
+            # mkstemp creates the file 0600; give it the permissions a plain open() would.
+            os.chmod(self._temporary, 0o666 & ~_umask())
+            os.replace(self._temporary, self.path)
+        except BaseException:
+            self.discard()
+            raise
+        self.stream = None
+        self._temporary = None
+
+    def discard(self) -> None:
+        """Close and remove the temporary file (at once: a full disk gets its space back);
+        nothing is left to commit. Errors of closing are ignored: the file goes anyway."""
+        if self.stream is not None:
+            with contextlib.suppress(OSError, ValueError):  # a buffer that cannot be flushed any more
+                self.stream.close()
+            self.stream = None
+        _discard(self._temporary)
+        self._temporary = None
+
+
+@contextmanager
+def atomic_file(path: str | Path) -> Iterator[AtomicFile]:
+    """:func:`write_atomic` as a block, for a file written in pieces while other work goes
+    on (``cbai solve --trace``): yields an :class:`AtomicFile` whose temporary file is open
+    beside the target; the block calls :meth:`AtomicFile.commit` once the file is complete.
+    Leaving the block otherwise (an exception, Ctrl-C, SIGTERM, or without a commit) removes
+    the temporary file, so the target keeps its old content; SIGTERM then ends the process
+    as it would have.
+
+    Raises:
+        InstanceError: ``PATH: folder F does not exist``.
+        OSError: the temporary file cannot be made (the caller names the output).
+    """
+    shown = safe_text(Path(path))
     # through a link to the file it names: renaming over the link itself would replace the
     # link with a file and leave the file the user pointed at as it was
     path = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
@@ -585,28 +656,18 @@ def write_atomic(path: str | Path, write) -> None:
     if not directory.is_dir():
         raise InstanceError(f"{shown}: folder {safe_text(directory)} does not exist")
     remove_stale_temporaries(path)
-    temporary: str | None = None
+    target = AtomicFile(path)
     try:
         with _signals_remove_temporary():
-            handle, temporary = tempfile.mkstemp(prefix=temporary_prefix(path), suffix=".tmp", dir=directory)
-            with os.fdopen(handle, "wb") as stream:
-                write(stream)
-                stream.flush()
-                os.fsync(stream.fileno())
-            # mkstemp creates the file 0600; give it the permissions a plain open() would.
-            os.chmod(temporary, 0o666 & ~_umask())
-            os.replace(temporary, path)
+            target.open()
+            yield target
     except _TerminatedWhileWriting as terminated:
-        _discard(temporary)
+        target.discard()
         # End the process as the signal's default action would have (exit status 128 + signum).
         os.kill(os.getpid(), terminated.signum)
         raise
-    except OSError as error:
-        _discard(temporary)
-        raise InstanceError(f"{shown}: cannot write: {_reason(error)}") from None
-    except BaseException:
-        _discard(temporary)
-        raise
+    finally:
+        target.discard()
 
 
 def _umask() -> int:

@@ -264,19 +264,20 @@ def drive(learner: Learner, environment: Environment, budget: int | None,
     return LoopOutcome(used, rounds, bool(learner.done), time.perf_counter() - started)
 
 
-def run_once(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), tracer_rows: list | None = None):
+def run_once(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), tracer_rows: Any = None):
     """Run one seeded episode of a prepared request and score it against the truth.
 
     The noise, the algorithm's randomness and the trace draw from three streams of
-    ``SeedSequence(seed, spawn_key=key)``. If ``tracer_rows`` is a list (and the kind
-    keeps traces), one tuple per observation is appended to it.
+    ``SeedSequence(seed, spawn_key=key)``. If ``tracer_rows`` is a list, or anything with
+    ``extend`` such as a :class:`cbai_cli.solving.TraceWriter` (and the kind keeps traces),
+    one tuple per observation is handed to it as the run goes.
     """
     learner, environment, observer = start_run(prepared, seed, key, tracer_rows)
     loop = drive(learner, environment, prepared.budget, observer)
     return prepared.kind.score(prepared, seed, learner, environment, observer, loop)
 
 
-def start_run(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), tracer_rows: list | None = None):
+def start_run(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), tracer_rows: Any = None):
     """The learner, environment and observer (None without ``tracer_rows``) of one run,
     each on its stream of ``SeedSequence(seed, spawn_key=key)``."""
     noise_rng, algorithm_rng, trace_rng = run_streams(seed, key)

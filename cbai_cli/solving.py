@@ -1,54 +1,142 @@
 """``cbai solve`` as a library call: run seeds of one request, score them, and let the
-instance kind assemble the outcome (with the instance's bounds for a ``cbai`` file)."""
+instance kind assemble the outcome (with the instance's bounds for a ``cbai`` file).
+
+A trace file is written while its run goes (:class:`TraceWriter`), into a temporary file
+beside it that is renamed into place only once the run is over and its result shown
+(:func:`solving`): memory stays bounded however many observations a run makes, an
+interrupted run leaves no half file, and a trace that cannot be written loses no result.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from cbai_cli.algorithms.registry import default_algorithm
 from cbai_cli.errors import OptionError
 from cbai_cli.options import MEMORY_LIMIT, SOLVE_RUN_BYTES
-from cbai_cli.fileio import write_atomic
-from cbai_cli.outputs import check_writable, write_errors
+from cbai_cli.outputs import check_writable, reason, write_errors
 from cbai_cli.simulate import RunRequest, prepare, run_many, run_once
 
 TRACE_COLUMNS = ("step", "arm", "observation", "uncertain", "feasible", "recommendation")
+#: Characters of trace rows gathered before they are written to the file.
+TRACE_FLUSH_CHARS = 1 << 20
 
 
-def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], trace: bool = False,
+class TraceWriter:
+    """Trace rows written as they come, CSV or JSON Lines by the extension of ``path``, to the
+    open temporary file of ``target`` (:class:`cbai_cli.fileio.AtomicFile`), in pieces of
+    about :data:`TRACE_FLUSH_CHARS`; the text is that of writing all rows at once.
+
+    A write that fails (a full disk) is not raised where the run is: the temporary file is
+    removed at once (giving its space back), ``writing`` turns False so that the run stops
+    splitting observations for it, and :meth:`commit`, called once the run's result has been
+    shown, raises the one line ``--trace PATH: cannot write: REASON``.
+    """
+
+    def __init__(self, path: Path, target: Any) -> None:
+        self.path = path
+        self._target = target
+        self._text = io.StringIO()
+        self._jsonl = path.suffix.lower() != ".csv"
+        self._csv = csv.writer(self._text, lineterminator="\n")
+        self.failure: str | None = None
+        if not self._jsonl:
+            self._csv.writerow(TRACE_COLUMNS)
+
+    @property
+    def writing(self) -> bool:
+        """Whether rows are still written (no write has failed)."""
+        return self.failure is None
+
+    def extend(self, rows: Iterable[tuple]) -> None:
+        """Write ``rows`` (tuples in the order of :data:`TRACE_COLUMNS`)."""
+        if self.failure is not None:
+            return
+        if self._jsonl:
+            self._text.write("".join(json.dumps(dict(zip(TRACE_COLUMNS, row))) + "\n" for row in rows))
+        else:
+            self._csv.writerows(rows)
+        if self._text.tell() >= TRACE_FLUSH_CHARS:
+            self._flush()
+
+    def _flush(self) -> None:
+        data = self._text.getvalue().encode()
+        self._text.seek(0)
+        self._text.truncate()
+        try:
+            self._target.stream.write(data)
+        except OSError as error:
+            self.failure = reason(error)
+            self._target.discard()
+
+    def commit(self) -> None:
+        """Write what is left and rename the file into place.
+
+        Raises:
+            OptionError: ``--trace PATH: cannot write: REASON`` when a write failed during the
+                run or now, or the rename failed (the target then keeps its old content).
+        """
+        if self.failure is None:
+            self._flush()
+        if self.failure is None:
+            try:
+                self._target.commit()
+            except OSError as error:
+                self.failure = reason(error)
+        if self.failure is not None:
+            raise OptionError(f"--trace {self.path}: cannot write: {self.failure}", "trace")
+
+
+def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], trace: Any = False,
                    key: tuple[int, ...] = (), bound: bool | None = None) -> Any:
     """Run ``request`` on ``instance`` once per seed; each seed gives the same result as a
-    single run with that seed. With ``trace``, one row per observation is kept
-    (instance kinds that keep traces only). ``bound``: compute the instance's bounds
-    after the runs (True), not (False), or only when cheap (None; see
+    single run with that seed. With ``trace`` True, one row per observation is kept in the
+    outcome's ``trace_rows``; a :class:`TraceWriter` (anything with ``extend(rows)``) gets
+    them instead as the runs go (instance kinds that keep traces only). ``bound``: compute
+    the instance's bounds after the runs (True), not (False), or only when cheap (None; see
     :func:`cbai_cli.bounds.bound_skip_reason`). A request without an algorithm runs the
     default of the instance's kind (:func:`cbai_cli.algorithms.registry.default_algorithm`)."""
     if request.algorithm is None:
         request = replace(request, algorithm=default_algorithm(instance.kind))
     prepared = prepare(request, instance)
-    if trace and not prepared.kind.traces:
+    rows = [] if trace is True else (None if trace is False or trace is None else trace)
+    if rows is not None and not prepared.kind.traces:
         raise OptionError(f"--trace does not apply to {prepared.algorithm} (no trace on {instance.kind} instances)",
                           "trace")
-    rows: list[tuple] | None = [] if trace else None
-    if trace:
+    if rows is not None:
         results = tuple(run_once(prepared, seed, key, tracer_rows=rows) for seed in seeds)
     else:
         results = tuple(run_many(prepared, seeds, key))
-    return prepared.kind.solve(prepared, results, tuple(rows or ()), bound=bound)
+    return prepared.kind.solve(prepared, results, tuple(rows) if trace is True else (), bound=bound)
 
 
 def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: str | Path | None = None,
                bound: bool | None = None) -> Any:
-    """``cbai solve FILE``: load the instance and run seeds ``seed … seed + runs − 1``,
-    keeping the trace of a single run when ``trace`` (.csv or .jsonl) is given; the
-    trace's path is checked before anything runs, and written by the caller with
-    :func:`write_trace` once the results are shown (a failing write loses nothing)."""
+    """``cbai solve FILE`` (:func:`solving`), the trace written before it returns."""
+    with solving(path, request, seed, runs, trace, bound) as outcome:
+        return outcome
+
+
+@contextmanager
+def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: str | Path | None = None,
+            bound: bool | None = None) -> Iterator[Any]:
+    """``cbai solve FILE`` as a block: load the instance, run seeds ``seed … seed + runs − 1``
+    and yield the outcome, keeping the trace of a single run when ``trace`` (.csv or .jsonl)
+    is given.
+
+    Every option and the trace's path are checked before anything runs. The trace is
+    streamed to a temporary file beside it while the run goes (:class:`TraceWriter`) and
+    renamed into place when the block ends without an error, after the caller has shown
+    the outcome, so a trace that cannot be written (``--trace PATH: cannot write: REASON``,
+    also for a disk that filled during the run) loses no result. An error in the block,
+    Ctrl-C or SIGTERM removes the temporary file."""
     from cbai_cli.kinds import load
 
     if runs < 1:
@@ -67,20 +155,16 @@ def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int =
         if Path(trace).suffix.lower() not in (".csv", ".jsonl") and not Path(trace).is_dir():
             raise OptionError(f"--trace must end in .csv or .jsonl, got {Path(trace).name!r}", "trace")
         check_writable(trace, "--trace")
-    return solve_instance(load(path), request, range(seed, seed + runs), trace=trace is not None, bound=bound)
+    instance = load(path)
+    seeds = range(seed, seed + runs)
+    if trace is None:
+        yield solve_instance(instance, request, seeds, bound=bound)
+        return
+    from cbai_cli.fileio import atomic_file
 
-
-def write_trace(path: Path, rows: Sequence[tuple]) -> None:
-    """One line per query, CSV or JSON Lines by extension, written atomically; an OS
-    failure (a full disk) is one line naming the file."""
-    text = io.StringIO()
-    if path.suffix.lower() == ".csv":
-        writer = csv.writer(text, lineterminator="\n")
-        writer.writerow(TRACE_COLUMNS)
-        writer.writerows(rows)
-    else:
-        for row in rows:
-            text.write(json.dumps(dict(zip(TRACE_COLUMNS, row))) + "\n")
-    data = text.getvalue().encode()
-    with write_errors(path, "--trace"):
-        write_atomic(path, lambda stream: stream.write(data))
+    with ExitStack() as stack:
+        with write_errors(trace, "--trace"):
+            target = stack.enter_context(atomic_file(trace))
+        writer = TraceWriter(Path(trace), target)
+        yield solve_instance(instance, request, seeds, trace=writer, bound=bound)
+        writer.commit()

@@ -20,6 +20,7 @@ import pytest
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import (
     STALE_TEMPORARY_AGE_S,
+    atomic_file,
     instance_errors,
     read_mapping,
     read_npy,
@@ -448,6 +449,42 @@ def test_the_sigterm_handler_is_restored_after_a_write(tmp_path):
     before = signal.getsignal(signal.SIGTERM)
     write_atomic(tmp_path / "x.yaml", lambda stream: stream.write(b"a: 1\n"))
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_atomic_file_replaces_the_target_only_at_commit(tmp_path):
+    target = tmp_path / "t.csv"
+    target.write_text("old\n")
+    with atomic_file(target) as written:
+        written.stream.write(b"first piece\n")
+        written.stream.flush()
+        written.stream.write(b"second piece\n")
+        assert target.read_text() == "old\n"
+        written.commit()
+    assert target.read_text() == "first piece\nsecond piece\n" and os.listdir(tmp_path) == ["t.csv"]
+
+
+def test_atomic_file_left_without_commit_keeps_the_old_file(tmp_path):
+    target = tmp_path / "t.csv"
+    target.write_text("old\n")
+    with atomic_file(target) as written:
+        written.stream.write(b"half")
+    assert target.read_text() == "old\n" and os.listdir(tmp_path) == ["t.csv"]
+
+
+def test_atomic_file_left_by_an_exception_removes_the_temporary(tmp_path):
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_file(tmp_path / "t.csv") as written:
+            written.stream.write(b"half")
+            raise KeyboardInterrupt
+    assert os.listdir(tmp_path) == []
+
+
+def test_atomic_file_discarded_early_frees_its_temporary_at_once(tmp_path):
+    with atomic_file(tmp_path / "t.csv") as written:
+        written.stream.write(b"half")
+        written.discard()
+        assert os.listdir(tmp_path) == []
+    assert os.listdir(tmp_path) == []
 
 
 # ---------------------------------------------------------------- stdout

@@ -104,10 +104,11 @@ class InstanceKind:
         """The simulated environment of one run: the only reader of the hidden truth."""
         raise NotImplementedError
 
-    def observer(self, prepared: Any, environment: Any, rng: Any, rows: list | None) -> Any:
+    def observer(self, prepared: Any, environment: Any, rng: Any, rows: Any) -> Any:
         """What watches a run step by step (None: nothing): it may read the environment;
-        ``rng`` is the run's trace stream, ``rows`` a list to append trace rows to (None:
-        no trace asked for)."""
+        ``rng`` is the run's trace stream, ``rows`` what gets the trace rows through
+        ``extend`` as the run goes: a list, or a :class:`cbai_cli.solving.TraceWriter` that
+        streams them to a file (None: no trace asked for)."""
         return None
 
     def score(self, prepared: Any, seed: int, learner: Any, environment: Any, observer: Any, loop: Any) -> Any:

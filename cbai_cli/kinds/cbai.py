@@ -88,15 +88,20 @@ class RunResult:
 
 @dataclass
 class Tracer:
-    """Collects one row per observation: step, arm, observation, |U|, |F|, recommendation.
+    """Hands ``rows`` one row per observation: step, arm, observation, |U|, |F|, recommendation.
 
     The observations of a query of several pulls are split from their sums with the
-    run's trace stream (exact conditional draws, :meth:`NoiseModel.split_sums`).
+    run's trace stream (exact conditional draws, :meth:`NoiseModel.split_sum`), a piece at
+    a time: ``rows`` (a list, or a :class:`cbai_cli.solving.TraceWriter` that streams them to
+    a file) gets them through ``extend`` in lists of at most
+    :data:`cbai_cli.noise.TRACE_CHUNK` rows, so a round of any length is traced in bounded
+    memory. A ``rows`` whose ``writing`` is False (a trace file that failed) gets nothing
+    more, and the sums are no longer split.
     """
 
     noise: Any
     rng: np.random.Generator
-    rows: list[tuple] = field(default_factory=list)
+    rows: Any = field(default_factory=list)
     before: tuple = ()
 
     @staticmethod
@@ -108,12 +113,20 @@ class Tracer:
 
     def told(self, query: Query, answer: Answer, learner, used: int) -> None:
         after = self._state(learner)
-        observations = self.noise.split_sums(self.rng, answer.constraint, query.counts)
-        flat = [(int(arm), float(value)) for arm, values in zip(query.arms, observations) for value in values]
-        for offset, (arm, value) in enumerate(flat):
-            # Round-based algorithms update once, when the round's last answer arrives.
-            state = after if offset == len(flat) - 1 else self.before
-            self.rows.append((used + offset + 1, arm, value, *state))
+        before = self.before
+        last = used + query.total
+        step = used
+        for arm, total, count in zip(query.arms.tolist(), answer.constraint, query.counts.tolist()):
+            if not getattr(self.rows, "writing", True):
+                return
+            for values in self.noise.split_sum(self.rng, total, count):
+                if not getattr(self.rows, "writing", True):
+                    return
+                rows = [(step + offset, arm, value, *before) for offset, value in enumerate(values.tolist(), 1)]
+                step += len(rows)
+                if step == last:  # round-based algorithms update once, when the round's last answer arrives
+                    rows[-1] = (step, arm, rows[-1][2], *after)
+                self.rows.extend(rows)
 
 
 class CbaiKind(InstanceKind):

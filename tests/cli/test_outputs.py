@@ -6,13 +6,19 @@ from __future__ import annotations
 import errno
 import json
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from cbai_cli.fileio import temporary_prefix
+
 REPO = Path(__file__).resolve().parents[2]
 INSTANCE = REPO / "instances" / "regret-1d.yaml"
+IRRELEVANT = REPO / "instances" / "irrelevant-dims-d10-eps0.05.yaml"
 NO_PROC = not Path("/proc/self").is_dir()
 needs_proc = pytest.mark.skipif(NO_PROC, reason="needs Linux's /proc (a folder where no file can be made)")
 COMPARE = ("compare", "regret-1d", "--algos", "g-acol:tuned:beta=0.25", "--seeds", "2", "--jobs", "1", "--no-bounds")
@@ -55,10 +61,68 @@ def test_trace_where_no_file_can_be_made_names_the_os_reason(cli):
     assert line == "cbai: error: --trace /proc/t.csv: cannot write: No such file or directory"
 
 
-def test_trace_failing_when_written_is_one_line(cli, tmp_path, monkeypatch):
-    monkeypatch.setattr("cbai_cli.solving.write_atomic", full_disk)
-    line = one_error_line(cli("solve", INSTANCE, "--algo", "acol", "--trace", tmp_path / "t.csv"))
-    assert line.endswith("t.csv: cannot write: No space left on device")
+class FillingDisk:
+    """A file on a disk with ``room`` bytes left: a write beyond them fails."""
+
+    def __init__(self, stream, room: int) -> None:
+        self.stream, self.room = stream, room
+
+    def write(self, data: bytes) -> int:
+        if len(data) > self.room:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.room -= len(data)
+        return self.stream.write(data)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+def disk_with_room(monkeypatch, room: int) -> None:
+    """Trace files opened from now on sit on a disk with ``room`` bytes left, and get their
+    rows every 1,000 characters."""
+    from cbai_cli import fileio, solving
+
+    opened = fileio.AtomicFile.open
+
+    def open_filling(self):
+        opened(self)
+        self.stream = FillingDisk(self.stream, room)
+
+    monkeypatch.setattr(fileio.AtomicFile, "open", open_filling)
+    monkeypatch.setattr(solving, "TRACE_FLUSH_CHARS", 1000)
+
+
+def test_trace_whose_disk_fills_during_the_run_is_one_line_after_the_result(cli, tmp_path, monkeypatch):
+    disk_with_room(monkeypatch, 5000)
+    trace = tmp_path / "t.csv"
+    trace.write_text("old\n")
+    result = cli("solve", IRRELEVANT, "--algo", "acol", "--trace", trace, "--json")
+    assert one_error_line(result) == f"cbai: error: --trace {trace}: cannot write: No space left on device"
+    assert json.loads(result.stdout)["runs"][0]["stopped"] == "solved"  # the result is shown all the same
+    assert os.listdir(tmp_path) == ["t.csv"] and trace.read_text() == "old\n"
+
+
+def test_trace_whose_disk_fills_gets_no_more_rows(cli, tmp_path, monkeypatch):
+    from cbai_cli.solving import TraceWriter
+
+    disk_with_room(monkeypatch, 5000)
+    handed = []  # (rows, whether the file was still written) of every call
+    extend = TraceWriter.extend
+    monkeypatch.setattr(TraceWriter, "extend", lambda self, rows: (handed.append((len(rows), self.writing)),
+                                                                   extend(self, rows)))
+    result = cli("solve", IRRELEVANT, "--algo", "acol", "--trace", tmp_path / "t.csv", "--json")
+    assert all(writing for _, writing in handed)
+    assert sum(rows for rows, _ in handed) < json.loads(result.stdout)["runs"][0]["iterations"]
+
+
+def test_trace_that_cannot_be_renamed_into_place_is_one_line_after_the_result(cli, tmp_path, monkeypatch):
+    def folder_gone(source, target):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), source, target)
+
+    monkeypatch.setattr("cbai_cli.fileio.os.replace", folder_gone)
+    result = cli("solve", INSTANCE, "--algo", "acol", "--trace", tmp_path / "t.csv", "--json")
+    assert one_error_line(result).endswith("t.csv: cannot write: No such file or directory")
+    assert json.loads(result.stdout)["runs"] and os.listdir(tmp_path) == []
 
 
 # compare --plot and --out
@@ -173,6 +237,28 @@ def test_unwritable_output_in_a_real_process_is_one_line_without_traceback(cbai_
     result = cbai_process(*args)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "/proc/" in result.stderr
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGTERM as on POSIX")
+def test_sigterm_during_a_traced_run_keeps_the_old_trace_and_no_temporary(tmp_path):
+    # 2.9e9 observations at --subgaussian 1000: the run is still tracing when the signal comes
+    trace = tmp_path / "t.csv"
+    trace.write_text("old\n")
+    process = subprocess.Popen([sys.executable, "-m", "cbai_cli", "solve", INSTANCE, "--algo", "acol",
+                                "--subgaussian", "1000", "--trace", trace],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    prefix = temporary_prefix(trace, process.pid)  # the trace's temporary file, not check_writable's probe
+    try:
+        deadline = time.monotonic() + 120
+        while not any(name.startswith(prefix) for name in os.listdir(tmp_path)):
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == -signal.SIGTERM, stderr
+    assert os.listdir(tmp_path) == ["t.csv"] and trace.read_text() == "old\n"
 
 
 # generate -o: written by kinds.save → fileio.write_mapping → fileio.write_atomic

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 RUN_KEYS = {"seed", "iterations", "recommended", "correct", "violation", "stopped", "wall_s"}
@@ -61,6 +64,109 @@ def test_trace_does_not_change_the_result(cli, instance_file, tmp_path):
     plain = solve_json(cli, instance_file, "--algo", "g-acol-uniform", "--seed", "3")["runs"][0]
     traced = solve_json(cli, instance_file, "--algo", "g-acol-uniform", "--seed", "3", "--trace", tmp_path / "t.csv")["runs"][0]
     assert plain["iterations"] == traced["iterations"]
+
+
+class OneSplitPerQuery:
+    """The trace rows as cbai made them before traces were streamed: each query's sums split
+    into observations in one draw per arm (``standard_normal(n)`` and its mean; a
+    permutation of the ±1 values), every row kept until the run ends."""
+
+    def __init__(self, noise, rng) -> None:
+        self.noise, self.rng, self.rows, self.before = noise, rng, [], ()
+
+    @staticmethod
+    def state(learner):
+        return int(learner.state.uncertain.sum()), int(learner.state.feasible.sum()), learner.recommendation()
+
+    def asked(self, query, learner) -> None:
+        self.before = self.state(learner)
+
+    def split(self, total, n):
+        if self.noise.kind == "gaussian":
+            z = self.rng.standard_normal(n)
+            return total / n + self.noise.sigma * (z - z.mean())
+        values = -np.ones(n)
+        values[:int(round((total + n) / 2))] = 1.0
+        return self.rng.permutation(values)
+
+    def told(self, query, answer, learner, used) -> None:
+        after = self.state(learner)
+        observations = [self.split(total, n) for total, n in zip(answer.constraint, query.counts)]
+        flat = [(int(arm), float(value)) for arm, values in zip(query.arms, observations) for value in values]
+        for offset, (arm, value) in enumerate(flat):
+            self.rows.append((used + offset + 1, arm, value, *(after if offset == len(flat) - 1 else self.before)))
+
+
+def trace_written_at_once(path, request, seed: int, suffix: str) -> bytes:
+    """The trace file of ``cbai solve PATH --seed SEED`` as written before traces were streamed."""
+    from cbai_cli.kinds import load
+    from cbai_cli.simulate import drive, prepare, run_streams, start_run
+    from cbai_cli.solving import TRACE_COLUMNS
+
+    prepared = prepare(request, load(path))
+    learner, environment, _ = start_run(prepared, seed)
+    tracer = OneSplitPerQuery(prepared.instance.noise, run_streams(seed)[2])
+    drive(learner, environment, prepared.budget, tracer)
+    text = io.StringIO()
+    if suffix == "csv":
+        writer = csv.writer(text, lineterminator="\n")
+        writer.writerow(TRACE_COLUMNS)
+        writer.writerows(tracer.rows)
+    else:
+        text.writelines(json.dumps(dict(zip(TRACE_COLUMNS, row))) + "\n" for row in tracer.rows)
+    return text.getvalue().encode()
+
+
+SHIPPED = Path(__file__).resolve().parents[2] / "instances"
+TRACED = [  # round-based (whole rounds per query) and adaptive algorithms, Gaussian and ±1 noise
+    ("regret-1d.yaml", "acol", {"subgaussian": 3.0}, 0),
+    ("irrelevant-dims-d10-eps0.05.yaml", "uniform", {}, 2),
+    ("irrelevant-dims-d10-eps0.05.yaml", "oracle", {}, 0),
+    ("random-d5-n20-seed0.yaml", "acol", {}, 4),
+    ("random-d5-n20-seed0.yaml", "g-acol", {}, 0),
+    ("unit-sphere-d30-n30-seed0.npz", "greedy-maxvar", {"regime": "tuned", "beta": 0.25}, 1),
+    ("BINARY", "acol", {"subgaussian": 3.0}, 0),
+    ("BINARY", "adaptive-uniform", {}, 1),
+]
+
+
+@pytest.mark.parametrize("chunk", [None, 1000], ids=["chunk-default", "chunk-1000"])
+@pytest.mark.parametrize("name, algorithm, options, seed", TRACED, ids=[f"{c[0].split('.')[0]}-{c[1]}" for c in TRACED])
+def test_trace_is_byte_identical_to_the_trace_written_at_once(cli, tmp_path, monkeypatch, name, algorithm, options,
+                                                            seed, chunk):
+    from cbai_cli.simulate import RunRequest
+
+    if chunk is not None:  # rounds longer than a piece: split and written piece by piece
+        monkeypatch.setattr("cbai_cli.noise.TRACE_CHUNK", chunk)
+        monkeypatch.setattr("cbai_cli.solving.TRACE_FLUSH_CHARS", 10 * chunk)
+    path = SHIPPED / name
+    if name == "BINARY":
+        path = tmp_path / "binary.yaml"
+        assert cli("generate", "regret-1d", "--noise", "binary", "-o", path).exit_code == 0
+    options = dict(options)
+    regime = options.pop("regime", None)
+    flags = [word for option, value in options.items() for word in (f"--{option}", str(value))]
+    suffix = "jsonl" if algorithm == "uniform" else "csv"
+    trace = tmp_path / f"t.{suffix}"
+    result = cli("solve", path, "--algo", algorithm, *(["--regime", regime] if regime else []), *flags,
+                 "--seed", seed, "--trace", trace)
+    assert result.exit_code == 0, result.stderr
+    assert trace.read_bytes() == trace_written_at_once(path, RunRequest.of(algorithm, regime, **options), seed, suffix)
+
+
+def test_a_round_reaches_the_trace_in_pieces_of_at_most_the_chunk(monkeypatch):
+    from cbai_cli.kinds import load
+    from cbai_cli.simulate import RunRequest, prepare, run_once
+
+    class Pieces(list):
+        def extend(self, rows):
+            self.append(len(rows))
+
+    monkeypatch.setattr("cbai_cli.noise.TRACE_CHUNK", 500)
+    prepared = prepare(RunRequest.of("acol", subgaussian=3.0), load(SHIPPED / "regret-1d.yaml"))
+    pieces = Pieces()
+    result = run_once(prepared, 0, tracer_rows=pieces)
+    assert sum(pieces) == result.iterations and max(pieces) == 500
 
 
 @pytest.mark.parametrize("args, message", [
