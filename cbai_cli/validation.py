@@ -302,8 +302,11 @@ def replace_field(obj: object, name: str, value: object) -> None:
 def moderate(value: Any, field: str) -> Any:
     """``value`` (a number or an array) if every entry lies within ±:data:`MAGNITUDE_LIMIT`;
     larger numbers would overflow the linear algebra of bounds and algorithms."""
-    largest = float(np.max(np.abs(value))) if np.size(value) else 0.0
-    if largest > MAGNITUDE_LIMIT:
+    entries = np.ravel(np.asarray(value, dtype=float))
+    if not entries.size:
+        return value
+    worst = float(entries[np.argmax(np.abs(entries))])
+    if abs(worst) > MAGNITUDE_LIMIT:
         raise FieldError(field, f"must lie within ±{MAGNITUDE_LIMIT:g} (larger numbers overflow the linear algebra), "
-                                f"got {largest:g}")
+                                f"got {worst:g}")
     return value

@@ -13,7 +13,8 @@ from hypothesis.extra import numpy as hnp
 
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import instance_errors
-from cbai_cli.validation import FieldError, array, integer, nonnegative, numbers, positive, probability, real, safe_text, text
+from cbai_cli.validation import (FieldError, array, integer, moderate, nonnegative, numbers, positive, probability, real,
+                                 safe_text, text)
 
 NON_FINITE = [math.nan, math.inf, -math.inf]
 
@@ -342,3 +343,14 @@ def test_instance_errors_lets_other_errors_through():
     with pytest.raises(KeyError):
         with instance_errors("f.yaml"):
             raise KeyError("x")
+
+
+@pytest.mark.parametrize("value, shown", [(-1e300, "-1e+300"), (np.array([3.0, -2e200, 1e150]), "-2e+200"),
+                                          (np.array([[1.0], [5e101]]), "5e+101")])
+def test_moderate_names_the_offending_entry_with_its_sign(value, shown):
+    with pytest.raises(FieldError, match=f"got {shown.replace('+', '[+]')}$"):
+        moderate(value, "c")
+
+
+def test_moderate_passes_numbers_within_the_limit_and_empty_arrays():
+    assert moderate(-1e100, "c") == -1e100 and moderate(np.zeros((0, 3)), "arms").shape == (0, 3)
