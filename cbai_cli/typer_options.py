@@ -37,10 +37,11 @@ def _add_options(function, options: list[tuple[str, type, object]]):
     return function
 
 
-def with_options(*names: str):
-    """Add the options ``names`` of :data:`cbai_cli.options.OPTIONS` (None: not given)."""
+def with_options(*names: str, kinds: tuple[str, ...] | None = None):
+    """Add the options ``names`` of :data:`cbai_cli.options.OPTIONS` (None: not given), their
+    help naming the algorithms that read them (of ``kinds`` only, when given)."""
     return lambda function: _add_options(function, [
         (name, OPTIONS[name].type, typer.Option(None, OPTIONS[name].flag, show_default=False, help=(
             f"{OPTIONS[name].help} ({OPTIONS[name].range_text() or 'switch'}; default {OPTIONS[name].default_text}"
-            + (f"; {option_users(name)}" if option_users(name) else "") + ").")))
+            + (f"; {option_users(name, kinds)}" if option_users(name, kinds) else "") + ").")))
         for name in names])

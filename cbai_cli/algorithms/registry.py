@@ -258,12 +258,19 @@ def resolve(name: str) -> tuple[AlgorithmEntry, Alias | None]:
     raise UnknownNameError(unknown_name_message("algorithm", name, {**known, **ALIASES}))
 
 
-def option_users(name: str) -> str:
-    """Who reads option ``name``, for help: algorithms (all of a kind named as such) and regimes."""
-    readers = [entry for entry in entries().values() if name in entry.describe_option_names()]
-    kinds = dict.fromkeys(kind for entry in readers for kind in entry.kinds)
+def _entries_for(kinds: tuple[str, ...] | None) -> dict[str, Any]:
+    """The registry's entries that run on some kind of ``kinds`` (every entry for None)."""
+    return {name: entry for name, entry in entries().items()
+            if kinds is None or any(kind in kinds for kind in entry.kinds)}
+
+
+def option_users(name: str, kinds: tuple[str, ...] | None = None) -> str:
+    """Who reads option ``name``, for help: algorithms (all of a kind named as such) and regimes;
+    only those of ``kinds`` when given."""
+    readers = [entry for entry in _entries_for(kinds).values() if name in entry.describe_option_names()]
+    shown = dict.fromkeys(kind for entry in readers for kind in entry.kinds if kinds is None or kind in kinds)
     parts = []
-    for kind in kinds:
+    for kind in shown:
         mine = [entry for entry in readers if kind in entry.kinds]
         styles = {entry.style for entry in mine}
         alike = [entry for entry in entries().values() if kind in entry.kinds and entry.style in styles]
@@ -279,23 +286,27 @@ def option_users(name: str) -> str:
     return "; ".join(parts)
 
 
-def run_option_names() -> tuple[str, ...]:
-    """The options some algorithm reads (in some regime), in the order of the table."""
+def run_option_names(kinds: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The options some algorithm reads (in some regime; an algorithm of ``kinds`` when given),
+    in the order of the table."""
     from cbai_cli.options import OPTIONS
 
-    read = {name for entry in entries().values() for name in entry.describe_option_names()}
+    read = {name for entry in _entries_for(kinds).values() for name in entry.describe_option_names()}
     return tuple(name for name in OPTIONS if name in read)
 
 
-def algorithm_help(with_defaults: bool = False) -> str:
-    """The ``--algo`` help: every algorithm with its instance kinds, and the aliases; with
-    ``with_defaults``, also what runs when ``--algo`` is left out (:func:`default_algorithm`)."""
-    text = ("Algorithm: " + "; ".join(f"{name} ({', '.join(entry.kinds)})" for name, entry in entries().items())
+def algorithm_help(with_defaults: bool = False, kinds: tuple[str, ...] | None = None) -> str:
+    """The ``--algo`` help: every algorithm with its instance kinds (only those that run on
+    ``kinds``, when given), and the aliases; with ``with_defaults``, also what runs when
+    ``--algo`` is left out (:func:`default_algorithm`)."""
+    listed = _entries_for(kinds)
+    text = ("Algorithm: " + "; ".join(f"{name} ({', '.join(entry.kinds)})" for name, entry in listed.items())
             + ". The authors' method strings (" + ", ".join(list(ALIASES)[:3]) + ", …) are accepted too; "
             "see `cbai algorithms`.")
     if with_defaults:
-        kinds = dict.fromkeys(kind for entry in entries().values() for kind in entry.kinds)
-        text += " Default: " + ", ".join(f"{default_algorithm(kind)} for {kind} files" for kind in kinds) + "."
+        shown = dict.fromkeys(kind for entry in listed.values() for kind in entry.kinds
+                              if kinds is None or kind in kinds)
+        text += " Default: " + ", ".join(f"{default_algorithm(kind)} for {kind} files" for kind in shown) + "."
     return text
 
 

@@ -17,6 +17,7 @@ from typing import Any, Optional
 import typer
 
 from cbai_cli.algorithms.registry import algorithm_help, run_option_names
+from cbai_cli.session import KINDS
 from cbai_cli.typer_options import REGIME_HELP, with_options
 
 session_app = typer.Typer(
@@ -43,10 +44,10 @@ def _status_document(status) -> dict[str, Any]:
 
 
 @session_app.command()
-@with_options(*run_option_names())
+@with_options(*run_option_names(KINDS), kinds=KINDS)
 def start(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
-    algo: Optional[str] = typer.Option(None, "--algo", "-a", help=algorithm_help(with_defaults=True)),
+    algo: Optional[str] = typer.Option(None, "--algo", "-a", help=algorithm_help(with_defaults=True, kinds=KINDS)),
     regime: Optional[str] = typer.Option(None, "--regime", help=REGIME_HELP),
     seed: int = typer.Option(0, "--seed", help="Seed of the algorithm's random stream (the one `cbai solve --seed` "
                              "gives it)."),

@@ -546,8 +546,10 @@ def check_labels(instance: Any) -> None:
 
 
 def check_kind(instance: Any) -> None:
-    """Sessions run CBAI instances only; one line for the safe kinds."""
-    if instance.kind != "cbai":
+    """Sessions run the kinds of :data:`cbai_cli.session.KINDS` only; one line for the others."""
+    from cbai_cli.session import KINDS
+
+    if instance.kind not in KINDS:
         raise OptionError(f"sessions run cbai instances (finite arms and a constraint to learn); this is a "
                           f"{instance.kind} instance")
 

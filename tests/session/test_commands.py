@@ -424,3 +424,10 @@ def test_status_of_a_study_whose_budget_is_spent_says_it_ended_at_its_budget(tmp
     _spend_the_budget(study, cli)
     status = json.loads(cli("session", "status", study, "--json").stdout)
     assert (status["done"], status["stopped"], status["pending"]) == (True, "budget", 0)
+
+
+def test_start_help_lists_only_the_algorithms_and_options_sessions_run(cli):
+    help_text = " ".join(cli("session", "start", "--help").stdout.split())
+    assert "maxrew-f (cbai)" in help_text and "Default: track-" in help_text
+    for safe in ("safe-lucb", "lingape", "safe-regret", "safe-bai", "--exploration", "--T ", "--dw"):
+        assert safe not in help_text, safe
