@@ -8,7 +8,8 @@ algorithms without a confidence regime (the safe ones) take no regime field.
 Options given once for all algorithms (``--beta 0.25`` on the command line, ``options:``
 in a study file) apply where the run reads them (β to the tuned regime, λ to adaptive
 algorithms, ε to round-based ones, S to theory and det, ``budget`` to every algorithm
-that has one), so ``--beta 0.25`` can sit beside ``acol``; an option written in a spec
+that has one), so ``--beta 0.25`` can sit beside ``acol`` (one that no algorithm of the
+comparison reads is refused, as ``cbai solve`` refuses it); an option written in a spec
 always applies (the more specific value wins; a different value given for all algorithms
 is named in one line, :meth:`AlgorithmChoice.override_notice`, never dropped silently), and
 one the algorithm cannot use is reported by :func:`cbai_cli.simulate.prepare` with
@@ -156,7 +157,13 @@ def _spec_name(option: str) -> str:
 
 
 def parse_algorithms(texts: Iterable[str], shared: Mapping[str, Any]) -> tuple[AlgorithmChoice, ...]:
-    """Every spec of ``--algos`` (or a study's ``algorithms:``), each once."""
+    """Every spec of ``--algos`` (or a study's ``algorithms:``), each once. The options given
+    for all algorithms are checked against their ranges here, and one that no algorithm of
+    the comparison reads is refused, as ``cbai solve`` refuses an option its algorithm does
+    not read (it would be ignored silently)."""
+    from cbai_cli.options import checked
+
+    checked(shared)
     choices: list[AlgorithmChoice] = []
     for text in split_algorithm_specs(texts):
         choice = parse_algorithm(text, shared)
@@ -165,4 +172,19 @@ def parse_algorithms(texts: Iterable[str], shared: Mapping[str, Any]) -> tuple[A
         choices.append(choice)
     if not choices:
         raise OptionError("no algorithms: give --algos SPEC[,SPEC...] (see `cbai algorithms`)")
+    _refuse_unread(shared, choices)
     return tuple(choices)
+
+
+def _refuse_unread(shared: Mapping[str, Any], choices: Iterable[AlgorithmChoice]) -> None:
+    """One line for an option given for all algorithms that none of ``choices`` reads."""
+    from cbai_cli.algorithms.registry import option_users
+
+    choices = list(choices)
+    for option, value in shared.items():
+        if value is not None and not any(option in choice.request.given() for choice in choices):
+            labels = ", ".join(choice.label for choice in choices)
+            readers = option_users(option)
+            raise OptionError(f"option {_spec_name(option)}={value_text(value)}, given for all algorithms, is read by "
+                              f"none of those compared ({labels})" + (f"; it applies to {readers}" if readers else ""),
+                              option)

@@ -68,7 +68,9 @@ def load_study(path: str | Path) -> Study:
     options = mapping.get("options", {}) or {}
     if not isinstance(options, dict):
         raise OptionError(f"{path}: options must be a mapping like {{delta: 0.05, subgaussian: 1}}")
-    typed = dict(coerce_option(str(key), value, f"{path}: options") for key, value in options.items())
+    from cbai_cli.algorithms.registry import run_option_names
+
+    typed = dict(coerce_option(str(key), value, f"{path}: options", run_option_names()) for key, value in options.items())
     title = mapping.get("title")
     return Study(path=path, sources=strings("sources"), algorithms=strings("algorithms"), seeds=count("seeds", 1),
                  first_seed=count("first_seed", 0), options=typed, title=None if title is None else str(title))

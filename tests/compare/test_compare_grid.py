@@ -120,6 +120,22 @@ def test_shared_options_apply_only_where_they_mean_something():
     assert acol["subgaussian"] == tuned["subgaussian"] == 1.0
 
 
+def test_a_shared_option_out_of_its_range_is_refused_even_if_no_algorithm_reads_it():
+    with pytest.raises(OptionError, match="--T must be ≥ 1, got -5"):
+        parse_algorithms(["acol"], dict(horizon=-5))
+
+
+def test_a_shared_option_that_no_compared_algorithm_reads_is_refused():
+    with pytest.raises(OptionError, match="option T=100, given for all algorithms, is read by none of those compared "
+                                          "\\(acol, g-acol\\); it applies to every safe-regret algorithm"):
+        parse_algorithms(["acol,g-acol"], dict(horizon=100))
+
+
+def test_a_shared_option_that_a_spec_overrides_counts_as_read():
+    (choice,) = parse_algorithms(["g-acol:tuned:beta=1"], dict(beta=0.25))
+    assert choice.overrides == (("beta", 1.0, 0.25),)
+
+
 def test_option_written_in_a_spec_wins_over_the_shared_one():
     (choice,) = parse_algorithms(["g-acol:tuned:beta=1"], dict(beta=0.25))
     assert choice.request.get("beta") == 1.0
@@ -210,6 +226,7 @@ def test_study_file_holds_sources_algorithms_seeds_and_options(tmp_path):
     ("sources: [regret-1d]\nalgos: [acol]\n", "unknown key"),
     ("sources: [regret-1d]\nseeds: 0\n", "seeds must be an integer"),
     ("sources: [regret-1d]\noptions: {speed: 1}\n", "unknown option"),
+    ("sources: [regret-1d]\noptions: {solver: cvxpy}\n", "unknown option 'solver'"),
     ("sources: {a: 1}\n", "list of strings"),
 ])
 def test_bad_study_file_is_rejected(tmp_path, text, message):
