@@ -171,18 +171,27 @@ class BoundReport:
 #: (K = 10⁴, d = 30) takes 1–2.4 s on an idle core, while at K·d = 10⁷ (K = 10⁵, d = 100) the
 #: H̄_CLB design is still 2.3e-6 from certified after 300 s.
 AUTO_BOUND_ENTRIES = 10**6
+#: … and up to this K·d³: the design solver's cost grows with the dimension much faster than
+#: with K. CPU seconds of both bounds, one BLAS thread, ``cbai generate random`` (seed 3) on
+#: 2026-12-04: K·d³ = 1.6·10⁸ (K = 2·10⁴, d = 20) 0.5 s, 2.7·10⁸ (10⁴, 30) 1.2 s, 10⁸ (10⁵, 10)
+#: 0.7 s (unit-sphere 3.2 s); above it 3.2·10⁸ (5,000, 40) 3.5 s, 7·10⁸ (2,000, 70) 6.5 s,
+#: 10⁹ (1,000, 100) 9.1 s, 1.6·10⁹ (2.5·10⁴, 40) 24 s, 10¹⁰ (10⁴, 100) 113 s and 2.7·10¹⁰
+#: (1,000, 300) 106 s, all within K·d ≤ 10⁶.
+AUTO_BOUND_WORK = 3 * 10**8
 
 
 def bound_skip_reason(n_arms: int, dim: int, asked: bool | None) -> str | None:
     """Why the bounds of a K × d instance are not computed after its runs, or None when they
     are: ``asked`` is ``--bound`` (True), ``--no-bound`` (False) or neither (None: only
-    when K·d ≤ :data:`AUTO_BOUND_ENTRIES`)."""
+    when K·d ≤ :data:`AUTO_BOUND_ENTRIES` and K·d³ ≤ :data:`AUTO_BOUND_WORK`)."""
     if asked is not None:
         return None if asked else "the bounds were not computed (--no-bound)"
-    if n_arms * dim <= AUTO_BOUND_ENTRIES:
+    entries, work = n_arms * dim, n_arms * dim**3
+    if entries <= AUTO_BOUND_ENTRIES and work <= AUTO_BOUND_WORK:
         return None
-    return (f"the bounds were not computed: the instance has K·d = {n_arms * dim:,} arm entries, more than "
-            f"{AUTO_BOUND_ENTRIES:,} (--bound computes them; cbai bound alone does too)")
+    size = (f"K·d = {entries:,} arm entries, more than {AUTO_BOUND_ENTRIES:,}" if entries > AUTO_BOUND_ENTRIES else
+            f"K·d³ = {work:.3g}, more than {AUTO_BOUND_WORK:.0e} (the design solver's cost grows as d³)")
+    return f"the bounds were not computed: the instance has {size} (--bound computes them; cbai bound alone does too)"
 
 
 def json_number(value: float | None) -> float | None:

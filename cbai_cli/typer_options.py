@@ -20,10 +20,10 @@ REGIME_HELP = ("Confidence regime of cbai algorithms: static (round-based; Prop.
                "adaptive), det (determinant form), tuned (radius √β), ols (least squares on the span, mixture bound; "
                "docs/ols.md).")
 #: ``--bound/--no-bound`` of ``solve`` and ``--bounds/--no-bounds`` of ``compare``.
-BOUND_HELP = ("Compute the instance's bounds (H_CLB, Theorem 1) after the runs; default: only when K·d ≤ 10⁶. "
-              f"Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with a certified interval.")
-BOUNDS_HELP = ("Compute each instance's lower bound for the ratio column; default: only when K·d ≤ 10⁶. Forced "
-               f"bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with the certified lower end.")
+BOUND_HELP = ("Compute the instance's bounds (H_CLB, Theorem 1) after the runs; default: only when K·d ≤ 10⁶ and "
+              f"K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with a certified interval.")
+BOUNDS_HELP = ("Compute each instance's lower bound for the ratio column; default: only when K·d ≤ 10⁶ and "
+               f"K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with the certified lower end.")
 
 
 def _add_options(function, options: list[tuple[str, type, object]]):

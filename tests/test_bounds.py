@@ -419,8 +419,9 @@ def test_design_summary_top_lists_support_points_by_decreasing_weight():
 
 
 @pytest.mark.parametrize(("n_arms", "dim", "asked", "computed"), [
-    (10**4, 100, None, True),        # K·d = 10⁶: at the threshold
-    (10**4 + 1, 100, None, False),
+    (10**5, 10, None, True),         # K·d = 10⁶ and K·d³ = 10⁸: within both
+    (10**5 + 1, 10, None, False),    # K·d above 10⁶
+    (10**4, 100, None, False),       # K·d = 10⁶, but K·d³ = 10¹⁰
     (10**5, 100, None, False),
     (10**5, 100, True, True),
     (20, 5, False, False),
@@ -428,6 +429,17 @@ def test_design_summary_top_lists_support_points_by_decreasing_weight():
 ])
 def test_bound_skip_reason_decides_on_size_and_flag(n_arms, dim, asked, computed):
     assert (bound_skip_reason(n_arms, dim, asked) is None) == computed
+
+
+@pytest.mark.parametrize("n_arms, dim, computed", [(10**4, 30, True), (10**5, 10, True), (1000, 40, True),
+                                                   (5000, 40, False), (1000, 100, False), (1000, 300, False)])
+def test_bound_skip_reason_skips_high_dimensions_below_the_entry_limit(n_arms, dim, computed):
+    assert n_arms * dim <= 10**6
+    assert (bound_skip_reason(n_arms, dim, None) is None) == computed
+
+
+def test_bound_skip_reason_names_the_dimension_cost():
+    assert "K·d³ = 1e+09, more than 3e+08 (the design solver's cost grows as d³)" in bound_skip_reason(1000, 100, None)
 
 
 def test_bound_skip_reason_names_the_size_and_the_flag():
