@@ -96,6 +96,16 @@ def variance_reduction(candidates: np.ndarray, inverse: np.ndarray, direction: n
     return projected**2 / (1.0 + norms2)
 
 
+#: Largest L²/λ (L the largest norm of a vector the design takes in) for which a design
+#: A = λI + Σ xxᵀ is kept by the rank-one updates below: they lose about L²/λ ulps in the
+#: directions the pulls have not yet reached (where A⁻¹ is 1/λ), so at 10¹² they keep six
+#: digits; beyond about 10¹⁵ the sampling rules read noise (a 1-D instance in units 10⁸
+#: times larger took up to twice the queries), and further on the Sherman–Morrison
+#: downdate cancels to widths that are 0, negative or NaN (LinGapE stopped after one pull
+#: of each arm, on the wrong arm, at λ = 1e-16). The instance readers refuse larger ratios.
+RIDGE_RATIO_LIMIT = 1e12
+
+
 class RidgeDesign:
     """Regularised least squares for a stream of (vector, observations) pairs.
 
@@ -149,9 +159,20 @@ class RidgeDesign:
 
         Sherman–Morrison: A⁻¹ −= c·uuᵀ/(1 + c q); determinant lemma with the old inverse:
         log det(A + c xxᵀ) = log det A + log(1 + c q).
+
+        q ≥ 0 in exact arithmetic; if round-off has left 1 + c q ≤ 0 (or NaN), A⁻¹ and log det A
+        are first recomputed from A, which the updates keep by plain additions (the readers'
+        :data:`RIDGE_RATIO_LIMIT` keeps this from happening on any instance they accept); an
+        A that is itself no longer positive definite is :func:`not_positive_definite`'s error.
         """
         u = self.inverse @ x
         q = float(x @ u)
+        if not 1.0 + count * q > 0:
+            self.refresh()
+            u = self.inverse @ x
+            q = float(x @ u)
+            if not 1.0 + count * q > 0:
+                raise not_positive_definite(self.gram)
         self.logdet += math.log1p(count * q)
         self._downdate(u, q, count)
         self.gram += count * (x[:, None] * x)

@@ -267,3 +267,26 @@ def test_a_design_matrix_that_is_not_positive_definite_is_a_numerical_error_nami
     gram = 0.1 * np.eye(2) + arms.T @ arms  # and λ = 0.1 is lost beside 1e180: singular in floating point
     with pytest.raises(NumericalError, match="rescale the arms .* or raise --lambda"):
         exact_design(arms, gram, np.zeros(2))
+
+
+def test_ridge_design_recomputes_an_inverse_that_round_off_broke_instead_of_failing():
+    """With λ = 1e-20 ≪ ‖x‖² the Sherman–Morrison downdate cancels: the third update met
+    1 + xᵀA⁻¹x < 0 and log1p raised "math domain error"; A⁻¹ is recomputed from A instead."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (3, 2))
+    design = RidgeDesign(2, 1e-20)
+    for x in X:
+        design.add(x, 0.0)
+    A = 1e-20 * np.eye(2) + X.T @ X
+    np.testing.assert_allclose(design.inverse @ A, np.eye(2), atol=1e-8)
+    assert design.logdet == pytest.approx(np.linalg.slogdet(A)[1], rel=1e-9)
+
+
+def test_ridge_design_whose_matrix_is_not_positive_definite_is_a_numerical_error():
+    from cbai_cli.errors import NumericalError
+
+    design = RidgeDesign(2, 1.0)
+    design.inverse = -np.eye(2)  # as if round-off had broken A⁻¹
+    design.gram = np.array([[1.0, 2.0], [2.0, 1.0]])  # and A itself were indefinite
+    with pytest.raises(NumericalError, match="not numerically positive definite"):
+        design.add(np.array([1.0, 0.0]), 0.0)
