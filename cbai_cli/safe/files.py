@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -59,6 +60,7 @@ import numpy as np
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import instance_errors
 from cbai_cli.instance import SCHEMA_VERSION, check_schema_version, content_hash_of, mapping_field, plain
+from cbai_cli.linalg import RIDGE_RATIO_LIMIT
 from cbai_cli.safe.action_sets import ACTION_SET_KINDS, ActionSet
 from cbai_cli.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
 from cbai_cli.safe.problems import SafeBaiProblem, SafeRegretProblem
@@ -326,6 +328,23 @@ def _library_error(error: ValueError) -> InstanceError:
     return InstanceError(message)
 
 
+def _check_ridge(lam: float, largest: float, what: str) -> None:
+    """``lambda`` against L², L = ``largest`` the largest norm of a vector the algorithms'
+    design A = λI + Σxxᵀ takes in (``what`` says of which set): at most
+    :data:`~cbai_cli.linalg.RIDGE_RATIO_LIMIT` apart, or A⁻¹ loses its digits (wrong answers,
+    then a failing run)."""
+    squared = largest**2
+    if squared > RIDGE_RATIO_LIMIT * lam:
+        least = squared / RIDGE_RATIO_LIMIT
+        step = 10.0 ** (math.floor(math.log10(least)) - 2)
+        least = math.ceil(least / step) * step  # three digits, rounded up so that it is accepted
+        raise InstanceError(f"lambda: {lam:g} is {squared / lam:.3g} times smaller than L² = {squared:.3g} (L = "
+                            f"{largest:.4g}, the largest norm of {what}), more than {RIDGE_RATIO_LIMIT:.0e}: A⁻¹ = "
+                            f"(λI + Σxxᵀ)⁻¹ cannot be kept in double precision; set lambda to at least "
+                            f"{least:.3g} (L²/{RIDGE_RATIO_LIMIT:.0e}; the papers use 1) or "
+                            "rescale the actions")
+
+
 # --------------------------------------------------------------------------- parsers
 
 
@@ -355,6 +374,7 @@ def _safe_regret(mapping: Mapping[str, Any], source: str) -> SafeRegretInstance:
         problem = SafeRegretProblem(action_set=action_set, mu_star=mu_star, B=B, c=c, name=name, **fields)
     except ValueError as error:
         raise _library_error(error) from None
+    _check_ridge(problem.lam, action_set.max_norm, f"an action of the {action_set.label()}")
     return SafeRegretInstance(problem, meta)
 
 
@@ -392,6 +412,7 @@ def _safe_bai(mapping: Mapping[str, Any], source: str) -> SafeBaiInstance:
                                  gamma_FE=gamma_fe, name=name, **fields)
     except ValueError as error:
         raise _library_error(error) from None
+    _check_ridge(problem.lam, float(np.linalg.norm(problem.arms, axis=1).max()), "an arm")
     # Forced exploration plays γ_FE·x_k for every arm on the learner's word that it is safe
     # ("Price of Safety", §4: forced exploration samples "from a known safe set"); a file that
     # breaks this promise would make Safe-LinGapE unsafe by design.

@@ -226,6 +226,8 @@ def _edit(source: Path, old: str, new: str, target: Path) -> Path:
     (AMANI_A, "- [0.6, 1.8]", "- [0.6, 1.8, 0.0]", "safe-lucb", "B: must be a matrix"),
     (AMANI_A, "c: 0.9", "c: -0.9", "safe-lucb", "c: must be > 0"),
     (AMANI_A, "kind: safe-regret", "kind: safe-regrets", "safe-lucb", "kind: unknown instance kind 'safe-regrets'"),
+    (AMANI_A, "lambda: 1.0", "lambda: 1.0e-20", "safe-lucb", "lambda: 1e-20 is 2e+20 times smaller than L² = 2"),
+    (SOARE, "lambda: 1.0", "lambda: 1.0e-16", "lingape", "set lambda to at least 1e-12"),
 ])
 def test_solve_bad_files_of_the_safe_kinds(cli, tmp_path, source, old, new, algo, message):
     path = _edit(source, old, new, tmp_path / "bad.yaml")

@@ -219,6 +219,36 @@ def assert_one_line_error(mapping, source: str, message: str) -> None:
     assert text.startswith(f"{source}: ") and message in text and "\n" not in text
 
 
+_TINY_RIDGE = {  # an action set, a ridge λ more than 1e12 below its L², and the L the refusal names
+    "box": (lambda: _set(regret_mapping(), "lambda", 1e-20), "L = 1.414, the largest norm of an action of the box"),
+    "ball": (lambda: {**BALL, "action_set": {"kind": "ball", "radius": 2.0e6}, "L": 2.0e6},
+             "L = 2e+06, the largest norm of an action of the ball"),
+    "finite": (lambda: {**FINITE, "lambda": 1e-14}, "L = 1.414, the largest norm of an action of the 5 arms"),
+}
+
+
+@pytest.mark.parametrize("action_set", _TINY_RIDGE)
+def test_safe_regret_ridge_more_than_1e12_below_the_largest_squared_action_norm_is_refused(action_set):
+    """Safe-LUCB's A⁻¹ lost its digits (a math domain error at λ = 1e-20 on amani-a)."""
+    mapping, largest = _TINY_RIDGE[action_set]
+    assert_one_line_error(mapping(), "a.yaml", largest)
+
+
+def test_safe_bai_ridge_more_than_1e12_below_the_largest_squared_arm_norm_is_refused():
+    """LinGapE stopped after one pull of each arm, on the wrong arm, at λ = 1e-16."""
+    assert_one_line_error(_set(bai_mapping(), "lambda", 1e-16), "s.npz",
+                          "lambda: 1e-16 is 1e+16 times smaller than L² = 1 (L = 1, the largest norm of an arm), "
+                          "more than 1e+12")
+
+
+def test_the_least_ridge_a_refusal_names_is_accepted():
+    with pytest.raises(InstanceError) as error:
+        from_mapping(_set(regret_mapping(), "lambda", 2e-12))
+    least = float(str(error.value).split("set lambda to at least ")[1].split(" ")[0])
+    assert least == 2.01e-12
+    assert from_mapping(_set(regret_mapping(), "lambda", least)).problem.lam == least
+
+
 def test_zero_forced_exploration_needs_no_safe_scale():
     mapping = _set(_set(bai_mapping(), "gamma_FE", 0.9), "T_FE", 0)
     assert from_mapping(mapping).problem.T_FE == 0
