@@ -304,8 +304,12 @@ def disc_candidates(G: np.ndarray, h: np.ndarray, r: float, V: np.ndarray) -> np
 def ball_argmin(V: np.ndarray, G: np.ndarray, h: np.ndarray, r: float) -> tuple[np.ndarray, int, float]:
     """``min_{i, x} V[i]ᵀx`` over ``{‖x‖ ≤ r, Gx ≤ h}``; returns ``(x, i, value)``.
 
-    2-D: exact enumeration (:func:`disc_candidates`). d ≥ 3: one cvxpy SOCP per objective
-    (slow, ~ms per solve: the general fallback).
+    2-D: exact enumeration (:func:`disc_candidates`). Other d: one cvxpy SOCP per objective
+    (slow, ~ms per solve: the general fallback). An interior-point solution lies up to the
+    solver's tolerance (~1e-9) outside the ball or the half-spaces, which a caller that
+    plays it in D_0 cannot accept, so it is scaled towards the origin into both (the origin
+    is feasible when h > 0, as Safe-LUCB's c > 0 makes it); the value is that of the
+    scaled point. A solver that finds no solution is a :class:`~cbai_cli.errors.NumericalError`.
     """
     d = V.shape[1]
     if d == 2:
@@ -314,6 +318,8 @@ def ball_argmin(V: np.ndarray, G: np.ndarray, h: np.ndarray, r: float) -> tuple[
         return X[j], i, val
     import cvxpy as cp
 
+    from cbai_cli.errors import NumericalError
+
     x = cp.Variable(d)
     v = cp.Parameter(d)
     prob = cp.Problem(cp.Minimize(v @ x), [cp.norm(x, 2) <= r, G @ x <= h])
@@ -321,8 +327,31 @@ def ball_argmin(V: np.ndarray, G: np.ndarray, h: np.ndarray, r: float) -> tuple[
     for i, vi in enumerate(V):
         v.value = vi
         prob.solve()
-        if prob.status not in ("optimal", "optimal_inaccurate"):
-            raise RuntimeError(f"cvxpy status {prob.status}")
-        if prob.value < best[2]:
-            best = (np.asarray(x.value, dtype=float), i, float(prob.value))
+        if prob.status not in ("optimal", "optimal_inaccurate") or x.value is None:
+            raise NumericalError(f"the optimistic action over the ball could not be computed (the SOCP solver "
+                                 f"returned status {prob.status!r})")
+        point = _into_ball_and_halfspaces(np.asarray(x.value, dtype=float), G, h, r)
+        value = float(vi @ point)
+        if value < best[2]:
+            best = (point, i, value)
     return best  # type: ignore[return-value]
+
+
+def _into_ball_and_halfspaces(x: np.ndarray, G: np.ndarray, h: np.ndarray, r: float) -> np.ndarray:
+    """``x`` scaled by the largest s ≤ 1 with ‖sx‖ ≤ r and s·Gx ≤ h (the rows with h > 0;
+    a solver's point is at most its tolerance outside them, so s is 1 − O(1e-9))."""
+    scale = 1.0
+    norm = float(np.linalg.norm(x))
+    if norm > r:
+        scale = r / norm
+    lhs = G @ x
+    over = (lhs > h) & (h > 0)
+    if over.any():
+        scale = min(scale, float(np.min(h[over] / lhs[over])))
+    if scale >= 1.0:
+        return x
+    point = scale * x
+    # s·‖x‖ may round to one ulp above r: step down until it does not
+    while np.linalg.norm(point) > r or np.any((G @ point > h) & (h > 0)):
+        point = np.nextafter(point, 0.0)
+    return point

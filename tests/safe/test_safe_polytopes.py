@@ -153,3 +153,17 @@ def test_ball_argmin_cvxpy_3d():
     pts *= (rng.random(20000) ** (1 / 3) / np.linalg.norm(pts, axis=1))[:, None]
     pts = pts[np.all(pts @ G.T <= h, axis=1)]
     assert val <= (pts @ V.T).min() + 1e-6
+
+
+@pytest.mark.parametrize("d", [1, 3])
+def test_ball_argmin_outside_the_plane_returns_points_inside_the_ball_and_the_half_spaces(d):
+    """The SOCP solver's point lay up to 1.3e-9 outside the unit ball (Safe-LUCB then played
+    an action outside D_0 and the environment refused it); it is scaled into both."""
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        G = rng.normal(size=(2, d))
+        h = np.array([0.3, 0.4])
+        V = rng.normal(size=(2, d))
+        x, i, val = ball_argmin(V, G, h, 1.0)
+        assert np.linalg.norm(x) <= 1.0 and np.all(G @ x <= h), seed
+        assert val == V[i] @ x
