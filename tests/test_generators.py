@@ -73,6 +73,25 @@ def test_unit_sphere_refuses_one_dimension_where_its_only_points_are_plus_and_mi
         family("unit-sphere").generate(d=1, n=5)
 
 
+@pytest.mark.parametrize("eta0", [-1e-17, -1.25e-12, "-1e-300"])
+def test_soare_safe_refuses_an_eta0_whose_forced_exploration_scale_rounds_to_zero(eta0):
+    """γ_FE = 0.4·|η₀| (12 decimals) was 0 and the library raised a traceback."""
+    with pytest.raises(OptionError, match=r"eta0 = .* is too close to 0: the forced-exploration scale γ_FE = 0\.4·\|η₀\| "
+                                          r"rounds to 0 at 12 decimals; give eta0 ≤ -1.3e-12$"):
+        family("soare-safe").generate(eta0=eta0)
+
+
+def test_soare_safe_refuses_an_eta0_the_instance_reader_would_refuse():
+    with pytest.raises(OptionError, match=r"^soare-safe: eta0 must be at least -1e\+100, got -1e\+300$"):
+        family("soare-safe").generate(eta0=-1e300)
+
+
+@pytest.mark.parametrize("name", ["amani-a", "amani-b"])
+def test_safe_regret_families_refuse_a_horizon_solve_cannot_run(name):
+    with pytest.raises(OptionError, match=rf"^{name}: T must be at most 1e\+08 \(a run keeps its regret curve"):
+        family(name).resolve(T=10**8 + 1)
+
+
 def test_binary_noise_is_refused_where_constraint_values_leave_minus_one_one():
     with pytest.raises(InstanceError, match="binary feedback"):
         family("irrelevant-dims").generate(make_noise("binary", None, 0.05))

@@ -51,7 +51,7 @@ from cbai_cli.errors import InstanceError, OptionError
 from cbai_cli.fileio import instance_errors
 from cbai_cli.instance import Instance, save
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.options import MEMORY_LIMIT
+from cbai_cli.options import MAGNITUDE_LIMIT, MEMORY_LIMIT
 from cbai_cli.parallel import check_jobs
 
 __all__ = [
@@ -111,6 +111,8 @@ class Feedback:
             raise OptionError("--sigma applies to --feedback gaussian only (binary feedback has no noise level)")
         if self.sigma is not None and not (math.isfinite(self.sigma) and self.sigma > 0):
             raise OptionError(f"--sigma must be a finite number > 0, got {self.sigma}")
+        if self.sigma is not None and self.sigma > MAGNITUDE_LIMIT:  # the instance reader's bound: σ² must stay finite
+            raise OptionError(f"--sigma must be at most {MAGNITUDE_LIMIT:g}, got {self.sigma:g}")
         if self.kind == "gaussian" and self.rescale_rewards:
             raise OptionError("--rescale-rewards needs --feedback binary: Gaussian feedback does not rescale the arms")
 

@@ -437,6 +437,13 @@ def amani_b(T: int, name: str = "amani-b", meta: Mapping[str, Any] | None = None
     return SafeRegretInstance(dataclasses.replace(instance_b(T), name=name), dict(meta or {}))
 
 
+def soare_forced_exploration_scale(eta0: float) -> float:
+    """γ_FE of :func:`soare_safe` for the threshold η₀ < 0: min(0.2, 0.4|η₀|), rounded to 12
+    decimals so that the file shows 0.04, not the 0.04000000000000001 of 0.4 × 0.1; 0 (no
+    valid scale) for |η₀| ≤ 1.25e-12."""
+    return min(0.2, round(0.4 * abs(eta0), 12))
+
+
 def soare_safe(d: int, omega: float, eta0: float, name: str = "soare-safe",
                meta: Mapping[str, Any] | None = None) -> SafeBaiInstance:
     """The instance of "Price of Safety", §5: Soare et al.'s hard instance with a safety parameter.
@@ -444,7 +451,6 @@ def soare_safe(d: int, omega: float, eta0: float, name: str = "soare-safe",
     γ_FE is the paper's 0.2 while that is safe for e_2 (x_2ᵀμ* = −1), i.e. for η₀ ≤ −0.2;
     closer to 0 it is 0.4|η₀|, the choice of benchmarks/repro_pos_figure1.py (docs/safe.md).
     """
-    # Rounded so that the file shows 0.04, not the 0.04000000000000001 of 0.4 × 0.1.
-    gamma_fe = min(0.2, round(0.4 * abs(eta0), 12))
+    gamma_fe = soare_forced_exploration_scale(eta0)
     problem = price_of_safety_instance(d=d, omega=omega, eta0=eta0, gamma_FE=gamma_fe)
     return SafeBaiInstance(dataclasses.replace(problem, name=name), dict(meta or {}))

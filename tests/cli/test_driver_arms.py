@@ -120,6 +120,7 @@ def test_bad_policy_files_fail_with_one_line(cli, tmp_path, array, word):
         ("--n", "0"),
         ("--jobs", "0"),
         ("--feedback", "gaussian", "--rescale-rewards"),
+        ("--feedback", "gaussian", "--sigma", "1e300"),
         ("--arm", "1"),
     ],
 )
