@@ -27,9 +27,10 @@ from cbai_cli.driver.instances import GENERATOR, check_policies
 from cbai_cli.driver.scenarios import Scenario, scenario
 from cbai_cli.errors import InstanceError, OptionError
 from cbai_cli.instance import Instance
+from cbai_cli.validation import safe_text
 
 __all__ = ["FIGURE_SUFFIXES", "DriverView", "driver_view", "check_figure_path", "show_arms", "show_candidates",
-           "solved_arm"]
+           "solved_arm", "solved_run", "SolvedRun"]
 
 #: Formats matplotlib's Agg canvas writes without extra packages.
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
@@ -136,11 +137,36 @@ def show_candidates(view: DriverView, path: str | Path, highlight: int | None = 
     )
 
 
+@dataclass(frozen=True)
+class SolvedRun:
+    """One run of ``cbai solve --json`` output, as ``--solved`` reads it.
+
+    Attributes:
+        source: the output's path as typed (``<stdin>`` for ``-``).
+        arm: the recommended arm; None for "no feasible arm".
+        instance: the document's ``instance`` name (None when it has none).
+        runs: how many runs the document holds.
+        seed: the run's seed, when given.
+    """
+
+    source: str
+    arm: int | None
+    instance: str | None
+    runs: int
+    seed: int | None
+
+
 def solved_arm(path: str | Path, run: int = 0) -> int | None:
     """The arm recommended by run ``run`` of ``cbai solve --json`` output (``-``: stdin).
 
     Returns ``None`` when that run answered "no feasible arm".
     """
+    return solved_run(path, run).arm
+
+
+def solved_run(path: str | Path, run: int = 0) -> SolvedRun:
+    """Run ``run`` of ``cbai solve --json`` output (``-``: stdin): its recommended arm, and
+    what the document says of the instance it ran on."""
     source = "<stdin>" if str(path) == "-" else str(path)
     from cbai_cli.outputs import is_device_or_pipe
 
@@ -153,11 +179,20 @@ def solved_arm(path: str | Path, run: int = 0) -> int | None:
     try:
         document = json.loads(text)
         recommended = document["runs"][run]["recommended"]
-    except (json.JSONDecodeError, RecursionError, KeyError, IndexError, TypeError):
+        runs, seed = len(document["runs"]), document["runs"][run].get("seed")
+        instance, kind = document.get("instance"), document.get("kind", "cbai")
+    except (json.JSONDecodeError, RecursionError, KeyError, IndexError, TypeError, AttributeError):
         raise InstanceError(f"{source}: not the output of `cbai solve --json` (need runs[{run}].recommended)") from None
     if recommended is not None and (isinstance(recommended, bool) or not isinstance(recommended, int)):
         raise InstanceError(f"{source}: runs[{run}].recommended must be an arm index, got {recommended!r}")
-    return recommended
+    if instance is not None and not isinstance(instance, str):
+        raise InstanceError(f"{source}: instance must be the name of the instance solved, got {instance!r}")
+    if kind != "cbai":
+        raise InstanceError(f"{source}: the run was on a {safe_text(kind)} instance; --solved needs the "
+                            "`cbai solve --json` output of a driver instance")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        seed = None
+    return SolvedRun(source, recommended, instance, runs, seed)
 
 
 def draw(instance_file: str | Path, output: str | Path, arms: Sequence[int] = (), highlight: int | None = None,
@@ -167,22 +202,48 @@ def draw(instance_file: str | Path, output: str | Path, arms: Sequence[int] = ()
     red if not, with ``highlight`` (or the arm recommended in the ``cbai solve --json``
     output ``solved``) on top. At most one of the three may be given."""
     from cbai_cli.errors import OptionError
-    from cbai_cli.instance import load
+    from cbai_cli.fileio import read_mapping
+    from cbai_cli.instance import from_mapping
 
     picked = [name for name, value in (("--arm", list(arms) or None), ("--highlight", highlight), ("--solved", solved))
               if value is not None]
     if len(picked) > 1:
         raise OptionError(f"use one of --arm, --highlight and --solved, not {' and '.join(picked)}")
     check_figure_path(output)
-    view = driver_view(load(instance_file), str(instance_file))
+    source = "<stdin>" if str(instance_file) == "-" else str(instance_file)
+    mapping = read_mapping(instance_file)
+    kind = mapping.get("kind", "cbai")
+    if kind != "cbai":
+        raise InstanceError(f"{source}: --show needs a driver instance (kind: cbai, written by `cbai driver-arms`), "
+                            f"got a {safe_text(kind)} instance")
+    view = driver_view(from_mapping(mapping, source), source)
     if arms:
         written = show_arms(view, arms, output)
         what = ", ".join(view.label(arm) for arm in arms)
     else:
-        chosen = solved_arm(solved) if solved is not None else highlight
+        answer = None if solved is None else _solved_on(view, solved_run(solved), str(instance_file))
+        chosen = highlight if answer is None else answer.arm
         written = show_candidates(view, output, chosen)
         what = f"{view.instance.n_arms} candidates, {int(view.feasible.sum())} feasible" + (
             "" if chosen is None else f"; highlighted {view.label(chosen)}")
-        if solved is not None and chosen is None:
+        if answer is not None and chosen is None:
             what += "; the run answered 'no feasible arm', nothing highlighted"
+        if answer is not None and answer.runs > 1:
+            seed = "" if answer.seed is None else f" (seed {answer.seed})"
+            what += f", the answer of the first of {answer.runs} runs{seed}"
     return f"drew {view.scenario.name}: {what} to {written}"
+
+
+def _solved_on(view: DriverView, answer: SolvedRun, instance_file: str) -> SolvedRun:
+    """``answer`` if it can be a run on ``view``'s instance: the same instance name and an
+    arm that exists. (``cbai solve --json`` carries no content hash, so two driver files of
+    one scenario, both named ``driver-<scenario>``, with as many arms, cannot be told apart.)"""
+    name = view.instance.name
+    if answer.instance is not None and answer.instance != name:
+        raise InstanceError(f"{answer.source}: the run was on instance {safe_text(answer.instance)!r}, but "
+                            f"{safe_text(instance_file)} is {safe_text(name)!r}: --solved needs the "
+                            "`cbai solve --json` output of the instance drawn")
+    if answer.arm is not None and not 0 <= answer.arm < view.instance.n_arms:
+        raise InstanceError(f"{answer.source}: the run recommends arm {answer.arm}, but {safe_text(instance_file)} has "
+                            f"arms 0 to {view.instance.n_arms - 1}: the run was on another instance")
+    return answer

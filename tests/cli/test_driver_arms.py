@@ -268,3 +268,45 @@ def test_solved_output_that_is_a_pipe_is_refused_before_it_is_read(tmp_path):
     os.mkfifo(pipe)
     with pytest.raises(InstanceError, match="not a regular file"):
         solved_arm(pipe)
+
+
+def test_show_refuses_a_solved_run_on_an_instance_of_another_name(cli, built, tmp_path):
+    path, _ = built
+    run = tmp_path / "other.json"
+    run.write_text(cli("solve", REPO / "instances" / "regret-1d.yaml", "--json").stdout)
+    line = one_error_line(cli("driver-arms", "--show", path, "--solved", run, "-o", tmp_path / "x.png"))
+    assert f"the run was on instance 'regret-1d', but {path} is 'driver-base'" in line
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_show_refuses_a_solved_run_recommending_an_arm_the_instance_lacks(cli, built, tmp_path):
+    path, _ = built
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"instance": "driver-base", "runs": [{"seed": 0, "recommended": 6}]}))
+    line = one_error_line(cli("driver-arms", "--show", path, "--solved", run, "-o", tmp_path / "x.png"))
+    assert "the run recommends arm 6, but" in line and "has arms 0 to 5: the run was on another instance" in line
+
+
+def test_show_refuses_a_solved_run_on_a_safe_instance(cli, built, tmp_path):
+    path, _ = built
+    run = tmp_path / "safe.json"
+    run.write_text(cli("solve", REPO / "instances" / "soare-safe.yaml", "--json").stdout)
+    line = one_error_line(cli("driver-arms", "--show", path, "--solved", run, "-o", tmp_path / "x.png"))
+    assert "the run was on a safe-bai instance; --solved needs the `cbai solve --json` output of a driver" in line
+
+
+def test_show_says_which_of_several_solved_runs_it_highlights(cli, built, tmp_path):
+    path, _ = built
+    run = tmp_path / "runs.json"
+    run.write_text(json.dumps({"instance": "driver-base", "runs": [{"seed": 5, "recommended": 2},
+                                                                   {"seed": 6, "recommended": 3}]}))
+    result = cli("driver-arms", "--show", path, "--solved", run, "-o", tmp_path / "x.png")
+    assert result.exit_code == 0, result.stderr
+    assert "highlighted arm 2 (" in result.stderr and "the answer of the first of 2 runs (seed 5)" in result.stderr
+
+
+def test_show_of_a_safe_instance_says_show_needs_a_driver_instance(cli, tmp_path):
+    line = one_error_line(cli("driver-arms", "--show", REPO / "instances" / "amani-a.yaml", "-o", tmp_path / "x.png"))
+    assert line.endswith("amani-a.yaml: --show needs a driver instance (kind: cbai, written by `cbai driver-arms`), "
+                         "got a safe-regret instance")
+
