@@ -28,7 +28,8 @@ def driver_arms(output: str | Path | None, *, show: str | Path | None = None, ar
     if show is not None:
         given = [name for name, value in building.items() if value is not None]
         if given:
-            raise OptionError(f"{', '.join(given)} build an instance; they do not apply with --show")
+            verb = "applies" if len(given) == 1 else "apply"
+            raise OptionError(f"{', '.join(given)} {verb} only when building an instance, not with --show")
         if output is None:
             raise OptionError("--show needs -o PICTURE (.png, .pdf or .svg)")
         typed_path(output, "-o")  # the text as typed: a trailing slash still shows (draw checks the rest)

@@ -310,3 +310,8 @@ def test_show_of_a_safe_instance_says_show_needs_a_driver_instance(cli, tmp_path
     assert line.endswith("amani-a.yaml: --show needs a driver instance (kind: cbai, written by `cbai driver-arms`), "
                          "got a safe-regret instance")
 
+
+def test_show_with_one_build_option_names_it_in_the_singular(cli, built, tmp_path):
+    path, _ = built
+    line = one_error_line(cli("driver-arms", "--show", path, "--jobs", "2", "-o", tmp_path / "x.png"))
+    assert line.endswith("--jobs applies only when building an instance, not with --show")
