@@ -137,13 +137,32 @@ def gamma_table(outcome: SafeSolveOutcome) -> Table | None:
 
 
 def lingape_note(outcome: SafeSolveOutcome) -> str | None:
-    """LinGapE ignores safety: say which arms are unsafe at the full scale it uses."""
-    if outcome.results[0].gamma_bar_fe is not None:
-        return None
+    """What the scales of a LinGapE-family run mean: LinGapE ignores safety (which arms are
+    unsafe at the full scale it uses); Safe-LinGapE runs stopped during forced exploration
+    pulled at γ_FE only and estimated no safe scale. None otherwise."""
+    from cbai_cli.safe.lingape import LinGapEConfig
+
+    if not isinstance(outcome.prepared.config, LinGapEConfig):  # Safe-LinGapE
+        return _forced_exploration_note(outcome)
     truth = outcome.instance.truth
     unsafe = [k for k in range(len(truth.gamma)) if truth.gamma[k] < 1]
     listed = ", ".join(f"arm {k} (safe up to γ = {truth.gamma[k]:.4g})" for k in unsafe) or "none"
     return f"{outcome.prepared.algorithm} pulls every arm at full scale γ = 1, ignoring safety; unsafe at full scale: {listed}"
+
+
+def _forced_exploration_note(outcome: SafeSolveOutcome) -> str | None:
+    """Safe-LinGapE runs that reached their cap during forced exploration ("Price of Safety", §4)."""
+    results: Sequence[BaiRun] = outcome.results
+    early = sum(run.gamma_bar_fe is None for run in results)
+    if not early:
+        return None
+    problem = outcome.instance.problem
+    which = "the run" if len(results) == 1 else f"all {early} runs" if early == len(results) else \
+        f"{early} of {len(results)} runs"
+    return (f"{outcome.prepared.algorithm}: {which} reached the pull cap during forced exploration (T_FE = "
+            f"{problem.T_FE:,} pulls), "
+            f"pulling arms at γ_FE = {problem.gamma_FE:g} only, so no safe scale γ̄ was estimated; the answer "
+            "reported is arm 0 at γ_FE, a placeholder")
 
 
 def regret_bound_table(report: SafeRegretBounds) -> Table:

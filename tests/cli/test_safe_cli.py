@@ -322,3 +322,15 @@ def test_heuristic_exploration_decides_its_length_during_the_run(cli):
     assert document["options"]["exploration_rounds"] is None
     assert 0 < document["runs"][0]["exploration_rounds"] <= document["options"]["exploration_budget"]
     assert any("not the paper's" in note for note in document["notes"])
+
+
+def test_safe_lingape_capped_during_forced_exploration_is_not_called_lingape(cli):
+    """The note told LinGapE apart by a γ̄ that Safe-LinGapE has not yet estimated during forced
+    exploration, and said it ignored safety."""
+    result = cli("solve", SOARE, "--algo", "safe-lingape", "--budget", "300")
+    assert result.exit_code == 1, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "ignoring safety" not in text
+    assert ("safe-lingape: the run reached the pull cap during forced exploration (T_FE = 800 pulls), pulling arms at "
+            "γ_FE = 0.2 only, so no safe scale γ̄ was estimated") in text
+
