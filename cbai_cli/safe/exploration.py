@@ -41,6 +41,7 @@ __all__ = [
     "t_gap",
     "t_zero",
     "exploration_length",
+    "uncapped_exploration_length",
     "plug_in_gap",
     "heuristic_gap_needed",
 ]
@@ -226,10 +227,17 @@ def exploration_length(
     an upper bound only, the realised T' is decided during the run
     (:class:`~.safe_lucb.SafeLUCB`).
     """
+    return int(min(uncapped_exploration_length(setting, mode, lambda_minus, safety_gap), setting.T))
+
+
+def uncapped_exploration_length(
+    setting: SafeRegretSetting, mode: str | int, lambda_minus: float, safety_gap: float | None = None
+) -> int:
+    """:func:`exploration_length` before its cap at T: ⌈T_Δ⌉, ⌈T_0⌉ or the count given."""
     if isinstance(mode, (int, np.integer)) and not isinstance(mode, bool):
         if mode < 0:
             raise ValueError(f"exploration must be >= 0, got {mode}")
-        return int(min(mode, setting.T))
+        return int(mode)
     if mode == "gap":
         if safety_gap is None:
             raise ValueError("exploration='gap' needs safety_gap (Δ is assumed known, Theorem 2)")
@@ -240,7 +248,7 @@ def exploration_length(
         raise ValueError(f"exploration must be 'gap', 't23', 'heuristic' or an int, got {mode!r}")
     if not math.isfinite(val):
         raise ValueError("λ_− = 0 (D^w does not span R^d): the exploration length is infinite")
-    return int(min(math.ceil(val), setting.T))
+    return math.ceil(val)
 
 
 def plug_in_gap(

@@ -75,7 +75,7 @@ def configure_safe_lucb(spec, regime, request, instance: SafeRegretInstance, *, 
     :class:`InstanceError` when Safe-LUCB cannot run on the instance (e.g. no finite arm
     inside D^w).
     """
-    from cbai_cli.safe.exploration import build_exploration_set, exploration_length
+    from cbai_cli.safe.exploration import build_exploration_set, exploration_length, uncapped_exploration_length
     from cbai_cli.safe.safe_lucb import SafeLUCBConfig
     from cbai_cli.simulate import Configured
 
@@ -99,19 +99,38 @@ def configure_safe_lucb(spec, regime, request, instance: SafeRegretInstance, *, 
         decided = exploration_set.lambda_minus_exact and mode != "heuristic"
         budget = (exploration_length(view, mode, exploration_set.lambda_minus, config.safety_gap)
                   if exploration_set.lambda_minus_exact or isinstance(mode, int) else None)
+        uncapped = None if budget is None else uncapped_exploration_length(view, mode, exploration_set.lambda_minus,
+                                                                           config.safety_gap)
     except ValueError as error:
         raise InstanceError(f"{instance.name}: safe-lucb cannot run on this instance: {error}") from None
     notes: list[str] = []
     default = " (the default when Δ > 0)" if "exploration" not in given else ""
-    value = "" if budget is None else f" = {budget:,}"
+    horizon = instance.problem.T
+    capped = budget is not None and uncapped > budget
+
+    def length(symbol: str) -> str:
+        """``T' = ⌈T_Δ⌉ = 10,245``, or ``T' = min(⌈T_Δ⌉ = 7,823, T) = 1,000`` when T capped it."""
+        if budget is None:
+            return f"T' = {symbol}"
+        if capped:
+            return f"T' = min({symbol} = {_count(uncapped)}, T) = {budget:,}"
+        return f"T' = {symbol} = {budget:,}"
+
     if mode == "gap":
-        notes.append(f"exploration gap{default}: T' = ⌈T_Δ⌉{value} from the instance's true safety gap Δ = {gap:.6g}, "
+        notes.append(f"exploration gap{default}: {length('⌈T_Δ⌉')} from the instance's true safety gap Δ = {gap:.6g}, "
                      "which Theorem 2 takes as known")
-    elif mode == "t23" and "exploration" not in given:
-        notes.append(f"exploration t23 (the default when Δ = 0): T' = ⌈T_0⌉{value}")
+    elif mode == "t23" and ("exploration" not in given or capped):
+        default = " (the default when Δ = 0)" if "exploration" not in given else ""
+        notes.append(f"exploration t23{default}: {length('⌈T_0⌉')}")
     elif mode == "heuristic":
+        at_most = length("⌈T_0⌉").removeprefix("T' = ")
         notes.append("exploration heuristic (a plug-in rule for an unknown Δ; heuristic, not the paper's): T' is "
-                     f"decided during the run from the plug-in gap Δ̂, at most ⌈T_0⌉{value}")
+                     f"decided during the run from the plug-in gap Δ̂, at most {at_most}")
+    elif isinstance(mode, int) and capped:
+        notes.append(f"--exploration {_count(mode)} is more than the horizon T = {horizon:,}: T' = T, every round "
+                     "explores")
+    if capped and mode in ("gap", "t23"):
+        notes.append(f"the horizon T = {horizon:,} caps the exploration: every round explores")
     if budget is None:
         notes.append("D^w leaves the action set, so λ_− is a Monte Carlo estimate that each run draws from its own "
                      "generator: T' is decided per run (see each run's exploration_rounds)")
@@ -119,6 +138,11 @@ def configure_safe_lucb(spec, regime, request, instance: SafeRegretInstance, *, 
                "exploration_budget": budget, "T": instance.problem.T,
                "dw": dw, "confidence_set": confidence_set, "intersect": intersect}
     return Configured(view, config, instance.problem.T, options, tuple(notes), instance=instance)
+
+
+def _count(value: int) -> str:
+    """A round count with thousands separators, or in floating point beyond 10¹⁵."""
+    return f"{value:,}" if value < 10**15 else f"{float(value):.3g}"
 
 
 def configure_lingape(spec, regime, request, instance: SafeBaiInstance, *, solve_oracle: bool = True):

@@ -334,3 +334,14 @@ def test_safe_lingape_capped_during_forced_exploration_is_not_called_lingape(cli
     assert ("safe-lingape: the run reached the pull cap during forced exploration (T_FE = 800 pulls), pulling arms at "
             "γ_FE = 0.2 only, so no safe scale γ̄ was estimated") in text
 
+
+def test_safe_lucb_note_says_when_the_horizon_caps_the_gap_exploration(cli):
+    notes = solve_json(cli, AMANI_A, "--algo", "safe-lucb", "--T", "1000")["notes"]
+    assert notes[0].startswith("exploration gap (the default when Δ > 0): T' = min(⌈T_Δ⌉ = 7,823, T) = 1,000 from")
+    assert "the horizon T = 1,000 caps the exploration: every round explores" in notes
+
+
+def test_safe_lucb_notes_an_exploration_count_beyond_the_horizon(cli):
+    notes = solve_json(cli, AMANI_A, "--algo", "safe-lucb", "--T", "1500", "--exploration",
+                       "99999999999999999999999")["notes"]
+    assert "--exploration 1e+23 is more than the horizon T = 1,500: T' = T, every round explores" in notes
