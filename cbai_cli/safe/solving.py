@@ -61,7 +61,7 @@ def _check_safe_lucb_sets(instance: SafeRegretInstance, confidence_set: str, int
     action_set = instance.problem.action_set
     if confidence_set == "ellipsoid" and not action_set.supports_ellipsoid_confidence:
         raise OptionError("--confidence-set ellipsoid is implemented for finite action sets only "
-                          f"(this instance's action set is a {type(action_set).__name__})", "confidence_set")
+                          f"(this instance's action set is the {action_set.label()})", "confidence_set")
     if intersect and not (action_set.supports_intersection and confidence_set == "polytope"):
         raise OptionError("--intersect needs a 2-D box action set and the polytope confidence set", "intersect")
 

@@ -205,6 +205,7 @@ def test_step_cap_exits_with_code_one(cli):
     (AMANI_A, ["--algo", "safe-lucb", "--dw", "cube"], "--dw must be ball or ellipsoid"),
     (AMANI_A, ["--algo", "safe-lucb", "--confidence-set", "ellipsoid"], "finite action sets only"),
     (AMANI_A, ["--algo", "safe-lucb", "--intersect", "--confidence-set", "ellipsoid"], "finite action sets only"),
+    (AMANI_A, ["--algo", "safe-lucb", "--confidence-set", "ellipsoid"], "(this instance's action set is the box [−1, 1]^2)"),
     (SOARE, ["--algo", "safe-lingape", "--dw", "ball"], "--dw does not apply to safe-lingape"),
     (SHIPPED / "regret-1d.yaml", ["--algo", "acol", "--intersect"], "--intersect does not apply to acol"),
 ])
