@@ -24,7 +24,7 @@ import numpy as np
 from cbai_cli.errors import OptionError, UnknownNameError, unknown_name_message
 from cbai_cli.instance import Instance
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.options import HORIZON_LIMIT, MAGNITUDE_LIMIT, MEMORY_LIMIT
+from cbai_cli.options import MAGNITUDE_LIMIT, MEMORY_LIMIT
 
 
 @dataclass(frozen=True)
@@ -210,9 +210,6 @@ def _check_range(family: str, name: str, value: Any) -> None:
                           f"repeat), got {value}")
     if name == "T" and value < 1:
         raise OptionError(f"{family}: T must be ≥ 1, got {value}")
-    if name == "T" and value > HORIZON_LIMIT:  # what `cbai solve` runs without --T
-        raise OptionError(f"{family}: T must be at most {HORIZON_LIMIT:.0e} (a run keeps its regret curve in memory, "
-                          f"8 bytes a round), got {value}")
     if name == "omega" and not 0 < value < math.pi / 2:
         raise OptionError(f"{family}: omega must lie in (0, π/2) so that the extra arm is the runner-up, got {value}")
     if name == "eta0" and not (math.isfinite(value) and value < 0):

@@ -86,12 +86,6 @@ def test_soare_safe_refuses_an_eta0_the_instance_reader_would_refuse():
         family("soare-safe").generate(eta0=-1e300)
 
 
-@pytest.mark.parametrize("name", ["amani-a", "amani-b"])
-def test_safe_regret_families_refuse_a_horizon_solve_cannot_run(name):
-    with pytest.raises(OptionError, match=rf"^{name}: T must be at most 1e\+08 \(a run keeps its regret curve"):
-        family(name).resolve(T=10**8 + 1)
-
-
 def test_binary_noise_is_refused_where_constraint_values_leave_minus_one_one():
     with pytest.raises(InstanceError, match="binary feedback"):
         family("irrelevant-dims").generate(make_noise("binary", None, 0.05))
