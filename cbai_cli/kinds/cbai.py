@@ -280,20 +280,16 @@ def _largest_norm(arms: np.ndarray) -> float:
 #: slopes in units of L² and by ‖V⁺x‖² in units of 1/(nL)², so beyond about 10^±70 its
 #: products overflow or vanish and a run never stops; 10^±30 leaves a margin of 10^40.
 ARM_SCALE_RANGE = (1e-30, 1e30)
-#: Largest L²/λ for which the adaptive design A = λI + Σxxᵀ is kept: its rank-one updates
-#: lose about L²/λ ulps in the directions the pulls have not yet reached (where A⁻¹ is
-#: 1/λ), so at 10¹² they keep six digits; beyond about 10¹⁵ the sampling rules read noise
-#: (a 1-D instance in units 10⁸ times larger took up to twice the queries).
-RIDGE_RATIO_LIMIT = 1e12
 
 
 def _refuse_unrepresentable(regime: str, settings) -> None:
     """One line when an adaptive run's numbers would not fit in double precision: the arms'
     largest norm L outside :data:`ARM_SCALE_RANGE` (all-zero arms aside), or L² more than
-    :data:`RIDGE_RATIO_LIMIT` times the design's ridge λ, whose inverse A⁻¹ the sampling
+    :data:`cbai_cli.linalg.RIDGE_RATIO_LIMIT` times the design's ridge λ, whose inverse A⁻¹ the sampling
     rules read (arms in large units need a ridge in the same units)."""
     from cbai_cli.confidence import REGIMES
     from cbai_cli.errors import OptionError
+    from cbai_cli.linalg import RIDGE_RATIO_LIMIT
 
     if not REGIMES[regime].adaptive:
         return
