@@ -49,6 +49,13 @@ def _root(
     pin_blas_threads_by_default()
 
 
+def _warn(text: str) -> None:
+    """One warning line on stderr (never on stdout, which may carry JSON)."""
+    from cbai_cli.validation import safe_text
+
+    typer.echo(f"cbai: warning: {safe_text(text)}", err=True)
+
+
 def _show(outcome, as_json: bool) -> None:
     """One JSON document on stdout, or the outcome's tables."""
     from cbai_cli.render import console, print_json
@@ -123,7 +130,7 @@ def solve(
     from cbai_cli.solving import solving
 
     # the trace is written while the run goes, and renamed into place once the result is shown
-    with solving(path, RunRequest.of(algo, regime, **options), seed, runs, trace, bound) as outcome:
+    with solving(path, RunRequest.of(algo, regime, **options), seed, runs, trace, bound, warn=_warn) as outcome:
         _show(outcome, as_json)
     if outcome.hit_budget:
         raise typer.Exit(1)
@@ -190,6 +197,8 @@ def compare(
     planned = plan_comparison(settings)
     for message in planned.messages():
         say(message)
+    for warning in planned.warnings():  # once per request with runs to do, even with --quiet
+        _warn(warning)
     stored_now = RecordCounter()
     try:
         with progress_bar(len(planned.pending), enabled=not quiet and sys.stderr.isatty()) as progress:

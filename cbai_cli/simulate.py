@@ -73,6 +73,8 @@ class Configured:
         notes: remarks for the user (defaults chosen, caveats of the regime).
         init: further keyword arguments of the constructor (the Oracle's design).
         instance: the instance as run, when configuring changed it (``--T``).
+        warnings: what to tell the user before a run starts (a run that will take very
+            long); the commands print them on stderr, once per request.
     """
 
     view: Any
@@ -82,6 +84,7 @@ class Configured:
     notes: tuple[str, ...] = ()
     init: Mapping[str, Any] = field(default_factory=dict)
     instance: Any = None
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,11 @@ class PreparedRun:
     @property
     def notes(self) -> tuple[str, ...]:
         return self.configured.notes
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What to tell the user before the runs start (:attr:`Configured.warnings`)."""
+        return self.configured.warnings
 
     @property
     def kind(self):

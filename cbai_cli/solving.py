@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -95,14 +95,17 @@ class TraceWriter:
 
 
 def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], trace: Any = False,
-                   key: tuple[int, ...] = (), bound: bool | None = None) -> Any:
+                   key: tuple[int, ...] = (), bound: bool | None = None,
+                   warn: Callable[[str], None] | None = None) -> Any:
     """Run ``request`` on ``instance`` once per seed; each seed gives the same result as a
     single run with that seed. With ``trace`` True, one row per observation is kept in the
     outcome's ``trace_rows``; a :class:`TraceWriter` (anything with ``extend(rows)``) gets
     them instead as the runs go (instance kinds that keep traces only). ``bound``: compute
     the instance's bounds after the runs (True), not (False), or only when cheap (None; see
-    :func:`cbai_cli.bounds.bound_skip_reason`). A request without an algorithm runs the
-    default of the instance's kind (:func:`cbai_cli.algorithms.registry.default_algorithm`)."""
+    :func:`cbai_cli.bounds.bound_skip_reason`). ``warn`` gets the prepared run's warnings
+    (:attr:`cbai_cli.simulate.PreparedRun.warnings`: a run that will take very long) before
+    any run starts. A request without an algorithm runs the default of the instance's kind
+    (:func:`cbai_cli.algorithms.registry.default_algorithm`)."""
     if request.algorithm is None:
         request = replace(request, algorithm=default_algorithm(instance.kind))
     prepared = prepare(request, instance)
@@ -110,6 +113,8 @@ def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], tra
     if rows is not None and not prepared.kind.traces:
         raise OptionError(f"--trace does not apply to {prepared.algorithm} (no trace on {instance.kind} instances)",
                           "trace")
+    for text in prepared.warnings if warn is not None else ():
+        warn(text)
     if rows is not None:
         results = tuple(run_once(prepared, seed, key, tracer_rows=rows) for seed in seeds)
     else:
@@ -118,15 +123,15 @@ def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], tra
 
 
 def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: str | Path | None = None,
-               bound: bool | None = None) -> Any:
+               bound: bool | None = None, warn: Callable[[str], None] | None = None) -> Any:
     """``cbai solve FILE`` (:func:`solving`), the trace written before it returns."""
-    with solving(path, request, seed, runs, trace, bound) as outcome:
+    with solving(path, request, seed, runs, trace, bound, warn) as outcome:
         return outcome
 
 
 @contextmanager
 def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: str | Path | None = None,
-            bound: bool | None = None) -> Iterator[Any]:
+            bound: bool | None = None, warn: Callable[[str], None] | None = None) -> Iterator[Any]:
     """``cbai solve FILE`` as a block: load the instance, run seeds ``seed … seed + runs − 1``
     and yield the outcome, keeping the trace of a single run when ``trace`` (.csv or .jsonl)
     is given.
@@ -136,7 +141,8 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
     renamed into place when the block ends without an error, after the caller has shown
     the outcome, so a trace that cannot be written (``--trace PATH: cannot write: REASON``,
     also for a disk that filled during the run) loses no result. An error in the block,
-    Ctrl-C or SIGTERM removes the temporary file."""
+    Ctrl-C or SIGTERM removes the temporary file. ``warn`` gets the warnings of the prepared
+    run before it starts (:func:`solve_instance`)."""
     from cbai_cli.kinds import load
 
     if runs < 1:
@@ -158,7 +164,7 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
     instance = load(path)
     seeds = range(seed, seed + runs)
     if trace is None:
-        yield solve_instance(instance, request, seeds, bound=bound)
+        yield solve_instance(instance, request, seeds, bound=bound, warn=warn)
         return
     from cbai_cli.fileio import atomic_file
 
@@ -166,5 +172,5 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
         with write_errors(trace, "--trace"):
             target = stack.enter_context(atomic_file(trace))
         writer = TraceWriter(Path(trace), target)
-        yield solve_instance(instance, request, seeds, trace=writer, bound=bound)
+        yield solve_instance(instance, request, seeds, trace=writer, bound=bound, warn=warn)
         writer.commit()

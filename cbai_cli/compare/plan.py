@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +33,14 @@ BYTES_PER_INSTANCE_NUMBER = 24
 
 @dataclass(frozen=True, eq=False)
 class Grid:
-    """Groups × algorithms × seeds, validated."""
+    """Groups × algorithms × seeds, validated; ``warnings`` by (group, algorithm) index: what
+    to tell the user before that request's runs start (:func:`validate`)."""
 
     groups: tuple[Group, ...]
     algorithms: tuple[AlgorithmChoice, ...]
     seeds: tuple[int, ...]
     title: str | None = None
+    warnings: Mapping[tuple[int, int], str] = field(default_factory=dict)
 
     def idle_groups(self) -> list[Group]:
         """Groups that no algorithm of the grid can run on (another instance kind)."""
@@ -129,10 +131,12 @@ def build_plan(grid: Grid, shard: tuple[int, int] | None = None) -> Plan:
     return Plan(grid, tuple(runs), instances)
 
 
-def validate(grid: Grid) -> None:
+def validate(grid: Grid) -> dict[tuple[int, int], str]:
     """Check every (group, algorithm) pair of one kind as ``cbai solve`` would, before any
     run: an unknown regime, tuned without β, an option the algorithm cannot use…; and
-    that every algorithm has some group of its kind to run on."""
+    that every algorithm has some group of its kind to run on. Returns the warnings of the
+    pairs (:attr:`cbai_cli.simulate.PreparedRun.warnings`, for the instance of the first
+    seed), each as ``algorithm spec 'S' on GROUP: …``."""
     from cbai_cli.simulate import prepare
 
     kinds = {group.kind for group in grid.groups}
@@ -144,15 +148,19 @@ def validate(grid: Grid) -> None:
                               f"source is one "
                               f"(sources: {', '.join(sorted(kinds))} instances; their algorithms: "
                               f"{', '.join(name for kind in sorted(kinds) for name in names_for(kind))})")
-    for group in grid.groups:
+    warnings = {}
+    for group_index, group in enumerate(grid.groups):
         instance = group.instance_for(grid.seeds[0])
-        for choice in grid.algorithms:
+        for algorithm_index, choice in enumerate(grid.algorithms):
             if group.kind not in choice.kinds:
                 continue
             try:
-                prepare(choice.request, instance, solve_oracle=False)
+                prepared = prepare(choice.request, instance, solve_oracle=False)
             except OptionError as error:
                 raise OptionError(f"algorithm spec {choice.label!r}: {error}", error.parameter) from None
+            for text in prepared.warnings:
+                warnings[(group_index, algorithm_index)] = f"algorithm spec {choice.label!r} on {group.label}: {text}"
+    return warnings
 
 
 def seed_bytes(groups: Sequence[Group], choices: Sequence[AlgorithmChoice]) -> int:
@@ -195,5 +203,4 @@ def build_grid(sources: Sequence[str], algorithms: Sequence[str], seeds: int, fi
     groups = parse_sources(sources, base)
     check_memory(groups, choices, seeds)
     grid = Grid(groups, choices, tuple(range(first_seed, first_seed + seeds)), title)
-    validate(grid)
-    return grid
+    return replace(grid, warnings=validate(grid))

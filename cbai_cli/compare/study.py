@@ -84,6 +84,12 @@ class PlannedComparison:
             messages.append(f"shard {index}/{count} holds no runs: {why}; nothing to run")
         return messages
 
+    def warnings(self) -> list[str]:
+        """The grid's warnings (a run that will take very long) of the requests that still have
+        runs to do here: once per request, however many seeds it runs."""
+        pending = {(run.group, run.algorithm) for run in self.pending}
+        return [text for key, text in self.grid.warnings.items() if key in pending]
+
     def _shared_source(self, option: str, value: Any) -> str:
         """Where a value given for all algorithms came from: its flag, or the study file."""
         from cbai_cli.compare.specs import value_text

@@ -226,7 +226,9 @@ class CbaiKind(InstanceKind):
                   "rounding_epsilon": config.rounding_epsilon, "budget": budget}
         options = {name: (values[name] if name in reads else None) for name in RECORD_OPTIONS}
         options["budget"] = budget
-        return Configured(problem, config, budget, options, tuple(notes), init)
+        warning = long_run_warning(regime, settings, instance, budget) if instance.has_truth else None
+        return Configured(problem, config, budget, options, tuple(notes), init,
+                          warnings=(warning,) if warning else ())
 
     def environment(self, instance, rng):
         return Environment(instance.problem.arms, instance.truth, rng)
@@ -307,40 +309,109 @@ def _refuse_unrepresentable(regime: str, settings) -> None:
                           f"--lambda {0.1 * squared:.3g} (0.1·L²), or rescale the arms")
 
 
-def _refuse_unreachable(regime: str, settings, instance) -> None:
-    """One line when an adaptive run could not stop within what one run can count.
+#: Queries from which a run is announced with one warning line before it starts (when no
+#: --budget bounds it below its estimate): the compiled adaptive step takes about 2 µs a
+#: pull (G-ACOL on irrelevant-dims d = 10: 8.7·10⁶ pulls in 18 s), so 10⁹ pulls are half an
+#: hour and every factor 10 beyond multiplies that, one pull at a time in Python (a trace)
+#: several times more; round-based runs draw a round's sums at once, but their queries are
+#: what a study with people or trials would pay.
+LONG_RUN_QUERIES = 1e9
 
-    After n pulls the width of arm x is r_n·‖x‖_{A_n⁻¹} ≥ r·‖x‖/sqrt(λ + nL²), with r the
-    regime's radius floor (:func:`cbai_cli.confidence.minimum_radius`) and L the largest
-    arm norm; deciding every arm of X≥(x*) (which a run must) takes widths below |g(x)|,
-    so about n ≥ (r²‖x‖²/g(x)² − λ)/L² pulls for the hardest of them. Absurd options
-    (``--lambda 1e300``, ``--beta 1e300``, ``--subgaussian 1e300``) push this beyond
-    :data:`cbai_cli.options.QUERY_LIMIT`: such a run would loop for ever, one pull at a
-    time, so it is refused unless ``--budget`` bounds it.
+
+@dataclass(frozen=True)
+class QueryFloor:
+    """A lower bound on the queries of a run without a budget (:func:`query_floor`).
+
+    Attributes:
+        queries: the bound (∞ when it overflows).
+        arm: the arm of X≥(x*) that needs them.
+        radius: the confidence radius's floor it comes from.
+        source: the options that set that floor, for messages.
+    """
+
+    queries: float
+    arm: int
+    radius: float
+    source: str
+
+
+def query_floor(regime: str, settings, instance) -> QueryFloor | None:
+    """About the fewest queries a run of ``regime`` must make before it can stop; None when
+    no arm of X≥(x*) bounds them (a zero arm or gap).
+
+    Adaptive regimes: after n pulls the width of arm x is r_n·‖x‖_{A_n⁻¹} ≥
+    r·‖x‖/sqrt(λ + nL²), with r the regime's radius floor
+    (:func:`cbai_cli.confidence.minimum_radius`) and L the largest arm norm; deciding every
+    arm of X≥(x*) (which a run must) takes widths below |g(x)|, so about n ≥
+    (r²‖x‖²/g(x)² − λ)/L² pulls for the hardest of them.
+
+    The static regime of round-based algorithms: the round t that decides x refits on its
+    own N_t pulls only (no ridge), so its width r_t·‖x‖_{A_t⁺} ≥ r_t·‖x‖/sqrt(N_t L²) with
+    r_t = R·sqrt(2 log(K/δ_t)) and δ_t = δ²/t² (:class:`~cbai_cli.algorithms.base.RoundBased`),
+    smallest at t = 1; that one round has N_t ≥ r_1²‖x‖²/(g(x)² L²) pulls.
     """
     from cbai_cli.bounds import at_least_set
-    from cbai_cli.confidence import REGIMES, minimum_radius
-    from cbai_cli.errors import OptionError
-    from cbai_cli.options import QUERY_LIMIT
+    from cbai_cli.confidence import REGIMES, minimum_radius, radius_static
 
-    if not REGIMES[regime].adaptive:
-        return  # round lengths are checked round by round (RoundBased.checked_length)
-    radius, source = minimum_radius(regime, settings, instance.problem.dim)
+    if REGIMES[regime].adaptive:
+        radius, source = minimum_radius(regime, settings, instance.problem.dim)
+        ridge = settings.ridge
+    else:
+        delta = settings.delta
+        radius = radius_static(instance.n_arms, delta * delta, settings.subgaussian, 2.0 * math.log(delta))
+        source = (f"R·√(2 log(K/δ²)) of round 1 with --subgaussian {settings.subgaussian:g} and "
+                  f"--delta {delta:g}")
+        ridge = 0.0
     mask = at_least_set(instance)
     norms = np.linalg.norm(instance.problem.arms[mask], axis=1)
     gaps = np.abs(instance.gaps[mask])
     hard = (norms > 0) & (gaps > 0)
     if not hard.any():
-        return
+        return None
     ratios = norms[hard] / gaps[hard]
     hardest = int(np.flatnonzero(mask)[np.flatnonzero(hard)[np.argmax(ratios)]])
     with np.errstate(over="ignore"):
-        needed = (radius * radius * float(ratios.max()) ** 2 - settings.ridge) / settings.arm_bound**2
-    if needed > QUERY_LIMIT:
-        about = f"about {needed:.3g}" if math.isfinite(needed) else "infinitely many"
-        raise OptionError(f"the confidence radius is at least {radius:.3g} ({source}): deciding arm {hardest} would "
-                          f"take {about} queries, more than one run can count ({QUERY_LIMIT:.0e}); choose smaller "
-                          "values or give --budget")
+        needed = (radius * radius * float(ratios.max()) ** 2 - ridge) / settings.arm_bound**2
+    return QueryFloor(float(needed), hardest, radius, source)
+
+
+def _refuse_unreachable(regime: str, settings, instance) -> None:
+    """One line when an adaptive run could not stop within what one run can count: absurd
+    options (``--lambda 1e300``, ``--beta 1e300``, ``--subgaussian 1e300``) push its
+    :func:`query_floor` beyond :data:`cbai_cli.options.QUERY_LIMIT`: such a run would loop
+    for ever, one pull at a time, so it is refused unless ``--budget`` bounds it.
+    """
+    from cbai_cli.confidence import REGIMES
+    from cbai_cli.errors import OptionError
+    from cbai_cli.options import QUERY_LIMIT
+
+    if not REGIMES[regime].adaptive:
+        return  # round lengths are checked round by round (RoundBased.checked_length)
+    floor = query_floor(regime, settings, instance)
+    if floor is not None and floor.queries > QUERY_LIMIT:
+        about = f"about {floor.queries:.3g}" if math.isfinite(floor.queries) else "infinitely many"
+        raise OptionError(f"the confidence radius is at least {floor.radius:.3g} ({floor.source}): deciding arm "
+                          f"{floor.arm} would take {about} queries, more than one run can count ({QUERY_LIMIT:.0e}); "
+                          "choose smaller values or give --budget")
+
+
+def long_run_warning(regime: str, settings, instance, budget: int | None) -> str | None:
+    """What to say before a run whose :func:`query_floor` exceeds :data:`LONG_RUN_QUERIES`,
+    unless ``budget`` stops it below that floor; None otherwise, and for floors beyond
+    :data:`cbai_cli.options.QUERY_LIMIT`, which end in one line of error instead (refused
+    before an adaptive run, at the round too long for a round-based one)."""
+    from cbai_cli.options import QUERY_LIMIT
+
+    if budget is not None and budget <= LONG_RUN_QUERIES:
+        return None
+    floor = query_floor(regime, settings, instance)
+    if floor is None or not LONG_RUN_QUERIES < floor.queries <= QUERY_LIMIT:
+        return None
+    if budget is not None and budget < floor.queries:
+        return None
+    bounded = "give --budget to bound the run" if budget is None else f"--budget {budget} allows that many"
+    return (f"deciding arm {floor.arm} will take at least about {floor.queries:.2g} queries (the confidence radius is "
+            f"at least {floor.radius:.3g}: {floor.source}); {bounded}")
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,23 @@ def test_rerun_with_the_same_store_says_what_it_skips(cli, tmp_path):
     assert again.exit_code == 0 and "18 of 18 runs already stored" in again.stderr
 
 
+LONG = ("regret-1d", "--algos", "acol", "--subgaussian", "20000", "--seeds", "3", "--jobs", "1", "--no-bounds")
+
+
+def test_a_request_estimated_past_a_billion_queries_is_warned_once_not_once_per_seed(cli):
+    result = cli("compare", *LONG, "--json", "--quiet")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.startswith("cbai: warning: algorithm spec 'acol' on regret-1d: deciding arm 2 will take ")
+    assert result.stderr.count("\n") == 1 and len(json.loads(result.stdout)["records"]) == 3
+
+
+def test_a_request_whose_runs_are_all_stored_is_not_warned_again(cli, tmp_path):
+    out = tmp_path / "runs.jsonl"
+    assert cli("compare", *LONG, "--out", out, "--quiet").exit_code == 0
+    again = cli("compare", *LONG, "--out", out, "--quiet")
+    assert again.exit_code == 0 and again.stderr == ""
+
+
 def test_quiet_writes_nothing_on_stderr(cli, tmp_path):
     out = tmp_path / "runs.jsonl"
     cli("compare", *GRID, "--out", out)

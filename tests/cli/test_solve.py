@@ -282,3 +282,24 @@ def test_bounds_of_the_size_rule_are_not_capped(cli, random_file, monkeypatch):
     monkeypatch.setattr("cbai_cli.options.FORCED_BOUND_TIME_LIMIT", 1e-9)
     document = solve_json(cli, random_file, "--algo", "g-acol")
     assert document["time_limit_reached"] is False and document["notes"] == []
+
+
+LONG = (SHIPPED / "regret-1d.yaml", "--algo", "acol", "--subgaussian", "20000")  # ~1.2e12 queries in rounds, < 1 s
+
+
+def test_a_run_estimated_past_a_billion_queries_is_warned_on_stderr_with_json_on_stdout(cli):
+    result = cli("solve", *LONG, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.startswith("cbai: warning: deciding arm 2 will take at least about 2.4e+11 queries")
+    assert result.stderr.count("\n") == 1 and json.loads(result.stdout)["runs"][0]["stopped"] == "solved"
+
+
+def test_a_budget_below_the_estimate_is_not_warned(cli):
+    result = cli("solve", *LONG, "--budget", "1000000", "--json")
+    assert result.exit_code == 1 and result.stderr == ""
+
+
+def test_usual_runs_are_not_warned(cli, instance_file):
+    for algorithm in ("acol", "g-acol", "track-and-stop"):
+        result = cli("solve", instance_file, "--algo", algorithm)
+        assert result.exit_code == 0 and result.stderr == ""
