@@ -117,9 +117,7 @@ class Tracer:
         last = used + query.total
         step = used
         for arm, total, count in zip(query.arms.tolist(), answer.constraint, query.counts.tolist()):
-            if not getattr(self.rows, "writing", True):
-                return
-            for values in self.noise.split_sum(self.rng, total, count):
+            for values in self.noise.split_sum(self.rng, total, count):  # a generator: draws only when asked
                 if not getattr(self.rows, "writing", True):
                     return
                 rows = [(step + offset, arm, value, *before) for offset, value in enumerate(values.tolist(), 1)]
@@ -207,17 +205,22 @@ class CbaiKind(InstanceKind):
         )
         config = AlgorithmConfig(regime=regime, confidence=settings, rounding_epsilon=request.get("rounding_epsilon"))
         _refuse_unrepresentable(regime, settings)
-        if request.given().get("budget") is None and instance.has_truth:
-            _refuse_unreachable(regime, settings, instance)
+        unbounded = request.given().get("budget") is None
+        budget = request.get("budget")
+        if not spec.guaranteed_stop and budget is None:
+            budget = DEFAULT_BUDGET_IF_MAY_NOT_STOP
+        # one estimate for the refusal and the warning (a pass over the arms of X≥(x*))
+        floor = (query_floor(regime, settings, instance)
+                 if instance.has_truth and (unbounded or budget is None or budget > LONG_RUN_QUERIES) else None)
+        if unbounded:
+            _refuse_unreachable(regime, floor)
         notes = list(regime_notes(regime, problem.dim))
         init = {}
         if spec.needs_oracle:
             from cbai_cli.bounds import oracle_design
 
             init["oracle_design"] = oracle_design(instance) if solve_oracle else None
-        budget = request.get("budget")
-        if not spec.guaranteed_stop and budget is None:
-            budget = DEFAULT_BUDGET_IF_MAY_NOT_STOP
+        if not spec.guaranteed_stop and request.get("budget") is None:
             notes.append(f"{spec.name} can fail to stop when the feasible set is not connected; "
                          f"it runs with a default budget of {budget} queries (set --budget)")
         reads = spec.reads(regime)
@@ -226,7 +229,7 @@ class CbaiKind(InstanceKind):
                   "rounding_epsilon": config.rounding_epsilon, "budget": budget}
         options = {name: (values[name] if name in reads else None) for name in RECORD_OPTIONS}
         options["budget"] = budget
-        warning = long_run_warning(regime, settings, instance, budget) if instance.has_truth else None
+        warning = _long_run_text(floor, budget)
         return Configured(problem, config, budget, options, tuple(notes), init,
                           warnings=(warning,) if warning else ())
 
@@ -375,11 +378,11 @@ def query_floor(regime: str, settings, instance) -> QueryFloor | None:
     return QueryFloor(float(needed), hardest, radius, source)
 
 
-def _refuse_unreachable(regime: str, settings, instance) -> None:
+def _refuse_unreachable(regime: str, floor: QueryFloor | None) -> None:
     """One line when an adaptive run could not stop within what one run can count: absurd
     options (``--lambda 1e300``, ``--beta 1e300``, ``--subgaussian 1e300``) push its
-    :func:`query_floor` beyond :data:`cbai_cli.options.QUERY_LIMIT`: such a run would loop
-    for ever, one pull at a time, so it is refused unless ``--budget`` bounds it.
+    :func:`query_floor` ``floor`` beyond :data:`cbai_cli.options.QUERY_LIMIT`: such a run
+    would loop for ever, one pull at a time, so it is refused unless ``--budget`` bounds it.
     """
     from cbai_cli.confidence import REGIMES
     from cbai_cli.errors import OptionError
@@ -387,7 +390,6 @@ def _refuse_unreachable(regime: str, settings, instance) -> None:
 
     if not REGIMES[regime].adaptive:
         return  # round lengths are checked round by round (RoundBased.checked_length)
-    floor = query_floor(regime, settings, instance)
     if floor is not None and floor.queries > QUERY_LIMIT:
         about = f"about {floor.queries:.3g}" if math.isfinite(floor.queries) else "infinitely many"
         raise OptionError(f"the confidence radius is at least {floor.radius:.3g} ({floor.source}): deciding arm "
@@ -400,11 +402,15 @@ def long_run_warning(regime: str, settings, instance, budget: int | None) -> str
     unless ``budget`` stops it below that floor; None otherwise, and for floors beyond
     :data:`cbai_cli.options.QUERY_LIMIT`, which end in one line of error instead (refused
     before an adaptive run, at the round too long for a round-based one)."""
-    from cbai_cli.options import QUERY_LIMIT
-
     if budget is not None and budget <= LONG_RUN_QUERIES:
         return None
-    floor = query_floor(regime, settings, instance)
+    return _long_run_text(query_floor(regime, settings, instance), budget)
+
+
+def _long_run_text(floor: QueryFloor | None, budget: int | None) -> str | None:
+    """:func:`long_run_warning` from the run's ``floor`` (None: none known)."""
+    from cbai_cli.options import QUERY_LIMIT
+
     if floor is None or not LONG_RUN_QUERIES < floor.queries <= QUERY_LIMIT:
         return None
     if budget is not None and budget < floor.queries:
