@@ -308,8 +308,9 @@ def _refuse_unrepresentable(regime: str, settings) -> None:
     if squared > RIDGE_RATIO_LIMIT * settings.ridge:
         raise OptionError(f"the arms' largest squared norm L² = {squared:.3g} is {squared / settings.ridge:.3g} times "
                           f"the design's ridge --lambda {settings.ridge:g}, more than {RIDGE_RATIO_LIMIT:.0e}: A⁻¹ "
-                          f"cannot be kept in double precision; give --lambda in the arms' units, e.g. "
-                          f"--lambda {0.1 * squared:.3g} (0.1·L²), or rescale the arms")
+                          f"cannot be kept in double precision; give --lambda in the arms' units, at least "
+                          f"{squared / RIDGE_RATIO_LIMIT:.3g}, e.g. --lambda {0.1 * squared:.3g} (0.1·L²), or rescale "
+                          "the arms")
 
 
 #: Queries from which a run is announced with one warning line before it starts (when no
