@@ -145,6 +145,8 @@ class SolvedRun:
         source: the output's path as typed (``<stdin>`` for ``-``).
         arm: the recommended arm; None for "no feasible arm".
         instance: the document's ``instance`` name (None when it has none).
+        instance_hash: the document's ``instance_hash``, the content hash of the instance
+            solved (None in output written before it was recorded).
         runs: how many runs the document holds.
         seed: the run's seed, when given.
     """
@@ -154,6 +156,7 @@ class SolvedRun:
     instance: str | None
     runs: int
     seed: int | None
+    instance_hash: str | None = None
 
 
 def solved_arm(path: str | Path, run: int = 0) -> int | None:
@@ -181,18 +184,22 @@ def solved_run(path: str | Path, run: int = 0) -> SolvedRun:
         recommended = document["runs"][run]["recommended"]
         runs, seed = len(document["runs"]), document["runs"][run].get("seed")
         instance, kind = document.get("instance"), document.get("kind", "cbai")
+        instance_hash = document.get("instance_hash")
     except (json.JSONDecodeError, RecursionError, KeyError, IndexError, TypeError, AttributeError):
         raise InstanceError(f"{source}: not the output of `cbai solve --json` (need runs[{run}].recommended)") from None
     if recommended is not None and (isinstance(recommended, bool) or not isinstance(recommended, int)):
         raise InstanceError(f"{source}: runs[{run}].recommended must be an arm index, got {recommended!r}")
     if instance is not None and not isinstance(instance, str):
         raise InstanceError(f"{source}: instance must be the name of the instance solved, got {instance!r}")
+    if instance_hash is not None and not isinstance(instance_hash, str):
+        raise InstanceError(f"{source}: instance_hash must be the content hash of the instance solved, "
+                            f"got {instance_hash!r}")
     if kind != "cbai":
         raise InstanceError(f"{source}: the run was on a {safe_text(kind)} instance; --solved needs the "
                             "`cbai solve --json` output of a driver instance")
     if isinstance(seed, bool) or not isinstance(seed, int):
         seed = None
-    return SolvedRun(source, recommended, instance, runs, seed)
+    return SolvedRun(source, recommended, instance, runs, seed, instance_hash)
 
 
 def draw(instance_file: str | Path, output: str | Path, arms: Sequence[int] = (), highlight: int | None = None,
@@ -235,14 +242,20 @@ def draw(instance_file: str | Path, output: str | Path, arms: Sequence[int] = ()
 
 
 def _solved_on(view: DriverView, answer: SolvedRun, instance_file: str) -> SolvedRun:
-    """``answer`` if it can be a run on ``view``'s instance: the same instance name and an
-    arm that exists. (``cbai solve --json`` carries no content hash, so two driver files of
-    one scenario, both named ``driver-<scenario>``, with as many arms, cannot be told apart.)"""
+    """``answer`` if it can be a run on ``view``'s instance: the same instance name, the same
+    content hash (two driver files of one scenario share the name ``driver-<scenario>``; output
+    written before ``cbai solve --json`` recorded the hash is checked by name and arm range
+    only) and an arm that exists."""
     name = view.instance.name
     if answer.instance is not None and answer.instance != name:
         raise InstanceError(f"{answer.source}: the run was on instance {safe_text(answer.instance)!r}, but "
                             f"{safe_text(instance_file)} is {safe_text(name)!r}: --solved needs the "
                             "`cbai solve --json` output of the instance drawn")
+    if answer.instance_hash is not None and answer.instance_hash != view.instance.content_hash:
+        raise InstanceError(f"{answer.source}: the run was on another instance named {safe_text(name)!r} (content "
+                            f"hash {safe_text(answer.instance_hash)}, {safe_text(instance_file)} has "
+                            f"{view.instance.content_hash}): --solved needs the `cbai solve --json` output of the "
+                            "instance drawn")
     if answer.arm is not None and not 0 <= answer.arm < view.instance.n_arms:
         raise InstanceError(f"{answer.source}: the run recommends arm {answer.arm}, but {safe_text(instance_file)} has "
                             f"arms 0 to {view.instance.n_arms - 1}: the run was on another instance")

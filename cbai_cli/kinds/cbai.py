@@ -496,6 +496,7 @@ class SolveOutcome:
             "regime": self.prepared.regime,
             "delta": self.prepared.config.confidence.delta,
             "instance": self.instance.name,
+            "instance_hash": self.instance.content_hash,
             "runs": [result.to_dict() for result in self.results],
             "h_clb": json_number(self.bounds.h_clb.value) if self.bounds else None,
             "lower_bound": json_number(self.bounds.lower_bound) if self.bounds else None,

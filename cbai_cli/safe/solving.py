@@ -357,6 +357,7 @@ class SafeSolveOutcome:
             "algorithm": self.prepared.algorithm,
             "kind": instance.kind,
             "instance": instance.name,
+            "instance_hash": instance.content_hash,
             "options": dict(self.prepared.options),
             "runs": [result.to_dict() for result in self.results],
             **self.facts,

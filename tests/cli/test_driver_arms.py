@@ -287,6 +287,31 @@ def test_show_refuses_a_solved_run_recommending_an_arm_the_instance_lacks(cli, b
     assert "the run recommends arm 6, but" in line and "has arms 0 to 5: the run was on another instance" in line
 
 
+def test_show_refuses_a_solved_run_on_another_file_of_the_same_scenario(cli, built, tmp_path):
+    path, _ = built
+    other = tmp_path / "other.npz"
+    assert cli("driver-arms", "--n", "6", "--seed", "4", "-o", other).exit_code == 0
+    assert load(other).name == load(path).name and load(other).n_arms == load(path).n_arms
+    run = tmp_path / "run.json"
+    run.write_text(cli("solve", other, "--algo", "g-acol", "--regime", "tuned", "--beta", "1", "--json").stdout)
+    line = one_error_line(cli("driver-arms", "--show", path, "--solved", run, "-o", tmp_path / "x.png"))
+    assert f"the run was on another instance named 'driver-base' (content hash {load(other).content_hash}" in line
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_show_accepts_a_solved_run_on_the_same_instance_in_another_format(cli, built, tmp_path):
+    from cbai_cli.kinds import save
+
+    path, _ = built
+    copy = tmp_path / "copy.yaml"
+    save(load(path), copy)
+    run = tmp_path / "run.json"
+    run.write_text(cli("solve", copy, "--algo", "g-acol", "--regime", "tuned", "--beta", "1", "--json").stdout)
+    assert json.loads(run.read_text())["instance_hash"] == load(path).content_hash
+    result = cli("driver-arms", "--show", path, "--solved", run, "-o", tmp_path / "x.png")
+    assert result.exit_code == 0, result.stderr
+
+
 def test_show_refuses_a_solved_run_on_a_safe_instance(cli, built, tmp_path):
     path, _ = built
     run = tmp_path / "safe.json"

@@ -26,6 +26,14 @@ def test_solve_json_has_the_stable_keys(cli, instance_file):
     assert document["runs"][0]["correct"] and document["runs"][0]["recommended"] == 3
 
 
+@pytest.mark.parametrize("name", ["regret-1d.yaml", "soare-safe.yaml"])
+def test_solve_json_names_the_content_hash_of_the_instance_solved(cli, name):
+    from cbai_cli.kinds import load
+
+    path = Path(__file__).resolve().parents[2] / "instances" / name
+    assert solve_json(cli, path, "--runs", "1")["instance_hash"] == load(path).content_hash
+
+
 def test_runs_equal_single_runs_with_those_seeds(cli, instance_file):
     many = solve_json(cli, instance_file, "--algo", "g-acol", "--runs", "3", "--seed", "5")["runs"]
     for offset, run in enumerate(many):
