@@ -172,7 +172,7 @@ def compare(
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
     plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR against the swept parameter; regret curves for safe-regret groups.", show_default=False),
     title: Optional[str] = typer.Option(None, "--title", help="Title of the tables and figure (default: the study file's title, if any).", show_default=False),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or messages on stderr."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or messages on stderr; a warning before a run estimated at more than 10^9 queries, and errors, still print."),
     **options,
 ) -> None:
     """Run many algorithms × seeds × instances in parallel, resumably, and summarise them."""
