@@ -36,13 +36,15 @@ class TraceWriter:
 
     A write that fails (a full disk) is not raised where the run is: the temporary file is
     removed at once (giving its space back), ``writing`` turns False so that the run stops
-    splitting observations for it, and :meth:`commit`, called once the run's result has been
-    shown, raises the one line ``--trace PATH: cannot write: REASON``.
+    splitting observations for it, ``warn`` (when given) is told at once that the run goes on
+    without its trace, and :meth:`commit`, called once the run's result has been shown, raises
+    the one line ``--trace PATH: cannot write: REASON``.
     """
 
-    def __init__(self, path: Path, target: Any) -> None:
+    def __init__(self, path: Path, target: Any, warn: Callable[[str], None] | None = None) -> None:
         self.path = path
         self._target = target
+        self._warn = warn
         self._text = io.StringIO()
         self._jsonl = path.suffix.lower() != ".csv"
         self._csv = csv.writer(self._text, lineterminator="\n")
@@ -75,6 +77,9 @@ class TraceWriter:
         except OSError as error:
             self.failure = reason(error)
             self._target.discard()
+            if self._warn is not None:
+                self._warn(f"--trace {self.path}: cannot write: {self.failure}; the run goes on without its trace, "
+                           "and its result will be shown")
 
     def commit(self) -> None:
         """Write what is left and rename the file into place.
@@ -142,7 +147,7 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
     the outcome, so a trace that cannot be written (``--trace PATH: cannot write: REASON``,
     also for a disk that filled during the run) loses no result. An error in the block,
     Ctrl-C or SIGTERM removes the temporary file. ``warn`` gets the warnings of the prepared
-    run before it starts (:func:`solve_instance`)."""
+    run before it starts (:func:`solve_instance`), and a failed trace write when it happens."""
     from cbai_cli.kinds import load
 
     if runs < 1:
@@ -171,6 +176,6 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
     with ExitStack() as stack:
         with write_errors(trace, "--trace"):
             target = stack.enter_context(atomic_file(trace))
-        writer = TraceWriter(Path(trace), target)
+        writer = TraceWriter(Path(trace), target, warn)
         yield solve_instance(instance, request, seeds, trace=writer, bound=bound, warn=warn)
         writer.commit()

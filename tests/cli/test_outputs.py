@@ -92,12 +92,17 @@ def disk_with_room(monkeypatch, room: int) -> None:
     monkeypatch.setattr(solving, "TRACE_FLUSH_CHARS", 1000)
 
 
-def test_trace_whose_disk_fills_during_the_run_is_one_line_after_the_result(cli, tmp_path, monkeypatch):
+def test_trace_whose_disk_fills_during_the_run_is_a_warning_then_one_error_line_after_the_result(cli, tmp_path,
+                                                                                                monkeypatch):
     disk_with_room(monkeypatch, 5000)
     trace = tmp_path / "t.csv"
     trace.write_text("old\n")
     result = cli("solve", IRRELEVANT, "--algo", "acol", "--trace", trace, "--json")
-    assert one_error_line(result) == f"cbai: error: --trace {trace}: cannot write: No space left on device"
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"cbai: warning: --trace {trace}: cannot write: No space left on device; the run goes on without its trace, "
+        "and its result will be shown",
+        f"cbai: error: --trace {trace}: cannot write: No space left on device"]
     assert json.loads(result.stdout)["runs"][0]["stopped"] == "solved"  # the result is shown all the same
     assert os.listdir(tmp_path) == ["t.csv"] and trace.read_text() == "old\n"
 
