@@ -270,6 +270,13 @@ def test_solved_output_that_is_a_pipe_is_refused_before_it_is_read(tmp_path):
         solved_arm(pipe)
 
 
+def solved_on(cli, instance, tmp_path) -> Path:
+    """``cbai solve INSTANCE --json`` output (tuned G-ACOL) in a file."""
+    run = tmp_path / f"run-{Path(instance).stem}.json"
+    run.write_text(cli("solve", instance, "--algo", "g-acol", "--regime", "tuned", "--beta", "1", "--json").stdout)
+    return run
+
+
 def test_show_refuses_a_solved_run_on_an_instance_of_another_name(cli, built, tmp_path):
     path, _ = built
     run = tmp_path / "other.json"
@@ -292,9 +299,8 @@ def test_show_refuses_a_solved_run_on_another_file_of_the_same_scenario(cli, bui
     other = tmp_path / "other.npz"
     assert cli("driver-arms", "--n", "6", "--seed", "4", "-o", other).exit_code == 0
     assert load(other).name == load(path).name and load(other).n_arms == load(path).n_arms
-    run = tmp_path / "run.json"
-    run.write_text(cli("solve", other, "--algo", "g-acol", "--regime", "tuned", "--beta", "1", "--json").stdout)
-    line = one_error_line(cli("driver-arms", "--show", path, "--solved", run, "-o", tmp_path / "x.png"))
+    line = one_error_line(cli("driver-arms", "--show", path, "--solved", solved_on(cli, other, tmp_path),
+                              "-o", tmp_path / "x.png"))
     assert f"the run was on another instance named 'driver-base' (content hash {load(other).content_hash}" in line
     assert not (tmp_path / "x.png").exists()
 
@@ -305,8 +311,7 @@ def test_show_accepts_a_solved_run_on_the_same_instance_in_another_format(cli, b
     path, _ = built
     copy = tmp_path / "copy.yaml"
     save(load(path), copy)
-    run = tmp_path / "run.json"
-    run.write_text(cli("solve", copy, "--algo", "g-acol", "--regime", "tuned", "--beta", "1", "--json").stdout)
+    run = solved_on(cli, copy, tmp_path)
     assert json.loads(run.read_text())["instance_hash"] == load(path).content_hash
     result = cli("driver-arms", "--show", path, "--solved", run, "-o", tmp_path / "x.png")
     assert result.exit_code == 0, result.stderr
