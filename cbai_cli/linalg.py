@@ -396,19 +396,25 @@ def least_squares_widths(arms: np.ndarray, counts: np.ndarray, sums: np.ndarray,
         predictions (K,) xᵀφ̂ and norms (K,) ‖x‖_{A⁺}, where A = Σ nᵢxᵢxᵢᵀ. φ is only
         identified on span{xᵢ : nᵢ > 0}; arms with a component outside it get an
         infinite norm, so they are never decided by this round.
+
+    Both cuts are relative, so that the result does not depend on the arms' units: an
+    eigenvalue of A counts as zero below ``tolerance`` times the largest, and an arm lies
+    outside the span when the squared norm of its part outside exceeds 10⁻⁹ of its own.
+    (Cuts floored at 1 in absolute terms took every direction of arms of norm below about
+    3·10⁻⁵ as identified, and an arm never pulled as known exactly.)
     """
     pulled = counts > 0
     basis = arms[pulled]
     weights = counts[pulled].astype(float)
     gram = (basis * weights[:, None]).T @ basis
     eigenvalues, eigenvectors = np.linalg.eigh(gram)
-    keep = eigenvalues > tolerance * max(float(eigenvalues.max(initial=0.0)), 1.0)
+    keep = eigenvalues > tolerance * float(eigenvalues.max(initial=0.0))
     vectors = eigenvectors[:, keep]
     coordinates = arms @ vectors  # arms in the identified subspace
     estimate = vectors @ ((vectors.T @ (basis.T @ sums[pulled])) / eigenvalues[keep])
     norms2 = np.sum(coordinates**2 / eigenvalues[keep], axis=1)
-    outside = np.sum(arms**2, axis=1) - np.sum(coordinates**2, axis=1)
-    scale = np.maximum(np.sum(arms**2, axis=1), 1.0)
+    squared = np.sum(arms**2, axis=1)
+    outside = squared - np.sum(coordinates**2, axis=1)
     norms = np.sqrt(norms2)
-    norms[outside > 1e-9 * scale] = np.inf
+    norms[outside > 1e-9 * squared] = np.inf
     return arms @ estimate, norms

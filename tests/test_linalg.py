@@ -86,6 +86,16 @@ def test_least_squares_widths_are_infinite_outside_the_span():
     assert np.isinf(norms[2])
 
 
+@pytest.mark.parametrize("scale", [2.0**-60, 2.0**60])
+def test_least_squares_widths_do_not_depend_on_the_arms_units(scale):
+    # the unit-scale answer of the test above: arm 2, never pulled, stays outside the span
+    arms = np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 1.0]]) * scale
+    predictions, norms = least_squares_widths(arms, np.array([4, 0, 0]), np.array([2.0, 0.0, 0.0]) * scale)
+    np.testing.assert_allclose(predictions[:2], np.array([0.5, 1.0]) * scale)
+    np.testing.assert_allclose(norms[:2], [0.5, 1.0])
+    assert np.isinf(norms[2])
+
+
 def test_ridge_design_matches_direct_solution():
     rng = np.random.default_rng(0)
     d, lam = 3, 0.7
