@@ -50,6 +50,12 @@ def unknown_name_message(what: str, name: str, valid) -> str:
     return f"unknown {what} {name!r}{hint} (valid: {', '.join(valid)})"
 
 
+class ProtocolError(CbaiError):
+    """A learner driven by hand (:class:`cbai_cli.protocol.CheckedLearner`) was asked after
+    it stopped, told before it asked, told the answer of another query, or told an answer
+    that does not fit its query (wrong length, not finite, beyond the largest observation)."""
+
+
 class NumericalError(CbaiError):
     """A computation cannot be carried out in floating point at the instance's scale (a
     design matrix that is no longer numerically positive definite)."""
