@@ -246,6 +246,10 @@ class LinGapE:
         rng: the learner's generator (random greedy tie-breaking).
     """
 
+    #: The answers carry the reward sums (safe BAI: the reward is unknown), which
+    #: :class:`cbai_cli.protocol.CheckedLearner` then requires.
+    reads_reward = True
+
     def __init__(self, arms: np.ndarray, config: LinGapEConfig = LinGapEConfig(),
                  rng: np.random.Generator | None = None) -> None:
         arms = np.array(arms, dtype=float)

@@ -127,6 +127,10 @@ class SafeLinGapE:
         rng: the learner's generator (forced-exploration arms, random greedy tie-breaking).
     """
 
+    #: The answers carry the reward sums (safe BAI: the reward is unknown), which
+    #: :class:`cbai_cli.protocol.CheckedLearner` then requires.
+    reads_reward = True
+
     def __init__(self, setting: SafeBaiSetting, config: SafeLinGapEConfig = SafeLinGapEConfig(),
                  rng: np.random.Generator | None = None) -> None:
         if rng is None:
