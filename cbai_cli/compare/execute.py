@@ -22,12 +22,14 @@ import itertools
 import math
 import os
 import signal
+import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from cbai_cli.errors import OptionError, Terminated, WorkerLostError
@@ -325,7 +327,13 @@ class ProcessPoolBackend:
                 how += " (the system may have run out of memory)"
         else:
             how = f"exited with code {code}"
-        return WorkerLostError(f"worker process {process.pid} {how} before finishing its runs")
+        hint = ""
+        if code == 1 and user_script():
+            # a spawned worker imports the parent's main script afresh: an unguarded call to
+            # compare there raises in the worker's start-up, which exits with code 1
+            hint = ("; its error is above (from a Python script, call compare under "
+                    "`if __name__ == \"__main__\":`, since each worker imports the script afresh)")
+        return WorkerLostError(f"worker process {process.pid} {how} before finishing its runs{hint}")
 
     def close(self, cancel: bool) -> None:
         """Without ``cancel``: close the pipes, so that each worker's loop ends, and wait for
@@ -577,3 +585,12 @@ def make_record(plan, run, outcome: RunOutcome, lower_bound: float | None) -> di
         **outcome.versions,
     }
     return {key: record.get(key) for key in RECORD_KEYS}
+
+
+def user_script() -> bool:
+    """Whether this process runs a Python script of the user's (``python script.py``), not
+    the ``cbai`` command (its console script, or ``python -m cbai_cli``)."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    spec = getattr(main, "__spec__", None)
+    return path is not None and Path(path).stem != "cbai" and not (spec and spec.name.startswith("cbai_cli"))

@@ -231,3 +231,38 @@ def test_closing_without_cancel_ends_the_workers():
     backend.next_done()
     backend.close(cancel=False)
     assert multiprocessing.active_children() == []
+
+
+def test_a_script_that_starts_workers_unguarded_is_told_to_guard_its_call(tmp_path):
+    # each spawned worker imports the script afresh, whose unguarded compare() fails in its start-up
+    import subprocess
+    import sys
+
+    script = tmp_path / "unguarded.py"
+    script.write_text("from cbai_cli.compare.study import CompareSettings, compare\n"
+                      "compare(CompareSettings(sources=('regret-1d',), algorithms=('acol',), seeds=2, jobs=2))\n")
+    process = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert process.returncode != 0
+    last = process.stderr.strip().splitlines()[-1]
+    assert last.startswith("cbai_cli.errors.WorkerLostError: worker process")
+    assert last.endswith('call compare under `if __name__ == "__main__":`, since each worker imports the script '
+                         "afresh)")
+
+
+@pytest.mark.parametrize(("path", "spec", "script"), [("/home/u/study.py", None, True),
+                                                      ("/usr/local/bin/cbai", None, False),
+                                                      ("/x/cbai_cli/__main__.py", "cbai_cli.__main__", False),
+                                                      (None, None, False)])
+def test_only_a_users_script_is_told_to_guard_its_call(monkeypatch, path, spec, script):
+    import importlib.machinery
+    import sys
+    import types
+
+    from cbai_cli.compare.execute import user_script
+
+    main = types.ModuleType("__main__")
+    if path is not None:
+        main.__file__ = path
+    main.__spec__ = importlib.machinery.ModuleSpec(spec, None) if spec else None
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    assert user_script() is script
