@@ -401,8 +401,9 @@ class Session:
         """Up to ``count`` queries to hand out: the pending ones first, then new ones
         (stored before they are returned). Asking again without recording returns the
         same queries; none once the study is done."""
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
             raise OptionError(f"--count must be an integer ≥ 1, got {count!r}", "count")
+        count = int(count)
         if count > MAX_HANDED:
             raise OptionError(f"--count must be at most {MAX_HANDED:,} (queries handed out at once), got {count:,}",
                               "count")
@@ -435,6 +436,7 @@ class Session:
         :mod:`cbai_cli.session.values`) in one transaction, all or none."""
         if not rows:
             raise OptionError("no observation to record")
+        rows = [_row(row) for row in rows]
         noise = self.instance.noise.kind
 
         def write() -> Status:
@@ -565,6 +567,13 @@ def prepare_session(instance: Any, algorithm: str, regime: str | None, options: 
     if spec.needs_oracle:
         raise OptionError(f"{spec.name} needs the hidden constraint, which a session never has", "algorithm")
     return prepare(RunRequest.of(algorithm, regime, **options), instance, solve_oracle=False, live=True)
+
+
+def _row(row: Any) -> tuple[Any, Any]:
+    """One ``(query_id, value)`` pair of :meth:`Session.record`; one line otherwise."""
+    if isinstance(row, (str, bytes)) or not isinstance(row, (tuple, list)) or len(row) != 2:
+        raise OptionError(f"an observation to record is a pair (query id, value), got {row!r}")
+    return row[0], row[1]
 
 
 def _query_id(value: Any) -> int:

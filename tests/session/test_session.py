@@ -162,3 +162,17 @@ def test_labels_that_do_not_name_every_arm_are_refused_at_start(tmp_path, labels
     with pytest.raises(OptionError, match=message):
         Session.start(tmp_path / "s.db", _labelled(tmp_path, labels), "g-acol")
     assert not (tmp_path / "s.db").exists()
+
+
+def test_a_numpy_integer_asks_for_that_many_queries(tmp_path, instance_file):
+    with Session.start(tmp_path / "s.db", instance_file, "g-acol", seed=0) as session:
+        assert len(session.ask(np.int64(2))) == 2
+
+
+@pytest.mark.parametrize("row", [1, "1 0.5", (1,), (1, 0.5, 0.7)])
+def test_a_row_to_record_that_is_not_a_pair_is_one_line(tmp_path, instance_file, row):
+    with Session.start(tmp_path / "s.db", instance_file, "g-acol", seed=0) as session:
+        session.ask()
+        with pytest.raises(OptionError, match=r"^an observation to record is a pair \(query id, value\), got "):
+            session.record([row])
+        assert session.status().answered == 0
