@@ -117,6 +117,11 @@ def create(path: str | Path, meta: Mapping[str, Any]) -> None:
     path = Path(path)
     if path.exists() or path.is_symlink():
         raise OptionError(f"-o {path}: exists already; a study is never overwritten (choose another name)")
+    left = [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm")]
+    if any(leftover.exists() or leftover.is_symlink() for leftover in left):
+        # SQLite would replay a removed study's write-ahead log into the new file at its first open
+        raise OptionError(f"-o {path}: {left[0].name} or {left[1].name} is beside it, left by a study of that name "
+                          "that was removed while open or after a crash: remove them too, or choose another name")
     check_writable(path, "-o")
     handle, temporary = tempfile.mkstemp(prefix=temporary_prefix(path), suffix=".tmp", dir=path.parent)
     os.close(handle)
@@ -173,7 +178,9 @@ class Journal:
             raise StudyFileError(f"{self.path}: cannot write: permission denied")
         try:
             self._identity = file_identity(self.path)
-            uri = f"file:{self.path.resolve()}" + ("" if writable else "?mode=ro" + _immutable(self.path))
+            # as_uri() escapes '?', '#' and '%', which SQLite would read as a URI's query, fragment
+            # and escapes: the name 'p.db#2' opened p.db
+            uri = self.path.resolve().as_uri() + ("" if writable else "?mode=ro" + _immutable(self.path))
             self._connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
                                                isolation_level=None)
         except (OSError, sqlite3.Error) as error:
@@ -213,7 +220,7 @@ class Journal:
         for key, value in self._connection.execute("SELECT key, value FROM meta"):
             try:
                 meta[key] = json.loads(value)
-            except (TypeError, json.JSONDecodeError):
+            except (TypeError, json.JSONDecodeError, RecursionError):  # RecursionError: nested beyond the parser
                 raise OptionError(f"{self.path}: the study's meta.{key} is not valid JSON") from None
         return meta
 
@@ -221,9 +228,10 @@ class Journal:
         """Every handed-out query, by id; :class:`StudyFileError` for a row that cbai cannot
         have written (SQLite returns NULL or text from a damaged page)."""
         rows = self._read("SELECT id, arm, count, batch, observed, time FROM queries ORDER BY id")
-        for row in rows:
-            if not (all(_is_integer(value) for value in row[:5]) and row[2] >= 1 and min(row[:5]) >= 0
-                    and isinstance(row[5], str)):
+        for position, row in enumerate(rows, start=1):
+            # ids are handed out 1, 2, 3, …: a gap is a row cbai did not write
+            if not (all(_is_integer(value) for value in row[:5]) and row[0] == position and row[2] >= 1
+                    and min(row[:5]) >= 0 and isinstance(row[5], str)):
                 raise self._damaged(f"query row {_shown(row)}")
         return [QueryRow(*row) for row in rows]
 

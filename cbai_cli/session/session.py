@@ -276,6 +276,10 @@ class Session:
         try:
             meta = _checked_meta(journal)
             self.instance = from_mapping(meta["instance"], str(journal.path))
+            try:
+                check_labels(self.instance)
+            except OptionError as error:  # checked at start, so the stored file was changed since
+                raise StudyFileError(f"{journal.path}: the study is damaged: its instance's {error}") from None
             self.algorithm, self.regime, self.options = meta["algorithm"], meta["regime"], meta["options"]
             self.seed, self.version = meta["seed"], meta["cbai_version"]
             try:

@@ -431,3 +431,49 @@ def test_start_help_lists_only_the_algorithms_and_options_sessions_run(cli):
     assert "maxrew-f (cbai)" in help_text and "Default: track-" in help_text
     for safe in ("safe-lucb", "lingape", "safe-regret", "safe-bai", "--exploration", "--T ", "--dw"):
         assert safe not in help_text, safe
+
+
+@pytest.mark.parametrize("left", ["-wal", "-shm"])
+def test_start_refuses_a_name_with_a_removed_studys_log_beside_it(tmp_path, instance_file, cli, left):
+    # SQLite replays a write-ahead log found beside a new file into it at its first open
+    study = tmp_path / "s.db"
+    Path(f"{study}{left}").write_bytes(b"\0" * 64)
+    _refused(cli("session", "start", instance_file, "-o", study), f"{study.name}-wal or {study.name}-shm is beside it")
+    assert not study.exists()
+
+
+@pytest.mark.parametrize("name", ["p.db#2", "a?b.db", "50%41.db"])
+def test_a_study_named_with_uri_characters_opens_that_file(tmp_path, instance_file, cli, name):
+    # 'p.db#2' opened p.db: SQLite read the name as a URI with a fragment
+    other = _study(tmp_path, instance_file, cli, "--algo", "acol")
+    study = tmp_path / name
+    assert cli("session", "start", instance_file, "-o", study, "--algo", "g-acol").exit_code == 0
+    query = json.loads(cli("session", "next", study, "--json").stdout)["queries"][0]
+    assert cli("session", "record", study, query["id"], "0.5").exit_code == 0
+    assert (_observations(study), _observations(other)) == (1, 0)
+    assert sorted(path.name for path in tmp_path.iterdir() if not path.name.endswith(("-wal", "-shm"))) == sorted(
+        [instance_file.name, other.name, name])
+
+
+def test_a_gap_in_the_query_ids_is_damage(started, cli):
+    study, query = started
+    with sqlite3.connect(study) as connection:
+        connection.execute("INSERT INTO queries VALUES (20, 0, 1, 9, 0, 'x')")
+    _refused(cli("session", "status", study), "the study is damaged: query row")
+
+
+def test_stored_labels_that_no_longer_name_every_arm_are_damage(started, cli):
+    study, _ = started
+    with sqlite3.connect(study) as connection:
+        instance = json.loads(connection.execute("SELECT value FROM meta WHERE key = 'instance'").fetchone()[0])
+        instance["meta"]["labels"] = ["x"]
+        connection.execute("DROP TRIGGER meta_no_update")
+        connection.execute("UPDATE meta SET value = ? WHERE key = 'instance'", (json.dumps(instance),))
+    _refused(cli("session", "next", study), "the study is damaged: its instance's meta.labels has 1 labels for 5 arms")
+
+
+def test_a_stored_setting_nested_past_the_parsers_depth_is_one_line(started, cli):
+    study, _ = started
+    with sqlite3.connect(study) as connection:
+        connection.execute("INSERT INTO meta VALUES ('deep', ?)", ("[" * 100_000 + "]" * 100_000,))
+    _refused(cli("session", "status", study), "the study's meta.deep is not valid JSON")
