@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from cbai_cli.errors import InstanceError, Terminated
+from cbai_cli.errors import InstanceError
 from cbai_cli.options import MEMORY_LIMIT
 from cbai_cli.validation import FieldError, safe_text
 
@@ -65,6 +65,22 @@ def instance_errors(source: str | None = None) -> Iterator[None]:
             raise
         prefix = "" if source is None else f"{source}: "
         raise InstanceError(safe_text(f"{prefix}{error}")) from None
+
+
+def read_stdin(limit: int | None, source: str, error: type[Exception] = InstanceError) -> str:
+    """At most ``limit`` characters of standard input (all of it for None).
+
+    Raises:
+        ``error``: ``SOURCE: standard input is closed`` when the command was started with it
+            closed (``<&-``: ``sys.stdin`` is None), ``SOURCE: cannot read: REASON`` when
+            reading fails (not UTF-8, an I/O error).
+    """
+    if sys.stdin is None:
+        raise error(f"{source}: standard input is closed, so there is nothing to read")
+    try:
+        return sys.stdin.read(-1 if limit is None else limit)
+    except (OSError, UnicodeDecodeError) as failure:
+        raise error(f"{source}: cannot read: {_reason(failure)}") from None
 
 
 def encoding_of(path: str | Path) -> str:
@@ -90,11 +106,7 @@ def read_mapping(path: str | Path) -> dict[str, Any]:
     is no regular file (a pipe, ``/dev/zero``) is refused before it is read."""
     kind = encoding_of(path)
     if str(path) == "-":
-        try:
-            text = sys.stdin.read(YAML_CHARACTER_LIMIT + 1)
-        except (OSError, UnicodeDecodeError) as error:
-            raise InstanceError(f"<stdin>: cannot read: {_reason(error)}") from None
-        return _parse_yaml(_within_limit(text, "<stdin>"), "<stdin>")
+        return _parse_yaml(_within_limit(read_stdin(YAML_CHARACTER_LIMIT + 1, "<stdin>"), "<stdin>"), "<stdin>")
     path = Path(path)
     shown = safe_text(path)
     if not path.exists():
@@ -486,29 +498,44 @@ def temporary_prefix(path: str | Path, pid: int | None = None) -> str:
     return f".{Path(path).name}.{os.getpid() if pid is None else pid}-{_host_tag()}."
 
 
-class _TerminatedWhileWriting(Terminated):
-    """SIGTERM or SIGHUP arrived while :func:`write_atomic` held a temporary file."""
+class _RemoveTemporaries:
+    """The SIGTERM and SIGHUP handler while atomic writes hold temporary files: it removes
+    them and ends the process as the signal's default action would (status 128 + signum),
+    in the handler itself. (Until 2026-12-04 it raised an exception to unwind the writes;
+    Python runs a handler between any two bytecodes, also inside a finaliser, where an
+    exception is printed and dropped, and then the signal was lost: a traced run on a loaded
+    machine went on after SIGTERM.)
 
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
+    Attributes:
+        targets: the :class:`AtomicFile` objects whose temporary files are open now.
+    """
+
+    def __init__(self) -> None:
+        self.targets: list[AtomicFile] = []
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        for target in self.targets:
+            target.remove_temporary()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        os._exit(128 + signum)  # pragma: no cover - kill() delivers the signal before it returns
 
 
 @contextmanager
-def _signals_remove_temporary() -> Iterator[None]:
-    """While the block runs, SIGTERM and SIGHUP raise :class:`_TerminatedWhileWriting`, so that
-    the temporary file is removed; only where they would kill the process anyway (default
-    action) and in the main thread (where Python runs signal handlers). Handlers installed by
-    others (``compare``'s) are left alone: theirs raise too."""
-    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+def _signals_remove_temporary(target: AtomicFile) -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP remove ``target``'s temporary file and end the
+    process (:class:`_RemoveTemporaries`); only where they would kill the process anyway
+    (default action, or this handler of an enclosing write) and in the main thread (where
+    Python runs signal handlers). Handlers installed by others (``compare``'s) are left
+    alone: theirs raise, and the write's block removes the file as it unwinds."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    mine = [getattr(signal, name) for name in names if signal.getsignal(getattr(signal, name)) is signal.SIG_DFL]
-
-    def handler(signum: int, frame: Any) -> None:
-        raise _TerminatedWhileWriting(signum)
-
+    signums = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    current = [signal.getsignal(signum) for signum in signums]
+    handler = next((each for each in current if isinstance(each, _RemoveTemporaries)), None) or _RemoveTemporaries()
+    mine = [signum for signum, each in zip(signums, current) if each is signal.SIG_DFL]
+    handler.targets.append(target)
     for signum in mine:
         signal.signal(signum, handler)
     try:
@@ -516,6 +543,7 @@ def _signals_remove_temporary() -> Iterator[None]:
     finally:
         for signum in mine:
             signal.signal(signum, signal.SIG_DFL)
+        handler.targets.remove(target)
 
 
 def _writer_is_gone(pid: int) -> bool:
@@ -624,6 +652,13 @@ class AtomicFile:
         self.stream = None
         self._temporary = None
 
+    def remove_temporary(self) -> None:
+        """Remove the temporary file by name, leaving its stream alone (what a signal handler
+        may do whatever was running when it came; the process then ends)."""
+        if self._temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self._temporary)
+
     def discard(self) -> None:
         """Close and remove the temporary file (at once: a full disk gets its space back);
         nothing is left to commit. Errors of closing are ignored: the file goes anyway."""
@@ -658,14 +693,9 @@ def atomic_file(path: str | Path) -> Iterator[AtomicFile]:
     remove_stale_temporaries(path)
     target = AtomicFile(path)
     try:
-        with _signals_remove_temporary():
+        with _signals_remove_temporary(target):
             target.open()
             yield target
-    except _TerminatedWhileWriting as terminated:
-        target.discard()
-        # End the process as the signal's default action would have (exit status 128 + signum).
-        os.kill(os.getpid(), terminated.signum)
-        raise
     finally:
         target.discard()
 

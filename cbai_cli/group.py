@@ -18,6 +18,11 @@ except ImportError:  # pragma: no cover
 from cbai_cli.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, CbaiError, OutputError
 
 
+#: Errors of looking at a path, whatever the command did with it, and how each is said.
+PATH_ERRORS = {errno.ENAMETOOLONG: "file name too long",
+               errno.EACCES: "permission denied (a folder on the way may not be searched)"}
+
+
 class CbaiGroup(TyperGroup):
     """Turns user errors and usage errors into one line on stderr and exit code 2."""
 
@@ -63,15 +68,16 @@ class CbaiGroup(TyperGroup):
             click.echo(f"cbai: error: {error.format_message()}", err=True)
             code = error.exit_code
         except OSError as error:
-            # pathlib's exists()/is_file() let a name over 255 bytes (or a path over 4096) escape
-            # from wherever a path is looked at: one line here instead of a traceback
-            if error.errno != errno.ENAMETOOLONG:
+            # pathlib's exists()/is_file()/is_dir() let a name over 255 bytes (or a path over
+            # 4096) and a folder that may not be searched escape from wherever a path is
+            # looked at: one line here instead of a traceback
+            if error.errno not in PATH_ERRORS or error.filename is None:
                 raise
             from cbai_cli.validation import safe_text
 
-            name = safe_text(str(error.filename or ""))
-            shown = name if len(name) <= 60 else f"{name[:40]}…{name[-15:]}"
-            click.echo(f"cbai: error: {shown}: file name too long", err=True)
+            name = safe_text(str(error.filename))
+            shown = name if len(name) <= 200 else f"{name[:40]}…{name[-15:]}"
+            click.echo(f"cbai: error: {shown}: {PATH_ERRORS[error.errno]}", err=True)
             code = EXIT_BAD_INPUT
         code = code if isinstance(code, int) else 0
         if code == EXIT_INTERRUPTED:  # also Typer's silent Exit(130) for a Ctrl-C

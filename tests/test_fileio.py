@@ -445,6 +445,51 @@ def test_sigkill_leaves_a_temporary_that_the_next_write_removes(tmp_path):
     assert os.listdir(out) == ["x.npz"] and (out / "x.npz").read_bytes() == b"complete"
 
 
+FINALISER_SIGTERM = textwrap.dedent("""
+    import gc, os, signal, sys
+    from pathlib import Path
+    from cbai_cli.fileio import atomic_file
+
+    class Finalised:
+        def __del__(self):  # Python runs the handler here, where a raised exception is dropped
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    with atomic_file(Path(sys.argv[1]) / "t.csv") as target:
+        target.stream.write(b"piece")
+        Finalised()
+        gc.collect()
+        print("survived", flush=True)
+""")
+
+
+@POSIX_ONLY
+def test_sigterm_handled_inside_a_finaliser_still_ends_the_process_and_removes_the_temporary(tmp_path):
+    process = subprocess.run([sys.executable, "-c", FINALISER_SIGTERM, str(tmp_path)], capture_output=True,
+                             text=True, timeout=300)
+    assert process.returncode == -signal.SIGTERM, process.stderr
+    assert process.stdout == "" and os.listdir(tmp_path) == []
+
+
+NESTED_SIGTERM = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    from cbai_cli.fileio import atomic_file
+
+    folder = Path(sys.argv[1])
+    with atomic_file(folder / "outer.csv"), atomic_file(folder / "inner.csv"):
+        os.kill(os.getpid(), signal.SIGTERM)
+        print("survived", flush=True)
+""")
+
+
+@POSIX_ONLY
+def test_sigterm_during_nested_writes_removes_both_temporaries(tmp_path):
+    process = subprocess.run([sys.executable, "-c", NESTED_SIGTERM, str(tmp_path)], capture_output=True,
+                             text=True, timeout=300)
+    assert process.returncode == -signal.SIGTERM, process.stderr
+    assert process.stdout == "" and os.listdir(tmp_path) == []
+
+
 def test_the_sigterm_handler_is_restored_after_a_write(tmp_path):
     before = signal.getsignal(signal.SIGTERM)
     write_atomic(tmp_path / "x.yaml", lambda stream: stream.write(b"a: 1\n"))
@@ -574,3 +619,11 @@ def test_a_threshold_written_with_a_leading_zero_is_read_in_decimal(tmp_path):
     path.write_text("schema_version: 1\nkind: cbai\nname: t\narms: [[1.0, 0.0], [0.0, 1.0]]\nreward: [1.0, 2.0]\n"
                     "constraint: [5.0, 20.0]\nthreshold: 010\nnoise: {kind: gaussian, sigma: 0.1}\n")
     assert load(path).threshold == 10.0
+
+
+def test_yaml_from_a_closed_standard_input_is_one_line(monkeypatch):
+    from cbai_cli.fileio import read_mapping
+
+    monkeypatch.setattr("sys.stdin", None)  # what Python sets when started with `<&-`
+    with pytest.raises(InstanceError, match=r"^<stdin>: standard input is closed, so there is nothing to read$"):
+        read_mapping("-")

@@ -15,7 +15,6 @@ environment and drawn from above:
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,8 +174,10 @@ def solved_run(path: str | Path, run: int = 0) -> SolvedRun:
 
     if str(path) != "-" and is_device_or_pipe(path):
         raise InstanceError(f"{source}: not a regular file (a pipe or a device), so not `cbai solve --json` output")
+    from cbai_cli.fileio import read_stdin
+
     try:
-        text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
+        text = read_stdin(None, source) if str(path) == "-" else Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise InstanceError(f"{source}: cannot read: {getattr(error, 'strerror', None) or error}") from None
     try:

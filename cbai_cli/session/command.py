@@ -130,9 +130,10 @@ def read_answers(path: Path) -> list[tuple[str, str]]:
     from cbai_cli.errors import OptionError
 
     if str(path) == "-":
-        from cbai_cli.fileio import YAML_CHARACTER_LIMIT
+        from cbai_cli.fileio import YAML_CHARACTER_LIMIT, read_stdin
 
-        text = sys.stdin.read(YAML_CHARACTER_LIMIT + 1).removeprefix("\ufeff")  # an endless stdin stops here
+        # an endless stdin stops at the limit
+        text = read_stdin(YAML_CHARACTER_LIMIT + 1, "--file -", OptionError).removeprefix("\ufeff")
         if len(text) > YAML_CHARACTER_LIMIT:
             raise OptionError(f"--file -: more than {YAML_CHARACTER_LIMIT:,} characters on stdin, more than any "
                               "answers file cbai reads")

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from cbai_cli import __version__
+
+SHIPPED = Path(__file__).resolve().parents[2] / "instances"
 
 
 def test_help_lists_every_subcommand(cli):
@@ -77,3 +82,45 @@ def test_a_file_name_too_long_for_the_file_system_is_one_line(cli, tmp_path):
         result = cli(*args)
         assert result.exit_code == 2, args
         assert "file name too long" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_path_under_a_folder_that_may_not_be_searched_is_one_line(cli, tmp_path, monkeypatch):
+    """pathlib's checks let EACCES escape too (a folder without x permission on the way);
+    simulated, since the tests may run as root, whom permissions do not stop."""
+    import errno
+    import os
+
+    locked = tmp_path / "locked"
+    real_stat = Path.stat
+
+    def stat(self, *args, **kwargs):
+        if str(self).startswith(str(locked)):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
+        return real_stat(self, *args, **kwargs)
+
+    shipped = SHIPPED / "regret-1d.yaml"
+    monkeypatch.setattr(Path, "stat", stat)
+    for args, path in ((["session", "status", locked / "s.db"], locked / "s.db"),
+                       (["solve", locked / "x.yaml"], locked / "x.yaml"),
+                       (["session", "start", shipped, "-o", locked / "n.db"], locked / "n.db")):
+        result = cli(*args)
+        assert result.exit_code == 2, (args, result.stderr)
+        assert result.stderr.splitlines() == [
+            f"cbai: error: {path}: permission denied (a folder on the way may not be searched)"]
+
+
+@pytest.mark.parametrize("command", ["solve -", "bound -", "session start - -o {tmp}/n.db",
+                                     "session record {tmp}/s.db --file -"])
+def test_a_command_reading_a_closed_standard_input_is_one_line(tmp_path, command):
+    import os
+
+    env = {**os.environ, "PYTHONPATH": str(SHIPPED.parent)}
+    started = subprocess.run([sys.executable, "-m", "cbai_cli", "session", "start", str(SHIPPED / "regret-1d.yaml"),
+                              "-o", str(tmp_path / "s.db")], capture_output=True, text=True, env=env)
+    assert started.returncode == 0, started.stderr
+    process = subprocess.run(f"{sys.executable} -m cbai_cli {command.format(tmp=tmp_path)} <&-", shell=True,
+                             capture_output=True, text=True, env=env, timeout=300)
+    assert process.returncode == 2
+    assert process.stderr.splitlines() == [
+        f"cbai: error: {'--file -' if '--file' in command else '<stdin>'}: standard input is closed, so there is "
+        "nothing to read"]
