@@ -451,8 +451,12 @@ class Session:
                 if number > slot.remaining:
                     raise OptionError(f"query {query_id} has {slot.remaining} observation(s) left, got {number}")
             parsed = []
-            for query_id, text in rows:
+            for position, (query_id, text) in enumerate(rows, start=1):
                 query_id = _query_id(query_id)
+                if self._state.done and parsed:
+                    raise OptionError(f"the study stops ({self._state.stopped}) with observation {len(parsed)} of these "
+                                      f"{len(rows)}, so observation {position} (query {query_id}) is not needed; "
+                                      f"nothing was recorded: record only the first {len(parsed)}")
                 self._state.check(query_id)
                 value = observation(noise, text)
                 parsed.append((query_id, value))

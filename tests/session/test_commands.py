@@ -477,3 +477,14 @@ def test_a_stored_setting_nested_past_the_parsers_depth_is_one_line(started, cli
     with sqlite3.connect(study) as connection:
         connection.execute("INSERT INTO meta VALUES ('deep', ?)", ("[" * 100_000 + "]" * 100_000,))
     _refused(cli("session", "status", study), "the study's meta.deep is not valid JSON")
+
+
+def test_a_batch_whose_early_rows_end_the_study_says_which_rows_to_keep(tmp_path, cli):
+    # on regret-1d an answer of −0.5 to the first query certifies the answer at once
+    regret = Path(__file__).resolve().parents[2] / "instances" / "regret-1d.yaml"
+    study = _study(tmp_path, regret, cli, "--algo", "g-acol", "--regime", "tuned", "--beta", "0.25")
+    assert cli("session", "next", study, "-n", "3").exit_code == 0
+    _refused(cli("session", "record", study, "--file", "-", input="id,value\n1,-0.5\n2,0.5\n"),
+             "the study stops (solved) with observation 1 of these 2, so observation 2 (query 2) is not needed; "
+             "nothing was recorded: record only the first 1")
+    assert _observations(study) == 0
