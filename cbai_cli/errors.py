@@ -41,11 +41,12 @@ class UnknownNameError(OptionError):
     """A name (algorithm, family, regime) is not registered."""
 
 
-def unknown_name_message(what: str, name: str, valid) -> str:
-    """"unknown WHAT 'name'; did you mean 'x'? (valid: a, b, c)"."""
+def unknown_name_message(what: str, name: object, valid) -> str:
+    """"unknown WHAT 'name'; did you mean 'x'? (valid: a, b, c)"; a name that is not a str
+    (None, a number) gets no suggestion."""
     import difflib
 
-    close = difflib.get_close_matches(name, list(valid), n=1)
+    close = difflib.get_close_matches(name, list(valid), n=1) if isinstance(name, str) else []
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return f"unknown {what} {name!r}{hint} (valid: {', '.join(valid)})"
 

@@ -15,6 +15,7 @@ declare none.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -191,14 +192,20 @@ def _short(value: Any) -> str:
 
 
 def coerce(parameter: Parameter, value: Any, family: str) -> Any:
-    """Convert a string or number to the parameter's type, with a one-line error."""
+    """Convert a string or number to the parameter's type, with a one-line error. A bool is
+    no number, and an integer parameter given a float takes it only when the float is an
+    integer it holds exactly (below 2^53): ``seed=1e30`` is not the integer written."""
     try:
+        if isinstance(value, (bool, np.bool_)):
+            raise ValueError
         if parameter.type is int:
-            if isinstance(value, float) and not value.is_integer():
-                raise ValueError
+            if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+                number = float(value)
+                if not (number.is_integer() and abs(number) <= 2**53):
+                    raise ValueError
             return int(value)
         return parameter.type(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise OptionError(f"{family}: {parameter.name} must be {parameter.type.__name__}, got {value!r}") from None
 
 
@@ -449,9 +456,9 @@ register(Family("soare-safe", "Price of Safety §5: Soare et al. arms with a saf
 
 def family(name: str) -> Family:
     """Look a family up by name; unknown names list the valid ones and the closest match."""
-    if name in FAMILIES:
+    if isinstance(name, str) and name in FAMILIES:
         return FAMILIES[name]
-    raise UnknownNameError(unknown_name_message("family", name, FAMILIES))
+    raise UnknownNameError(unknown_name_message("family", name, FAMILIES), "family")
 
 
 def make_noise(kind: str | None, sigma: float | None, default_sigma: float) -> NoiseModel:
@@ -464,6 +471,8 @@ def make_noise(kind: str | None, sigma: float | None, default_sigma: float) -> N
     if kind != "gaussian":
         raise OptionError(f"--noise must be 'gaussian' or 'binary', got {kind!r}")
     sigma = default_sigma if sigma is None else sigma
+    if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, numbers.Real):
+        raise OptionError(f"--sigma must be a finite number > 0, got {sigma!r}", "sigma")
     if not sigma > 0 or not np.isfinite(sigma):
         raise OptionError(f"--sigma must be a finite number > 0, got {sigma}")
     if sigma > MAGNITUDE_LIMIT:  # the instance reader's bound: σ² must stay finite

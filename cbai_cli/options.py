@@ -18,7 +18,9 @@ This module imports nothing heavy: ``cbai --help`` reads it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import numbers
+import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,12 +107,24 @@ class Option:
         return self.values
 
     def check(self, value: Any) -> Any:
-        """``value`` if it lies in the declared range; else :class:`OptionError` naming the option."""
-        if value is None or self.type in (str, bool) and not self.choices:
-            return value
+        """``value`` as a plain Python value of the option's type, if it is one and lies in
+        the declared range; else :class:`OptionError` naming the option. None (not given)
+        stays None.
+
+        The type is checked as strictly as a spec's text is by :meth:`coerce`: an ``int``
+        option takes an integral number, a ``float`` option a real number, neither a bool;
+        a ``bool`` option takes a bool only (the word ``"false"`` is not one); a ``str``
+        option takes text. Numpy scalars become the Python number or bool they hold, so
+        every value that passes can be written to JSON.
+        """
+        if value is None:
+            return None
+        value = self._typed(value)
         if self.choices:
             if value not in self.choices:
                 raise OptionError(f"{self.flag} must be {self.range_text()}, got {value!r}", self.name)
+            return value
+        if self.type in (str, bool):
             return value
         if self.low is not None and self.high is not None and self.type is not int:
             inside = (self.low < value if self.low_open else self.low <= value) and (
@@ -122,11 +136,36 @@ class Option:
             finite = self.type is int or math.isfinite(value)
             if not finite or not (value > self.low if self.low_open else value >= self.low):
                 what = "a finite number > " if self.low_open and self.type is float else "≥ " if not self.low_open else "> "
-                raise OptionError(f"{self.flag} must be {what}{self.low:g}, got {value}", self.name)
+                raise OptionError(f"{self.flag} must be {what}{self.low:g}, got {shown(value)}", self.name)
         if self.high is not None and self.type is int and value > self.high:
-            shown = f"{value:,}" if value < 10**20 else f"{float(value):g}"  # not 300 digits
-            raise OptionError(f"{self.flag} must be at most {self.high:g}, got {shown}", self.name)
+            large = f"{value:,}" if value < 10**20 else shown(value)  # not 300 digits
+            raise OptionError(f"{self.flag} must be at most {self.high:g}, got {large}", self.name)
         return value
+
+    def _typed(self, value: Any) -> Any:
+        """``value`` converted to the option's Python type, or :class:`OptionError` when it
+        is not a value of that type (see :meth:`check`)."""
+        flag = _is_bool(value)
+        if self.type is bool:
+            if flag:
+                return bool(value)
+        elif self.type is str:
+            if isinstance(value, str):
+                return str(value)
+        elif not flag and isinstance(value, numbers.Real):
+            if self.type is int and isinstance(value, numbers.Integral):
+                return int(value)
+            try:
+                number = float(value)
+            except OverflowError:  # an integer beyond float's range (10**400): no float holds it
+                number = None
+            if number is not None and self.type is float:
+                return number
+            if number is not None and math.isfinite(number) and number.is_integer():
+                return int(number)
+        expected = {bool: "true or false (a bool)", int: "an integer", float: "a real number",
+                    str: f"text ({self.range_text()})" if self.range_text() else "text"}[self.type]
+        raise OptionError(f"{self.flag} must be {expected}, got {shown(value)}", self.name)
 
     def coerce(self, value: Any, where: str) -> Any:
         """A value written in a spec or a study file (text or YAML scalar), converted to the
@@ -198,6 +237,9 @@ OPTIONS: dict[str, Option] = _declare(
            "machine's speed)", None, f"none; {FORCED_BOUND_TIME_LIMIT:g} s for the bounds that --bound forces on solve and "
            "compare", 0.0,
            low_open=True),
+    Option("tolerance", "--tolerance", float, "Relative duality gap to which the design solves of the bounds are "
+           "certified (a parameter of cbai_cli.bounds.compute_bounds, no flag of a command)", 1e-6, "1e-06", 0.0, 1.0,
+           True, True),
     Option("updates", "--updates", str, "Safe-LinGapE's safe scales γ̄: from forced exploration only, or refreshed "
            "every pull", "static", "static", choices=("static", "dynamic")),
 )
@@ -221,6 +263,46 @@ def default(name: str) -> Any:
     return OPTIONS[name].default
 
 
+def refuse_unknown(names: Iterable[Any]) -> None:
+    """One line naming the given option names that :data:`OPTIONS` does not declare."""
+    unknown = [str(name) for name in names if name not in OPTIONS]
+    if unknown:
+        raise OptionError(f"unknown option(s) {', '.join(unknown)} (valid: {', '.join(OPTIONS)})", unknown[0])
+
+
 def checked(values: Mapping[str, Any]) -> dict[str, Any]:
-    """``values`` with every given (non-None) option checked against its range."""
+    """``values`` with every given (non-None) option checked against its type and range,
+    as plain Python values (:meth:`Option.check`); an undeclared name is an error."""
+    refuse_unknown(values)
     return {name: OPTIONS[name].check(value) for name, value in values.items() if value is not None}
+
+
+def check_seed(seed: Any, flag: str = "--seed", parameter: str = "seed") -> int:
+    """``seed`` as a Python int if it is an integer ≥ 0 (numpy integers converted); else
+    :class:`OptionError` naming ``flag``. A bool is no seed, and neither is None: numpy would
+    draw it from the system's entropy, a run nobody can repeat."""
+    if _is_bool(seed) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise OptionError(f"{flag} must be an integer ≥ 0, got {shown(seed)}", parameter)
+    return int(seed)
+
+
+def _is_bool(value: Any) -> bool:
+    """Whether ``value`` is a bool, Python's or numpy's (numpy is not imported for this:
+    a numpy bool exists only once numpy is)."""
+    numpy = sys.modules.get("numpy")
+    return isinstance(value, bool) or numpy is not None and isinstance(value, numpy.bool_)
+
+
+def shown(value: Any) -> str:
+    """``value`` for a one-line message: an integer in scientific notation from 10^20 on
+    (never hundreds of digits), anything else as its repr cut to 60 characters."""
+    if isinstance(value, numbers.Integral) and not _is_bool(value):
+        value = int(value)
+        if abs(value) < 10**20:
+            return str(value)
+        try:
+            return f"{float(value):g}"
+        except OverflowError:  # beyond float: its order of magnitude from its bit length
+            return f"about {'-' if value < 0 else ''}1e+{int(value.bit_length() * math.log10(2))}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -16,7 +16,7 @@ whatever else runs, and every algorithm run on a seed faces the same noise strea
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -24,7 +24,7 @@ import numpy as np
 
 from cbai_cli.algorithms.registry import AlgorithmEntry, for_kind
 from cbai_cli.errors import OptionError
-from cbai_cli.options import OPTIONS, QueryLimitError, checked
+from cbai_cli.options import OPTIONS, QueryLimitError, check_seed, checked, refuse_unknown
 from cbai_cli.protocol import Answer, Environment, Learner, Query
 
 
@@ -46,9 +46,7 @@ class RunRequest:
     @classmethod
     def of(cls, algorithm: str | None, regime: str | None = None, **options: Any) -> RunRequest:
         """A request from keyword options; ``None`` means not given."""
-        unknown = [name for name in options if name not in OPTIONS]
-        if unknown:
-            raise OptionError(f"unknown option(s) {', '.join(unknown)} (valid: {', '.join(OPTIONS)})", unknown[0])
+        refuse_unknown(options)
         return cls(algorithm, regime, tuple(sorted((k, v) for k, v in options.items() if v is not None)))
 
     def given(self) -> dict[str, Any]:
@@ -156,7 +154,8 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True, li
     (tuned without β), a value outside its declared range, and a run without
     ``--budget`` on an instance that no algorithm can decide (an arm exactly on the
     constraint boundary, :meth:`cbai_cli.kinds.base.InstanceKind.undecidable`), which
-    would never stop. ``solve_oracle=False``
+    would never stop. An algorithm of None is the default of the instance's kind
+    (:func:`cbai_cli.algorithms.registry.default_algorithm`). ``solve_oracle=False``
     skips the Oracle's design solve (its only costly step), for checking many requests
     before any run starts; the result then cannot run the Oracle. ``live=True`` prepares
     a run against real answers (:mod:`cbai_cli.session`): the instance may lack the truth,
@@ -180,7 +179,7 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True, li
     if regime is not None:
         spec.check_regime(regime)
     regime = regime or spec.default_regime
-    checked(given)
+    given = checked(given)
     spec.check_options(given, regime)
     if given.get("budget") is None and not live:
         reason = kind.undecidable(instance)
@@ -192,9 +191,18 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True, li
 
 
 def run_streams(seed: int, key: tuple[int, ...] = ()) -> list[np.random.Generator]:
-    """Noise, algorithm and trace generators of one run, keyed by (seed, key)."""
-    sequence = np.random.SeedSequence(seed, spawn_key=key)
+    """Noise, algorithm and trace generators of one run, keyed by (seed, key): integers
+    ≥ 0 (:func:`cbai_cli.options.check_seed`), else :class:`OptionError`."""
+    sequence = np.random.SeedSequence(check_seed(seed), spawn_key=checked_key(key))
     return [np.random.default_rng(child) for child in sequence.spawn(3)]
+
+
+def checked_key(key: Any) -> tuple[int, ...]:
+    """``key`` (a spawn key of :func:`run_streams`) as a tuple of Python ints ≥ 0; else
+    :class:`OptionError` naming ``key``."""
+    if isinstance(key, (str, bytes)) or not isinstance(key, (tuple, list)):
+        raise OptionError(f"key must be a tuple of integers ≥ 0, got {key!r}", "key")
+    return tuple(check_seed(part, "key entry", "key") for part in key)
 
 
 class Observer(Protocol):
@@ -278,8 +286,10 @@ def run_once(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), tracer
     The noise, the algorithm's randomness and the trace draw from three streams of
     ``SeedSequence(seed, spawn_key=key)``. If ``tracer_rows`` is a list, or anything with
     ``extend`` such as a :class:`cbai_cli.solving.TraceWriter` (and the kind keeps traces),
-    one tuple per observation is handed to it as the run goes.
+    one tuple per observation is handed to it as the run goes. ``seed`` and the entries of
+    ``key`` are integers ≥ 0 (:func:`run_streams`).
     """
+    seed = check_seed(seed)
     learner, environment, observer = start_run(prepared, seed, key, tracer_rows)
     loop = drive(learner, environment, prepared.budget, observer)
     return prepared.kind.score(prepared, seed, learner, environment, observer, loop)
@@ -304,8 +314,12 @@ def run_many(prepared: PreparedRun, seeds, key: tuple[int, ...] = ()) -> list:
     """:func:`run_once` for every seed, without traces: the runs that the compiled step can
     take (:func:`compilable`) advance together in batches of :data:`BATCH_RUNS`
     (:func:`cbai_cli.kernels.batch.run_compiled`), each on its own streams, so every
-    result equals its :func:`run_once` (``wall_s`` is its batch's time shared equally)."""
-    seeds = list(seeds)
+    result equals its :func:`run_once` (``wall_s`` is its batch's time shared equally).
+    ``seeds`` is an iterable of seeds (``range(3)`` for seeds 0, 1, 2), each an integer ≥ 0."""
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
+        raise OptionError(f"seeds must be an iterable of seeds such as range(3), got {seeds!r}", "seed")
+    seeds = [check_seed(seed) for seed in seeds]
+    key = checked_key(key)
     return [result for start in range(0, len(seeds), BATCH_RUNS)
             for result in _run_batch(prepared, seeds[start:start + BATCH_RUNS], key)]
 

@@ -244,3 +244,34 @@ def test_closest_pair_of_sphere_points_is_the_brute_force_argmin(d):
 
 def test_a_million_arms_on_the_three_dimensional_sphere_fit_the_memory_limit():
     assert family("unit-sphere").resolve(d=3, n=10**6)["n"] == 10**6
+
+
+# --------------------------------------------------------------------------- #
+# Names, seeds and σ of the wrong type: one line each
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize("name", [None, 3])
+def test_a_family_named_by_something_other_than_a_str_is_an_unknown_name(name):
+    with pytest.raises(UnknownNameError, match=f"^unknown family {name} \\(valid: irrelevant-dims, "):
+        family(name)
+
+
+def test_a_bool_seed_is_refused():
+    with pytest.raises(OptionError, match="^random: seed must be int, got True$"):
+        family("random").generate(seed=True)
+
+
+def test_a_float_seed_beyond_exact_integers_is_refused():
+    with pytest.raises(OptionError, match=r"^random: seed must be int, got 1e\+30$"):
+        family("random").generate(seed=1e30)
+
+
+def test_an_integral_float_seed_is_its_integer():
+    assert family("random").generate(seed=2.0).name == "random-d5-n20-seed2"
+
+
+@pytest.mark.parametrize("sigma", ["0.1", True])
+def test_a_sigma_that_is_not_a_number_is_refused(sigma):
+    with pytest.raises(OptionError, match=f"^--sigma must be a finite number > 0, got {sigma!r}$"):
+        make_noise("gaussian", sigma, 0.05)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 from cbai_cli.compare.sources import Group, parse_sources
 from cbai_cli.compare.specs import AlgorithmChoice, parse_algorithms
 from cbai_cli.errors import OptionError
-from cbai_cli.options import MEMORY_LIMIT
+from cbai_cli.options import MEMORY_LIMIT, check_seed
 
 DEFAULT_SEEDS = 10
 #: Bytes a planned run and its record take (measured: ~0.6 KB planned, ~2.4 KB recorded).
@@ -194,11 +195,12 @@ def check_memory(groups: Sequence[Group], choices: Sequence[AlgorithmChoice], se
 
 def build_grid(sources: Sequence[str], algorithms: Sequence[str], seeds: int, first_seed: int = 0,
                shared: Mapping[str, Any] | None = None, base: Path | None = None, title: str | None = None) -> Grid:
-    """Parse and validate sources, algorithm specs and seeds into a :class:`Grid`."""
-    if seeds < 1:
-        raise OptionError(f"--seeds must be ≥ 1, got {seeds}")
-    if first_seed < 0:
-        raise OptionError(f"--first-seed must be ≥ 0, got {first_seed}")
+    """Parse and validate sources, algorithm specs and seeds into a :class:`Grid`; ``seeds``
+    is an integer ≥ 1 and ``first_seed`` one ≥ 0 (numpy integers taken, bools refused)."""
+    if isinstance(seeds, bool) or not isinstance(seeds, numbers.Integral) or seeds < 1:
+        raise OptionError(f"--seeds must be an integer ≥ 1, got {seeds!r}", "seeds")
+    seeds = int(seeds)
+    first_seed = check_seed(first_seed, "--first-seed", "first_seed")
     choices = parse_algorithms(algorithms, shared or {})
     groups = parse_sources(sources, base)
     check_memory(groups, choices, seeds)

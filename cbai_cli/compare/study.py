@@ -7,6 +7,7 @@ returns all records of the grid (or of this shard), stored ones included.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 from cbai_cli.compare.plan import DEFAULT_SEEDS, Grid, Plan, PlannedRun, build_grid, build_plan, parse_shard
 from cbai_cli.compare.study_file import load_study
 from cbai_cli.errors import OptionError
+from cbai_cli.options import checked
 from cbai_cli.parallel import check_jobs
 
 
@@ -39,6 +41,19 @@ class CompareSettings:
     out: Path | None = None
     bounds: bool | None = None
 
+    def __post_init__(self) -> None:
+        """Refuse settings of the wrong type, each in one line: a single str for ``sources``
+        or ``algorithms`` (a str is a sequence of one-letter names), a name that is not a
+        str, ``options`` that are not a mapping, ``bounds`` that is not a bool. The numbers
+        are checked when the comparison is planned (:func:`plan_comparison`)."""
+        object.__setattr__(self, "sources", _names(self.sources, "sources", "SOURCES", paths=True))
+        object.__setattr__(self, "algorithms", _names(self.algorithms, "algorithms", "--algos"))
+        if not isinstance(self.options, Mapping):
+            raise OptionError(f"options must be a mapping of option names to values such as {{'delta': 0.1}}, "
+                              f"got {self.options!r}", "options")
+        if self.bounds is not None and not isinstance(self.bounds, bool):
+            raise OptionError(f"bounds must be True, False or None, got {self.bounds!r}", "bounds")
+
     def check_nothing_to_run(self) -> None:
         """With ``--from`` (show stores as they are), any setting that decides runs is an error."""
         from cbai_cli.options import OPTIONS
@@ -50,6 +65,19 @@ class CompareSettings:
         given += [OPTIONS[name].flag for name, value in self.options.items() if value is not None]
         if given:
             raise OptionError(f"--from shows stores as they are; it takes no {', '.join(given)}")
+
+
+def _names(values: Any, field_name: str, flag: str, paths: bool = False) -> tuple[str, ...]:
+    """``values`` (sources or algorithm specs) as a tuple of str, or one line naming ``field_name``;
+    with ``paths``, path objects count as their text."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        hint = f" such as ({values!r},)" if isinstance(values, str) else ""
+        raise OptionError(f"{field_name} must be a sequence of names ({flag}){hint}, got {values!r}", field_name)
+    names = tuple(os.fspath(value) if paths and isinstance(value, os.PathLike) else value for value in values)
+    wrong = [value for value in names if not isinstance(value, str)]
+    if wrong:
+        raise OptionError(f"{field_name} must be names ({flag}) given as str, got {wrong[0]!r}", field_name)
+    return names
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,7 +146,7 @@ def plan_comparison(settings: CompareSettings) -> PlannedComparison:
     seeds = settings.seeds if settings.seeds is not None else (study.seeds if study and study.seeds else DEFAULT_SEEDS)
     first_seed = settings.first_seed if settings.first_seed is not None else (study.first_seed if study and study.first_seed is not None else 0)
     options = dict(study.options) if study else {}
-    options.update({name: value for name, value in settings.options.items() if value is not None})
+    options.update(checked(settings.options))
     if settings.jobs is not None:
         check_jobs(settings.jobs)
     if settings.jobs is not None and settings.scheduler is not None:

@@ -260,3 +260,16 @@ def test_shipped_safe_study_is_a_valid_grid_of_safe_algorithms(path):
 def test_a_device_given_as_a_source_is_not_called_missing():
     with pytest.raises(CbaiError, match="not a regular file"):
         parse_sources(["/dev/null"])
+
+
+@pytest.mark.parametrize("seeds", [2.5, True, "3", 0])
+def test_seeds_that_are_not_an_integer_of_at_least_one_are_refused(seeds):
+    with pytest.raises(OptionError, match=f"^--seeds must be an integer ≥ 1, got {seeds!r}$") as caught:
+        build_grid([SWEEP], FAST_ALGORITHMS, seeds=seeds)
+    assert caught.value.parameter == "seeds"
+
+
+def test_a_first_seed_that_is_not_an_integer_is_refused():
+    with pytest.raises(OptionError, match="^--first-seed must be an integer ≥ 0, got 1.5$") as caught:
+        build_grid([SWEEP], FAST_ALGORITHMS, seeds=2, first_seed=1.5)
+    assert caught.value.parameter == "first_seed"
