@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from cbai_cli.errors import OptionError, UnknownNameError, unknown_name_message
@@ -93,11 +94,23 @@ class AlgorithmEntry:
         return self.regimes[0] if self.regimes else None
 
     def load(self) -> type:
-        return getattr(importlib.import_module(self.module), self.cls)
+        """The algorithm's class, imported now; one line naming the entry when it cannot be."""
+        return self._imported(self.module, self.cls, "class")
 
     def load_configure(self):
+        """The entry's ``configure`` function, imported now; one line naming the entry when it
+        cannot be."""
         module, _, function = (self.configure or "").partition(":")
-        return getattr(importlib.import_module(module), function)
+        return self._imported(module, function, "configure function")
+
+    def _imported(self, module: str, attribute: str, what: str) -> Any:
+        # A registered entry names code only by path; a typo or a package missing at run time
+        # is the user's mistake, said as the plugin loader says it, not a traceback mid-run.
+        try:
+            return getattr(importlib.import_module(module), attribute)
+        except (ImportError, AttributeError, ValueError) as error:
+            raise OptionError(f"algorithm {self.name!r}: its {what} {module}:{attribute} cannot be imported: {error}",
+                              "algorithm") from None
 
     def check_regime(self, regime: str) -> None:
         if not self.regimes:
@@ -108,7 +121,10 @@ class AlgorithmEntry:
                 "regime")
 
     def reads(self, regime: str | None) -> tuple[str, ...]:
-        """The options a run in ``regime`` reads: the algorithm's own and the regime's."""
+        """The options a run in ``regime`` reads: the algorithm's own and the regime's; a
+        regime it cannot use is the error of :meth:`check_regime`."""
+        if regime is not None:
+            self.check_regime(regime)
         extra = _regimes()[regime].reads if regime is not None else ()
         return tuple(dict.fromkeys((*self.options, *extra)))
 
@@ -180,6 +196,7 @@ class Alias:
 
 
 ALGORITHMS: dict[str, AlgorithmEntry] = {}
+_VIEW: Mapping[str, AlgorithmEntry] = MappingProxyType(ALGORITHMS)
 ALIASES: dict[str, Alias] = {}
 _PLUGINS_LOADED: list[bool] = []
 
@@ -190,17 +207,29 @@ def _check_new(name: str) -> None:
 
 
 def register(entry: AlgorithmEntry) -> None:
-    """Add an algorithm; a name already taken (by an algorithm or an alias) is an error."""
+    """Add an algorithm; a name already taken (by an algorithm or an alias), a name that is
+    not a non-empty str, an unknown option or instance kind, and a style or regime style
+    outside :data:`STYLES` (or a regime style other than the style) are errors."""
+    from cbai_cli.kinds import KINDS
     from cbai_cli.options import OPTIONS
 
+    if not isinstance(entry.name, str) or not entry.name:
+        raise ValueError(f"an algorithm's name must be a non-empty str, got {entry.name!r}")
     _check_new(entry.name)
     unknown = [name for name in entry.options if name not in OPTIONS]
     if unknown:
         raise ValueError(f"{entry.name}: unknown option(s) {unknown}")
     if entry.style not in STYLES:
         raise ValueError(f"{entry.name}: style must be one of {', '.join(STYLES)}, got {entry.style!r}")
+    if entry.regime_style is not None and entry.regime_style != entry.style:
+        # A round-based algorithm under adaptive regimes (or the reverse) has no intervals to read.
+        raise ValueError(f"{entry.name}: regime style must be None or its style {entry.style!r}, "
+                         f"got {entry.regime_style!r}")
     if not entry.kinds:
         raise ValueError(f"{entry.name}: no instance kind")
+    unknown_kinds = [kind for kind in entry.kinds if kind not in KINDS]
+    if unknown_kinds:
+        raise ValueError(f"{entry.name}: unknown instance kind(s) {unknown_kinds} (known: {', '.join(KINDS)})")
     if entry.preferred_regime is not None and entry.preferred_regime not in entry.regimes:
         raise ValueError(f"{entry.name}: preferred regime {entry.preferred_regime!r} is not one it accepts")
     for kind in entry.default_for:
@@ -241,21 +270,24 @@ def load_plugins() -> None:
             raise OptionError(f"algorithm plugin {point.name!r} ({point.value}): {error}") from None
 
 
-def entries() -> dict[str, AlgorithmEntry]:
-    """Every registered algorithm, plugins included."""
+def entries() -> Mapping[str, AlgorithmEntry]:
+    """Every registered algorithm, plugins included: a read-only view of the registry
+    (:func:`register` adds to it)."""
     load_plugins()
-    return ALGORITHMS
+    return _VIEW
 
 
 def resolve(name: str) -> tuple[AlgorithmEntry, Alias | None]:
-    """The entry for a name or alias; unknown names list valid ones and the closest."""
+    """The entry for a name or alias; unknown names (and names that are not a str) list
+    valid ones and the closest."""
     known = entries()
-    if name in known:
-        return known[name], None
-    if name in ALIASES:
-        alias = ALIASES[name]
-        return known[alias.target], alias
-    raise UnknownNameError(unknown_name_message("algorithm", name, {**known, **ALIASES}))
+    if isinstance(name, str):
+        if name in known:
+            return known[name], None
+        if name in ALIASES:
+            alias = ALIASES[name]
+            return known[alias.target], alias
+    raise UnknownNameError(unknown_name_message("algorithm", name, {**known, **ALIASES}), "algorithm")
 
 
 def _entries_for(kinds: tuple[str, ...] | None) -> dict[str, Any]:
@@ -343,9 +375,11 @@ def default_algorithm(kind: str) -> str:
     return fitting[0]
 
 
-def for_kind(name: str, kind: str) -> tuple[AlgorithmEntry, Alias | None]:
-    """The entry for ``name`` on an instance of ``kind``; an algorithm of another kind is
-    a one-line error naming the algorithms that do fit."""
+def for_kind(name: str | None, kind: str) -> tuple[AlgorithmEntry, Alias | None]:
+    """The entry for ``name`` on an instance of ``kind`` (None: :func:`default_algorithm`);
+    an algorithm of another kind is a one-line error naming the algorithms that do fit."""
+    if name is None:
+        name = default_algorithm(kind)
     entry, alias = resolve(name)
     if kind not in entry.kinds:
         raise OptionError(f"algorithm {name!r} runs on {', '.join(entry.kinds)} instances, but this is a {kind} "
