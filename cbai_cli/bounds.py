@@ -33,7 +33,7 @@ from cbai_cli.options import OPTIONS
 from cbai_cli.instance import Instance
 from cbai_cli.noise import GaussianNoise
 
-SOLVERS = ("auto", "fw", "cvxpy")
+SOLVERS = OPTIONS["solver"].choices
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ class BoundReport:
     acol_upper_bound: float
     delta: float
     epsilon: float
-    duplicate_groups: list[list[int]]
+    duplicate_groups: tuple[tuple[int, ...], ...]
     boundary_arms: list[int]
     notes: tuple[str, ...]
     solver_notes: tuple[str, ...]
@@ -156,7 +156,7 @@ class BoundReport:
             "gap": self.gap,
             "solver": self.h_clb.solver,
             "delta": self.delta,
-            "duplicates": self.duplicate_groups,
+            "duplicates": [list(group) for group in self.duplicate_groups],
             "boundary_arms": self.boundary_arms,
             "intervals": self.intervals(),
             "time_limit": self.time_limit,
@@ -334,22 +334,33 @@ def kl_of_errors(delta: float) -> float:
     return (1.0 - 2.0 * delta) * (math.log1p(-delta) - math.log(delta))
 
 
+def _option(name: str, value):
+    """A parameter of :func:`compute_bounds` checked as option ``name`` (None: its default)."""
+    return OPTIONS[name].default if value is None else OPTIONS[name].check(value)
+
+
 def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, solver: str = "auto",
-                   tolerance: float = 1e-6, epsilon: float = OPTIONS["rounding_epsilon"].default,
+                   tolerance: float = OPTIONS["tolerance"].default, epsilon: float = OPTIONS["rounding_epsilon"].default,
                    time_limit: float | None = None) -> BoundReport:
     """All the quantities of ``cbai bound`` for ``instance`` at confidence δ.
 
+    ``tolerance``: the relative gap, in (0, 1), to which the design solves are certified;
+    ``epsilon``: ACOL's rounding ε of Theorem 2 (the option ``rounding_epsilon``).
     ``time_limit``: seconds shared by the two design solves (H_CLB, then H̄_CLB) of the
     ``fw`` solver, after which they stop with certified intervals (checked between
     iterations, so the call may overrun by one iteration and one final certificate).
     Uncapped, the result is deterministic; capped, where the solves stop depends on the
     machine's speed and load, so the result is not reproducible across machines.
+
+    Every parameter is checked as the option of :data:`cbai_cli.options.OPTIONS` it is
+    (:class:`OptionError` naming it); None is its default.
     """
-    deadline = None if time_limit is None else time.monotonic() + OPTIONS["time_limit"].check(time_limit)
-    if not 0 < delta < 1:
-        raise OptionError(f"--delta must lie in (0, 1), got {delta}")
-    if solver not in SOLVERS:
-        raise OptionError(f"--solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
+    delta = _option("delta", delta)
+    solver = _option("solver", solver)
+    tolerance = _option("tolerance", tolerance)
+    epsilon = _option("rounding_epsilon", epsilon)
+    time_limit = OPTIONS["time_limit"].check(time_limit)
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     arms = instance.problem.arms
     gaps = instance.gaps
     notes: list[str] = []
@@ -389,8 +400,10 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
         notes.append("for δ ≥ 1/2.4 Theorem 1 gives no positive lower bound"
                      + (" (its unrelaxed form 2 kl(δ, 1 − δ)·H_CLB does for δ < 1/2)" if delta < 0.5 else ""))
     # Theorem 1 needs a lower bound on H_CLB: the design's value is one only to within its
-    # certified gap, so a design the solver could not certify enters by its lower end.
-    certified_h_clb = h_clb.value if h_clb.gap <= tolerance else h_clb.value * (1.0 - h_clb.gap)
+    # certified gap, so a design certified less tightly than the default tolerance (not
+    # certified, or asked for a loose tolerance such as 0.5) enters by its lower end.
+    precise = h_clb.gap <= min(tolerance, OPTIONS["tolerance"].default)
+    certified_h_clb = h_clb.value if precise else h_clb.value * (1.0 - h_clb.gap)
     theorem1_factor = 2.0 * log_term if log_term > 0 else 0.0
     lower = theorem1_factor * certified_h_clb
     kl_factor = 2.0 * kl_of_errors(delta)
@@ -421,7 +434,8 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
         acol_upper_bound=acol,
         delta=delta,
         epsilon=epsilon,
-        duplicate_groups=duplicates,
+        # a copy: the instance caches its list, and a change made through a report would reach the next one
+        duplicate_groups=tuple(tuple(group) for group in duplicates),
         boundary_arms=boundary,
         notes=tuple(notes),
         solver_notes=tuple(solver_notes),

@@ -329,9 +329,9 @@ def test_theorem_2_runs_at_least_one_round_when_c_min_is_at_least_one():
 def test_theorem_2_scales_with_one_plus_epsilon():
     instance = orthonormal(BASIC)
     t_bar = 1
-    plain = compute_bounds(instance, epsilon=0.0).acol_upper_bound - t_bar
-    rounded = compute_bounds(instance, epsilon=0.5).acol_upper_bound - t_bar
-    assert rounded / plain == pytest.approx(1.5, rel=1e-9)
+    half = compute_bounds(instance, epsilon=0.5).acol_upper_bound - t_bar
+    whole = compute_bounds(instance, epsilon=1.0).acol_upper_bound - t_bar
+    assert whole / half == pytest.approx(2.0 / 1.5, rel=1e-9)
 
 
 # --------------------------------------------------------------------------- #
@@ -530,3 +530,71 @@ def test_the_conic_solvers_accept_their_time_limit(solver):
 
     design = optimal_design_cvxpy(np.eye(2), np.eye(2), solver_name=solver, time_limit=30.0, also_scs=False)
     assert design.value == pytest.approx(2.0, rel=1e-4)  # G-optimal design of the plane: d = 2
+
+
+# --------------------------------------------------------------------------- #
+# Parameters checked as the options they are (cbai_cli.options)
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize("tolerance", [0.0, 1.0, -0.5, math.inf, math.nan])
+def test_compute_bounds_refuses_a_tolerance_outside_the_open_unit_interval(tolerance):
+    with pytest.raises(OptionError, match=r"^--tolerance must lie in \(0, 1\)") as caught:
+        compute_bounds(orthonormal(BASIC), tolerance=tolerance)
+    assert caught.value.parameter == "tolerance"
+
+
+def test_a_loose_tolerance_does_not_overstate_the_lower_bound():
+    # The solve stops at a gap of about 0.87 at tolerance 0.99; its value then overstates
+    # H_CLB 7.6-fold, and Theorem 1 must take the certified lower end instead.
+    instance = family("unit-sphere").generate(d=8, n=60, seed=1)
+    tight = compute_bounds(instance, solver="fw").lower_bound
+    loose = compute_bounds(instance, solver="fw", tolerance=0.99).lower_bound
+    assert loose <= tight * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("epsilon", [0.0, -1.0, -2.0, math.nan, math.inf])
+def test_compute_bounds_refuses_an_epsilon_that_is_not_a_finite_positive_number(epsilon):
+    with pytest.raises(OptionError, match="^--epsilon must be a finite number > 0") as caught:
+        compute_bounds(orthonormal(BASIC), epsilon=epsilon)
+    assert caught.value.parameter == "rounding_epsilon"
+
+
+@pytest.mark.parametrize("delta", ["0.05", [0.05], True])
+def test_compute_bounds_refuses_a_delta_that_is_not_a_number(delta):
+    with pytest.raises(OptionError, match="^--delta must be a real number") as caught:
+        compute_bounds(orthonormal(BASIC), delta=delta)
+    assert caught.value.parameter == "delta"
+
+
+def test_compute_bounds_names_delta_when_it_is_out_of_range():
+    with pytest.raises(OptionError, match=r"^--delta must lie in \(0, 1\), got 0.0$") as caught:
+        compute_bounds(orthonormal(BASIC), delta=0.0)
+    assert caught.value.parameter == "delta"
+
+
+def test_compute_bounds_takes_delta_none_as_the_default():
+    assert compute_bounds(orthonormal(BASIC), delta=None).delta == 0.05
+
+
+def test_compute_bounds_names_the_solver_when_it_is_unknown():
+    with pytest.raises(OptionError, match="^--solver must be auto or fw or cvxpy, got 'newton'$") as caught:
+        compute_bounds(orthonormal(BASIC), solver="newton")
+    assert caught.value.parameter == "solver"
+
+
+@pytest.mark.parametrize("limit", ["5", True])
+def test_compute_bounds_refuses_a_time_limit_that_is_not_a_number(limit):
+    with pytest.raises(OptionError, match="^--time-limit must be a real number") as caught:
+        compute_bounds(orthonormal(BASIC), time_limit=limit)
+    assert caught.value.parameter == "time_limit"
+
+
+def test_a_reports_duplicate_groups_cannot_change_the_instances():
+    instance = Instance(name="copies", arms=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]), reward=np.array([1.0, 2.0]),
+                        constraint=np.array([0.2, 0.3]), threshold=0.5, noise=GaussianNoise(0.05))
+    report = compute_bounds(instance)
+    assert report.duplicate_groups == ((0, 2),)
+    with pytest.raises(AttributeError):
+        report.duplicate_groups.append([0, 1])
+    assert instance.duplicate_groups == [[0, 2]]

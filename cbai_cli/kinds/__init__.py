@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cbai_cli.errors import InstanceError, unknown_name_message
+from cbai_cli.errors import InstanceError, UnknownNameError, unknown_name_message
 from cbai_cli.kinds.base import InstanceKind
 
 DEFAULT_KIND = "cbai"
@@ -59,7 +59,10 @@ register("safe-bai", "cbai_cli.kinds.safe_bai:SafeBaiKind")
 
 
 def get(name: str) -> InstanceKind:
-    """The kind named ``name`` (its class is imported on first use)."""
+    """The kind named ``name`` (its class is imported on first use); an unknown name is an
+    :class:`~cbai_cli.errors.UnknownNameError` listing the kinds."""
+    if not isinstance(name, str) or name not in KINDS:
+        raise UnknownNameError(unknown_name_message("instance kind", name, KINDS), "kind")
     if name not in _LOADED:
         _LOADED[name] = KINDS[name].load()
     return _LOADED[name]
@@ -112,11 +115,19 @@ class Bounds:
 def bound_file(path: str | Path, **options: Any) -> Bounds:
     """``cbai bound FILE``: the instance's difficulty, with the options (by name; None: not
     given) that its kind's bound reads; any other is a one-line error."""
-    from cbai_cli.options import checked
-
     instance = load(path)
     kind = get(instance.kind)
     kind.require_truth(instance)
+    return Bounds(kind, kind.bound(instance, **options))
+
+
+def checked_bound_options(kind: InstanceKind, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options given (not None) to ``kind``'s ``bound``, each checked against its type
+    and range (:func:`cbai_cli.options.checked`); an unknown option, or one the kind's bound
+    does not read, is a one-line :class:`~cbai_cli.errors.OptionError`. Every kind's
+    ``bound`` starts with it, so ``cbai bound`` and the library check alike."""
+    from cbai_cli.options import checked
+
     given = checked(options)
     kind.check_bound_options(given)
-    return Bounds(kind, kind.bound(instance, **given))
+    return given

@@ -155,12 +155,11 @@ class CbaiKind(InstanceKind):
     # ------------------------------------------------------------ bounds
     def bound(self, instance, **options):
         from cbai_cli.bounds import compute_bounds
-        from cbai_cli.options import default
+        from cbai_cli.kinds import checked_bound_options
 
-        return compute_bounds(instance, delta=options.get("delta") or default("delta"),
-                              solver=options.get("solver") or default("solver"),
-                              epsilon=options.get("rounding_epsilon") or default("rounding_epsilon"),
-                              time_limit=options.get("time_limit"))
+        given = checked_bound_options(self, options)
+        return compute_bounds(instance, delta=given.get("delta"), solver=given.get("solver"),
+                              epsilon=given.get("rounding_epsilon"), time_limit=given.get("time_limit"))
 
     def render_bound(self, report, out) -> None:
         from cbai_cli.render import bound_table, print_notes

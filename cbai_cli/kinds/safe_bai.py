@@ -26,8 +26,10 @@ class SafeBaiKind(InstanceKind):
         return safe_bai_from_mapping(mapping, source)
 
     def bound(self, instance, **options):
+        from cbai_cli.kinds import checked_bound_options
         from cbai_cli.safe.bounds import safe_bai_bounds
 
+        checked_bound_options(self, options)
         return safe_bai_bounds(instance)
 
     def render_bound(self, report, out) -> None:

@@ -31,8 +31,10 @@ class SafeRegretKind(InstanceKind):
         return safe_regret_from_mapping(mapping, source)
 
     def bound(self, instance, **options):
+        from cbai_cli.kinds import checked_bound_options
         from cbai_cli.safe.bounds import safe_regret_bounds
 
+        checked_bound_options(self, options)
         return safe_regret_bounds(instance)
 
     def render_bound(self, report, out) -> None:

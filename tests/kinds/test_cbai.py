@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cbai_cli.kinds import load
+from cbai_cli.errors import OptionError
+from cbai_cli.kinds import get, load
 from cbai_cli.kinds.cbai import long_run_warning, query_floor
 from cbai_cli.simulate import RunRequest, prepare, run_many
 
@@ -74,3 +75,29 @@ def test_the_floor_is_below_the_queries_of_every_run(path, algorithm, options):
     floor = query_floor(prepared.regime, prepared.config.confidence, prepared.instance).queries
     results = run_many(prepared, range(5))
     assert all(result.stopped == "solved" and result.iterations >= floor for result in results)
+
+
+# ``bound``: the options checked as ``cbai bound`` checks them
+
+
+def test_bound_refuses_a_delta_of_zero_instead_of_taking_the_default():
+    with pytest.raises(OptionError, match=r"^--delta must lie in \(0, 1\), got 0.0$") as caught:
+        get("cbai").bound(load(REGRET), delta=0)
+    assert caught.value.parameter == "delta"
+
+
+def test_bound_refuses_a_misspelled_option():
+    with pytest.raises(OptionError, match=r"^unknown option\(s\) detla ") as caught:
+        get("cbai").bound(load(REGRET), detla=0.2)
+    assert caught.value.parameter == "detla"
+
+
+def test_bound_refuses_a_negative_epsilon():
+    with pytest.raises(OptionError, match="^--epsilon must be a finite number > 0") as caught:
+        get("cbai").bound(load(REGRET), rounding_epsilon=-1)
+    assert caught.value.parameter == "rounding_epsilon"
+
+
+def test_bound_refuses_an_option_of_runs():
+    with pytest.raises(OptionError, match="^--budget does not apply to cbai instances"):
+        get("cbai").bound(load(REGRET), budget=10)
