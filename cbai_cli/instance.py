@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -28,7 +27,8 @@ import numpy as np
 from cbai_cli.errors import InstanceError, MissingTruthError
 from cbai_cli.fileio import instance_errors, read_mapping, write_mapping
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.validation import NORM_TOL, array, moderate, numbers, positive, real, safe_text, text
+from cbai_cli.validation import (NORM_TOL, FieldError, array, flag, moderate, numbers, positive, real, replace_field,
+                                 safe_text, text)
 
 SCHEMA_VERSION = 1
 KIND = "cbai"
@@ -104,6 +104,10 @@ class Truth:
 class Instance:
     """One CBAI instance file (``kind: cbai``), validated.
 
+    The constructor checks every field as :func:`from_mapping` does (one line ``FIELD:
+    RULE``, an :class:`InstanceError`) and keeps read-only copies of the arrays and a plain
+    copy of ``meta``, so a built instance never changes.
+
     Attributes:
         name: a label.
         arms: (K, d) arm features as written in the file.
@@ -137,15 +141,25 @@ class Instance:
     kind: ClassVar[str] = KIND
 
     def __post_init__(self) -> None:
+        """Check every field as a file's is checked and store the checked copies: the instance
+        owns read-only copies of its arrays, so neither the caller's objects nor a reader of
+        the instance can change it."""
         with instance_errors():
-            text(self.name, "name")
-        for name in ("arms", "constraint", "reward", "reward_values"):
-            value = getattr(self, name)
-            if value is not None and not (isinstance(value, np.ndarray) and value.dtype == float and not value.flags.writeable):
-                with instance_errors():
-                    object.__setattr__(self, name, _array(value, name))
-        object.__setattr__(self, "threshold", float(self.threshold))
-        _validate(self)
+            replace_field(self, "name", text(self.name, "name"))
+            for name in ("arms", "constraint", "reward", "reward_values"):
+                value = getattr(self, name)
+                if name == "arms" or value is not None:
+                    replace_field(self, name, _array(value, name))
+            replace_field(self, "threshold", moderate(real(self.threshold, "threshold"), "threshold"))
+            replace_field(self, "threshold_known", flag(self.threshold_known, "threshold_known"))
+            if not isinstance(self.noise, (GaussianNoise, BinaryNoise)):
+                raise FieldError("noise", f"must be a noise model, GaussianNoise(sigma) or BinaryNoise(), got {self.noise!r}")
+            if self.constraint_norm_bound is not None:
+                replace_field(self, "constraint_norm_bound", positive(self.constraint_norm_bound, "constraint_norm_bound"))
+            replace_field(self, "meta", plain_meta(self.meta))
+            data = mapping_value(self.data, "data", "a mapping of names to arrays")
+            replace_field(self, "data", {str(key): _frozen(numbers(value, f"data.{key}")) for key, value in data.items()})
+            _validate(self)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Instance):
@@ -204,24 +218,24 @@ class Instance:
         constraint = self.require_truth()
         if self.threshold_known:
             return Truth(constraint, self.threshold, self.noise)
-        return Truth(np.append(constraint, -self.threshold), 0.0, self.noise)
+        return Truth(_frozen(np.append(constraint, -self.threshold)), 0.0, self.noise)
 
     @cached_property
     def rewards(self) -> np.ndarray:
         """(K,) known reward of every arm: θᵀx, or the stated per-arm values."""
-        values = self.arms @ self.reward if self.reward is not None else np.array(self.reward_values, dtype=float)
-        values.setflags(write=False)
-        return values
+        if self.reward is None:
+            return self.reward_values
+        return _frozen(self.arms @ self.reward)
 
     @cached_property
     def gaps(self) -> np.ndarray:
         """(K,) g(x) = φᵀx − τ."""
-        return self.arms @ self.require_truth() - self.threshold
+        return _frozen(self.arms @ self.require_truth() - self.threshold)
 
     @cached_property
     def feasible(self) -> np.ndarray:
         """(K,) bool: φᵀx ≤ τ."""
-        return self.gaps <= 0
+        return _frozen(self.gaps <= 0)
 
     @cached_property
     def best_reward(self) -> float | None:
@@ -291,7 +305,7 @@ class Instance:
         """Indices of arms with g(x) = 0 up to round-off (|g(x)| ≤ BOUNDARY_TOLERANCE·(|x|ᵀ|φ| +
         |τ|)): no finite number of queries decides them."""
         magnitudes = np.abs(self.arms) @ np.abs(self.require_truth()) + abs(self.threshold)
-        return np.flatnonzero(np.abs(self.gaps) <= BOUNDARY_TOLERANCE * magnitudes)
+        return _frozen(np.flatnonzero(np.abs(self.gaps) <= BOUNDARY_TOLERANCE * magnitudes))
 
     def to_mapping(self) -> dict[str, Any]:
         """The file's fields, in order, as plain Python values."""
@@ -344,15 +358,30 @@ def plain(value: Any) -> Any:
     return value
 
 
-def mapping_field(mapping: Mapping[str, Any], field: str, what: str) -> Mapping[str, Any]:
-    """An optional mapping field (``meta``, ``data``): absent or empty means ``{}``; anything
-    else that is not a mapping (a list, an NPZ array) is one line."""
-    value = mapping.get(field)
+def mapping_value(value: Any, field: str, what: str) -> Mapping[str, Any]:
+    """An optional mapping field (``meta``, ``data``): absent (None) or empty means ``{}``;
+    anything else that is not a mapping (a list, an NPZ array) is one line."""
     if value is None or (isinstance(value, (list, tuple, str)) and not value):
         return {}
     if not isinstance(value, Mapping):
         raise InstanceError(f"{field}: must be {what}")
     return value
+
+
+def plain_meta(value: Any) -> dict[str, Any]:
+    """A plain copy of an instance's ``meta`` (numpy values as Python ones, nested mappings
+    and lists copied), so that the instance does not share the caller's objects; shared by
+    every instance kind.
+
+    Raises:
+        InstanceError: ``meta: must be a mapping`` or ``meta: must hold only plain values …``.
+    """
+    meta = plain(dict(mapping_value(value, "meta", "a mapping")))
+    try:
+        json.dumps(meta)
+    except (TypeError, ValueError):
+        raise InstanceError("meta: must hold only plain values (numbers, strings, lists, mappings)") from None
+    return meta
 
 
 def check_schema_version(mapping: Mapping[str, Any]) -> None:
@@ -368,6 +397,12 @@ def check_schema_version(mapping: Mapping[str, Any]) -> None:
                             f"(a {type(shown).__name__})")
     if version != SCHEMA_VERSION:
         raise InstanceError(f"schema_version: {shown!r} is not supported (this cbai reads version {SCHEMA_VERSION})")
+
+
+def _frozen(values: np.ndarray) -> np.ndarray:
+    """``values`` made read-only: a cached answer that its readers must not be able to change."""
+    values.setflags(write=False)
+    return values
 
 
 def _array(value: Any, field_name: str) -> np.ndarray:
@@ -389,8 +424,7 @@ def parse_noise(value: Any) -> NoiseModel:
             raise InstanceError(f"noise: unknown key(s) {', '.join(sorted(map(str, extra)))} for gaussian noise")
         if "sigma" not in value:
             raise InstanceError("noise.sigma: required for gaussian noise")
-        with instance_errors():
-            return GaussianNoise(moderate(positive(value["sigma"], "noise.sigma"), "noise.sigma"))
+        return GaussianNoise(value["sigma"])
     if kind == "binary":
         extra = set(value) - {"kind"}
         if extra:
@@ -400,7 +434,8 @@ def parse_noise(value: Any) -> NoiseModel:
 
 
 def _validate(instance: Instance) -> None:
-    """Shapes agree, numbers are finite, K ≥ 1, binary means lie in [−1, 1]."""
+    """Shapes agree, K ≥ 1, the norm bound holds, binary means lie in [−1, 1] (the fields
+    themselves are checked by :meth:`Instance.__post_init__`)."""
     arms, constraint = instance.arms, instance.constraint
     if arms.ndim != 2 or arms.shape[0] < 1 or arms.shape[1] < 1:
         raise InstanceError(f"arms: need at least one arm of dimension ≥ 1, got shape {arms.shape}")
@@ -413,11 +448,7 @@ def _validate(instance: Instance) -> None:
         raise InstanceError(f"reward: length {instance.reward.shape[0]} does not match the arms' dimension d = {d}")
     if instance.reward_values is not None and np.shape(instance.reward_values) != (k,):
         raise InstanceError(f"reward_values: length {np.shape(instance.reward_values)[0]} does not match the number of arms K = {k}")
-    if not math.isfinite(instance.threshold):
-        raise InstanceError("threshold: must be finite")
     bound = instance.constraint_norm_bound
-    if bound is not None and not (math.isfinite(bound) and bound > 0):
-        raise InstanceError(f"constraint_norm_bound: must be a finite number > 0, got {bound!r}")
     if bound is not None and instance.has_truth:
         # S bounds φ in the learner's coordinates: (φ, −τ) when the threshold is folded in.
         norm = float(np.linalg.norm(instance.truth.constraint))
@@ -432,10 +463,6 @@ def _validate(instance: Instance) -> None:
                 f"noise: binary feedback needs every constraint value φᵀx in [−1, 1]; "
                 f"arm {worst} has {means[worst]:.6g} (rescale the arms, as the paper does for the driver, Appendix C)"
             )
-    try:
-        json.dumps(plain(dict(instance.meta)))
-    except (TypeError, ValueError):
-        raise InstanceError("meta: must hold only plain values (numbers, strings, lists, mappings)") from None
 
 
 def from_mapping(mapping: Mapping[str, Any], source: str = "<instance>") -> Instance:
@@ -459,28 +486,19 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
     for required in ("arms", "threshold", "noise"):
         if required not in mapping:
             raise InstanceError(f"{required}: required field is missing")
-    name = text(mapping.get("name", _default_name(source)), "name")
-    threshold_known = mapping.get("threshold_known", True)
-    if not isinstance(threshold_known, (bool, np.bool_)):
-        raise InstanceError("threshold_known: must be true or false")
-    meta = mapping_field(mapping, "meta", "a mapping")
-    data = mapping_field(mapping, "data", "a mapping of names to arrays")
-    data = {str(key): numbers(value, f"data.{key}") for key, value in data.items()}
-    bound = mapping.get("constraint_norm_bound")
-    reward, reward_values = mapping.get("reward"), mapping.get("reward_values")
-    constraint = mapping.get("constraint")
+    # The fields are checked (and the arrays copied, once) by Instance.__post_init__.
     return Instance(
-        name=name,
-        arms=_array(mapping["arms"], "arms"),
-        constraint=None if constraint is None else _array(constraint, "constraint"),
-        reward=None if reward is None else _array(reward, "reward"),
-        reward_values=None if reward_values is None else _array(reward_values, "reward_values"),
-        threshold=moderate(real(mapping["threshold"], "threshold"), "threshold"),
-        threshold_known=bool(threshold_known),
+        name=mapping.get("name", _default_name(source)),
+        arms=mapping["arms"],
+        constraint=mapping.get("constraint"),
+        reward=mapping.get("reward"),
+        reward_values=mapping.get("reward_values"),
+        threshold=mapping["threshold"],
+        threshold_known=mapping.get("threshold_known", True),
         noise=parse_noise(mapping["noise"]),
-        constraint_norm_bound=None if bound is None else real(bound, "constraint_norm_bound"),
-        meta=dict(meta),
-        data=data,
+        constraint_norm_bound=mapping.get("constraint_norm_bound"),
+        meta=mapping.get("meta"),
+        data=mapping.get("data"),
         source=source,
     )
 

@@ -15,6 +15,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from cbai_cli.fileio import instance_errors
+from cbai_cli.validation import moderate, positive, replace_field
+
 #: Observations of one arm split from their sum and handed to a trace at a time: 512 KiB of
 #: float64, and as many trace rows, whatever the length of the round.
 TRACE_CHUNK = 1 << 16
@@ -29,10 +32,18 @@ PAIRWISE_BLOCK = 128
 
 @dataclass(frozen=True)
 class GaussianNoise:
-    """y = φᵀx + N(0, σ²); the sum of n pulls is N(n φᵀx, n σ²)."""
+    """y = φᵀx + N(0, σ²); the sum of n pulls is N(n φᵀx, n σ²).
+
+    ``sigma`` is checked as an instance file's ``noise.sigma`` is (a number > 0 within
+    ±1e100): a bad one is an :class:`~cbai_cli.errors.InstanceError` ``noise.sigma: RULE``.
+    """
 
     sigma: float
     kind: ClassVar[str] = "gaussian"
+
+    def __post_init__(self) -> None:
+        with instance_errors():
+            replace_field(self, "sigma", moderate(positive(self.sigma, "noise.sigma"), "noise.sigma"))
 
     @property
     def subgaussian(self) -> float:

@@ -34,7 +34,7 @@ import numpy as np
 
 from cbai_cli.options import MAGNITUDE_LIMIT
 
-__all__ = ["FieldError", "array", "integer", "nonnegative", "numbers", "positive", "probability", "real", "safe_text",
+__all__ = ["FieldError", "array", "flag", "integer", "nonnegative", "numbers", "positive", "probability", "real", "safe_text",
            "text"]
 
 # How an array of each number of dimensions is described in "must be ..." messages.
@@ -219,6 +219,19 @@ def probability(value: Any, field: str) -> float:
     if not 0 < number < 1:
         raise FieldError(field, f"must lie in (0, 1), got {number:g}")
     return number
+
+
+def flag(value: Any, field: str) -> bool:
+    """A ``bool`` (Python or numpy, or a 0-d boolean array), as a Python ``bool``; a number or a
+    string (``"no"``, which Python reads as true) is refused.
+
+    Raises:
+        FieldError: ``must be true or false, got V``.
+    """
+    value = _scalar(value)
+    if not isinstance(value, (bool, np.bool_)):
+        raise FieldError(field, f"must be true or false, got {value!r}")
+    return bool(value)
 
 
 def integer(value: Any, field: str, low: int, *, integral_float: bool = False) -> int:

@@ -347,3 +347,100 @@ def test_the_content_hash_tells_a_file_without_truth_from_one_with_it():
 def test_binary_noise_without_truth_is_not_checked_against_phi():
     instance = from_mapping(without_constraint(arms=[[5.0, 0.0], [0.0, 5.0]], noise={"kind": "binary"}))
     assert instance.noise.kind == "binary"
+
+
+def small(**changes):
+    """Two arms in R², θ = (1, 2), φ = (1, 1), τ = 0.5: arm 0 has g = 0.5, arm 1 has g = 0.5."""
+    fields = dict(name="x", arms=[[1.0, 0.0], [0.0, 1.0]], reward=[1.0, 2.0], constraint=[1.0, 1.0], threshold=0.5)
+    return Instance(**{**fields, **changes})
+
+
+def read_only_view(rows):
+    base = np.array(rows, dtype=float)
+    view = base.view()
+    view.setflags(write=False)
+    return base, view
+
+
+def test_an_instance_built_from_a_read_only_view_does_not_follow_its_base():
+    base, view = read_only_view([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    instance = Instance(name="x", arms=view, reward=[1.0, 2.0], constraint=[1.0, 1.0], threshold=1.5)
+    base[1] = [100.0, 100.0]
+    assert instance.arms.tolist() == [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+
+
+def test_a_read_only_array_with_nan_is_refused():
+    _, view = read_only_view([[float("nan"), 0.0], [0.0, 1.0]])
+    with pytest.raises(InstanceError, match=r"^arms: contains NaN or infinite values$"):
+        small(arms=view)
+
+
+def test_a_read_only_array_beyond_the_magnitude_limit_is_refused():
+    _, view = read_only_view([[1e300, 0.0], [0.0, 1.0]])
+    with pytest.raises(InstanceError, match=r"^arms: must lie within ±1e\+100"):
+        small(arms=view)
+
+
+@pytest.mark.parametrize("cached", ["gaps", "feasible", "rewards", "boundary_arms"])
+def test_a_cached_array_of_an_instance_is_read_only(cached):
+    with pytest.raises(ValueError, match="read-only"):
+        getattr(small(), cached)[:] = 0
+
+
+def test_the_folded_constraint_of_an_unknown_threshold_is_read_only():
+    instance = small(threshold_known=False)
+    assert instance.truth.constraint.tolist() == [1.0, 1.0, -0.5]
+    with pytest.raises(ValueError, match="read-only"):
+        instance.truth.constraint[:] = 0
+
+
+def test_an_instance_does_not_follow_the_data_arrays_it_was_given():
+    source = np.arange(3.0)
+    instance = small(data={"a": source})
+    source[0] = 99.0
+    assert instance.data["a"].tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(ValueError, match="read-only"):
+        instance.data["a"][0] = 5.0
+
+
+def test_an_instance_does_not_follow_the_meta_it_was_given():
+    meta = {"params": {"n": [1, 2]}}
+    instance = small(meta=meta)
+    meta["params"]["n"].append(3)
+    meta["seed"] = 4
+    assert instance.meta == {"params": {"n": [1, 2]}}
+
+
+def test_data_given_as_lists_is_kept_as_float_arrays():
+    assert small(data={"a": [1, 2]}).data["a"].dtype == float
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"noise": None}, "noise: must be a noise model, GaussianNoise(sigma) or BinaryNoise(), got None"),
+    ({"threshold_known": "no"}, "threshold_known: must be true or false, got 'no'"),
+    ({"threshold": "1.5"}, "threshold: must be a number, got '1.5'"),
+    ({"threshold": None}, "threshold: must be a number, got None"),
+    ({"threshold": np.array([1.5])}, "threshold: must be a number, got array([1.5])"),
+    ({"threshold": 10**400}, "threshold: must be finite, got an integer of 401 digits"),
+    ({"threshold": 1e200}, "threshold: must lie within ±1e+100"),
+    ({"constraint_norm_bound": "2"}, "constraint_norm_bound: must be a number, got '2'"),
+    ({"constraint_norm_bound": 0}, "constraint_norm_bound: must be > 0, got 0"),
+    ({"arms": None}, "arms: must be a K×d array of numbers"),
+    ({"data": {"a": "hi"}}, "data.a: must be an array of numbers"),
+    ({"data": [1, 2]}, "data: must be a mapping of names to arrays"),
+    ({"meta": [1]}, "meta: must be a mapping"),
+    ({"meta": {"f": print}}, "meta: must hold only plain values"),
+])
+def test_the_constructor_checks_a_field_as_a_file_is_checked(changes, message):
+    with pytest.raises(InstanceError) as error:
+        small(**changes)
+    assert str(error.value).startswith(message) and "\n" not in str(error.value)
+
+
+def test_a_numpy_bool_threshold_known_is_stored_as_a_bool():
+    assert small(threshold_known=np.bool_(False)).threshold_known is False
+
+
+def test_a_file_without_meta_and_data_has_empty_ones():
+    instance = from_mapping(base_mapping())
+    assert instance.meta == {} and instance.data == {}

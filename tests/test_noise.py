@@ -7,6 +7,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from cbai_cli.errors import InstanceError
 from cbai_cli.noise import BinaryNoise, GaussianNoise
 
 
@@ -83,3 +84,20 @@ def test_binary_split_beyond_the_shuffle_limit_draws_every_arrangement_alike():
     counts = Counter(tuple(joined(BinaryNoise().split_sum(rng, np.float64(-1.0), 5, chunk=2, shuffle_limit=0)))
                      for _ in range(20_000))
     assert len(counts) == 10 and all(1800 <= count <= 2200 for count in counts.values())
+
+
+@pytest.mark.parametrize("sigma, message", [
+    (-1.0, "noise.sigma: must be > 0, got -1"),
+    (0.0, "noise.sigma: must be > 0, got 0"),
+    (float("nan"), "noise.sigma: must be finite, got nan"),
+    ("0.1", "noise.sigma: must be a number, got '0.1'"),
+    (1e200, "noise.sigma: must lie within ±1e+100"),
+])
+def test_gaussian_noise_with_a_bad_sigma_is_refused_as_a_files_would_be(sigma, message):
+    with pytest.raises(InstanceError) as error:
+        GaussianNoise(sigma)
+    assert str(error.value).startswith(message)
+
+
+def test_gaussian_noise_stores_a_numpy_sigma_as_a_float():
+    assert type(GaussianNoise(np.float64(0.5)).sigma) is float

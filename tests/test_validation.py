@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import instance_errors
-from cbai_cli.validation import (FieldError, array, integer, moderate, nonnegative, numbers, positive, probability, real,
+from cbai_cli.validation import (FieldError, array, flag, integer, moderate, nonnegative, numbers, positive, probability, real,
                                  safe_text, text)
 
 NON_FINITE = [math.nan, math.inf, -math.inf]
@@ -354,3 +354,14 @@ def test_moderate_names_the_offending_entry_with_its_sign(value, shown):
 
 def test_moderate_passes_numbers_within_the_limit_and_empty_arrays():
     assert moderate(-1e100, "c") == -1e100 and moderate(np.zeros((0, 3)), "arms").shape == (0, 3)
+
+
+@pytest.mark.parametrize("value, expected", [(True, True), (np.bool_(False), False), (np.array(True), True)])
+def test_flag_takes_python_and_numpy_booleans(value, expected):
+    assert flag(value, "threshold_known") is expected
+
+
+@pytest.mark.parametrize("value, shown", [("no", "'no'"), (1, "1"), (None, "None")])
+def test_flag_refuses_what_is_not_a_boolean(value, shown):
+    with pytest.raises(FieldError, match=rf"^threshold_known: must be true or false, got {shown}$"):
+        flag(value, "threshold_known")

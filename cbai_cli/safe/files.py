@@ -46,7 +46,6 @@ is wrapped into :class:`~cbai_cli.errors.InstanceError` the same way.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -59,7 +58,7 @@ import numpy as np
 
 from cbai_cli.errors import InstanceError
 from cbai_cli.fileio import instance_errors
-from cbai_cli.instance import SCHEMA_VERSION, check_schema_version, content_hash_of, mapping_field, plain
+from cbai_cli.instance import SCHEMA_VERSION, check_schema_version, content_hash_of, mapping_value, plain, plain_meta
 from cbai_cli.linalg import RIDGE_RATIO_LIMIT
 from cbai_cli.safe.action_sets import ACTION_SET_KINDS, ActionSet
 from cbai_cli.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
@@ -70,7 +69,7 @@ from cbai_cli.validation import integer
 from cbai_cli.validation import nonnegative as _nonnegative
 from cbai_cli.validation import positive
 from cbai_cli.validation import probability as _probability
-from cbai_cli.validation import real
+from cbai_cli.validation import real, replace_field
 from cbai_cli.validation import safe_text, text
 
 REGRET_KIND = "safe-regret"
@@ -89,11 +88,30 @@ _LIBRARY_NAMES = {"lam": "lambda", "noise_sd": "noise.sigma"}
 
 
 class _SafeInstance:
-    """What both safe kinds share: name and dimension from the library problem, equality
-    by file content, and the content hash of records. Subclasses are frozen dataclasses
-    with a ``problem`` field and define :meth:`to_mapping`."""
+    """What both safe kinds share: name and dimension from the library problem, the checks
+    of a file beyond the library problem's own, equality by file content, and the content
+    hash of records. Subclasses are frozen dataclasses with ``problem`` and ``meta`` fields
+    and define :attr:`problem_type`, :meth:`_check_problem` and :meth:`to_mapping`."""
 
     problem: Any
+    meta: Mapping[str, Any]
+    problem_type: ClassVar[type]
+
+    def __post_init__(self) -> None:
+        """Check what a file is checked for beyond the library problem's own rules (the name,
+        ``meta``, magnitudes, the ridge, the kind's own rules), as :func:`safe_regret_from_mapping`
+        and :func:`safe_bai_from_mapping` do, and keep a plain copy of ``meta`` (the library
+        problem owns read-only copies of its arrays)."""
+        with instance_errors():
+            if not isinstance(self.problem, self.problem_type):
+                raise InstanceError(f"problem: must be a {self.problem_type.__name__}, got "
+                                    f"{type(self.problem).__name__}")
+            text(self.problem.name, "name")
+            replace_field(self, "meta", plain_meta(self.meta))
+            self._check_problem()
+
+    def _check_problem(self) -> None:
+        raise NotImplementedError
 
     @property
     def name(self) -> str:
@@ -131,6 +149,15 @@ class SafeRegretInstance(_SafeInstance):
     problem: SafeRegretProblem
     meta: Mapping[str, Any] = field(default_factory=dict)
     kind: ClassVar[str] = REGRET_KIND
+    problem_type: ClassVar[type] = SafeRegretProblem
+
+    def _check_problem(self) -> None:
+        """Magnitudes within ±1e100 and a ridge that keeps A⁻¹ in double precision."""
+        p = self.problem
+        parameter = p.action_set.parameter
+        _check_magnitudes({"mu_star": p.mu_star, "B": p.B, "c": p.c, "S": p.S, "L": p.L, "lambda": p.lam,
+                           f"action_set.{parameter}": getattr(p.action_set, parameter)})
+        _check_ridge(p.lam, p.action_set.max_norm, f"an action of the {p.action_set.label()}")
 
     @property
     def summary(self) -> str:
@@ -139,8 +166,8 @@ class SafeRegretInstance(_SafeInstance):
 
     @cached_property
     def truth(self) -> RegretTruth:
-        """x*, its loss and the safety gap Δ (Amani et al. 2019, §2 and §3.3)."""
-        return regret_truth(self.problem)
+        """x*, its loss and the safety gap Δ (Amani et al. 2019, §2 and §3.3), read-only."""
+        return _frozen_arrays(regret_truth(self.problem))
 
     def with_horizon(self, horizon: int) -> SafeRegretInstance:
         """The same instance with another horizon T (validated like a file's T)."""
@@ -177,6 +204,23 @@ class SafeBaiInstance(_SafeInstance):
     problem: SafeBaiProblem
     meta: Mapping[str, Any] = field(default_factory=dict)
     kind: ClassVar[str] = BAI_KIND
+    problem_type: ClassVar[type] = SafeBaiProblem
+
+    def _check_problem(self) -> None:
+        """Magnitudes within ±1e100, a ridge that keeps A⁻¹ in double precision, and a
+        forced exploration that is safe for every arm."""
+        p = self.problem
+        _check_magnitudes({"arms": p.arms, "theta_star": p.theta_star, "mu_star": p.mu_star, "eta0": p.eta0,
+                           "gamma_FE": p.gamma_FE, "lambda": p.lam, "S_theta": p.S_theta, "S_mu": p.S_mu})
+        _check_ridge(p.lam, float(np.linalg.norm(p.arms, axis=1).max()), "an arm")
+        # Forced exploration plays γ_FE·x_k for every arm on the learner's word that it is safe
+        # ("Price of Safety", §4: forced exploration samples "from a known safe set"); a file that
+        # breaks this promise would make Safe-LinGapE unsafe by design.
+        values = p.gamma_FE * (p.arms @ p.mu_star)
+        if p.T_FE > 0 and np.any(values < p.eta0):
+            arm = int(np.argmin(values))
+            raise InstanceError(f"gamma_FE: forced exploration at γ_FE = {p.gamma_FE:g} is unsafe for arm {arm} "
+                                f"(γ_FE·x_kᵀμ* = {values[arm]:.6g} < η₀ = {p.eta0:g}); it must be safe for every arm")
 
     @property
     def n_arms(self) -> int:
@@ -188,8 +232,8 @@ class SafeBaiInstance(_SafeInstance):
 
     @cached_property
     def truth(self) -> SafeBaiTruth:
-        """Safety values x_kᵀμ*, true safe scales γ_k, safe rewards and k* ("Price of Safety", §3.3)."""
-        return safe_bai_truth(self.problem)
+        """Safety values x_kᵀμ*, true safe scales γ_k, safe rewards and k* ("Price of Safety", §3.3), read-only."""
+        return _frozen_arrays(safe_bai_truth(self.problem))
 
     def to_mapping(self) -> dict[str, Any]:
         p = self.problem
@@ -213,6 +257,25 @@ class SafeBaiInstance(_SafeInstance):
             "S_mu": float(p.S_mu),
             "meta": plain(dict(self.meta)),
         }
+
+
+def _frozen_arrays(truth: Any) -> Any:
+    """``truth`` (a frozen dataclass) with its arrays made read-only: it is cached by the
+    instance, and a reader that changed it would change every later score."""
+    for item in dataclasses.fields(truth):
+        value = getattr(truth, item.name)
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return truth
+
+
+def _check_magnitudes(values: Mapping[str, Any]) -> None:
+    """Every number of every field (file name → number or array) within ±1e100 (see
+    :func:`cbai_cli.validation.moderate`), for a problem built without a file. A file's
+    parsers check each field as they read it, before the library problem's norm checks,
+    whose ‖·‖ would overflow to ∞ on such numbers and name the wrong field."""
+    for field_name, value in values.items():
+        moderate(value, field_name)
 
 
 def action_set_label(action_set: ActionSet) -> str:
@@ -308,12 +371,7 @@ def _common(mapping: Mapping[str, Any], source: str, fields: tuple[str, ...], ki
             raise InstanceError(f"{required}: required field is missing")
     name = text(mapping.get("name", safe_text(Path(source).stem) if source not in ("-", "<stdin>", "<instance>") else kind),
                 "name")
-    meta = mapping_field(mapping, "meta", "a mapping")
-    try:
-        json.dumps(plain(dict(meta)))
-    except (TypeError, ValueError):
-        raise InstanceError("meta: must hold only plain values (numbers, strings, lists, mappings)") from None
-    return name, dict(meta)
+    return name, mapping_value(mapping.get("meta"), "meta", "a mapping")
 
 
 def _library_error(error: ValueError) -> InstanceError:
@@ -374,7 +432,6 @@ def _safe_regret(mapping: Mapping[str, Any], source: str) -> SafeRegretInstance:
         problem = SafeRegretProblem(action_set=action_set, mu_star=mu_star, B=B, c=c, name=name, **fields)
     except ValueError as error:
         raise _library_error(error) from None
-    _check_ridge(problem.lam, action_set.max_norm, f"an action of the {action_set.label()}")
     return SafeRegretInstance(problem, meta)
 
 
@@ -412,15 +469,6 @@ def _safe_bai(mapping: Mapping[str, Any], source: str) -> SafeBaiInstance:
                                  gamma_FE=gamma_fe, name=name, **fields)
     except ValueError as error:
         raise _library_error(error) from None
-    _check_ridge(problem.lam, float(np.linalg.norm(problem.arms, axis=1).max()), "an arm")
-    # Forced exploration plays γ_FE·x_k for every arm on the learner's word that it is safe
-    # ("Price of Safety", §4: forced exploration samples "from a known safe set"); a file that
-    # breaks this promise would make Safe-LinGapE unsafe by design.
-    values = problem.gamma_FE * (problem.arms @ problem.mu_star)
-    if problem.T_FE > 0 and np.any(values < problem.eta0):
-        arm = int(np.argmin(values))
-        raise InstanceError(f"gamma_FE: forced exploration at γ_FE = {problem.gamma_FE:g} is unsafe for arm {arm} "
-                            f"(γ_FE·x_kᵀμ* = {values[arm]:.6g} < η₀ = {problem.eta0:g}); it must be safe for every arm")
     return SafeBaiInstance(problem, meta)
 
 

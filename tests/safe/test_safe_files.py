@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 
 import numpy as np
@@ -263,3 +264,61 @@ def test_yaml_written_by_hand_loads(tmp_path):
     path.write_text(yaml_text(FINITE))
     instance = load(path)
     assert instance.name == "finite" and instance.problem.action_set.arms.shape == (5, 3)
+
+
+def test_a_safe_bai_instance_built_directly_refuses_a_ridge_too_small_for_its_arms():
+    problem = dataclasses.replace(bai_mapping_problem(), lam=1e-16)
+    with pytest.raises(InstanceError, match=r"^lambda: 1e-16 is 1e\+16 times smaller than L² = 1"):
+        SafeBaiInstance(problem)
+
+
+def test_a_safe_bai_instance_built_directly_refuses_an_unsafe_forced_exploration():
+    problem = dataclasses.replace(bai_mapping_problem(), gamma_FE=0.9)
+    with pytest.raises(InstanceError, match=r"^gamma_FE: forced exploration at γ_FE = 0.9 is unsafe for arm 1"):
+        SafeBaiInstance(problem)
+
+
+def test_a_safe_regret_instance_built_directly_refuses_numbers_beyond_the_magnitude_limit():
+    problem = dataclasses.replace(instance_a(1000), c=1e200)
+    with pytest.raises(InstanceError, match=r"^c: must lie within ±1e\+100"):
+        SafeRegretInstance(problem)
+
+
+def test_a_safe_instance_built_directly_refuses_control_characters_in_its_name():
+    with pytest.raises(InstanceError, match=r"^name: must not contain control characters"):
+        SafeRegretInstance(dataclasses.replace(instance_a(1000), name="a\x1b[31m"))
+
+
+def test_a_safe_instance_built_directly_refuses_a_problem_of_the_other_kind():
+    with pytest.raises(InstanceError, match=r"^problem: must be a SafeRegretProblem, got SafeBaiProblem$"):
+        SafeRegretInstance(bai_mapping_problem())
+
+
+@pytest.mark.parametrize("meta, message", [([1], "meta: must be a mapping"),
+                                           ({"f": print}, "meta: must hold only plain values")])
+def test_a_safe_instance_built_directly_checks_its_meta(meta, message):
+    with pytest.raises(InstanceError, match=f"^{message}"):
+        SafeRegretInstance(instance_a(1000), meta)
+
+
+def test_a_safe_instance_does_not_follow_the_meta_it_was_given():
+    meta = {"params": {"T": [1000]}}
+    instance = SafeRegretInstance(instance_a(1000), meta)
+    meta["params"]["T"].append(2000)
+    assert instance.meta == {"params": {"T": [1000]}}
+
+
+@pytest.mark.parametrize("field", ["safety_values", "gamma", "rewards", "safe_rewards"])
+def test_the_cached_truth_of_a_safe_bai_instance_is_read_only(field):
+    with pytest.raises(ValueError, match="read-only"):
+        getattr(soare_safe(3, 0.1, -0.5).truth, field)[0] = 0.0
+
+
+def test_the_cached_optimal_action_of_a_safe_regret_instance_is_read_only():
+    with pytest.raises(ValueError, match="read-only"):
+        amani_a(1000).truth.x_star[0] = 0.0
+
+
+def bai_mapping_problem():
+    """The library problem of ``bai_mapping()``: Soare et al.'s instance, d = 3, ω = 0.1, η₀ = −0.5."""
+    return price_of_safety_instance(d=3, omega=0.1, eta0=-0.5, gamma_FE=0.2)
