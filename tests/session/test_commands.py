@@ -303,7 +303,10 @@ def test_an_observation_row_cbai_cannot_have_written_is_damage(started, cli):
 @pytest.mark.parametrize(("key", "value", "message"), [("seed", "-1", "meta.seed is -1"),
                                                        ("instance", "null", "meta.instance is None"),
                                                        ("options", "[1]", "meta.options is [1]"),
-                                                       ("options", '{"delta": 5}', "stored request is refused")])
+                                                       ("options", '{"delta": 5}', "stored request is refused"),
+                                                       ("options", '{"beta": "abc"}', "stored request is refused"),
+                                                       ("options", '{"beta": [1]}', "stored request is refused"),
+                                                       ("options", '{"delta": {"a": 1}}', "stored request is refused")])
 def test_a_study_whose_meta_cbai_cannot_have_written_is_one_line(started, cli, key, value, message):
     study, _ = started
     with sqlite3.connect(study) as connection:
