@@ -256,11 +256,7 @@ def driver_instance(
     n = actions.shape[0]
     distinct_policies = distinct_rows(actions).n_distinct
     distinct_arms = distinct_rows(bandit.arms).n_distinct
-    data = {
-        "actions": np.array(actions),
-        "raw_features": np.array(bandit.raw_features),
-        "scales": np.array(bandit.scales),
-    }
+    data = {"actions": actions, "raw_features": bandit.raw_features, "scales": bandit.scales}  # Instance copies them
     if policies is not None:
         data["cem_problem"] = np.asarray(policies.problem, dtype=float)
         data["cem_feasible"] = np.asarray(policies.feasible, dtype=float)
@@ -288,9 +284,9 @@ def driver_instance(
             del meta[hidden]
     instance = Instance(
         name=f"driver-{sc.name}",
-        arms=np.array(bandit.arms),
-        constraint=np.array(bandit.constraint) if truth else None,
-        reward_values=np.array(bandit.rewards),
+        arms=bandit.arms,  # Instance copies and freezes every array
+        constraint=bandit.constraint if truth else None,
+        reward_values=bandit.rewards,
         threshold=bandit.threshold,
         threshold_known=True,
         noise=noise,
