@@ -394,7 +394,10 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
     solver_notes.extend(_uncertified_notes(h_clb, h_clb_bar, tolerance))
     notes.extend(solver_notes)
     c_min = float(np.min(np.abs(gaps)))
-    prop1 = rank / c_min**2 if not boundary else math.inf
+    # C⁺_min² underflows to 0 below about 1e-162: d/C⁺_min² is then beyond float's range, or 0
+    # when every arm is zero (rank 0: nothing to identify).
+    squared = c_min**2
+    prop1 = math.inf if boundary else rank / squared if squared > 0 else (math.inf if rank else 0.0)
     log_term = log_ratio(1.0, 2.4 * delta, math.log(2.4) + math.log(delta))
     if log_term <= 0:
         notes.append("for δ ≥ 1/2.4 Theorem 1 gives no positive lower bound"

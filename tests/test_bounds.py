@@ -598,3 +598,10 @@ def test_a_reports_duplicate_groups_cannot_change_the_instances():
     with pytest.raises(AttributeError):
         report.duplicate_groups.append([0, 1])
     assert instance.duplicate_groups == [[0, 2]]
+
+
+def test_proposition_1_is_zero_for_arms_that_are_all_zero_even_when_c_min_squared_underflows():
+    # Every gap is −τ = −2.5e-301, whose square underflows to 0; with rank 0, d/C⁺_min² = 0.
+    instance = Instance(name="zeros", arms=np.zeros((3, 1)), reward=np.array([1.0]), constraint=np.array([1.0]),
+                        threshold=2.5e-301, noise=GaussianNoise(0.05))
+    assert compute_bounds(instance).prop1_bound == 0.0
