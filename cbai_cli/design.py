@@ -860,6 +860,9 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
     S = np.asarray(piv[:r], dtype=np.intp)  # r arms spanning span(X)
     w = np.full(r, 1.0 / r)
     v0 = _restricted_values(X[S], Ys, w)
+    if not np.all(np.isfinite(v0)):  # the value itself is beyond float64: nothing to rescale by
+        raise ValueError("the design's value overflows (targets about 10^154 or more times the arms, in the "
+                         "arms' span)")
     beta = math.sqrt(float(v0.max()))
     Y = Ys / beta
     n_add = max(_ADD_MIN, int(round(_ADD_PER_DIM * r)))

@@ -146,6 +146,21 @@ def test_solve_refuses_arms_beyond_the_scales_adaptive_runs_keep(tmp_path, scale
     one_line_error(invoke("solve", path, "--lambda", 0.1 * scale**2), "outside the 1e-30 … 1e+30")
 
 
+def test_solve_refuses_arms_whose_squares_underflow(tmp_path):
+    # the largest norm of arms near 1e-300 was computed as 0 (their squares underflow) and
+    # taken for all-zero arms: track-and-stop then answered a wrong arm after one query
+    path = tmp_path / "subnormal.yaml"
+    save(scaled(boundary_1d((0.1, 0.2, 1.0)), 1e-300), path)
+    one_line_error(invoke("solve", path, "--budget", 200), "the arms' largest norm is 1e-300, outside")
+
+
+def test_bound_of_arms_whose_design_value_overflows_is_one_line(tmp_path):
+    # gaps of 1e-301 on arms of 1e-300: H_CLB is about 10^600, beyond float64
+    path = tmp_path / "subnormal.yaml"
+    save(scaled(boundary_1d((0.1, 0.2, 1.0)), 1e-300), path)
+    one_line_error(invoke("bound", path), "the design's value overflows")
+
+
 def test_solve_refuses_a_ridge_far_below_the_arms_squared_norm(tmp_path):
     path = tmp_path / "large.yaml"
     save(scaled(boundary_1d((0.1, 0.2, 0.5)), 2.0**33), path)

@@ -276,8 +276,11 @@ def _largest_norm(arms: np.ndarray) -> float:
     """L = max ‖x‖ over the rows of ``arms``: (K, d); 1 when every arm is zero (nothing is then
     decidable, and L only sets units). No floor otherwise: L sets the units of the ``ols``
     prior and the radius pre-check, so arms of any scale keep their own."""
-    largest = float(np.linalg.norm(arms, axis=1).max())
-    return largest if largest > 0 else 1.0
+    entry = float(np.abs(arms).max(initial=0.0))
+    if entry == 0.0:
+        return 1.0
+    # scaled by the largest entry first: the squares of arms below 1e-154 underflow to 0
+    return entry * float(np.linalg.norm(arms / entry, axis=1).max())
 
 
 #: The range of L = max ‖x‖ that adaptive runs accept. The ``ols`` fit multiplies 2R²β by
