@@ -14,13 +14,11 @@ import io
 import json
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from cbai_cli.algorithms.registry import default_algorithm
 from cbai_cli.errors import OptionError
-from cbai_cli.options import MEMORY_LIMIT, SOLVE_RUN_BYTES
+from cbai_cli.options import MEMORY_LIMIT, SOLVE_RUN_BYTES, check_seed
 from cbai_cli.outputs import check_writable, reason, write_errors
 from cbai_cli.simulate import RunRequest, prepare, run_many, run_once
 
@@ -111,8 +109,6 @@ def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], tra
     (:attr:`cbai_cli.simulate.PreparedRun.warnings`: a run that will take very long) before
     any run starts. A request without an algorithm runs the default of the instance's kind
     (:func:`cbai_cli.algorithms.registry.default_algorithm`)."""
-    if request.algorithm is None:
-        request = replace(request, algorithm=default_algorithm(instance.kind))
     prepared = prepare(request, instance)
     rows = [] if trace is True else (None if trace is False or trace is None else trace)
     if rows is not None and not prepared.kind.traces:
@@ -158,8 +154,7 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
         raise OptionError(f"--runs {runs} would keep about {bytes_text(runs * SOLVE_RUN_BYTES)} of results in memory, "
                           f"more than the limit of {bytes_text(MEMORY_LIMIT)}: at most {MEMORY_LIMIT // SOLVE_RUN_BYTES:,} "
                           "runs fit", "runs")
-    if seed < 0:
-        raise OptionError(f"--seed must be ≥ 0, got {seed}", "seed")
+    seed = check_seed(seed)
     if trace is not None:
         if runs != 1:
             raise OptionError("--trace records one run; use it without --runs", "trace")

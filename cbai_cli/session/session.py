@@ -303,13 +303,14 @@ class Session:
         from cbai_cli import __version__
         from cbai_cli.algorithms.registry import default_algorithm
         from cbai_cli.kinds import load
+        from cbai_cli.options import check_seed, checked
         from cbai_cli.session.journal import SCHEMA_VERSION
 
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise OptionError(f"--seed must be an integer ≥ 0, got {seed!r}", "seed")
+        seed = check_seed(seed)
         if isinstance(instance, (str, Path)):
             instance = load(instance)
-        given = {name: value for name, value in options.items() if value is not None}
+        # checked here as well as by prepare, so that the study stores plain Python values
+        given = checked({name: value for name, value in options.items() if value is not None})
         check_kind(instance)
         instance = instance.without_truth()  # a study never holds the hidden constraint
         check_labels(instance)

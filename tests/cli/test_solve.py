@@ -188,8 +188,8 @@ def test_a_round_reaches_the_trace_in_pieces_of_at_most_the_chunk(monkeypatch):
     (["--algo", "g-acol", "--subgaussian", "-1"], "--subgaussian"),
     (["--algo", "acol", "--trace", "t.txt"], "--trace"),
     (["--algo", "acol", "--budget", "0"], "--budget"),
-    (["--algo", "acol", "--seed", "-1"], "--seed must be ≥ 0"),
-    (["--algo", "g-acol", "--seed", "-1", "--runs", "2"], "--seed must be ≥ 0"),
+    (["--algo", "acol", "--seed", "-1"], "--seed must be an integer ≥ 0, got -1"),
+    (["--algo", "g-acol", "--seed", "-1", "--runs", "2"], "--seed must be an integer ≥ 0, got -1"),
 ])
 def test_solve_bad_options(cli, instance_file, args, message):
     result = cli("solve", instance_file, *args)
