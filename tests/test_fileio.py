@@ -462,12 +462,18 @@ FINALISER_SIGTERM = textwrap.dedent("""
 """)
 
 
+def assert_terminated_cleanly(script: str, folder: Path) -> None:
+    """Run ``script`` on ``folder``: SIGTERM ends it (status −SIGTERM) before it prints, and
+    no temporary file is left."""
+    process = subprocess.run([sys.executable, "-c", script, str(folder)], capture_output=True, text=True,
+                             timeout=300)
+    assert process.returncode == -signal.SIGTERM, process.stderr
+    assert process.stdout == "" and os.listdir(folder) == []
+
+
 @POSIX_ONLY
 def test_sigterm_handled_inside_a_finaliser_still_ends_the_process_and_removes_the_temporary(tmp_path):
-    process = subprocess.run([sys.executable, "-c", FINALISER_SIGTERM, str(tmp_path)], capture_output=True,
-                             text=True, timeout=300)
-    assert process.returncode == -signal.SIGTERM, process.stderr
-    assert process.stdout == "" and os.listdir(tmp_path) == []
+    assert_terminated_cleanly(FINALISER_SIGTERM, tmp_path)
 
 
 NESTED_SIGTERM = textwrap.dedent("""
@@ -484,10 +490,7 @@ NESTED_SIGTERM = textwrap.dedent("""
 
 @POSIX_ONLY
 def test_sigterm_during_nested_writes_removes_both_temporaries(tmp_path):
-    process = subprocess.run([sys.executable, "-c", NESTED_SIGTERM, str(tmp_path)], capture_output=True,
-                             text=True, timeout=300)
-    assert process.returncode == -signal.SIGTERM, process.stderr
-    assert process.stdout == "" and os.listdir(tmp_path) == []
+    assert_terminated_cleanly(NESTED_SIGTERM, tmp_path)
 
 
 def test_the_sigterm_handler_is_restored_after_a_write(tmp_path):
