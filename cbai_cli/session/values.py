@@ -26,22 +26,23 @@ def observation(noise_kind: str, text: str | float) -> float:
     """The observation ``text`` stands for under noise ``noise_kind`` (``gaussian`` or
     ``binary``); a value the model cannot produce is one :class:`OptionError`."""
     raw = str(text).strip()
+    shown = safe_text(raw if len(raw) <= 40 else raw[:40] + "…")  # not a 100,000-digit line
     if noise_kind == "binary":
         value = BINARY_WORDS.get(raw.lower())
         if value is None:
-            raise OptionError(f"{safe_text(raw)!r} is not a binary observation (give 1 or 0, 1 or -1, yes or no)")
+            raise OptionError(f"{shown!r} is not a binary observation (give 1 or 0, 1 or -1, yes or no)")
         return value
     if "_" in raw:  # float() reads '1_0' as 10, where a person may have meant 1.0
-        raise OptionError(f"{safe_text(raw)!r} is not a number (Gaussian noise takes numbers written without '_' "
+        raise OptionError(f"{shown!r} is not a number (Gaussian noise takes numbers written without '_' "
                           "between digits)")
     try:
         value = float(raw.replace("−", "-"))
     except ValueError:
-        raise OptionError(f"{safe_text(raw)!r} is not a number (Gaussian noise takes numbers)") from None
+        raise OptionError(f"{shown!r} is not a number (Gaussian noise takes numbers)") from None
     if not math.isfinite(value):
-        raise OptionError(f"{safe_text(raw)!r} is not a finite number (Gaussian noise takes finite numbers)")
+        raise OptionError(f"{shown!r} is not a finite number (Gaussian noise takes finite numbers)")
     if abs(value) > MAGNITUDE_LIMIT:
         # the bound of an instance's numbers: sums of up to 10¹⁵ such values and their products
         # with the arms stay finite, so a recorded value can never make the study unfinishable
-        raise OptionError(f"{safe_text(raw)!r} is too large (observations lie within ±{MAGNITUDE_LIMIT:g})")
+        raise OptionError(f"{shown!r} is too large (observations lie within ±{MAGNITUDE_LIMIT:g})")
     return value

@@ -31,3 +31,8 @@ def test_gaussian_noise_refuses_underscores_between_digits(text):
     with pytest.raises(OptionError, match=r"is not a number \(Gaussian noise takes numbers written without '_' "
                                           r"between digits\)$"):
         observation("gaussian", text)
+
+
+def test_a_refused_value_is_shown_cut_to_forty_characters():
+    with pytest.raises(OptionError, match=r"^'7{40}…' is not a finite number"):
+        observation("gaussian", "7" * 100_000)
