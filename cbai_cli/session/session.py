@@ -459,7 +459,13 @@ class Session:
                                       f"{len(rows)}, so observation {position} (query {query_id}) is not needed; "
                                       f"nothing was recorded: record only the first {len(parsed)}")
                 self._state.check(query_id)
-                value = observation(noise, text)
+                try:
+                    value = observation(noise, text)
+                except OptionError as error:
+                    if len(rows) == 1:
+                        raise
+                    raise OptionError(f"observation {position} of these {len(rows)} (query {query_id}): {error}; "
+                                      "nothing was recorded") from None
                 parsed.append((query_id, value))
                 self._state.record(query_id, value)
             self._state.settle()

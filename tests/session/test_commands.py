@@ -491,3 +491,10 @@ def test_a_batch_whose_early_rows_end_the_study_says_which_rows_to_keep(tmp_path
              "the study stops (solved) with observation 1 of these 2, so observation 2 (query 2) is not needed; "
              "nothing was recorded: record only the first 1")
     assert _observations(study) == 0
+
+
+def test_a_refused_value_in_a_batch_names_its_observation(started, cli):
+    study, query = started
+    _refused(cli("session", "record", study, "--file", "-", input=f"id,value\n{query['id']},0.5\n{query['id']},abc\n"),
+             f"observation 2 of these 2 (query {query['id']}): 'abc' is not a number")
+    assert _observations(study) == 1
