@@ -196,6 +196,8 @@ class Journal:
                                      f"must keep {self.path.name}-shm beside it while the study is open") from None
             if resource_failure(error):
                 raise StudyFileError(f"{self.path}: cannot read the study: {error}") from None
+            if "malformed" in str(error):  # a truncated or overwritten file: SQLite cannot tell whose it was
+                raise StudyFileError(f"{self.path}: a damaged study (or not a cbai study): {error}") from None
             raise OptionError(f"{self.path}: not a cbai study: {error}") from None
         except BaseException:
             self._connection.close()

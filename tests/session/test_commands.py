@@ -293,6 +293,14 @@ def test_a_truncated_study_is_damaged_in_one_line(tmp_path, instance_file, cli):
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
 
 
+def test_a_study_cut_to_a_few_pages_is_called_damaged(tmp_path, instance_file, cli):
+    study = _study(tmp_path, instance_file, cli, "--algo", "g-acol")
+    with sqlite3.connect(study) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    os.truncate(study, 8192)
+    _refused(cli("session", "status", study), "a damaged study (or not a cbai study): database disk image is malformed")
+
+
 def test_an_observation_row_cbai_cannot_have_written_is_damage(started, cli):
     study, query = started
     with sqlite3.connect(study) as connection:
