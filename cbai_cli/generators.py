@@ -489,6 +489,8 @@ def generate_instance(name: str, noise: str | None = None, sigma: float | None =
     from cbai_cli.kinds import get
 
     chosen = family(name)
+    if not isinstance(truth, bool):  # "no" would be read as true
+        raise OptionError(f"truth must be True or False, got {truth!r}", "truth")
     given = {key: value for key, value in params.items() if value is not None}
     for key in given:
         chosen.parameter(key)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from cbai_cli.bounds import at_least_set, compute_bounds
 from cbai_cli.errors import InstanceError, OptionError, UnknownNameError
-from cbai_cli.generators import FAMILIES, family, make_noise
+from cbai_cli.generators import FAMILIES, family, generate_instance, make_noise
 from cbai_cli.noise import BinaryNoise
 
 
@@ -275,3 +275,8 @@ def test_an_integral_float_seed_is_its_integer():
 def test_a_sigma_that_is_not_a_number_is_refused(sigma):
     with pytest.raises(OptionError, match=f"^--sigma must be a finite number > 0, got {sigma!r}$"):
         make_noise("gaussian", sigma, 0.05)
+
+
+def test_truth_given_as_text_is_refused():
+    with pytest.raises(OptionError, match=r"^truth must be True or False, got 'no'$"):
+        generate_instance("regret-1d", truth="no")
