@@ -34,6 +34,12 @@ def test_solve_json_names_the_content_hash_of_the_instance_solved(cli, name):
     assert solve_json(cli, path, "--runs", "1")["instance_hash"] == load(path).content_hash
 
 
+def test_solve_json_leaves_the_hash_of_a_large_instance_out(cli, monkeypatch):
+    monkeypatch.setattr("cbai_cli.kinds.cbai.SOLVE_HASH_ENTRIES", 9)  # regret-1d has K·d = 10 entries
+    path = Path(__file__).resolve().parents[2] / "instances" / "regret-1d.yaml"
+    assert solve_json(cli, path, "--runs", "1")["instance_hash"] is None
+
+
 def test_runs_equal_single_runs_with_those_seeds(cli, instance_file):
     many = solve_json(cli, instance_file, "--algo", "g-acol", "--runs", "3", "--seed", "5")["runs"]
     for offset, run in enumerate(many):
