@@ -228,7 +228,7 @@ class CbaiKind(InstanceKind):
                   "rounding_epsilon": config.rounding_epsilon, "budget": budget}
         options = {name: (values[name] if name in reads else None) for name in RECORD_OPTIONS}
         options["budget"] = budget
-        warning = _long_run_text(floor, budget)
+        warning = long_run_text(floor, budget)
         return Configured(problem, config, budget, options, tuple(notes), init,
                           warnings=(warning,) if warning else ())
 
@@ -406,18 +406,12 @@ def _refuse_unreachable(regime: str, floor: QueryFloor | None) -> None:
                           "choose smaller values or give --budget")
 
 
-def long_run_warning(regime: str, settings, instance, budget: int | None) -> str | None:
-    """What to say before a run whose :func:`query_floor` exceeds :data:`LONG_RUN_QUERIES`,
-    unless ``budget`` stops it below that floor; None otherwise, and for floors beyond
-    :data:`cbai_cli.options.QUERY_LIMIT`, which end in one line of error instead (refused
-    before an adaptive run, at the round too long for a round-based one)."""
-    if budget is not None and budget <= LONG_RUN_QUERIES:
-        return None
-    return _long_run_text(query_floor(regime, settings, instance), budget)
-
-
-def _long_run_text(floor: QueryFloor | None, budget: int | None) -> str | None:
-    """:func:`long_run_warning` from the run's ``floor`` (None: none known)."""
+def long_run_text(floor: QueryFloor | None, budget: int | None) -> str | None:
+    """What to say before a run whose :func:`query_floor` ``floor`` (None: none known)
+    exceeds :data:`LONG_RUN_QUERIES`, unless ``budget`` stops it below that floor; None
+    otherwise, and for floors beyond :data:`cbai_cli.options.QUERY_LIMIT`, which end in one
+    line of error instead (refused before an adaptive run, at the round too long for a
+    round-based one)."""
     from cbai_cli.options import QUERY_LIMIT
 
     if floor is None or not LONG_RUN_QUERIES < floor.queries <= QUERY_LIMIT:

@@ -1,6 +1,6 @@
 """The ``cbai`` kind's pre-checks: the lower bound on a run's queries and the warning of a
 run that will take very long (:func:`cbai_cli.kinds.cbai.query_floor`,
-:func:`cbai_cli.kinds.cbai.long_run_warning`)."""
+:func:`cbai_cli.kinds.cbai.long_run_text`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from cbai_cli.errors import OptionError
 from cbai_cli.kinds import get, load
-from cbai_cli.kinds.cbai import long_run_warning, query_floor
+from cbai_cli.kinds.cbai import long_run_text, query_floor
 from cbai_cli.simulate import RunRequest, prepare, run_many
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"
@@ -56,9 +56,9 @@ def test_a_round_based_run_no_run_can_count_is_left_to_its_round_check():
 def test_a_floor_no_larger_than_the_threshold_is_not_warned(monkeypatch):
     prepared = prepare(RunRequest.of("acol", subgaussian=20000.0), load(REGRET))
     settings = prepared.config.confidence
-    floor = query_floor(prepared.regime, settings, prepared.instance).queries
-    monkeypatch.setattr("cbai_cli.kinds.cbai.LONG_RUN_QUERIES", floor)
-    assert long_run_warning(prepared.regime, settings, prepared.instance, None) is None
+    floor = query_floor(prepared.regime, settings, prepared.instance)
+    monkeypatch.setattr("cbai_cli.kinds.cbai.LONG_RUN_QUERIES", floor.queries)
+    assert long_run_text(floor, None) is None
 
 
 @pytest.mark.parametrize("path, algorithm, options", [
