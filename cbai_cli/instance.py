@@ -141,6 +141,9 @@ class Instance:
         data: named arrays that travel with the instance but play no part in the
             problem (e.g. a driver instance's action sequences and raw features).
         source: where the instance was read from, for messages; not part of the file.
+        guessed_constraint: whether ``constraint`` is a guess put in for a real problem's
+            missing truth (:meth:`with_guessed_constraint`), so that bounds and simulated
+            runs are for that guess and say so; not part of the file.
     """
 
     name: str
@@ -155,6 +158,7 @@ class Instance:
     meta: Mapping[str, Any] = field(default_factory=dict)
     data: Mapping[str, np.ndarray] = field(default_factory=dict)
     source: str | None = field(default=None, repr=False)
+    guessed_constraint: bool = False
     # The file's ``kind`` (cbai_cli.kinds dispatches on it); not a field of the dataclass.
     kind: ClassVar[str] = KIND
 
@@ -171,6 +175,9 @@ class Instance:
             if self.threshold is not _FROM_META:
                 replace_field(self, "threshold", moderate(real(self.threshold, "threshold"), "threshold"))
             replace_field(self, "threshold_known", flag(self.threshold_known, "threshold_known"))
+            replace_field(self, "guessed_constraint", flag(self.guessed_constraint, "guessed_constraint"))
+            if self.guessed_constraint and self.constraint is None:
+                raise FieldError("guessed_constraint", "needs a constraint (the guess)")
             if not isinstance(self.noise, (GaussianNoise, BinaryNoise)):
                 raise FieldError("noise", f"must be a noise model, GaussianNoise(sigma) or BinaryNoise(), got {self.noise!r}")
             if self.constraint_norm_bound is not None:
@@ -251,7 +258,18 @@ class Instance:
 
     def without_truth(self) -> Instance:
         """The same problem without φ: the file of a real problem (``--no-truth``)."""
-        return dataclasses.replace(self, constraint=None)
+        return dataclasses.replace(self, constraint=None, guessed_constraint=False)
+
+    def with_guessed_constraint(self, constraint: Any) -> Instance:
+        """The same problem with ``constraint`` (φ, length d: the file's coordinates, before
+        an unknown threshold is folded in) put in as its hidden constraint, replacing the
+        file's if it has one, and marked :attr:`guessed_constraint`: its bounds, simulated
+        answers and scores are those of a world where the guess is the truth.
+
+        The guess is checked as a file's ``constraint`` is (length d, finite numbers within
+        ±10¹⁰⁰, ``‖φ‖ ≤ constraint_norm_bound``, binary means φᵀx in [−1, 1]): one line
+        ``FIELD: RULE``, an :class:`InstanceError`."""
+        return dataclasses.replace(self, constraint=constraint, guessed_constraint=True)
 
     @cached_property
     def truth(self) -> Truth:
