@@ -416,7 +416,8 @@ class Session:
                               "count")
         rater = check_rater(rater)
         lease = check_seconds(DEFAULT_LEASE if lease is None else lease, "--lease", positive=True)
-        self._sync()  # the replay, and any first compile, happen here, outside the write lock
+        if self._state is None:
+            self._sync()  # a replay, and any first compile, happen here, outside the write lock
         with self.journal.writing() as writer:
             moment = now()
             state = self._sync(moment, writer.read)
@@ -430,6 +431,8 @@ class Session:
                 self._state = None  # the new queries are in the state and not in the journal
                 raise
         self._own(state, rows)
+        if batches:  # just after a stored batch the state holds no fold by the clock
+            self._maybe_snapshot(state)
         return [self._handed(state, query_id, state.lease_of(rater, query_id, moment)) for query_id in chosen]
 
     def _choose(self, state: StudyState, rater: str, count: int, moment: float):
@@ -437,10 +440,8 @@ class Session:
         folded)`` the algorithm asked for on the way (already added to ``state``)."""
         if state.done:
             return [], []
-        leases = state.leases
-        chosen = [query_id for query_id in sorted(query_id for query_id, holders in leases.items()
-                                                   if holders.get(rater, -math.inf) > moment)
-                  if state.remaining(query_id) > 0][:count]
+        chosen = sorted(query_id for query_id, until in state.held_by.get(rater, {}).items()
+                        if until > moment and state.remaining(query_id) > 0)[:count]
         taken = set(chosen)
         skipped = []
         for query_id in state.waiting():
@@ -570,7 +571,8 @@ class Session:
         otherwise."""
         rater = check_rater(rater)
         lease = check_seconds(DEFAULT_LEASE if lease is None else lease, "--lease", positive=True)
-        self._sync()
+        if self._state is None:
+            self._sync()
         with self.journal.writing() as writer:
             moment = now()
             state = self._sync(moment, writer.read)
