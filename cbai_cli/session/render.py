@@ -42,8 +42,10 @@ def outcome_line(status: Status) -> str:
         how = "stopped by its rule" if status.stopped == "solved" else "budget spent"
         return f"done ({how}): recommended {arm_label(status.recommended)} ({guarantee})"
     held = f", {status.held} in their undo grace" if status.held else ""
+    estimate = (f"; about {status.estimate.remaining:,} more answer(s) needed" if status.estimate is not None
+                else "")
     return (f"running: {status.answered} answer(s) used{held}, {status.pending} query(ies) pending; "
-            f"current answer {arm_label(status.recommended)} (not guaranteed yet)")
+            f"current answer {arm_label(status.recommended)} (not guaranteed yet){estimate}")
 
 
 def counts_line(status: Status) -> str:
