@@ -25,8 +25,8 @@ def rater_text(rater: str) -> str:
     return markup_safe(rater) if rater else "—"
 
 
-def queries_table(queries: Sequence[HandedQuery]) -> Table:
-    table = Table(title="Queries to answer", header_style="bold")
+def queries_table(queries: Sequence[HandedQuery], question: str) -> Table:
+    table = Table(title=markup_safe(question), header_style="bold")
     for column in ("id", "arm", "label", "count", "remaining", "features"):
         table.add_column(column, justify="right" if column in ("id", "arm", "count", "remaining") else "left")
     for query in queries:
