@@ -51,12 +51,13 @@ class EliminationState:
         self.last_upper = upper
 
     def recommendation(self) -> int | None:
-        """argmax_{x∈F} θᵀx (first index among ties), or None when F is empty: the compiled
-        rules' :func:`~cbai_cli.kernels.select.first_max` (MaxRew-F pulls this arm)."""
-        from cbai_cli.kernels.select import first_max
-
-        best = int(first_max(self.rewards, self.feasible, False))
-        return None if best < 0 else best
+        """argmax_{x∈F} θᵀx (first index among ties, as the compiled rules'
+        :func:`~cbai_cli.kernels.select.first_max`, which MaxRew-F pulls), or None when F is
+        empty. In numpy: a status or a final answer then loads no compiled code."""
+        feasible = np.flatnonzero(self.feasible)
+        if feasible.size == 0:
+            return None
+        return int(feasible[np.argmax(self.rewards[feasible])])
 
     def anytime_recommendation(self) -> int | None:
         """The answer when a budget runs out first (cbai's choice; the paper's algorithms always stop): the best arm of F,

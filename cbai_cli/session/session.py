@@ -266,7 +266,13 @@ class Session:
         return cls(Journal(path, writable))
 
     def close(self) -> None:
-        self.journal.close()
+        """Close the study, leaving a snapshot of the state when it advanced since the last
+        one (the next process then reads only what is written after it)."""
+        try:
+            if self._state is not None and self._state.read_seq > self._snapshot_at:
+                self._snapshot(self._state)
+        finally:
+            self.journal.close()
 
     def __enter__(self) -> Session:
         return self
@@ -368,13 +374,22 @@ class Session:
         return state
 
     def _maybe_snapshot(self, state: StudyState) -> None:
-        """Save a snapshot when many events were applied since the last one and the state
-        holds no fold by the clock (:mod:`cbai_cli.session.snapshots`)."""
-        if (state.read_seq - self._snapshot_at < snapshots.SNAPSHOT_EVERY or state.fold_seq != state.last_batch_folded
-                or self.journal.in_transaction):  # never while a write holds the lock
+        """Save a snapshot when many events were applied since the last one
+        (:mod:`cbai_cli.session.snapshots`)."""
+        if state.read_seq - self._snapshot_at >= snapshots.SNAPSHOT_EVERY:
+            self._snapshot(state)
+
+    def _snapshot(self, state: StudyState) -> None:
+        """Save a snapshot of ``state``. It may hold answers folded by the clock after the
+        last stored batch; a process that later reads a batch folded short of them rebuilds
+        from the journal alone (:class:`~cbai_cli.session.state.Rebuild`)."""
+        if self.journal.in_transaction:  # never while a write holds the lock
             return
-        position = snapshots.Position(state.n_queries, state.read_seq,
-                                      *self.journal.fingerprint(state.n_queries, state.read_seq))
+        try:
+            rows = self.journal.fingerprint(state.n_queries, state.read_seq)
+        except StudyFileError:  # a study that fails is said by the call that needs it, not here
+            return
+        position = snapshots.Position(state.n_queries, state.read_seq, *rows)
         snapshots.save(self.study_id, position, state)
         self._snapshot_at = state.read_seq
 
@@ -436,8 +451,6 @@ class Session:
                 self._state = None  # the new queries are in the state and not in the journal
                 raise
         self._own(state, rows)
-        if batches:  # just after a stored batch the state holds no fold by the clock
-            self._maybe_snapshot(state)
         return [self._handed(state, query_id, state.lease_of(rater, query_id, moment)) for query_id in chosen]
 
     def _choose(self, state: StudyState, rater: str, count: int, moment: float):
@@ -655,11 +668,12 @@ class Session:
         told yet), ``undone`` and ``time`` (UTC, ISO 8601); ``pandas.DataFrame(records)``
         makes a table of them."""
         state = self._sync()
+        labels = [self.label(arm) for arm in range(self.instance.n_arms)]
         out = []
         for row in self.journal.actions():
             arm = state.arms[row.query_id - 1]
             answer = row.kind == "answer"
-            out.append({"seq": row.seq, "kind": row.kind, "id": row.query_id, "arm": arm, "label": self.label(arm),
+            out.append({"seq": row.seq, "kind": row.kind, "id": row.query_id, "arm": arm, "label": labels[arm],
                         "rater": row.rater, "answer": row.given, "value": row.value,
                         "surplus": row.seq in state.surplus,
                         "held": answer and row.seq > state.fold_seq and row.seq not in state.undone,

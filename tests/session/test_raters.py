@@ -207,8 +207,6 @@ def test_two_sessions_catch_up_on_each_others_writes(tmp_path, instance_file, cl
 
 
 def test_an_answer_is_stored_before_the_algorithm_is_rebuilt(tmp_path, instance_file, clock, monkeypatch):
-    from cbai_cli.session import session as session_module
-
     study = tmp_path / "s.db"
     with Session.start(study, instance_file, "g-acol") as session:
         [query] = session.ask()
@@ -216,10 +214,11 @@ def test_an_answer_is_stored_before_the_algorithm_is_rebuilt(tmp_path, instance_
     def crash(*args, **kwargs):  # a replay that dies (kill -9, a compile that never ends)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(session_module, "StudyState", crash)
-    with Session.open(study) as fresh, pytest.raises(KeyboardInterrupt):
+    fresh = Session.open(study)
+    monkeypatch.setattr(fresh, "_sync", crash)
+    with pytest.raises(KeyboardInterrupt):
         fresh.answer(query.id, 0.25)
-    monkeypatch.undo()
+    fresh.journal.close()
     with Session.open(study) as after:
         assert [record["value"] for record in after.records()] == [0.25]
 
