@@ -4,7 +4,7 @@
   the routes use;
 - :mod:`~cbai_cli.serve.routes`: the one table of routes (path, method, parameters,
   request and response schemas) and the OpenAPI document made from it;
-- :mod:`~cbai_cli.serve.served`: the open study behind one lock, with its options;
+- :mod:`~cbai_cli.serve.served`: the open study on a thread of its own, with the options;
 - :mod:`~cbai_cli.serve.api`: what each route computes, free of the web framework;
 - :mod:`~cbai_cli.serve.auth`: the access token;
 - :mod:`~cbai_cli.serve.app`: the Starlette application made from the table;

@@ -4,7 +4,8 @@ Each function takes the served study, the request's checked parameters and its c
 JSON body (None for routes without one) and returns a JSON document (a dict), a
 :class:`Content` (a page, a picture, CSV) or a :class:`FileContent`. A request the study
 refuses raises: :class:`HttpError` with its status, or an error of the session that
-:func:`status_of` maps to one. Every use of the session holds the served study's lock.
+:func:`status_of` maps to one. Every use of the session runs on the study's own thread
+(:meth:`Served.call`).
 """
 
 from __future__ import annotations
@@ -85,15 +86,16 @@ def dashboard(served: Served, params: dict[str, Any], body: None) -> Content:
     from cbai_cli.serve.html import content_security_policy, nonce
     from cbai_cli.serve.plot import intervals_svg
 
-    session = served.session
-    with served.lock:
+    def read(session) -> tuple[dict[str, Any], object, list]:
         status = session.status().to_json()
-        # the plot changes only with the answers (an undo and a new answer change the records)
-        key = (status["answered"], status.get("surplus"), status.get("skipped"), status["done"])
-        history = served.cached_history(key, session.history)
+        # what the plot depends on: the answers told, and undone ones change the counts too
+        key = (status["answered"], status.get("held"), status.get("surplus"), status.get("skipped"), status["done"])
+        return status, key, served.history(session, key)
+
+    status, key, history = served.call(read)
     threshold = status.get("threshold")
     if threshold is None:
-        threshold = float(session.instance.threshold)
+        threshold = float(served.instance.threshold)
     plot = served.plot(key, lambda: intervals_svg(history, threshold, served.labels))
     script_nonce = nonce()
     snapshot = Snapshot(served.study.name, status, served.labels, plot, served.token, time.time())
@@ -105,8 +107,7 @@ def media(served: Served, params: dict[str, Any], body: None) -> Content | FileC
     arm = params["arm"]
     if not 0 <= arm < len(served.labels):
         raise HttpError(404, f"no arm {arm}: this study has arms 0 to {len(served.labels) - 1}")
-    with served.lock:
-        found = served.media(arm)
+    found = served.call(lambda session: served.media(session, arm))
     if found is None:
         raise HttpError(404, f"arm {arm} has no picture")
     if found.content is not None:
@@ -126,53 +127,57 @@ def openapi(served: Served, params: dict[str, Any], body: None) -> dict[str, Any
 # ------------------------------------------------------------------ the API
 
 
-def describe(served: Served, handed) -> dict[str, Any]:
-    """A handed-out query as the API shows it (call it holding the lock)."""
-    questions = served.session.questions
+def describe(served: Served, session, handed) -> dict[str, Any]:
+    """A handed-out query as the API shows it (on the study's thread)."""
+    questions = session.questions
+    media_type = served.media_type(session, handed.arm)
     return {"id": handed.id, "arm": handed.arm, "label": handed.label, "question": questions.question,
             "answers": list(questions.answers), "numbers": bool(questions.numbers),
-            "media": f"/media/{handed.arm}" if served.has_media(handed.arm) else None,
+            "media": f"/media/{handed.arm}" if media_type is not None else None, "media_type": media_type,
             "expires": handed.expires}
 
 
 def next_query(served: Served, params: dict[str, Any], body: None) -> dict[str, Any]:
-    session = served.session
-    with served.lock:
+    def work(session) -> dict[str, Any]:
         handed = session.ask(1, rater=params["rater"], lease=served.lease)
-        return {"done": bool(session.done), "query": describe(served, handed[0]) if handed else None}
+        return {"done": bool(session.done), "query": describe(served, session, handed[0]) if handed else None}
+
+    return served.call(work)
 
 
 def answer(served: Served, params: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
     from cbai_cli.session.journal import StudyFileError
     from cbai_cli.session.session import UnknownQuery
 
-    session = served.session
-    with served.lock:
+    def work(session) -> dict[str, Any]:
         try:
             recorded = session.answer(body["id"], body["answer"], rater=body["rater"], key=body.get("key"),
                                       hold=served.undo_seconds)
         except (UnknownQuery, StudyFileError):
             raise
-        except OptionError as error:  # the answer is not one the study's noise model can produce
+        except OptionError as error:  # an answer the study does not take, or a key reused for another one
             raise HttpError(422, str(error)) from None
         return {"recorded": True, "surplus": bool(recorded.surplus), "done": bool(session.done)}
 
+    return served.call(work)
+
 
 def skip(served: Served, params: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
-    with served.lock:
-        served.session.skip(body["id"], rater=body["rater"])
+    served.call(lambda session: session.skip(body["id"], rater=body["rater"], hold=served.undo_seconds))
     return {"skipped": True}
 
 
 def undo(served: Served, params: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
-    with served.lock:
-        handed = served.session.undo(rater=body["rater"])
-        return {"undone": True, "query": describe(served, handed)}
+    def work(session) -> dict[str, Any]:
+        handed = session.undo(rater=body["rater"], lease=served.lease)
+        # None: the study stopped meanwhile, so there is nothing to answer again
+        return {"undone": True, "query": describe(served, session, handed) if handed is not None else None}
+
+    return served.call(work)
 
 
 def status(served: Served, params: dict[str, Any], body: None) -> dict[str, Any]:
-    with served.lock:
-        return served.session.status().to_json()
+    return served.call(lambda session: session.status().to_json())
 
 
 #: The columns of the CSV log, in order.
@@ -180,8 +185,7 @@ LOG_COLUMNS = ("seq", "kind", "id", "arm", "label", "rater", "answer", "value", 
 
 
 def log(served: Served, params: dict[str, Any], body: None) -> dict[str, Any] | Content:
-    with served.lock:
-        records = served.session.records()
+    records = served.call(lambda session: session.records())
     if params.get("format", "json") == "json":
         return {"records": records}
     text = io.StringIO()

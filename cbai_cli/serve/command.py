@@ -57,11 +57,13 @@ def serve(
     token = checked_token(token)
     listener = bind(host, port)
     try:
-        from cbai_cli.session.session import Session
+        from cbai_cli.serve.served import Served
 
-        with Session.open(study) as session:
-            session.warm()
-            run(session, study, listener, host, token, lease, undo_seconds)
+        served = Served(study, token, lease, undo_seconds)
+        try:
+            run(served, listener, host)
+        finally:
+            served.close()
     finally:
         listener.close()
     typer.echo(f"stopped; every answer is recorded in {study}")
@@ -105,8 +107,7 @@ def links(host: str, port: int, token: str) -> tuple[str, str]:
     return f"{base}/?token={token}", f"{base}/dashboard?token={token}"
 
 
-def run(session, study: Path, listener: socket.socket, host: str, token: str, lease: float,
-        undo_seconds: float) -> None:
+def run(served, listener: socket.socket, host: str) -> None:
     """Serve until Ctrl-C or SIGTERM; print the links once the server listens."""
     try:
         import uvicorn
@@ -115,10 +116,7 @@ def run(session, study: Path, listener: socket.socket, host: str, token: str, le
     except ImportError as error:  # a broken install: both are dependencies of cbai
         raise OptionError(f"cbai session serve needs Starlette and uvicorn ({error}); pip install starlette "
                           "uvicorn") from None
-    from cbai_cli.serve.served import Served
-
-    served = Served(session, study, token, lease, undo_seconds)
-    rater, owner = links(host, listener.getsockname()[1], token)
+    rater, owner = links(host, listener.getsockname()[1], served.token)
 
     class Server(uvicorn.Server):
         async def startup(self, sockets=None) -> None:

@@ -25,7 +25,7 @@ STATE_TITLES = {"feasible": "Feasible (certainly)", "uncertain": "Uncertain", "d
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What the dashboard shows, read from the study under its lock.
+    """What the dashboard shows, read from the study on its thread.
 
     Attributes:
         name: the study's name (its file name).

@@ -59,7 +59,7 @@ def content_security_policy(script_nonce: str) -> str:
     """Only this page's own script and style run; requests, pictures and forms stay on
     this server; no other site may frame the page."""
     return (f"default-src 'none'; script-src 'nonce-{script_nonce}'; style-src 'nonce-{script_nonce}'; "
-            "img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+            "img-src 'self'; media-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 
 
 def document(title: str, body: str, script_nonce: str, *, script: str = "", refresh: float | None = None,

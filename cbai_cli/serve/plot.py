@@ -31,8 +31,9 @@ _LEGEND_ROW = 18
 
 def intervals_svg(history: Sequence[tuple[int, np.ndarray, np.ndarray]], threshold: float,
                   labels: Sequence[str], width: int = 760, height: int = 300) -> str:
-    """The SVG text of the plot of ``history`` (``(answered, lower, upper)`` per point, the
-    arrays one entry per arm) against ``threshold``; ``labels`` name the arms in the legend."""
+    """The SVG text of the plot of ``history`` (points with ``answered``, ``lower`` and
+    ``upper``, the arrays one entry per arm; or such triples) against ``threshold``;
+    ``labels`` name the arms in the legend."""
     arms = len(labels)
     shown = min(arms, LEGEND_ARMS) + (1 if arms > LEGEND_ARMS else 0)
     total_height = height + _BOTTOM + _LEGEND_ROW * math.ceil(shown / 3) + 8
@@ -41,10 +42,10 @@ def intervals_svg(history: Sequence[tuple[int, np.ndarray, np.ndarray]], thresho
             f'threshold over the answers" font-family="sans-serif" font-size="12">')
     if not history:
         return head + f'<text x="{width / 2}" y="{height / 2}" text-anchor="middle">no answers yet</text></svg>'
-    points = _chosen(len(history))
-    answered = np.array([history[i][0] for i in points], dtype=float)
-    lower = np.array([np.asarray(history[i][1], dtype=float) for i in points]).reshape(len(points), -1)
-    upper = np.array([np.asarray(history[i][2], dtype=float) for i in points]).reshape(len(points), -1)
+    points = [_point(history[i]) for i in _chosen(len(history))]
+    answered = np.array([point[0] for point in points], dtype=float)
+    lower = np.array([point[1] for point in points]).reshape(len(points), -1)
+    upper = np.array([point[2] for point in points]).reshape(len(points), -1)
     y_low, y_high = _vertical_range(lower[-1], upper[-1], threshold)
     x_low, x_high = float(answered[0]), float(answered[-1])
     if x_high <= x_low:
@@ -76,6 +77,14 @@ def intervals_svg(history: Sequence[tuple[int, np.ndarray, np.ndarray]], thresho
     parts.append(f'<text x="{_LEFT + frame_w - 4}" y="{tau - 4:.1f}" text-anchor="end">τ = {_number(threshold)}</text>')
     parts += _legend(labels, height + _BOTTOM, width)
     return "".join(parts) + "</svg>"
+
+
+def _point(point) -> tuple[float, np.ndarray, np.ndarray]:
+    """``(answered, lower, upper)`` of a history point (a :class:`HistoryPoint` or a tuple)."""
+    if hasattr(point, "answered"):
+        return float(point.answered), np.asarray(point.lower, dtype=float), np.asarray(point.upper, dtype=float)
+    answered, lower, upper = point
+    return float(answered), np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
 
 
 def _chosen(count: int) -> list[int]:

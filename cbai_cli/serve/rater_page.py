@@ -29,7 +29,7 @@ BODY = """
 </section>
 <section id="question" hidden>
 <p class="label" id="q-label"></p>
-<img id="q-media" class="media" alt="" hidden>
+<div id="q-media"></div>
 <h1 id="q-text"></h1>
 <div id="q-answers" class="stack"></div>
 <form id="q-number" class="stack" hidden>
@@ -122,14 +122,19 @@ SCRIPT = r"""
     query = q;
     $("q-label").textContent = q.label;
     $("q-text").textContent = q.question;
-    const picture = $("q-media");
-    if (q.media) {
-      picture.src = q.media + (q.media.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(config.token);
-      picture.alt = "picture of " + q.label;
-      picture.hidden = false;
-    } else {
-      picture.hidden = true;
-      picture.removeAttribute("src");
+    const holder = $("q-media");
+    const source = q.media ? q.media + (q.media.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(config.token) : null;
+    if (!source) holder.replaceChildren();
+    else if (!holder.firstChild || holder.firstChild.dataset.source !== source) {
+      // video and sound get the browser's own controls; anything else is shown as a picture
+      const kind = (q.media_type || "").split("/")[0];
+      const element = document.createElement(kind === "video" ? "video" : kind === "audio" ? "audio" : "img");
+      if (kind === "video" || kind === "audio") element.controls = true;
+      else element.alt = "picture of " + q.label;
+      element.className = "media";
+      element.src = source;
+      element.dataset.source = source;
+      holder.replaceChildren(element);
     }
     const box = $("q-answers");
     box.replaceChildren();
@@ -184,7 +189,12 @@ SCRIPT = r"""
     setBusy(true);
     const r = await call("POST", "/api/undo", {rater: rater});
     setBusy(false);
-    if (r.status === 200) { say("Taken back: answer it again."); present(r.data.query); return; }
+    if (r.status === 200) {
+      if (!r.data.query) return next();  // the study stopped meanwhile
+      say("Taken back: answer it again.");
+      present(r.data.query);
+      return;
+    }
     say(r.data.error || "error " + r.status, true);
   }
 

@@ -24,7 +24,7 @@ ERROR = {"type": "object", "required": ["error"], "additionalProperties": False,
 
 QUERY = {
     "type": "object",
-    "required": ["id", "arm", "label", "question", "answers", "numbers", "media", "expires"],
+    "required": ["id", "arm", "label", "question", "answers", "numbers", "media", "media_type", "expires"],
     "properties": {
         "id": {"type": "integer", "description": "the query's id: give it back with the answer"},
         "arm": {"type": "integer", "description": "index of the arm (option) to judge"},
@@ -33,8 +33,10 @@ QUERY = {
         "answers": {"type": "array", "items": {"type": "string"},
                     "description": "the answer labels, one button each (empty when numbers is true)"},
         "numbers": {"type": "boolean", "description": "whether the answer is a number typed by the rater"},
-        "media": {"type": ["string", "null"], "description": "path of the arm's picture (fetched with the same "
-                  "token), or null"},
+        "media": {"type": ["string", "null"], "description": "path of the arm's picture, video or sound (fetched "
+                  "with the same token), or null"},
+        "media_type": {"type": ["string", "null"], "description": "its media type (image/svg+xml, video/mp4, …), "
+                       "or null"},
         "expires": {"type": ["number", "null"], "description": "unix time when the rater's lease on the query "
                     "ends (an answer after it is still kept), or null"},
     },
@@ -68,8 +70,9 @@ SKIPPED = {"type": "object", "required": ["skipped"], "additionalProperties": Fa
 UNDO_BODY = {"type": "object", "required": ["rater"], "additionalProperties": False, "properties": {"rater": RATER}}
 UNDONE = {"type": "object", "required": ["undone", "query"], "additionalProperties": False,
           "properties": {"undone": {"type": "boolean", "enum": [True]},
-                         "query": {**QUERY, "description": "the query whose answer or skip was taken back, to be "
-                                   "shown again"}}}
+                         "query": {**QUERY, "type": ["object", "null"],
+                                   "description": "the query whose answer or skip was taken back, to be shown "
+                                   "again; null when the study stopped meanwhile"}}}
 NULLABLE_NUMBER = {"type": ["number", "null"]}
 STATUS = {
     "type": "object",
