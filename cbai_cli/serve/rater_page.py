@@ -120,6 +120,7 @@ SCRIPT = r"""
   function present(q) {
     clearTimeout(timer);
     query = q;
+    $("question").dataset.query = q.id;
     $("q-label").textContent = q.label;
     $("q-text").textContent = q.question;
     const holder = $("q-media");

@@ -196,10 +196,11 @@ def driver_instance(path: Path) -> Path:
     return path
 
 
-def start_study(instance: Path, study: Path, *args: Any) -> Path:
-    """``cbai session start INSTANCE -o STUDY ARGS``."""
-    started = cbai("session", "start", instance, "-o", study, *args)
-    assert started.returncode == 0, started.stderr
+def start_study(instance: Path, study: Path, algorithm: str, **options: Any) -> Path:
+    """A new study of ``instance`` (its truth left out, as ``cbai session start`` does)."""
+    from cbai_cli.session.session import Session
+
+    Session.start(study, instance, algorithm, **options).close()
     return study
 
 
