@@ -19,6 +19,7 @@ color:#1d1d1f;background:#f5f5f7}
 main{max-width:44rem;margin:0 auto;padding:1rem}
 h1{font-size:1.5rem;margin:.5rem 0 1rem}
 h2{font-size:1.15rem;margin:1.5rem 0 .5rem}
+h3{font-size:1rem;margin:1rem 0 .3rem}
 button{font:inherit;font-size:1.15rem;min-height:3.2rem;padding:.6rem 1rem;border-radius:.6rem;
 border:1px solid #8e8e93;background:#fff;color:inherit;cursor:pointer;width:100%;text-align:left}
 button:hover:not(:disabled){background:#eef4ff}
@@ -44,7 +45,8 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.6rem}
 .card{background:#fff;border-radius:.6rem;padding:.6rem .8rem}
 .card b{display:block;font-size:1.4rem}
-.plot{overflow-x:auto;background:#fff;border-radius:.6rem;padding:.5rem}
+.plot{background:#fff;border-radius:.6rem;padding:.5rem}
+.plot svg{display:block;width:100%;height:auto}
 .state-feasible{color:#1b7f3b}.state-infeasible{color:#b00020}.state-dominated{color:#6e6e73}
 [hidden]{display:none!important}
 """

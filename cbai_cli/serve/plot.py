@@ -36,7 +36,7 @@ def intervals_svg(history: Sequence[tuple[int, np.ndarray, np.ndarray]], thresho
     ``labels`` name the arms in the legend."""
     arms = len(labels)
     shown = min(arms, LEGEND_ARMS) + (1 if arms > LEGEND_ARMS else 0)
-    total_height = height + _BOTTOM + _LEGEND_ROW * math.ceil(shown / 3) + 8
+    total_height = height + _BOTTOM + 12 + _LEGEND_ROW * math.ceil(shown / 3) + 8
     head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total_height}" '
             f'viewBox="0 0 {width} {total_height}" role="img" aria-label="each arm\'s interval against the '
             f'threshold over the answers" font-family="sans-serif" font-size="12">')
@@ -48,8 +48,8 @@ def intervals_svg(history: Sequence[tuple[int, np.ndarray, np.ndarray]], thresho
     upper = np.array([point[2] for point in points]).reshape(len(points), -1)
     y_low, y_high = _vertical_range(lower[-1], upper[-1], threshold)
     x_low, x_high = float(answered[0]), float(answered[-1])
-    if x_high <= x_low:
-        x_high = x_low + 1.0
+    if x_high <= x_low:  # one point: the answers around it
+        x_low, x_high = x_low - 1.0, x_high + 1.0
     frame_w, frame_h = width - _LEFT - _RIGHT, height - _TOP
 
     def sx(x: float) -> float:
@@ -71,11 +71,16 @@ def intervals_svg(history: Sequence[tuple[int, np.ndarray, np.ndarray]], thresho
                      'stroke="none"/>')
         for line in (tops, bottoms):
             parts.append(f'<polyline points="{" ".join(line)}" fill="none" stroke="{colour}" stroke-width="1.5"/>')
+        # the last interval as a bar, each arm a little apart: visible even when the history
+        # has a single point (a round-based algorithm is told its answers a round at a time)
+        x = sx(answered[-1]) + (arm - (lower.shape[1] - 1) / 2) * 4 - (10 if len(points) > 1 else 0)
+        parts.append(f'<line x1="{x:.1f}" y1="{sy(upper[-1, arm]):.1f}" x2="{x:.1f}" y2="{sy(lower[-1, arm]):.1f}" '
+                     f'stroke="{colour}" stroke-width="3"/>')
     tau = sy(threshold)
     parts.append(f'<line x1="{_LEFT}" y1="{tau:.1f}" x2="{_LEFT + frame_w}" y2="{tau:.1f}" stroke="#000000" '
                  'stroke-width="1.5" stroke-dasharray="6 4"/>')
     parts.append(f'<text x="{_LEFT + frame_w - 4}" y="{tau - 4:.1f}" text-anchor="end">τ = {_number(threshold)}</text>')
-    parts += _legend(labels, height + _BOTTOM, width)
+    parts += _legend(labels, height + _BOTTOM + 12, width)
     return "".join(parts) + "</svg>"
 
 
