@@ -29,6 +29,7 @@ import numpy as np
 
 from cbai_cli.confidence import log_ratio
 from cbai_cli.errors import OptionError
+from cbai_cli.guess import guess_note
 from cbai_cli.options import OPTIONS
 from cbai_cli.instance import Instance
 from cbai_cli.noise import GaussianNoise
@@ -68,7 +69,9 @@ INFINITE = DesignSummary(math.inf, 0.0, np.zeros(0), "none")
 @dataclass(frozen=True)
 class BoundReport:
     """Everything ``cbai bound`` reports about one instance; ``solver_notes`` are the notes
-    (also in ``notes``) on a time limit reached or a gap left above the tolerance."""
+    (also in ``notes``) on a time limit reached or a gap left above the tolerance;
+    ``guessed_constraint``: the instance's φ is a guess (``--guess-constraint``), and so
+    every number is that guess's."""
 
     name: str
     n_arms: int
@@ -97,6 +100,7 @@ class BoundReport:
     acol_factor: float
     acol_offset: float
     time_limit: float | None = None
+    guessed_constraint: bool = False
 
     @property
     def time_limited(self) -> bool:
@@ -136,6 +140,7 @@ class BoundReport:
     def to_json(self) -> dict:
         return {
             "instance": self.name,
+            "guessed_constraint": self.guessed_constraint,
             "n_arms": self.n_arms,
             "dim": self.dim,
             "rank": self.rank,
@@ -363,7 +368,8 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
     deadline = None if time_limit is None else time.monotonic() + time_limit
     arms = instance.problem.arms
     gaps = instance.gaps
-    notes: list[str] = []
+    guessed = guess_note(instance)
+    notes: list[str] = [] if guessed is None else [guessed]
     rank = int(np.linalg.matrix_rank(arms))
     if rank < arms.shape[1]:
         notes.append(f"the arms span a {rank}-dimensional subspace of R^{arms.shape[1]}; "
@@ -447,4 +453,5 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
         acol_factor=acol_factor,
         acol_offset=acol_offset,
         time_limit=time_limit,
+        guessed_constraint=instance.guessed_constraint,
     )

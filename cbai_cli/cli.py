@@ -19,7 +19,7 @@ from cbai_cli import __version__
 from cbai_cli.algorithms.registry import algorithm_help, run_option_names
 from cbai_cli.errors import Terminated, WorkerLostError
 from cbai_cli.group import CbaiGroup
-from cbai_cli.typer_options import BOUND_HELP, BOUNDS_HELP, REGIME_HELP, with_options
+from cbai_cli.typer_options import BOUND_HELP, BOUNDS_HELP, REGIME_HELP, guess_constraint_option, with_options
 
 app = typer.Typer(
     cls=CbaiGroup,
@@ -103,13 +103,14 @@ def generate(
 def bound(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
+    guess: Optional[str] = guess_constraint_option(),
     **options,
 ) -> None:
     """How hard an instance is. cbai: H_CLB, Theorem 1, Proposition 1, Theorem 2. safe-regret: Δ, λ_−, t_δ,
     T_Δ, T_0. safe-bai: true safe scales γ_k, the optimal safe arm, LinGapE's complexity."""
     from cbai_cli.kinds import bound_file
 
-    _show(bound_file(path, **options), as_json)
+    _show(bound_file(path, guess, _warn, **options), as_json)
 
 
 @app.command()
@@ -123,6 +124,7 @@ def solve(
     trace: Optional[str] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
     bound: Optional[bool] = typer.Option(None, "--bound/--no-bound", show_default=False, help=BOUND_HELP),
+    guess: Optional[str] = guess_constraint_option(),
     **options,
 ) -> None:
     """Run an algorithm on an instance's simulated feedback and score it."""
@@ -130,7 +132,8 @@ def solve(
     from cbai_cli.solving import solving
 
     # the trace is written while the run goes, and renamed into place once the result is shown
-    with solving(path, RunRequest.of(algo, regime, **options), seed, runs, trace, bound, warn=_warn) as outcome:
+    with solving(path, RunRequest.of(algo, regime, **options), seed, runs, trace, bound, warn=_warn,
+                 guess=guess) as outcome:
         _show(outcome, as_json)
     if outcome.hit_budget:
         raise typer.Exit(1)

@@ -202,7 +202,8 @@ def _check_aliases(root: yaml.Node) -> None:
 
 class _StrictLoader(yaml.SafeLoader):
     """PyYAML's safe loader, except that a mapping may not repeat a key (the YAML spec
-    requires unique keys; PyYAML keeps the last value), a malformed date says where it is,
+    requires unique keys; PyYAML keeps the last value), a key is never a boolean (``yes:`` is
+    the text ``yes``), a malformed date says where it is,
     and aliases may neither make a value contain itself nor expand the document by more than
     :data:`ALIAS_EXPANSION_LIMIT` values (checked on the composed nodes, before any Python
     object is built)."""
@@ -221,6 +222,11 @@ class _StrictLoader(yaml.SafeLoader):
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         if isinstance(node, yaml.MappingNode):
+            for key_node, _ in node.value:
+                # YAML 1.1 reads a plain yes, no, on, off, true or false as a boolean; as a key it
+                # is a name, such as the labels of a study's answers ({yes: feasible, no: infeasible})
+                if isinstance(key_node, yaml.ScalarNode) and key_node.tag == "tag:yaml.org,2002:bool":
+                    key_node.tag = "tag:yaml.org,2002:str"
             seen: dict[Any, int] = {}
             for key_node, _ in node.value:
                 if key_node.tag == "tag:yaml.org,2002:merge":  # "<<: *base" may be overridden

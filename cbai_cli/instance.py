@@ -27,6 +27,7 @@ import numpy as np
 from cbai_cli.errors import InstanceError, MissingTruthError
 from cbai_cli.fileio import instance_errors, read_mapping, write_mapping
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
+from cbai_cli.session.questions import feasible_threshold
 from cbai_cli.validation import (NORM_TOL, FieldError, array, flag, moderate, numbers, positive, real, replace_field,
                                  safe_text, text)
 
@@ -53,6 +54,19 @@ ARMS_SHAPE = "a K×d array of numbers (a list of equal-length rows)"
 # magnitudes that make it, |x|ᵀ|φ| + |τ|: relative, so that the instance's units (arms and
 # threshold scaled together) do not decide it; about 4,500 ulps of round-off.
 BOUNDARY_TOLERANCE = 1e-12
+# A stated threshold agrees with the one meta.feasible_when gives within this fraction of
+# their magnitudes: round-off of a τ written out in decimal.
+THRESHOLD_AGREEMENT = 1e-12
+
+
+class _FromMeta:
+    """The default of :attr:`Instance.threshold`: τ from ``meta.feasible_when``, else 0."""
+
+    def __repr__(self) -> str:
+        return "<meta.feasible_when, else 0>"
+
+
+_FROM_META: Any = _FromMeta()
 
 
 @dataclass(frozen=True)
@@ -115,14 +129,21 @@ class Instance:
             come from outside (:attr:`has_truth`).
         reward: (d,) θ, or None when ``reward_values`` is given instead.
         reward_values: (K,) one known reward per arm, or None when θ is given.
-        threshold: τ.
+        threshold: τ; left out, τ is the one ``meta.feasible_when`` states in the raters' terms
+            (:func:`cbai_cli.session.questions.feasible_threshold`), else 0. Given with
+            ``feasible_when``, the two must agree.
         threshold_known: False folds τ into a constant feature for the learner.
         noise: Gaussian(σ) or binary feedback.
         constraint_norm_bound: optional S ≥ ‖φ‖ (in the learner's coordinates).
-        meta: free mapping (generator, parameters, seed).
+        meta: free mapping (generator, parameters, seed); ``question``, ``answers`` and
+            ``feasible_when`` say what a study asks (:mod:`cbai_cli.session.questions`) and are
+            checked here.
         data: named arrays that travel with the instance but play no part in the
             problem (e.g. a driver instance's action sequences and raw features).
         source: where the instance was read from, for messages; not part of the file.
+        guessed_constraint: whether ``constraint`` is a guess put in for a real problem's
+            missing truth (:meth:`with_guessed_constraint`), so that bounds and simulated
+            runs are for that guess and say so; not part of the file.
     """
 
     name: str
@@ -130,13 +151,14 @@ class Instance:
     constraint: np.ndarray | None
     reward: np.ndarray | None = None
     reward_values: np.ndarray | None = None
-    threshold: float = 0.0
+    threshold: float = _FROM_META
     threshold_known: bool = True
     noise: NoiseModel = field(default_factory=lambda: GaussianNoise(0.05))
     constraint_norm_bound: float | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     data: Mapping[str, np.ndarray] = field(default_factory=dict)
     source: str | None = field(default=None, repr=False)
+    guessed_constraint: bool = False
     # The file's ``kind`` (cbai_cli.kinds dispatches on it); not a field of the dataclass.
     kind: ClassVar[str] = KIND
 
@@ -150,16 +172,42 @@ class Instance:
                 value = getattr(self, name)
                 if name == "arms" or value is not None:
                     replace_field(self, name, _array(value, name))
-            replace_field(self, "threshold", moderate(real(self.threshold, "threshold"), "threshold"))
+            if self.threshold is not _FROM_META:
+                replace_field(self, "threshold", moderate(real(self.threshold, "threshold"), "threshold"))
             replace_field(self, "threshold_known", flag(self.threshold_known, "threshold_known"))
+            replace_field(self, "guessed_constraint", flag(self.guessed_constraint, "guessed_constraint"))
+            if self.guessed_constraint and self.constraint is None:
+                raise FieldError("guessed_constraint", "needs a constraint (the guess)")
             if not isinstance(self.noise, (GaussianNoise, BinaryNoise)):
                 raise FieldError("noise", f"must be a noise model, GaussianNoise(sigma) or BinaryNoise(), got {self.noise!r}")
             if self.constraint_norm_bound is not None:
                 replace_field(self, "constraint_norm_bound", positive(self.constraint_norm_bound, "constraint_norm_bound"))
             replace_field(self, "meta", plain_meta(self.meta))
+            self._settle_threshold()
             data = mapping_value(self.data, "data", "a mapping of names to arrays")
             replace_field(self, "data", {str(key): _frozen(numbers(value, f"data.{key}")) for key, value in data.items()})
             _validate(self)
+
+    def _settle_threshold(self) -> None:
+        """τ from ``meta.feasible_when`` when the file states it there (checking the meta of
+        studies as it goes), which a stated threshold must match; 0 when neither gives one."""
+        derived = feasible_threshold(self.meta, self.noise)
+        if derived is None:
+            if self.threshold is _FROM_META:
+                replace_field(self, "threshold", 0.0)
+            return
+        when = safe_text(repr(self.meta["feasible_when"]))
+        if not self.threshold_known:
+            raise FieldError("threshold_known", f"cannot be false with meta.feasible_when {when}, which fixes the "
+                                                "threshold; drop one of them")
+        if self.threshold is _FROM_META:
+            replace_field(self, "threshold", derived)
+        elif abs(self.threshold - derived) > THRESHOLD_AGREEMENT * max(abs(self.threshold), abs(derived)):
+            # the likely slip: τ = v for "mean at least v", whose answers are recorded negated
+            negated = isinstance(self.noise, GaussianNoise) and "least" in self.meta["feasible_when"].lower()
+            hint = " (answers are recorded negated)" if negated and self.threshold == -derived else ""
+            raise FieldError("threshold", f"{self.threshold!r} disagrees with meta.feasible_when {when}, which "
+                                          f"gives {derived!r}{hint}; drop threshold or make them agree")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Instance):
@@ -210,7 +258,18 @@ class Instance:
 
     def without_truth(self) -> Instance:
         """The same problem without φ: the file of a real problem (``--no-truth``)."""
-        return dataclasses.replace(self, constraint=None)
+        return dataclasses.replace(self, constraint=None, guessed_constraint=False)
+
+    def with_guessed_constraint(self, constraint: Any) -> Instance:
+        """The same problem with ``constraint`` (φ, length d: the file's coordinates, before
+        an unknown threshold is folded in) put in as its hidden constraint, replacing the
+        file's if it has one, and marked :attr:`guessed_constraint`: its bounds, simulated
+        answers and scores are those of a world where the guess is the truth.
+
+        The guess is checked as a file's ``constraint`` is (length d, finite numbers within
+        ±10¹⁰⁰, ``‖φ‖ ≤ constraint_norm_bound``, binary means φᵀx in [−1, 1]): one line
+        ``FIELD: RULE``, an :class:`InstanceError`."""
+        return dataclasses.replace(self, constraint=constraint, guessed_constraint=True)
 
     @cached_property
     def truth(self) -> Truth:
@@ -483,7 +542,10 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
     if unknown:
         raise InstanceError(f"unknown field(s) {', '.join(map(str, unknown))}; valid fields: {', '.join(_FIELDS)}")
     check_schema_version(mapping)
-    for required in ("arms", "threshold", "noise"):
+    meta = mapping.get("meta")
+    # meta.feasible_when states τ in the raters' terms: the threshold may then be left out
+    stated = isinstance(meta, Mapping) and meta.get("feasible_when") is not None
+    for required in ("arms", "noise") if stated else ("arms", "threshold", "noise"):
         if required not in mapping:
             raise InstanceError(f"{required}: required field is missing")
     # The fields are checked (and the arrays copied, once) by Instance.__post_init__.
@@ -493,7 +555,7 @@ def _from_mapping(mapping: Mapping[str, Any], source: str) -> Instance:
         constraint=mapping.get("constraint"),
         reward=mapping.get("reward"),
         reward_values=mapping.get("reward_values"),
-        threshold=mapping["threshold"],
+        threshold=mapping.get("threshold", _FROM_META),
         threshold_known=mapping.get("threshold_known", True),
         noise=parse_noise(mapping["noise"]),
         constraint_norm_bound=mapping.get("constraint_norm_bound"),

@@ -15,6 +15,9 @@ from rich.table import Table
 
 from cbai_cli.bounds import BoundReport
 
+#: What the titles of ``bound`` and ``solve`` add when the instance's constraint is a guess.
+GUESSED_TITLE = " — for a guessed constraint"
+
 
 @contextmanager
 def progress_bar(total: int, enabled: bool, label: str = "compare",
@@ -69,7 +72,8 @@ def print_json(document: dict) -> None:
 
 
 def bound_table(report: BoundReport, top: int = 5) -> Table:
-    table = Table(title=f"Bounds for {markup_safe(report.name)}", show_header=True, header_style="bold")
+    title = f"Bounds for {markup_safe(report.name)}" + (GUESSED_TITLE if report.guessed_constraint else "")
+    table = Table(title=title, show_header=True, header_style="bold")
     table.add_column("quantity")
     table.add_column("value", justify="right")
     table.add_column("meaning")
@@ -112,9 +116,13 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
     return float(q25), float(median), float(q75)
 
 
-def solve_table(prepared, results: Sequence, name: str) -> Table:
+def solve_table(prepared, results: Sequence, name: str, guessed_constraint: bool = False) -> Table:
+    """The runs of ``cbai solve``, one row each (and their median when there are several);
+    ``guessed_constraint``: the instance's constraint is a guess, which the title says."""
     # A light box and short headers so that the table fits an 80-column terminal.
-    table = Table(title=f"{prepared.algorithm} ({prepared.regime}) on {markup_safe(name)}", header_style="bold", box=box.SIMPLE_HEAD,
+    title = f"{prepared.algorithm} ({prepared.regime}) on {markup_safe(name)}"
+    title += GUESSED_TITLE if guessed_constraint else ""
+    table = Table(title=title, header_style="bold", box=box.SIMPLE_HEAD,
                   padding=(0, 1), collapse_padding=True, pad_edge=False)
     for column, justify in (("seed", "right"), ("algorithm", "left"), ("regime", "left"), ("queries", "right"),
                             ("arm", "right"), ("correct", "center"), ("violates", "center"),

@@ -124,18 +124,20 @@ def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], tra
 
 
 def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: str | Path | None = None,
-               bound: bool | None = None, warn: Callable[[str], None] | None = None) -> Any:
+               bound: bool | None = None, warn: Callable[[str], None] | None = None, guess: Any = None) -> Any:
     """``cbai solve FILE`` (:func:`solving`), the trace written before it returns."""
-    with solving(path, request, seed, runs, trace, bound, warn) as outcome:
+    with solving(path, request, seed, runs, trace, bound, warn, guess) as outcome:
         return outcome
 
 
 @contextmanager
 def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: str | Path | None = None,
-            bound: bool | None = None, warn: Callable[[str], None] | None = None) -> Iterator[Any]:
+            bound: bool | None = None, warn: Callable[[str], None] | None = None,
+            guess: Any = None) -> Iterator[Any]:
     """``cbai solve FILE`` as a block: load the instance, run seeds ``seed … seed + runs − 1``
     and yield the outcome, keeping the trace of a single run when ``trace`` (.csv or .jsonl)
-    is given.
+    is given. With ``guess``, the runs answer from that guessed constraint instead of the
+    file's (:func:`cbai_cli.kinds.guess_constraint`, whose warnings go to ``warn``).
 
     Every option and the trace's path are checked before anything runs. The trace is
     streamed to a temporary file beside it while the run goes (:class:`TraceWriter`) and
@@ -144,7 +146,7 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
     also for a disk that filled during the run) loses no result. An error in the block,
     Ctrl-C or SIGTERM removes the temporary file. ``warn`` gets the warnings of the prepared
     run before it starts (:func:`solve_instance`), and a failed trace write when it happens."""
-    from cbai_cli.kinds import load
+    from cbai_cli.kinds import guess_constraint, load
 
     if runs < 1:
         raise OptionError(f"--runs must be ≥ 1, got {runs}", "runs")
@@ -162,6 +164,8 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
             raise OptionError(f"--trace must end in .csv or .jsonl, got {Path(trace).name!r}", "trace")
         check_writable(trace, "--trace")
     instance = load(path)
+    if guess is not None:
+        instance = guess_constraint(instance, guess, warn)
     seeds = range(seed, seed + runs)
     if trace is None:
         yield solve_instance(instance, request, seeds, bound=bound, warn=warn)

@@ -22,8 +22,19 @@ REGIME_HELP = ("Confidence regime of cbai algorithms: static (round-based; Prop.
 #: ``--bound/--no-bound`` of ``solve`` and ``--bounds/--no-bounds`` of ``compare``.
 BOUND_HELP = ("Compute the instance's bounds (H_CLB, Theorem 1) after the runs; default: only when K·d ≤ 10⁶ and "
               f"K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with a certified interval.")
+#: ``--guess-constraint`` of ``bound`` and ``solve`` (cbai_cli.guess reads it).
+GUESS_CONSTRAINT_HELP = ("Size a study: use this guess of the hidden constraint φ (cbai files; it replaces the file's): "
+                         "d numbers separated by commas in the file's coordinates, e.g. 0.5,-0.2,1, or a FILE: a cbai "
+                         "instance (.yaml, .yml, .npz) whose constraint is taken, a vector .npy or .txt. The output "
+                         "says its numbers are for a guessed constraint.")
 BOUNDS_HELP = ("Compute each instance's lower bound for the ratio column; default: only when K·d ≤ 10⁶ and "
                f"K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with the certified lower end.")
+
+
+def guess_constraint_option():
+    """The Typer option ``--guess-constraint FILE|VALUES`` (None: not given)."""
+    return typer.Option(None, "--guess-constraint", metavar="FILE|VALUES", show_default=False,
+                        help=GUESS_CONSTRAINT_HELP)
 
 
 def _add_options(function, options: list[tuple[str, type, object]]):

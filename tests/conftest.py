@@ -30,6 +30,19 @@ from cbai_cli.instance import Instance
 from cbai_cli.noise import GaussianNoise
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_study_cache(tmp_path_factory):
+    """Study snapshots (:mod:`cbai_cli.session.snapshots`) go to a folder of this test run,
+    for in-process sessions and for the processes tests start, never to the user's cache."""
+    previous = os.environ.get("CBAI_CACHE_DIR")
+    os.environ["CBAI_CACHE_DIR"] = str(tmp_path_factory.mktemp("cbai-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("CBAI_CACHE_DIR", None)
+    else:
+        os.environ["CBAI_CACHE_DIR"] = previous
+
+
 @pytest.fixture
 def irrelevant_dims() -> Instance:
     """d = 10, ε = 0.05: H_CLB = 400, C⁺_min = 0.05, x* = arm 9."""

@@ -615,6 +615,15 @@ def test_integers_are_read_as_yaml_1_2_reads_them():
         "a": 10, "b": "1:30", "c": "0b11", "d": 8, "e": 31, "f": -1000, "g": 7}
 
 
+def test_a_key_is_never_a_boolean():
+    """YAML 1.1 reads a plain yes, no, on, off, true or false as a boolean; as a key it is a
+    name (a study's answers {yes: feasible, no: infeasible}); values keep YAML's booleans."""
+    from cbai_cli.fileio import load_yaml
+
+    assert load_yaml("a: {yes: feasible, No: infeasible, on: 1, OFF: 2, true: 3}\nb: [yes, off, true]\n", "t") == {
+        "a": {"yes": "feasible", "No": "infeasible", "on": 1, "OFF": 2, "true": 3}, "b": [True, False, True]}
+
+
 def test_a_threshold_written_with_a_leading_zero_is_read_in_decimal(tmp_path):
     from cbai_cli.instance import load
 

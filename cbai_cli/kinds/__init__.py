@@ -19,7 +19,7 @@ module costs nothing and ``cbai --help`` stays fast. A new kind is one module an
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,11 +112,23 @@ class Bounds:
         self.kind.render_bound(self.report, out)
 
 
-def bound_file(path: str | Path, **options: Any) -> Bounds:
+def guess_constraint(instance: Any, guess: Any, warn: Callable[[str], None] | None = None) -> Any:
+    """``instance`` with ``guess`` (VALUES text, a FILE, or the numbers of φ) put in as its
+    hidden constraint, for bounds and simulated runs of a real problem (``--guess-constraint``,
+    :mod:`cbai_cli.guess`); a one-line error for a kind whose files always hold the truth."""
+    return get(instance.kind).guess_constraint(instance, guess, warn)
+
+
+def bound_file(path: str | Path, guess: Any = None, warn: Callable[[str], None] | None = None,
+               **options: Any) -> Bounds:
     """``cbai bound FILE``: the instance's difficulty, with the options (by name; None: not
-    given) that its kind's bound reads; any other is a one-line error."""
+    given) that its kind's bound reads; any other is a one-line error. With ``guess``, the
+    bounds are those of the guessed constraint (:func:`guess_constraint`, which tells
+    ``warn`` its warnings)."""
     instance = load(path)
     kind = get(instance.kind)
+    if guess is not None:
+        instance = kind.guess_constraint(instance, guess, warn)
     kind.require_truth(instance)
     return Bounds(kind, kind.bound(instance, **options))
 

@@ -64,6 +64,15 @@ class InstanceKind:
         and ``compare`` call it before any work. Kinds whose truth is always part of the
         instance need nothing."""
 
+    def guess_constraint(self, instance: Any, guess: Any, warn: Any = None) -> Any:
+        """``instance`` with ``guess`` put in as its hidden truth, its bounds and simulated runs
+        then for that guess (``--guess-constraint``; :mod:`cbai_cli.guess`); ``warn`` gets
+        one line per warning. Kinds whose truth is always part of the file refuse in one line."""
+        from cbai_cli.guess import FLAG, PARAMETER
+
+        raise OptionError(f"{FLAG} does not apply to {self.name} instances (their files always hold the truth)",
+                          PARAMETER)
+
     # ------------------------------------------------------------ bounds
     def check_bound_options(self, given: Iterable[str]) -> None:
         """One-line error for an option ``cbai bound`` does not read for this kind."""

@@ -152,6 +152,12 @@ class CbaiKind(InstanceKind):
         """A ``cbai`` file may leave out ``constraint`` (a real problem)."""
         instance.require_truth()
 
+    def guess_constraint(self, instance, guess, warn=None):
+        """:func:`cbai_cli.guess.apply_guess`: the guess as φ of a real (or any) ``cbai`` file."""
+        from cbai_cli.guess import apply_guess
+
+        return apply_guess(instance, guess, warn)
+
     # ------------------------------------------------------------ bounds
     def bound(self, instance, **options):
         from cbai_cli.bounds import compute_bounds
@@ -443,13 +449,16 @@ class SolveOutcome:
     def render(self, out) -> None:
         from cbai_cli.render import print_notes, solve_table
 
-        out.print(solve_table(self.prepared, self.results, self.instance.name))
+        out.print(solve_table(self.prepared, self.results, self.instance.name, self.instance.guessed_constraint))
         out.print(self.bound_line())
         print_notes(out, self.notes)
 
     @property
     def notes(self) -> list[str]:
-        notes = list(self.prepared.notes)
+        from cbai_cli.guess import guess_note
+
+        guessed = guess_note(self.instance)
+        notes = ([] if guessed is None else [guessed]) + list(self.prepared.notes)
         duplicates = self.instance.duplicate_groups
         if duplicates:
             notes.append(f"the instance has {len(duplicates)} group(s) of identical arms; any copy of the best arm counts as correct")
@@ -504,6 +513,7 @@ class SolveOutcome:
             "regime": self.prepared.regime,
             "delta": self.prepared.config.confidence.delta,
             "instance": self.instance.name,
+            "guessed_constraint": self.instance.guessed_constraint,
             "instance_hash": self.instance_hash,
             "runs": [result.to_dict() for result in self.results],
             "h_clb": json_number(self.bounds.h_clb.value) if self.bounds else None,

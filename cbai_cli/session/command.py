@@ -18,6 +18,7 @@ import typer
 
 from cbai_cli.algorithms.registry import algorithm_help, run_option_names
 from cbai_cli.session import KINDS
+from cbai_cli.session.defaults import DEFAULT_GRACE, DEFAULT_LEASE
 from cbai_cli.typer_options import REGIME_HELP, with_options
 
 session_app = typer.Typer(
@@ -62,6 +63,10 @@ def start(
 
     check_writable(output, "-o")  # before the instance is read; the text as typed: a trailing slash still shows
     with Session.start(output, path, algo, regime, seed, **options) as session:
+        if sys.stderr.isatty():
+            typer.echo(f"preparing {session.algorithm} (compiled on its first use after installing cbai, then loaded "
+                       "from the cache)…", err=True)
+        session.warm()  # so that the first rater never waits for a compiler
         document = {"study": str(output), "instance": session.instance.name, "algorithm": session.prepared.algorithm,
                     "regime": session.prepared.regime, "seed": session.seed, "options": session.options,
                     "arms": session.instance.n_arms, "noise": session.instance.noise.kind}
@@ -72,19 +77,25 @@ def start(
                    f"({document['arms']} arms, {document['noise']} answers); next: cbai session next {output}")
 
 
+RATER_HELP = "Who answers (a rater id; default: anonymous). Each rater is handed queries of their own."
+
+
 @session_app.command("next")
 def next_queries(
     study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
-    count: int = typer.Option(1, "--count", "-n", help="Hand out up to N queries at once (N raters; at most 10,000)."),
+    count: int = typer.Option(1, "--count", "-n", help="Hand out up to N queries at once (at most 10,000)."),
+    rater: Optional[str] = typer.Option(None, "--rater", metavar="ID", help=RATER_HELP),
+    lease: float = typer.Option(DEFAULT_LEASE, "--lease", metavar="SECONDS", help="How long the rater holds each "
+                                "query before it returns to the pool."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Hand out pending queries (the same ones until they are answered), at most --count."""
+    """Hand a rater queries: the ones they hold first (the same until answered), then free or new ones."""
     from cbai_cli.render import console
     from cbai_cli.session.render import outcome_line, queries_table
     from cbai_cli.session.session import Session
 
     with Session.open(study) as session:
-        queries = session.ask(count)
+        queries = session.ask(count, rater, lease)
         status = session.status()
     if as_json:
         _json({**_status_document(status), "queries": [query.to_json() for query in queries]})
@@ -92,7 +103,8 @@ def next_queries(
     out = console()
     if queries:
         out.print(queries_table(queries))
-        typer.echo(f"record with: cbai session record {study} ID VALUE")
+        who = f" --rater {rater}" if rater else ""
+        typer.echo(f"record with: cbai session record {study} ID VALUE{who}")
     else:
         typer.echo(outcome_line(status))
 
@@ -101,13 +113,16 @@ def next_queries(
 def record(
     study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
     query: Optional[str] = typer.Argument(None, metavar="ID", help="The query's id (from `cbai session next`)."),
-    values: Optional[list[str]] = typer.Argument(None, metavar="VALUE...", help="Observations: numbers for Gaussian "
-                                                 "noise; 1/0, 1/-1 or yes/no for binary noise."),
+    values: Optional[list[str]] = typer.Argument(None, metavar="VALUE...", help="Answers: an answer of the file's "
+                                                 "meta.answers, or numbers for Gaussian noise; without meta.answers, "
+                                                 "binary noise takes 1/0, 1/-1 or yes/no (yes, 1: +1)."),
     answers: Optional[Path] = typer.Option(None, "--file", metavar="CSV", help="Record many: a CSV file with columns "
-                                           "id,value, one row per observation ('-' reads it from stdin)."),
+                                           "id,value, one row per answer ('-' reads it from stdin)."),
+    rater: Optional[str] = typer.Option(None, "--rater", metavar="ID", help=RATER_HELP),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Record observations of a query, all in one transaction (nothing is recorded if any is refused)."""
+    """Record answers, all in one transaction, before anything else (nothing is recorded if any is refused).
+    A late answer (its query complete, or the study stopped) is kept as surplus."""
     from cbai_cli.errors import OptionError
     from cbai_cli.session.render import outcome_line
     from cbai_cli.session.session import Session
@@ -118,11 +133,49 @@ def record(
         raise OptionError("give a query id and at least one value (ID VALUE...), or --file answers.csv")
     rows = read_answers(answers) if answers is not None else [(query, value) for value in values]
     with Session.open(study) as session:
-        status = session.record(rows)
+        recorded = session.store(rows, rater)
+        status = session.status()
+    surplus = sum(item.surplus for item in recorded)
     if as_json:
-        _json({"recorded": len(rows), **_status_document(status)})
+        _json({"recorded": len(recorded), "surplus": surplus, **_status_document(status)})
+        return
+    note = (f" ({surplus} surplus: kept in the log, not used, since their query was complete or the study had "
+            "stopped)") if surplus else ""
+    typer.echo(f"recorded {len(recorded)} answer(s){note}; " + outcome_line(status))
+
+
+@session_app.command()
+def skip(
+    study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
+    query: str = typer.Argument(..., metavar="ID", help="The query's id."),
+    rater: Optional[str] = typer.Option(None, "--rater", metavar="ID", help=RATER_HELP),
+) -> None:
+    """Record that a rater cannot judge a query (not an answer): it goes to others first."""
+    from cbai_cli.session.session import Session
+
+    with Session.open(study) as session:
+        session.skip(query, rater)
+    typer.echo(f"skipped query {query}; it goes back to the pool")
+
+
+@session_app.command()
+def undo(
+    study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
+    rater: Optional[str] = typer.Option(None, "--rater", metavar="ID", help=RATER_HELP),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Take back a rater's last answer or skip while its grace lasts (answers given with a grace: the web page,
+    `session ask`)."""
+    from cbai_cli.session.session import Session
+
+    with Session.open(study) as session:
+        query = session.undo(rater)
+    if as_json:
+        _json({"undone": True, "query": None if query is None else query.to_json()})
+    elif query is None:
+        typer.echo("undone; the study has stopped meanwhile")
     else:
-        typer.echo(f"recorded {len(rows)} observation(s); " + outcome_line(status))
+        typer.echo(f"undone; query {query.id} ({query.label}) is yours again")
 
 
 def read_answers(path: Path) -> list[tuple[str, str]]:
@@ -180,9 +233,9 @@ def status(
     study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Answered and pending counts, the recommendation, and every arm's interval and state."""
+    """Answers and pending queries, raters and leases, the recommendation, and every arm's interval and state."""
     from cbai_cli.render import console
-    from cbai_cli.session.render import outcome_line, status_table
+    from cbai_cli.session.render import counts_line, outcome_line, status_table
     from cbai_cli.session.session import Session
 
     with Session.open(study, writable=False) as session:
@@ -191,16 +244,21 @@ def status(
         _json(current.to_json())
         return
     console().print(status_table(current))
+    typer.echo(counts_line(current))
     typer.echo(outcome_line(current))
+
+
+#: The columns of ``session log --csv``, in order (the keys of :meth:`Session.records`).
+LOG_COLUMNS = ("seq", "kind", "id", "arm", "label", "rater", "answer", "value", "surplus", "held", "undone", "time")
 
 
 @session_app.command()
 def log(
     study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
-    as_csv: bool = typer.Option(False, "--csv", help="Print CSV (seq,id,arm,value,time) instead of a table."),
+    as_csv: bool = typer.Option(False, "--csv", help="Print CSV (" + ",".join(LOG_COLUMNS) + ") instead of a table."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Every observation in the order recorded, with its query id, arm and time."""
+    """Every answer, skip and undo in the order recorded, with its query, arm, rater and time."""
     from cbai_cli.errors import OptionError
     from cbai_cli.render import console
     from cbai_cli.session.render import log_table
@@ -209,34 +267,44 @@ def log(
     if as_csv and as_json:
         raise OptionError("choose one of --csv and --json")
     with Session.open(study, writable=False) as session:
-        rows = session.log()
-        arms = {query.id: query.arm for query in session.queries()}
+        records = session.records()
     if as_json:
-        _json({"observations": [{"seq": row.seq, "id": row.query_id, "arm": arms[row.query_id], "value": row.value,
-                                 "time": row.time} for row in rows]})
+        _json({"records": records})
     elif as_csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(("seq", "id", "arm", "value", "time"))
-        writer.writerows((row.seq, row.query_id, arms[row.query_id], repr(row.value), row.time) for row in rows)
+        writer.writerow(LOG_COLUMNS)
+        writer.writerows([_csv_cell(record[column]) for column in LOG_COLUMNS] for record in records)
     else:
-        console().print(log_table(rows))
+        console().print(log_table(records))
+
+
+def _csv_cell(value: Any) -> Any:
+    """A log value as CSV writes it: floats exactly (repr), booleans and None as words."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    return repr(value) if isinstance(value, float) else value
 
 
 @session_app.command()
 def ask(
     study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
+    rater: Optional[str] = typer.Option(None, "--rater", metavar="ID", help=RATER_HELP),
     pictures: Optional[Path] = typer.Option(None, "--pictures", metavar="FOLDER", help="Where driver instances' "
                                             "trajectory pictures go (default: the study's folder)."),
+    grace: float = typer.Option(DEFAULT_GRACE, "--undo-seconds", metavar="S", help="How long after an answer `u` "
+                                "may take it back (the algorithm is told it after that)."),
     as_json: bool = typer.Option(False, "--json", help="Print the final status as one JSON document (prompts go to "
                                  "stderr)."),
 ) -> None:
-    """Ask a person at the terminal, one observation at a time, until the study is done or they quit (q).
-    Every answer is recorded at once: Ctrl-C loses nothing."""
+    """Ask a person at the terminal, one answer at a time, until the study is done or they quit (q).
+    Every answer is recorded at once: Ctrl-C loses nothing; s skips, u undoes the last answer."""
     from cbai_cli.errors import OptionError
     from cbai_cli.session.interactive import run
 
     if sys.stdin is None:  # started with standard input closed (`<&-`)
         raise OptionError("standard input is closed: there is nothing to read answers from")
-    final = run(study, sys.stdin, sys.stderr if as_json else sys.stdout, pictures)
+    final = run(study, sys.stdin, sys.stderr if as_json else sys.stdout, pictures, rater, grace)
     if as_json:
         _json(final.to_json())

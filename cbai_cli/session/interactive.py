@@ -1,60 +1,89 @@
 """``cbai session ask``: the loop for a person at a terminal.
 
-Shows the arm to judge (its label and features; for a driver instance, the picture of
-its trajectory drawn with :mod:`cbai_cli.driver.plot`), reads one answer per line,
-records it at once (its own transaction, so Ctrl-C loses nothing) and goes on until the
-study is done, the input ends, or the person types ``q``. A mistyped answer is said in
-one line and asked again; nothing is recorded for it. A failure of the study file itself
-(locked, full disk, removed while open) ends the command in one line with exit code 2,
-as ``session record`` does. Ctrl-C while an answer is awaited
-says how to resume and ends the command with exit code 130 (the CLI's interrupted path);
-every answer recorded before it is in the study.
+Shows the question of the study (:mod:`cbai_cli.session.questions`), the arm to judge
+(its label; for a driver instance, the picture of its trajectory drawn with
+:mod:`cbai_cli.driver.plot`, without its reward, which would bias the answer) and the
+answers as a numbered list; reads one line at a time: a number of the list, an answer,
+``s`` to skip ("can't judge"), ``u`` to undo the last answer or skip while its grace lasts,
+``q`` to stop. Each answer is recorded at once, in its own transaction, so Ctrl-C loses
+nothing; a mistyped answer is said in one line and asked again. A failure of the study
+file itself (locked, full disk, removed while open) ends the command in one line with exit
+code 2, as ``session record`` does. Ctrl-C while an answer is awaited says how to resume
+and ends the command with exit code 130 (the CLI's interrupted path).
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import IO
 
 from cbai_cli.errors import CbaiError, OptionError
 from cbai_cli.session.journal import StudyFileError
-from cbai_cli.session.render import features_text, outcome_line
+from cbai_cli.session.render import outcome_line
 from cbai_cli.session.session import HandedQuery, Session, Status
 
 QUIT_WORDS = ("q", "quit", "exit")
-#: The longest answer line ``session ask`` reads (a query id, values and spaces fit many times over).
+SKIP_WORDS = ("s", "skip")
+UNDO_WORDS = ("u", "undo")
+#: The longest answer line ``session ask`` reads (an answer and spaces fit many times over).
 ANSWER_LINE_LIMIT = 1_000_000
+#: How often the loop looks again while the only answers left are in their undo grace (s).
+RELEASE_POLL = 0.25
 
 
-def run(study: str | Path, source: IO[str], out: IO[str], pictures: Path | None = None) -> Status:
+def run(study: str | Path, source: IO[str], out: IO[str], pictures: Path | None = None, rater: str | None = None,
+        grace: float = 0.0) -> Status:
     """Ask until done or quit; returns the final status."""
     with Session.open(study) as session:
-        hint = ("yes/1 (+1: counts against feasibility) or no/0 (−1)" if session.instance.noise.kind == "binary"
-                else "a number")
+        questions = session.questions
+        choices = list(questions.answers)
+        hint = ", ".join(f"{number} {label}" for number, label in enumerate(choices, start=1))
+        if questions.numbers:
+            hint = f"{hint}, or a number" if hint else "a number"
         draw = picture_drawer(session, Path(pictures) if pictures is not None else Path(study).parent, Path(study))
+        _say(out, questions.question)
         while True:
-            queries = session.ask(1)
+            queries = session.ask(1, rater)
             if not queries:
-                break
+                current = session.status()
+                if current.done:
+                    break
+                if current.held:  # the algorithm is told the last answers when their grace ends
+                    time.sleep(RELEASE_POLL)
+                    continue
+                _say(out, "no query for you now: the algorithm waits for other raters' answers. "
+                          + resume_line(study))
+                return current
             query = queries[0]
-            _say(out, f"query {query.id}: {query.label} {features_text(query.features)}, "
-                      f"{query.remaining} of {query.count} observation(s) left")
+            _say(out, f"query {query.id}: {query.label}")
             if draw is not None:
                 _say(out, f"  picture: {draw(query)}")
             try:
-                answer = _read(source, out, f"answer ({hint}; q to stop): ")
+                line = _read(source, out, f"answer ({hint}; s skip, u undo, q to stop): ")
             except KeyboardInterrupt:
                 _say(out, "")
                 _say(out, resume_line(study))
                 raise
-            if answer is None or answer.strip().lower() in QUIT_WORDS:
+            word = None if line is None else line.strip().lower()
+            if word is None or word in QUIT_WORDS:
                 _say(out, resume_line(study))
                 return session.status()
             try:
-                session.tell(query.id, answer)
+                if word in SKIP_WORDS:
+                    session.skip(query.id, rater, hold=grace)
+                    _say(out, "skipped")
+                elif word in UNDO_WORDS:
+                    given_back = session.undo(rater)
+                    _say(out, "undone" if given_back is None else f"undone: query {given_back.id} is asked again")
+                else:
+                    answer = choices[int(word) - 1] if word.isdigit() and 1 <= int(word) <= len(choices) else line
+                    recorded = session.answer(query.id, answer, rater, hold=grace)
+                    if recorded.surplus:
+                        _say(out, "recorded as surplus (the query was complete or the study had stopped)")
             except StudyFileError:
                 raise  # the study cannot take answers now: stop, in one line, rather than ask on
-            except CbaiError as error:  # a mistyped answer, or a query another rater completed
+            except CbaiError as error:  # a mistyped answer, nothing to undo
                 _say(out, f"not recorded: {error}")
         final = session.status()
         _say(out, outcome_line(final))
@@ -86,7 +115,7 @@ def _read(source: IO[str], out: IO[str], prompt: str) -> str | None:
 def picture_drawer(session: Session, folder: Path, study: Path):
     """For a driver instance (policies in ``data.actions``), a function that draws a
     query's trajectory to ``FOLDER/STUDY-query-ID.png`` and returns the path; None for
-    other instances."""
+    other instances. The picture names the arm, never its reward."""
     from cbai_cli.driver.instances import GENERATOR
 
     instance = session.instance
@@ -101,9 +130,8 @@ def picture_drawer(session: Session, folder: Path, study: Path):
 
     def draw(query: HandedQuery) -> Path:
         path = check_writable(folder / f"{study.stem}-query-{query.id}.png", "--pictures")
-        reward = float(instance.rewards[query.arm])
         return plot_trajectories(path, view.trajectories[[query.arm]], environment.traffic.trajectories,
-                                 road=environment.road, labels=[f"{query.label} (reward {reward:.3g})"],
+                                 road=environment.road, labels=[query.label],
                                  title=f"{view.scenario.name}: query {query.id}")
 
     return draw

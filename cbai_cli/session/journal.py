@@ -1,21 +1,27 @@
 """The study file of a live session: an append-only journal in SQLite.
 
-A study holds what was asked and what was answered, never a derived state:
+A study holds what was asked and what people did, never a derived state:
 
-- ``meta``: one row per key, each value JSON — the instance document (the learner's
-  file mapping), the algorithm, its regime and options, the seed, the cbai version that
-  started the study, the journal's schema version;
-- ``queries``: every query handed out, in order: its ``id``, the ``arm``, the ``count``
-  of observations asked for, the ``batch`` it belongs to (one ask of the algorithm: one
-  pull of an adaptive algorithm, a whole round of a round-based one), ``observed`` (how
-  many observations were recorded when it was handed out) and the time;
-- ``observations``: every recorded value in order (``seq``), with its query id and time.
+- ``meta``: one row per key, each value JSON: the instance document (the learner's file
+  mapping), the algorithm, its regime and options, the seed, the study's id, the folder of
+  the instance file (for ``meta.media``), the cbai version that started the study, the
+  journal's schema version;
+- ``queries``: every query the algorithm asked, in order: its ``id``, the ``arm``, the
+  ``count`` of observations asked for, the ``batch`` it belongs to (one ask of the
+  algorithm: one pull of an adaptive algorithm, a whole round of a round-based one),
+  ``folded`` (the sequence number of the last event whose effect the algorithm had been
+  told when it asked, see :mod:`cbai_cli.session.state`) and the time;
+- ``events``: everything raters did, in one order (``seq``): ``lease`` (a query handed
+  to a rater until ``until``), ``answer`` (its ``value`` in the learner's units, the
+  answer as ``given``, the end of its undo grace in ``until``, an optional client ``key``
+  that makes a retried answer a no-op), ``skip`` ("can't judge") and ``undo`` (of the
+  event ``target``), each with the ``rater`` (``''`` for anonymous) and the time.
 
-Triggers refuse UPDATE and DELETE on all three tables, so the journal is append-only;
-every write is one transaction (``BEGIN IMMEDIATE``) in WAL mode, so ``kill -9`` at any
-moment loses at most the transaction being written and never leaves half of one.
-A study is created in a temporary file beside the target and linked into place, which
-fails if the target exists: ``start`` never overwrites anything.
+Times are Unix seconds. Triggers refuse UPDATE and DELETE on every table, so the journal
+is append-only; every write is one transaction (``BEGIN IMMEDIATE``) in WAL mode, so
+``kill -9`` at any moment loses at most the transaction being written and never leaves
+half of one. A study is created in a temporary file beside the target and linked into
+place, which fails if the target exists: ``start`` never overwrites anything.
 
 Every problem with a study file is one :class:`~cbai_cli.errors.OptionError` naming it;
 :class:`StudyFileError` when the file itself fails (it cannot be read or written, it was
@@ -30,6 +36,7 @@ import math
 import os
 import sqlite3
 import tempfile
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -44,12 +51,14 @@ from cbai_cli.outputs import check_writable, file_identity, reason
 
 #: SQLite's application_id of a study ("cbss" in ASCII), distinct from compare's stores.
 APPLICATION_ID = 0x63627373
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: How long a command waits for another process's write lock: a write holds it for
 #: milliseconds, so a lock held this long is a stuck process, and the command says so in one
-#: line well within a minute (60 s until 2026-12-04).
+#: line well within a minute.
 BUSY_TIMEOUT_MS = 10_000
-TABLES = ("meta", "observations", "queries")
+TABLES = ("meta", "queries", "events")
+#: The kinds of event rows.
+EVENT_KINDS = ("lease", "answer", "skip", "undo")
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE queries (
@@ -57,14 +66,20 @@ CREATE TABLE queries (
     arm INTEGER NOT NULL,
     count INTEGER NOT NULL CHECK (count >= 1),
     batch INTEGER NOT NULL,
-    observed INTEGER NOT NULL,
-    time TEXT NOT NULL
+    folded INTEGER NOT NULL,
+    time REAL NOT NULL
 );
-CREATE TABLE observations (
+CREATE TABLE events (
     seq INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('lease', 'answer', 'skip', 'undo')),
     query_id INTEGER NOT NULL REFERENCES queries (id),
-    value REAL NOT NULL,
-    time TEXT NOT NULL
+    rater TEXT NOT NULL,
+    value REAL,
+    given TEXT,
+    target INTEGER,
+    until REAL,
+    key TEXT UNIQUE,
+    time REAL NOT NULL
 );
 """ + "".join(
     f"CREATE TRIGGER {table}_no_{action} BEFORE {action.upper()} ON {table} "
@@ -74,37 +89,70 @@ CREATE TABLE observations (
 
 @dataclass(frozen=True)
 class QueryRow:
-    """One handed-out query as stored."""
+    """One query the algorithm asked, as stored."""
 
     id: int
     arm: int
     count: int
     batch: int
-    observed: int
-    time: str
+    folded: int
+    time: float
 
 
 @dataclass(frozen=True)
-class ObservationRow:
-    """One recorded observation as stored; ``seq`` counts from 1."""
+class EventRow:
+    """One event as stored; ``seq`` counts from 1.
+
+    Attributes:
+        kind: ``lease``, ``answer``, ``skip`` or ``undo``.
+        query_id: the query it concerns (for an undo, the undone event's query).
+        rater: who did it (``''``: anonymous).
+        value: an answer's observation in the learner's units; None otherwise.
+        given: an answer as the rater gave it (a label or a number); None otherwise.
+        target: the undone event's ``seq``, for an undo; None otherwise.
+        until: a lease's expiry, or the end of an answer's or skip's undo grace (Unix s).
+        key: an answer's client key (a retried answer with the same key is not stored again).
+        time: when it was stored (Unix s).
+    """
 
     seq: int
+    kind: str
     query_id: int
-    value: float
-    time: str
+    rater: str
+    value: float | None
+    given: str | None
+    target: int | None
+    until: float | None
+    key: str | None
+    time: float
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append (its ``seq`` and time are given when it is stored)."""
+
+    kind: str
+    query_id: int
+    rater: str = ""
+    value: float | None = None
+    given: str | None = None
+    target: int | None = None
+    until: float | None = None
+    key: str | None = None
 
 
 class StudyFileError(OptionError):
     """The study file failed: unreadable or unwritable, removed or replaced while open, or damaged."""
 
 
-class StaleJournal(Exception):
-    """Another process wrote to the study since it was read: read it again and retry."""
+def now() -> float:
+    """The current time, Unix seconds."""
+    return time.time()
 
 
-def now() -> str:
-    """The current time, UTC, ISO 8601 with microseconds."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+def iso(moment: float) -> str:
+    """``moment`` (Unix s) as UTC ISO 8601 with microseconds, as logs show it."""
+    return datetime.fromtimestamp(moment, timezone.utc).isoformat(timespec="microseconds")
 
 
 def create(path: str | Path, meta: Mapping[str, Any]) -> None:
@@ -159,7 +207,7 @@ def _umask() -> int:
 
 
 class Journal:
-    """An open study: read its rows, append queries and observations.
+    """An open study: read its rows, append queries and events.
 
     Args:
         path: the study file; it must exist and be a cbai study.
@@ -209,6 +257,9 @@ class Journal:
             raise OptionError(f"{self.path}: not a cbai study (SQLite application id {application_id:#x}; "
                               "make one with `cbai session start`)")
         version = self._connection.execute("PRAGMA user_version").fetchone()[0]
+        if version == 1:
+            raise OptionError(f"{self.path}: a study of journal schema 1, made by cbai before studies had raters; "
+                              f"this cbai reads schema {SCHEMA_VERSION}: finish it with the cbai that started it")
         if version != SCHEMA_VERSION:
             raise OptionError(f"{self.path}: a study of journal schema {version}, which this cbai does not read "
                               f"(it reads schema {SCHEMA_VERSION})")
@@ -226,43 +277,96 @@ class Journal:
                 raise OptionError(f"{self.path}: the study's meta.{key} is not valid JSON") from None
         return meta
 
-    def queries(self) -> list[QueryRow]:
-        """Every handed-out query, by id; :class:`StudyFileError` for a row that cbai cannot
-        have written (SQLite returns NULL or text from a damaged page)."""
-        rows = self._read("SELECT id, arm, count, batch, observed, time FROM queries ORDER BY id")
-        for position, row in enumerate(rows, start=1):
+    def read(self, after_query: int = 0, after_event: int = 0) -> tuple[list[QueryRow], list[EventRow]]:
+        """The queries after id ``after_query`` and the events after seq ``after_event``, read
+        in one transaction (so every query's ``folded`` names an event that is read too);
+        :class:`StudyFileError` for a row that cbai cannot have written (SQLite returns NULL or
+        text from a damaged page)."""
+        try:
+            if self._connection.in_transaction:  # inside a write: its view is already fixed
+                return self._read_rows(after_query, after_event)
+            self._connection.execute("BEGIN")
+            try:
+                return self._read_rows(after_query, after_event)
+            finally:
+                self._connection.execute("COMMIT")
+        except sqlite3.Error as error:
+            raise StudyFileError(f"{self.path}: cannot read the study: {error}") from None
+
+    def _read_rows(self, after_query: int, after_event: int) -> tuple[list[QueryRow], list[EventRow]]:
+        queries = self._connection.execute(
+            "SELECT id, arm, count, batch, folded, time FROM queries WHERE id > ? ORDER BY id",
+            (after_query,)).fetchall()
+        events = self._connection.execute(
+            "SELECT seq, kind, query_id, rater, value, given, target, until, key, time FROM events "
+            "WHERE seq > ? ORDER BY seq", (after_event,)).fetchall()
+        return self._queries(queries, after_query), self._events(events, after_event)
+
+    def actions(self) -> list[EventRow]:
+        """Every answer, skip and undo (no leases), in order."""
+        try:
+            rows = self._connection.execute(
+                "SELECT seq, kind, query_id, rater, value, given, target, until, key, time FROM events "
+                "WHERE kind != 'lease' ORDER BY seq").fetchall()
+        except sqlite3.Error as error:
+            raise StudyFileError(f"{self.path}: cannot read the study: {error}") from None
+        return self._events(rows, consecutive=False)
+
+    def _queries(self, rows: list[tuple], after: int) -> list[QueryRow]:
+        for position, row in enumerate(rows, start=after + 1):
             # ids are handed out 1, 2, 3, …: a gap is a row cbai did not write
             if not (all(_is_integer(value) for value in row[:5]) and row[0] == position and row[2] >= 1
-                    and min(row[:5]) >= 0 and isinstance(row[5], str)):
+                    and min(row[:5]) >= 0 and _is_time(row[5])):
                 raise self._damaged(f"query row {_shown(row)}")
         return [QueryRow(*row) for row in rows]
 
-    def observations(self) -> list[ObservationRow]:
-        """Every recorded observation, in the order recorded; :class:`StudyFileError` for a
-        row that cbai cannot have written (a value that is not a finite number within
-        ±:data:`~cbai_cli.options.MAGNITUDE_LIMIT`, the bound every recorded value meets)."""
+    def _events(self, rows: list[tuple], after: int = 0, consecutive: bool = True) -> list[EventRow]:
+        """Event rows checked as cbai writes them: seqs following ``after`` one by one (when
+        ``consecutive``), every value a finite number within
+        ±:data:`~cbai_cli.options.MAGNITUDE_LIMIT` (the bound every recorded value meets)."""
         from cbai_cli.options import MAGNITUDE_LIMIT
 
-        rows = self._read("SELECT seq, query_id, value, time FROM observations ORDER BY seq")
-        for row in rows:
-            value = row[2]
-            if not (_is_integer(row[0]) and _is_integer(row[1]) and isinstance(value, float)
-                    and math.isfinite(value) and abs(value) <= MAGNITUDE_LIMIT and isinstance(row[3], str)):
-                raise self._damaged(f"observation row {_shown(row)}")
-        return [ObservationRow(*row) for row in rows]
+        for position, row in enumerate(rows, start=after + 1):
+            seq, kind, query_id, rater, value, given, target, until, key, moment = row
+            fine = (_is_integer(seq) and (seq == position or not consecutive) and kind in EVENT_KINDS and _is_integer(query_id) and query_id >= 1
+                    and isinstance(rater, str) and _is_time(moment)
+                    and (until is None or _is_time(until)) and (key is None or isinstance(key, str)))
+            if kind == "answer":
+                fine = fine and (isinstance(value, float) and math.isfinite(value) and abs(value) <= MAGNITUDE_LIMIT
+                                 and isinstance(given, str))
+            elif kind == "undo":
+                fine = fine and _is_integer(target) and 1 <= target < seq
+            elif kind == "lease":
+                fine = fine and until is not None
+            if not fine:
+                raise self._damaged(f"event row {_shown(row)}")
+        return [EventRow(*row) for row in rows]
 
     def _damaged(self, what: str) -> StudyFileError:
         return StudyFileError(f"{self.path}: the study is damaged: {what} is not one cbai writes")
 
-    def _read(self, sql: str) -> list[tuple]:
+    def _one(self, sql: str, parameters: tuple = ()) -> tuple:
         try:
-            return self._connection.execute(sql).fetchall()
+            return self._connection.execute(sql, parameters).fetchone()
         except sqlite3.Error as error:
             raise StudyFileError(f"{self.path}: cannot read the study: {error}") from None
 
-    def counts(self) -> tuple[int, int]:
-        """(queries, observations) stored now."""
-        row = self._read("SELECT (SELECT count(*) FROM queries), (SELECT count(*) FROM observations)")[0]
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a write transaction is open on this journal."""
+        return self._connection.in_transaction
+
+    def fingerprint(self, queries: int, events: int) -> tuple[tuple | None, tuple | None]:
+        """The query row ``queries`` and the event row ``events`` as tuples (None for 0 or a
+        row not stored): what a snapshot taken there must match."""
+        query = self._one("SELECT id, arm, count, batch, folded, time FROM queries WHERE id = ?", (queries,))
+        event = self._one("SELECT seq, kind, query_id, rater, value, given, target, until, key, time FROM events "
+                          "WHERE seq = ?", (events,))
+        return (tuple(query) if query else None), (tuple(event) if event else None)
+
+    def position(self) -> tuple[int, int]:
+        """(queries, last event seq) stored now."""
+        row = self._one("SELECT (SELECT count(*) FROM queries), (SELECT coalesce(max(seq), 0) FROM events)")
         return int(row[0]), int(row[1])
 
     def _check_identity(self) -> None:
@@ -273,47 +377,25 @@ class Journal:
                                  "nothing more was recorded")
 
     @contextmanager
-    def _write(self, expected: tuple[int, int]) -> Iterator[sqlite3.Connection]:
-        """One write transaction, after checking that the journal still holds ``expected``
-        (queries, observations): else :class:`StaleJournal` and nothing is written."""
+    def writing(self) -> Iterator[Writer]:
+        """One write transaction (``BEGIN IMMEDIATE``: it holds the write lock from the start,
+        so what is read inside stays true until it commits); nothing is written if the block
+        raises."""
         try:
             self._connection.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
             raise StudyFileError(f"{self.path}: cannot write: {_locked(error)}") from None
         try:
             self._check_identity()
-            if self.counts() != expected:
-                raise StaleJournal
-            yield self._connection
+            yield Writer(self)
         except BaseException:
             self._connection.execute("ROLLBACK")
             raise
         try:
             self._connection.execute("COMMIT")
         except sqlite3.Error as error:
-            raise StudyFileError(f"{self.path}: cannot write: {_locked(error)}") from None
-
-    def append_queries(self, rows: Sequence[tuple[int, int, int, int]], expected: tuple[int, int]) -> None:
-        """Store handed-out queries ``(arm, count, batch, observed)`` in one transaction;
-        their ids continue the stored ones."""
-        stamp = now()
-        try:
-            with self._write(expected) as connection:
-                connection.executemany("INSERT INTO queries (id, arm, count, batch, observed, time) "
-                                       "VALUES (?, ?, ?, ?, ?, ?)",
-                                       [(expected[0] + offset + 1, *row, stamp) for offset, row in enumerate(rows)])
-        except sqlite3.Error as error:
-            raise StudyFileError(f"{self.path}: cannot write: {_locked(error)}") from None
-
-    def append_observations(self, rows: Sequence[tuple[int, float]], expected: tuple[int, int]) -> None:
-        """Store observations ``(query_id, value)`` in one transaction."""
-        stamp = now()
-        try:
-            with self._write(expected) as connection:
-                connection.executemany("INSERT INTO observations (seq, query_id, value, time) VALUES (?, ?, ?, ?)",
-                                       [(expected[1] + offset + 1, query, value, stamp)
-                                        for offset, (query, value) in enumerate(rows)])
-        except sqlite3.Error as error:
+            if self._connection.in_transaction:
+                self._connection.execute("ROLLBACK")
             raise StudyFileError(f"{self.path}: cannot write: {_locked(error)}") from None
 
     def close(self) -> None:
@@ -330,8 +412,69 @@ def _immutable(path: Path) -> str:
     return "&immutable=1"
 
 
+class Writer:
+    """What a write transaction may do (:meth:`Journal.writing`): read, check, append."""
+
+    def __init__(self, journal: Journal) -> None:
+        self._journal = journal
+
+    def read(self, after_query: int = 0, after_event: int = 0) -> tuple[list[QueryRow], list[EventRow]]:
+        return self._journal.read(after_query, after_event)
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a write transaction is open on this journal."""
+        return self._connection.in_transaction
+
+    def fingerprint(self, queries: int, events: int) -> tuple[tuple | None, tuple | None]:
+        """The query row ``queries`` and the event row ``events`` as tuples (None for 0 or a
+        row not stored): what a snapshot taken there must match."""
+        query = self._one("SELECT id, arm, count, batch, folded, time FROM queries WHERE id = ?", (queries,))
+        event = self._one("SELECT seq, kind, query_id, rater, value, given, target, until, key, time FROM events "
+                          "WHERE seq = ?", (events,))
+        return (tuple(query) if query else None), (tuple(event) if event else None)
+
+    def position(self) -> tuple[int, int]:
+        """(queries, last event seq) stored now."""
+        return self._journal.position()
+
+    def last_folded(self) -> int:
+        """The largest ``folded`` of any stored query: events up to it are told to the
+        algorithm for good."""
+        return int(self._journal._one("SELECT coalesce(max(folded), 0) FROM queries")[0])
+
+    def event_with_key(self, key: str) -> EventRow | None:
+        """The answer stored with client key ``key``, if any."""
+        row = self._journal._one("SELECT seq, kind, query_id, rater, value, given, target, until, key, time "
+                                 "FROM events WHERE key = ?", (key,))
+        return None if row is None else self._journal._events([row], consecutive=False)[0]
+
+    def append(self, queries: Sequence[tuple[int, int, int, int]], events: Sequence[NewEvent]) -> list[EventRow]:
+        """Store queries ``(arm, count, batch, folded)`` (ids continuing the stored ones) and
+        events (seqs continuing the stored ones); returns the events as stored."""
+        stamp = now()
+        stored = self.position()
+        connection = self._journal._connection
+        try:
+            connection.executemany(
+                "INSERT INTO queries (id, arm, count, batch, folded, time) VALUES (?, ?, ?, ?, ?, ?)",
+                [(stored[0] + offset + 1, *row, stamp) for offset, row in enumerate(queries)])
+            rows = [EventRow(stored[1] + offset + 1, event.kind, event.query_id, event.rater, event.value, event.given,
+                             event.target, event.until, event.key, stamp) for offset, event in enumerate(events)]
+            connection.executemany(
+                "INSERT INTO events (seq, kind, query_id, rater, value, given, target, until, key, time) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [tuple(vars(row).values()) for row in rows])
+        except sqlite3.Error as error:
+            raise StudyFileError(f"{self._journal.path}: cannot write: {_locked(error)}") from None
+        return rows
+
+
 def _is_integer(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_time(value: Any) -> bool:
+    return isinstance(value, float) and math.isfinite(value)
 
 
 def _shown(row: tuple) -> str:

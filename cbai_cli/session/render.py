@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.table import Table
 
 from cbai_cli.render import arm_label, fmt, markup_safe
-from cbai_cli.session.journal import ObservationRow
 from cbai_cli.session.session import HandedQuery, Status
 
 #: Features shown per query before the rest is elided.
@@ -18,6 +18,11 @@ def features_text(features: Sequence[float]) -> str:
     """The first features of an arm, ``…`` for the rest."""
     shown = ", ".join(fmt(value, 4) for value in features[:SHOWN_FEATURES])
     return f"({shown}{', …' if len(features) > SHOWN_FEATURES else ''})"
+
+
+def rater_text(rater: str) -> str:
+    """A rater id as tables show it (``—`` for anonymous)."""
+    return markup_safe(rater) if rater else "—"
 
 
 def queries_table(queries: Sequence[HandedQuery]) -> Table:
@@ -36,13 +41,21 @@ def outcome_line(status: Status) -> str:
         guarantee = f"guaranteed at δ = {status.delta:g}" if status.guaranteed else "no guarantee"
         how = "stopped by its rule" if status.stopped == "solved" else "budget spent"
         return f"done ({how}): recommended {arm_label(status.recommended)} ({guarantee})"
-    return (f"running: {status.answered} observation(s) recorded, {status.pending} query(ies) pending; "
+    held = f", {status.held} in their undo grace" if status.held else ""
+    return (f"running: {status.answered} answer(s) used{held}, {status.pending} query(ies) pending; "
             f"current answer {arm_label(status.recommended)} (not guaranteed yet)")
 
 
+def counts_line(status: Status) -> str:
+    """Raters, surplus answers, skips and leases in one line."""
+    raters = ", ".join(f"{rater or 'anonymous'} {number}" for rater, number in status.raters) or "none yet"
+    return (f"answers by rater: {raters}; surplus {status.surplus}, skipped {status.skipped}, "
+            f"leased {len(status.leases)}")
+
+
 def status_table(status: Status) -> Table:
-    table = Table(title=f"{status.algorithm} ({status.regime or 'no regime'}), δ = {status.delta:g}",
-                  header_style="bold")
+    table = Table(title=f"{status.algorithm} ({status.regime or 'no regime'}), δ = {status.delta:g}, "
+                        f"τ = {fmt(status.threshold)}", header_style="bold")
     for column in ("arm", "lower", "upper", "state"):
         table.add_column(column, justify="left" if column == "state" else "right")
     for arm in status.arms:
@@ -51,10 +64,14 @@ def status_table(status: Status) -> Table:
     return table
 
 
-def log_table(rows: Sequence[ObservationRow]) -> Table:
-    table = Table(title="Observations", header_style="bold")
-    for column in ("seq", "query", "value", "time"):
-        table.add_column(column, justify="left" if column == "time" else "right")
-    for row in rows:
-        table.add_row(str(row.seq), str(row.query_id), repr(row.value), row.time)
+def log_table(records: Sequence[dict[str, Any]]) -> Table:
+    table = Table(title="Answers, skips and undos", header_style="bold")
+    for column in ("seq", "kind", "query", "label", "rater", "answer", "value", "mark", "time"):
+        table.add_column(column, justify="right" if column in ("seq", "query", "value") else "left")
+    for record in records:
+        mark = ("surplus" if record["surplus"] else "held" if record["held"] else
+                "undone" if record["undone"] else "")
+        value = "" if record["value"] is None else repr(record["value"])
+        table.add_row(str(record["seq"]), record["kind"], str(record["id"]), markup_safe(record["label"]),
+                      rater_text(record["rater"]), markup_safe(record["answer"] or ""), value, mark, record["time"])
     return table

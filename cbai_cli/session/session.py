@@ -1,21 +1,29 @@
-"""A live session: any algorithm of the registry against real answers, durable and exact.
+"""A live session: any algorithm of the registry against real answers from several raters,
+durable and exact.
 
 A :class:`Session` wraps one algorithm of the ask/tell protocol (:mod:`cbai_cli.protocol`)
-around a study file (:mod:`cbai_cli.session.journal`). The study stores only what was
-handed out and what was answered; the algorithm's state is rebuilt at every opening by
-replaying the journal through ``ask``/``tell`` with the algorithm's random stream of the
-recorded seed — the same stream ``cbai solve --seed S`` gives it
-(:func:`cbai_cli.simulate.run_streams`) — so a session fed the observations of a
-simulated run asks for exactly the queries that run asked for. A replay whose queries
-differ from the recorded ones (a study made by a cbai whose algorithm changed) is refused.
+around a study file (:mod:`cbai_cli.session.journal`). The study stores only what the
+algorithm asked and what raters did; the state (:mod:`cbai_cli.session.state`) is rebuilt
+from it with the algorithm's random stream of the recorded seed — the one ``cbai solve
+--seed S`` gives it (:func:`cbai_cli.simulate.run_streams`) — so a session fed the
+observations of a simulated run asks for exactly the queries that run asked for. A replay
+whose queries differ from the recorded ones (a study made by a cbai whose algorithm
+changed) is refused. Every call first reads only the rows written since the last one (by
+this process or any other), and a new process starts from a snapshot of the state
+(:mod:`cbai_cli.session.snapshots`) when one matches.
+
+Raters: each has an id (``''`` for anonymous). :meth:`Session.ask` gives a rater their own
+leased queries first, then free ones, then new ones chosen by the pending-pull rule
+(:mod:`cbai_cli.session.pending`); a lease expires after ``lease`` seconds and returns
+the query to the pool. :meth:`Session.answer` stores an answer in its own transaction
+before anything else is computed, and never refuses one for being late: an answer to a
+query already complete, or after the study stopped, is kept as surplus. An answer given
+with ``hold`` seconds of grace waits that long before the algorithm is told it, and until
+then its rater may take it back with :meth:`Session.undo`; :meth:`Session.skip` records
+"can't judge".
 
 The session never sees the hidden constraint: it reads the learner's problem (arms,
 rewards, threshold) and the noise model only, and no simulated noise stream is drawn.
-
-Queries: one pull (``count`` 1) for adaptive algorithms, one query per arm of the round
-with the round's pull count for round-based ones; the algorithm is told a query's sum
-when it completes (a whole round's sums when the round completes). Several queries at
-once follow :mod:`cbai_cli.session.pending`.
 """
 
 from __future__ import annotations
@@ -23,31 +31,42 @@ from __future__ import annotations
 import copy
 import math
 import re
-from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from itertools import groupby
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from cbai_cli.errors import OptionError
-from cbai_cli.options import QueryLimitError
-from cbai_cli.protocol import Answer, Query
-from cbai_cli.session.journal import Journal, ObservationRow, StaleJournal, StudyFileError, create
-from cbai_cli.session.pending import Believer
-from cbai_cli.session.values import observation
+from cbai_cli.protocol import Answer
+from cbai_cli.session import snapshots
+from cbai_cli.session.defaults import DEFAULT_LEASE
+from cbai_cli.session.journal import EventRow, Journal, NewEvent, StudyFileError, create, iso, now
+from cbai_cli.session.questions import check_media, questions_of
+from cbai_cli.session.state import Damaged, HistoryPoint, Rebuild, ReplayMismatch, StudyState
 
-#: How often a write is retried after another process wrote to the study meanwhile.
-WRITE_ATTEMPTS = 20
-#: The most queries one ``next`` hands out: an adaptive algorithm asks one at a time, about
+#: The most queries one ``ask`` hands out: an adaptive algorithm asks one at a time, about
 #: a millisecond each on the shipped instances, so a count of 10²⁹ would never return.
 MAX_HANDED = 10_000
+#: The longest lease and the longest undo grace accepted (s): a week.
+LONGEST_WAIT = 7 * 24 * 3600.0
+#: The longest rater id and client key (characters).
+RATER_LIMIT = 64
+KEY_LIMIT = 200
 
 
 class ReplayError(OptionError):
     """The journal does not replay: this cbai would not ask what the study recorded."""
+
+
+class UnknownQuery(OptionError):
+    """An answer or skip names a query the study never handed out."""
+
+
+class NothingToUndo(OptionError):
+    """The rater has no answer or skip that may still be taken back."""
 
 
 @dataclass(frozen=True)
@@ -58,9 +77,11 @@ class HandedQuery:
         id: the study's stable query id (from 1).
         arm: index of the arm to judge.
         count: observations asked for of that arm.
-        remaining: observations still to record.
+        remaining: observations not told to the algorithm yet.
         label: the arm's label (``meta.labels`` of the file) or ``arm K``.
         features: (d,) the arm's features as written in the file.
+        expires: when the rater's lease on it ends (Unix s); None for a query listed
+            without a lease (:meth:`Session.queries`).
     """
 
     id: int
@@ -69,10 +90,24 @@ class HandedQuery:
     remaining: int
     label: str
     features: tuple[float, ...]
+    expires: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "arm": self.arm, "count": self.count, "remaining": self.remaining,
-                "label": self.label, "features": list(self.features)}
+                "label": self.label, "features": list(self.features), "expires": self.expires}
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What became of an answer: its ``seq`` in the journal, whether it is ``surplus`` (the
+    query was already complete or the study had stopped; for an answer still in its undo
+    grace, as things stand now), and whether it is a ``duplicate`` of an answer stored
+    earlier with the same client key (then nothing was stored)."""
+
+    seq: int
+    query_id: int
+    surplus: bool
+    duplicate: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,12 +129,24 @@ class ArmStatus:
 
 
 @dataclass(frozen=True)
+class Lease:
+    """A query held by a rater until ``expires`` (Unix s)."""
+
+    id: int
+    rater: str
+    expires: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "rater": self.rater, "expires": self.expires}
+
+
+@dataclass(frozen=True)
 class Status:
     """Where a study stands.
 
     Attributes:
-        answered: observations recorded.
-        pending: queries handed out and not complete (0 once done).
+        answered: answers told to the algorithm.
+        pending: queries that still need an answer (0 once done).
         done: whether the algorithm stopped (its rule fired, or the budget is spent).
         stopped: ``solved``, ``budget`` or None while running.
         recommended: the final answer when done, the anytime answer otherwise; None
@@ -107,6 +154,12 @@ class Status:
         guaranteed: whether ``recommended`` is correct with probability ≥ 1 − δ: the
             stopping rule fired in a regime with a guarantee.
         arms: every arm's interval and state.
+        threshold: τ of the learner's problem (the intervals are of φᵀx against it).
+        held: answers in their undo grace, not told yet.
+        surplus: answers kept but never told (late, or after the study stopped).
+        skipped: skips ("can't judge") not taken back.
+        raters: answers per rater id (``''``: anonymous), surplus and held included.
+        leases: live leases, by query id.
     """
 
     algorithm: str
@@ -119,154 +172,29 @@ class Status:
     recommended: int | None
     guaranteed: bool
     arms: tuple[ArmStatus, ...]
+    threshold: float = 0.0
+    held: int = 0
+    surplus: int = 0
+    skipped: int = 0
+    raters: tuple[tuple[str, int], ...] = ()
+    leases: tuple[Lease, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"algorithm": self.algorithm, "regime": self.regime, "delta": self.delta, "answered": self.answered,
                 "pending": self.pending, "done": self.done, "stopped": self.stopped,
-                "recommended": self.recommended, "guaranteed": self.guaranteed,
+                "recommended": self.recommended, "guaranteed": self.guaranteed, "threshold": self.threshold,
+                "held": self.held, "surplus": self.surplus, "skipped": self.skipped,
+                "raters": dict(self.raters), "leases": [lease.to_json() for lease in self.leases],
                 "arms": [arm.to_json() for arm in self.arms]}
-
-
-@dataclass
-class _Slot:
-    """A handed-out query and the values recorded for it so far."""
-
-    id: int
-    arm: int
-    count: int
-    batch: int
-    values: list[float] = field(default_factory=list)
-
-    @property
-    def remaining(self) -> int:
-        return self.count - len(self.values)
-
-
-class _State:
-    """The algorithm and the queries in flight, rebuilt from the journal."""
-
-    def __init__(self, prepared, seed: int) -> None:
-        from cbai_cli.simulate import run_streams
-
-        _, algorithm_rng, _ = run_streams(seed)
-        self.learner = prepared.make_algorithm(algorithm_rng)
-        self.rounds = prepared.spec.style == "round"
-        self.budget = prepared.budget
-        self.slots: list[_Slot] = []
-        self.pending: dict[int, _Slot] = {}  # incomplete queries by id, in id order
-        self.batches: dict[int, list[_Slot]] = {}
-        self.open_batches: dict[int, list[_Slot]] = {}  # batches with an incomplete query, in order
-        self.handed = 0  # observations asked for by every query handed out
-        self.recorded = 0
-        self.budget_spent = False
-        self.believer = Believer()
-
-    @property
-    def done(self) -> bool:
-        return bool(self.learner.done) or self.budget_spent
-
-    @property
-    def open(self) -> list[_Slot]:
-        """Queries handed out and not complete, by id; none once done."""
-        return [] if self.done else list(self.pending.values())
-
-    def _as_query(self, slots: Sequence[_Slot]) -> Query:
-        return Query.pulls(np.array([slot.arm for slot in slots]), np.array([slot.count for slot in slots]))
-
-    def issue(self) -> list[tuple[int, int]]:
-        """The next batch of queries, ``(arm, count)`` each: one ask of the algorithm (or
-        of its believer, :mod:`cbai_cli.session.pending`); empty when none may be asked."""
-        if self.done or (self.rounds and self.pending):
-            return []
-        try:
-            # the learner is told an answer only when an observation completes a query, so
-            # the count of recorded observations versions it
-            query = self.learner.ask() if self.rounds else self.believer.ask(
-                self.learner, self.recorded, list(self.open_batches),
-                lambda batch: self._as_query([slot for slot in self.batches[batch] if slot.remaining]))
-        except QueryLimitError:
-            if self.budget is None:
-                raise
-            query = None
-            self.budget_spent = not self.pending
-        if query is None:
-            return []
-        if self.budget is not None and self.handed + query.total > self.budget:
-            self.budget_spent = not self.pending
-            return []
-        return [(int(arm), int(count)) for arm, count in zip(query.arms, query.counts)]
-
-    def settle(self) -> None:
-        """Find out now what :meth:`issue` would find at the next ask: with nothing pending,
-        the budget is spent when the algorithm's next query no longer fits in it. Without
-        this, ``record`` of the budget's last observation and ``status`` called the study
-        running until someone asked for a query. The algorithm is asked through a copy, so
-        its random stream is not advanced and the queries handed out later are the same."""
-        if self.done or self.budget is None or self.pending:
-            return
-        try:
-            query = copy.deepcopy(self.learner).ask()
-        except QueryLimitError:
-            self.budget_spent = True
-            return
-        self.budget_spent = query is not None and self.handed + query.total > self.budget
-
-    def add(self, rows: Iterable[tuple[int, int, int]]) -> None:
-        """Queries ``(id, arm, count)`` handed out together, as one batch."""
-        batch = self.slots[-1].batch + 1 if self.slots else 1
-        for query_id, arm, count in rows:
-            slot = _Slot(query_id, arm, count, batch)
-            self.slots.append(slot)
-            self.batches.setdefault(batch, []).append(slot)
-            self.open_batches[batch] = self.batches[batch]
-            self.pending[query_id] = slot
-            self.handed += count
-
-    def record(self, query_id: int, value: float) -> None:
-        """Add one observation of query ``query_id``; the algorithm is told a query's sum
-        when it completes (a round's sums when the whole round completes)."""
-        slot = self.slot(query_id)
-        slot.values.append(value)
-        self.recorded += 1
-        if slot.remaining:
-            return
-        del self.pending[query_id]
-        if not any(member.remaining for member in self.batches[slot.batch]):
-            del self.open_batches[slot.batch]
-        members = self.batches[slot.batch] if self.rounds else [slot]
-        if any(member.remaining for member in members):
-            return
-        sums = np.array([math.fsum(member.values) for member in members])
-        self.learner.tell(self._as_query(members), Answer(sums))
-
-    def check(self, query_id: int) -> _Slot:
-        """The slot of an observation about to be recorded; one line when it may not be."""
-        if not 1 <= query_id <= len(self.slots):
-            known = f"1 to {len(self.slots)}" if self.slots else "none yet; run `cbai session next`"
-            raise OptionError(f"no query {query_id} in this study (its queries: {known})")
-        slot = self.slots[query_id - 1]
-        if slot.remaining == 0:
-            raise OptionError(f"query {query_id} is already complete ({slot.count} observation(s) recorded)")
-        if self.done:
-            raise OptionError(f"the study is done ({self.stopped}); query {query_id} is no longer needed")
-        return slot
-
-    def slot(self, query_id: int) -> _Slot:
-        return self.slots[query_id - 1]
-
-    @property
-    def stopped(self) -> str | None:
-        if self.learner.done:
-            return "solved"
-        return "budget" if self.budget_spent else None
 
 
 class Session:
     """An open study: hand out queries, record answers, say where it stands.
 
     Open one with :meth:`start` (a new study) or :meth:`open` (an existing one); close it
-    with :meth:`close` or a ``with`` block. Every method reads what other processes
-    recorded meanwhile before it writes (several raters may record at once).
+    with :meth:`close` or a ``with`` block. Every method first takes in what any process
+    wrote since (several raters may work at once, in several processes). Not thread-safe:
+    one thread at a time per object.
     """
 
     def __init__(self, journal: Journal) -> None:
@@ -281,16 +209,15 @@ class Session:
             except OptionError as error:  # checked at start, so the stored file was changed since
                 raise StudyFileError(f"{journal.path}: the study is damaged: its instance's {error}") from None
             self.algorithm, self.regime, self.options = meta["algorithm"], meta["regime"], meta["options"]
-            self.seed, self.version = meta["seed"], meta["cbai_version"]
-            try:
-                self.prepared = prepare_session(self.instance, self.algorithm, self.regime, self.options)
-            except OptionError as error:  # the stored request, not options the user typed now
-                raise StudyFileError(f"{journal.path}: the study's stored request is refused by this cbai: "
-                                     f"{error}") from None
-            self._state = self._replay()
+            self.seed, self.version, self.study_id = meta["seed"], meta["cbai_version"], meta["study_id"]
         except BaseException:
             journal.close()
             raise
+        self._prepared = None
+        self._questions = None
+        self._media: tuple[Path, ...] | None = None
+        self._state: StudyState | None = None
+        self._snapshot_at = 0  # the events applied when the last snapshot was read or written
 
     # ------------------------------------------------------------ opening
     @classmethod
@@ -309,20 +236,28 @@ class Session:
         seed = check_seed(seed)
         if isinstance(instance, (str, Path)):
             instance = load(instance)
+        folder = media_folder(instance)
         # checked here as well as by prepare, so that the study stores plain Python values
         given = checked({name: value for name, value in options.items() if value is not None})
         check_kind(instance)
         instance = instance.without_truth()  # a study never holds the hidden constraint
         check_labels(instance)
         algorithm = algorithm if algorithm is not None else default_algorithm("cbai")
-        prepared = prepare_session(instance, algorithm, regime, given)
-        create(path, {"schema_version": SCHEMA_VERSION, "cbai_version": __version__, "instance": instance.to_mapping(),
-                      "algorithm": algorithm, "regime": regime, "options": given, "seed": seed})
+        prepare_session(instance, algorithm, regime, given)
+        questions_of(instance)
+        if instance.meta.get("media") is not None:
+            if folder is None:
+                raise OptionError("meta.media names files beside the instance file: start the study from the file "
+                                  "(its path), not from an instance built in memory")
+            check_media(instance, folder)
+        create(path, {"schema_version": SCHEMA_VERSION, "cbai_version": __version__, "study_id": uuid.uuid4().hex,
+                      "instance": instance.to_mapping(), "algorithm": algorithm, "regime": regime,
+                      "options": given, "seed": seed, "media_folder": None if folder is None else str(folder)})
         return cls.open(path)
 
     @classmethod
     def open(cls, path: str | Path, writable: bool = True) -> Session:
-        """Open an existing study and rebuild the algorithm's state by replaying it."""
+        """Open an existing study; its state is rebuilt when first needed."""
         return cls(Journal(path, writable))
 
     def close(self) -> None:
@@ -334,101 +269,226 @@ class Session:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # ------------------------------------------------------------ replay
-    def _replay(self) -> _State:
-        """The state after every journaled event, in order: observations up to the moment
-        each batch of queries was handed out, then that batch, asked again and compared."""
-        state = _State(self.prepared, self.seed)
-        observations = self.journal.observations()
-        told = 0
-        for batch, group in groupby(self.journal.queries(), key=lambda row: row.batch):
-            rows = list(group)
-            if rows[0].observed < told or rows[0].observed > len(observations):
-                raise self._corrupt(f"query {rows[0].id} claims {rows[0].observed} earlier observations")
-            for row in observations[told:rows[0].observed]:
-                self._replay_observation(state, row)
-            told = rows[0].observed
-            asked = state.issue()
-            recorded = [(row.arm, row.count) for row in rows]
-            if asked != recorded:
-                raise self._mismatch(rows[0].id, recorded, asked)
-            state.add((row.id, row.arm, row.count) for row in rows)
-        for row in observations[told:]:
-            self._replay_observation(state, row)
-        state.settle()
+    @property
+    def prepared(self):
+        """The prepared run of the study's stored request (:func:`prepare_session`)."""
+        if self._prepared is None:
+            try:
+                self._prepared = prepare_session(self.instance, self.algorithm, self.regime, self.options)
+            except OptionError as error:  # the stored request, not options the user typed now
+                raise StudyFileError(f"{self.journal.path}: the study's stored request is refused by this cbai: "
+                                     f"{error}") from None
+        return self._prepared
+
+    @property
+    def questions(self):
+        """What the study asks raters and how their answers become observations
+        (:class:`~cbai_cli.session.questions.Questions`, from the instance's ``meta``)."""
+        if self._questions is None:
+            self._questions = questions_of(self.instance)
+        return self._questions
+
+    def media(self, arm: int) -> Path | None:
+        """The file of ``meta.media`` for ``arm`` (checked to lie in the instance file's
+        folder, as when the study started), or None when the instance has no media."""
+        if self.instance.meta.get("media") is None:
+            return None
+        if self._media is None:
+            folder = self.journal.meta.get("media_folder")
+            if not isinstance(folder, str):
+                raise StudyFileError(f"{self.journal.path}: the study is damaged: its instance has meta.media but "
+                                     "the study does not say where the instance file was")
+            self._media = check_media(self.instance, Path(folder))
+        return self._media[arm]
+
+    def warm(self) -> None:
+        """Run the algorithm's ask and tell once on a copy, so that what they compile on
+        first use is compiled (or loaded from the cache) now, before a rater waits."""
+        state = self._sync()
+        if state.done:
+            return
+        learner = copy.deepcopy(state.learner)
+        query = learner.ask()
+        if query is not None:
+            learner.tell(query, Answer(np.zeros(len(query.arms))))
+
+    # ------------------------------------------------------------ the state
+    def _sync(self, moment: float | None = None, reader=None) -> StudyState:
+        """The state after every stored row, the tail folded by the clock at ``moment``
+        (default: now, read before the rows are). ``reader`` reads rows (a write
+        transaction's, to catch up under its lock)."""
+        moment = now() if moment is None else moment
+        read = reader if reader is not None else self.journal.read
+        state = self._state
+        try:
+            if state is None:
+                state = self._restore(read)
+            queries, events = read(state.n_queries, state.read_seq)
+            try:
+                state.apply(queries, events)
+            except Rebuild:
+                self._state = None
+                state = self._rebuild(read)
+            self._maybe_snapshot(state)
+            state.fold_ready(moment)
+        except ReplayMismatch as mismatch:
+            self._state = None
+            raise self._mismatch(mismatch) from None
+        except Damaged as error:
+            self._state = None
+            raise self._corrupt(str(error)) from None
+        except BaseException:
+            self._state = None  # a half-applied state is never used again
+            raise
+        self._state = state
         return state
 
-    def _replay_observation(self, state: _State, row: ObservationRow) -> None:
-        try:
-            state.check(row.query_id)
-        except OptionError as error:
-            raise self._corrupt(f"observation {row.seq}: {error}") from None
-        state.record(row.query_id, row.value)
+    def _restore(self, read) -> StudyState:
+        """The state from the snapshot of this study when it matches the journal, else new."""
+        found = snapshots.load(self.study_id)
+        if found is not None:
+            position, state = found
+            if (isinstance(state, StudyState) and position.events
+                    and self.journal.fingerprint(position.queries, position.events)
+                    == (position.last_query, position.last_event)):
+                self._snapshot_at = position.events
+                return state
+        self._snapshot_at = 0
+        return StudyState(self.prepared, self.seed)
+
+    def _rebuild(self, read) -> StudyState:
+        """A state from the journal's rows alone (the snapshot may hold a tentative fold)."""
+        state = StudyState(self.prepared, self.seed)
+        state.apply(*read(0, 0))
+        return state
+
+    def _maybe_snapshot(self, state: StudyState) -> None:
+        """Save a snapshot when many events were applied since the last one and the state
+        holds no fold by the clock (:mod:`cbai_cli.session.snapshots`)."""
+        if (state.read_seq - self._snapshot_at < snapshots.SNAPSHOT_EVERY or state.fold_seq != state.last_batch_folded
+                or self.journal.in_transaction):  # never while a write holds the lock
+            return
+        position = snapshots.Position(state.n_queries, state.read_seq,
+                                      *self.journal.fingerprint(state.n_queries, state.read_seq))
+        snapshots.save(self.study_id, position, state)
+        self._snapshot_at = state.read_seq
 
     def _corrupt(self, what: str) -> ReplayError:
         return ReplayError(f"{self.journal.path}: the journal does not replay ({what}); it was not written by "
                            "cbai session")
 
-    def _mismatch(self, query_id: int, recorded: list, asked: list) -> ReplayError:
+    def _mismatch(self, mismatch: ReplayMismatch) -> ReplayError:
         from cbai_cli import __version__
 
-        said = ", ".join(f"arm {arm} × {count}" for arm, count in recorded)
-        now = ", ".join(f"arm {arm} × {count}" for arm, count in asked) or "nothing (it stops)"
-        return ReplayError(f"{self.journal.path}: replaying the study does not reproduce query {query_id}: it recorded "
-                           f"{said}, this cbai {__version__} asks for {now}; the study was made by cbai "
-                           f"{self.version}: use that version")
+        said = ", ".join(f"arm {arm} × {count}" for arm, count in mismatch.recorded)
+        now_asked = ", ".join(f"arm {arm} × {count}" for arm, count in mismatch.asked) or "nothing (it stops)"
+        return ReplayError(f"{self.journal.path}: replaying the study does not reproduce query {mismatch.query_id}: "
+                           f"it recorded {said}, this cbai {__version__} asks for {now_asked}; the study was made by "
+                           f"cbai {self.version}: use that version")
 
-    def _refresh(self) -> None:
-        """Catch up with what other processes wrote."""
-        if self.journal.counts() != self._expected():
-            self._state = self._replay()
+    def _own(self, state: StudyState, rows: Sequence[EventRow]) -> None:
+        """Take in events this session has just stored (their effects on hand-outs)."""
+        try:
+            for row in rows:
+                state._read(row, state.n_queries)
+        except BaseException:
+            self._state = None
+            raise
 
-    def _expected(self) -> tuple[int, int]:
-        return len(self._state.slots), self._state.recorded
+    def refresh(self) -> None:
+        """Take in what other processes wrote."""
+        self._sync()
 
-    def _retrying(self, write) -> Any:
-        """Run ``write`` (which builds on the current state and appends to the journal);
-        when another process wrote first, replay and try again. Any failure leaves the
-        state as the journal says."""
-        for _ in range(WRITE_ATTEMPTS):
-            self._refresh()
-            try:
-                return write()
-            except StaleJournal:
-                self._state = self._replay()
-            except BaseException:
-                self._state = self._replay()
-                raise
-        raise OptionError(f"{self.journal.path}: other processes keep writing to the study; try again")
-
-    # ------------------------------------------------------------ ask and tell
-    def ask(self, count: int = 1) -> list[HandedQuery]:
-        """Up to ``count`` queries to hand out: the pending ones first, then new ones
-        (stored before they are returned). Asking again without recording returns the
-        same queries; none once the study is done."""
+    # ------------------------------------------------------------ ask
+    def ask(self, count: int = 1, rater: str | None = None, lease: float | None = None) -> list[HandedQuery]:
+        """Up to ``count`` queries for ``rater`` (None: anonymous): the queries they hold
+        first (their lease renewed when half of it is gone), then free ones (oldest first,
+        a lease ended returns a query to the pool), then new ones asked of the algorithm,
+        then ones they skipped. Each comes with a lease of ``lease`` seconds (default
+        :data:`DEFAULT_LEASE`), stored with any new queries in one transaction. Asking
+        again without answering returns the same queries; none once the study is done, and
+        possibly none for now while a round waits for other raters' answers."""
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
             raise OptionError(f"--count must be an integer ≥ 1, got {count!r}", "count")
         count = int(count)
         if count > MAX_HANDED:
             raise OptionError(f"--count must be at most {MAX_HANDED:,} (queries handed out at once), got {count:,}",
                               "count")
+        rater = check_rater(rater)
+        lease = check_seconds(DEFAULT_LEASE if lease is None else lease, "--lease", positive=True)
+        self._sync()  # the replay, and any first compile, happen here, outside the write lock
+        with self.journal.writing() as writer:
+            moment = now()
+            state = self._sync(moment, writer.read)
+            chosen, batches = self._choose(state, rater, count, moment)
+            renew = [query_id for query_id in chosen
+                     if (state.lease_of(rater, query_id, moment) or 0.0) - moment < lease / 2]
+            try:
+                rows = writer.append(batches, [NewEvent("lease", query_id, rater, until=moment + lease)
+                                               for query_id in renew])
+            except BaseException:
+                self._state = None  # the new queries are in the state and not in the journal
+                raise
+        self._own(state, rows)
+        return [self._handed(state, query_id, state.lease_of(rater, query_id, moment)) for query_id in chosen]
 
-        def write() -> list[HandedQuery]:
-            state = self._state
-            expected = self._expected()
-            rows = []
-            while not state.done and len(state.pending) < count:  # state.open, without a list each time
-                batch = state.issue()
-                if not batch:
-                    break
-                first = len(state.slots) + 1
-                state.add((first + offset, arm, pulls) for offset, (arm, pulls) in enumerate(batch))
-                rows.extend((arm, pulls, state.slots[-1].batch, state.recorded) for arm, pulls in batch)
-            if rows:
-                self.journal.append_queries(rows, expected)
-            return [self._handed(slot) for slot in state.open[:count]]
+    def _choose(self, state: StudyState, rater: str, count: int, moment: float):
+        """The query ids to hand ``rater`` and the new batches' rows ``(arm, count, batch,
+        folded)`` the algorithm asked for on the way (already added to ``state``)."""
+        if state.done:
+            return [], []
+        leases = state.leases
+        chosen = [query_id for query_id in sorted(query_id for query_id, holders in leases.items()
+                                                   if holders.get(rater, -math.inf) > moment)
+                  if state.remaining(query_id) > 0][:count]
+        taken = set(chosen)
+        skipped = []
+        for query_id in state.waiting():
+            if len(chosen) >= count:
+                break
+            if query_id in taken or state.free(query_id, rater, moment) <= 0:
+                continue
+            if rater in state.skipped.get(query_id, ()):
+                skipped.append(query_id)
+                continue
+            chosen.append(query_id)
+            taken.add(query_id)
+        batches = []
+        while len(chosen) < count:
+            asked = state.issue()
+            if not asked:
+                break
+            folded = state.fold_seq
+            ids = state.add(asked)
+            state.last_batch_folded = folded
+            batches.extend((arm, pulls, state.batch_of[-1], folded) for arm, pulls in asked)
+            chosen.extend(ids[:count - len(chosen)])
+        chosen.extend(skipped[:count - len(chosen)])
+        return chosen, batches
 
-        return self._retrying(write)
+    def _handed(self, state: StudyState, query_id: int, expires: float | None = None) -> HandedQuery:
+        arm = state.arms[query_id - 1]
+        return HandedQuery(query_id, arm, state.counts[query_id - 1], state.remaining(query_id), self.label(arm),
+                           tuple(float(x) for x in self.instance.arms[arm]), expires)
+
+    # ------------------------------------------------------------ answers
+    def answer(self, query_id: Any, given: Any, rater: str | None = None, key: str | None = None,
+               hold: float = 0.0) -> Recorded:
+        """Store one answer to query ``query_id`` in its own transaction, before anything
+        else is computed, then take it in. ``given`` is a number or a word (see
+        :mod:`cbai_cli.session.values`); ``key``, a client's id for this answer, makes a
+        retry of the same answer a no-op; ``hold`` seconds of grace in which the rater may
+        undo it, and before which the algorithm is not told it. A late answer is kept
+        (surplus), never refused; a query the study never handed out, or a value the noise
+        model cannot produce, is one line."""
+        [recorded] = self.store([(query_id, given)], rater, key, hold)
+        return recorded
+
+    def record(self, rows: Sequence[tuple[Any, Any]], rater: str | None = None, hold: float = 0.0) -> Status:
+        """Store answers ``(query_id, value)`` in one transaction, all or none, then return
+        the status."""
+        self.store(rows, rater, hold=hold)
+        return self.status()
 
     def tell(self, query_id: int, values: Sequence[Any] | Any) -> Status:
         """Record ``values`` (one or several observations) for query ``query_id``, in one
@@ -436,48 +496,105 @@ class Session:
         values = list(values) if isinstance(values, (list, tuple, np.ndarray)) else [values]
         return self.record([(query_id, value) for value in values])
 
-    def record(self, rows: Sequence[tuple[int, Any]]) -> Status:
-        """Record observations ``(query_id, value)`` (values as numbers or words, see
-        :mod:`cbai_cli.session.values`) in one transaction, all or none."""
+    def store(self, rows: Sequence[tuple[Any, Any]], rater: str | None = None, key: str | None = None,
+              hold: float = 0.0) -> list[Recorded]:
+        """Store answers ``(query_id, given)`` in one transaction, all or none, before
+        anything else is computed; returns what became of each (:class:`Recorded`). ``key``
+        (one answer only) makes a retry a no-op; ``hold``: seconds of undo grace."""
         if not rows:
             raise OptionError("no observation to record")
         rows = [_row(row) for row in rows]
-        noise = self.instance.noise.kind
+        rater, key, hold = check_rater(rater), check_key(key), check_seconds(hold, "hold")
+        if key is not None and len(rows) != 1:
+            raise OptionError("a key names one answer; store answers with keys one at a time")
 
-        def write() -> Status:
-            expected = self._expected()
-            given = Counter(_query_id(query_id) for query_id, _ in rows)
-            for query_id, number in given.items():
-                slot = self._state.check(query_id)
-                if number > slot.remaining:
-                    raise OptionError(f"query {query_id} has {slot.remaining} observation(s) left, got {number}")
-            parsed = []
-            for position, (query_id, text) in enumerate(rows, start=1):
-                query_id = _query_id(query_id)
-                if self._state.done and parsed:
-                    raise OptionError(f"the study stops ({self._state.stopped}) with observation {len(parsed)} of these "
-                                      f"{len(rows)}, so observation {position} (query {query_id}) is not needed; "
-                                      f"nothing was recorded: record only the first {len(parsed)}")
-                self._state.check(query_id)
-                try:
-                    value = observation(noise, text)
-                except OptionError as error:
-                    if len(rows) == 1:
-                        raise
-                    raise OptionError(f"observation {position} of these {len(rows)} (query {query_id}): {error}; "
-                                      "nothing was recorded") from None
-                parsed.append((query_id, value))
-                self._state.record(query_id, value)
-            self._state.settle()
-            self.journal.append_observations(parsed, expected)
-            return self.status()
+        parsed = []
+        for position, (query_id, given) in enumerate(rows, start=1):
+            query_id = _query_id(query_id)
+            try:
+                value = self.questions.value(given)
+            except OptionError as error:
+                if len(rows) == 1:
+                    raise
+                raise OptionError(f"observation {position} of these {len(rows)} (query {query_id}): {error}; "
+                                  "nothing was recorded") from None
+            parsed.append((query_id, value, _given_text(given)))
+        with self.journal.writing() as writer:
+            earlier = writer.event_with_key(key) if key is not None else None
+            if earlier is not None:
+                if earlier.query_id != parsed[0][0] or earlier.rater != rater:
+                    raise OptionError(f"key {key!r} was given to another answer (query {earlier.query_id}); a key "
+                                      "names one answer")
+                stored_rows = [earlier]
+            else:
+                stored = writer.position()[0]
+                for query_id, _, _ in parsed:
+                    if query_id > stored:
+                        raise UnknownQuery(_unknown(query_id, stored))
+                moment = now()
+                stored_rows = writer.append([], [NewEvent("answer", query_id, rater, value, text, until=moment + hold,
+                                                          key=key) for query_id, value, text in parsed])
+        # stored: whatever happens from here on (a replay, a first compile, a kill), the
+        # answer is in the journal
+        state = self._sync()
+        return [Recorded(row.seq, row.query_id, self._surplus(state, row), earlier is not None)
+                for row in stored_rows]
 
-        return self._retrying(write)
+    def _surplus(self, state: StudyState, row: EventRow) -> bool:
+        """Whether an answer is surplus: known once it is folded; while it is held, whether
+        its query was already complete or the study stopped when it arrived."""
+        if row.seq <= state.fold_seq:
+            return row.seq in state.surplus
+        if row.seq in state.undone:
+            return False
+        before = sum(1 for event in state.tail if event.kind == "answer" and event.query_id == row.query_id
+                     and event.seq < row.seq and event.seq not in state.undone)
+        return state.done or state.remaining(row.query_id) - before <= 0
 
-    def _handed(self, slot: _Slot) -> HandedQuery:
-        return HandedQuery(slot.id, slot.arm, slot.count, slot.remaining, self.label(slot.arm),
-                           tuple(float(x) for x in self.instance.arms[slot.arm]))
+    def skip(self, query_id: Any, rater: str | None = None, hold: float = 0.0) -> None:
+        """Record that ``rater`` cannot judge query ``query_id``: not an observation; the
+        query returns to the pool and is handed to them again only when nothing else is
+        left. ``hold``: seconds in which they may undo it."""
+        query_id, rater, hold = _query_id(query_id), check_rater(rater), check_seconds(hold, "hold")
+        with self.journal.writing() as writer:
+            stored = writer.position()[0]
+            if query_id > stored:
+                raise UnknownQuery(_unknown(query_id, stored))
+            writer.append([], [NewEvent("skip", query_id, rater, until=now() + hold)])
+        self._sync()
 
+    def undo(self, rater: str | None = None, lease: float | None = None) -> HandedQuery | None:
+        """Take back ``rater``'s last answer or skip, if its grace has not ended and (for an
+        answer) the algorithm has not been told it; the query goes back to them with a new
+        lease and is returned (None when the study stopped meanwhile). :class:`NothingToUndo`
+        otherwise."""
+        rater = check_rater(rater)
+        lease = check_seconds(DEFAULT_LEASE if lease is None else lease, "--lease", positive=True)
+        self._sync()
+        with self.journal.writing() as writer:
+            moment = now()
+            state = self._sync(moment, writer.read)
+            actions = state.actions.get(rater)
+            last = actions[-1] if actions else None
+            who = f"rater {rater!r}" if rater else "anonymous answers"
+            if last is None:
+                raise NothingToUndo(f"nothing to undo for {who}")
+            if last.until is None or last.until <= moment:
+                raise NothingToUndo(f"the last {last.kind} of {who} (query {last.query_id}) can no longer be undone: "
+                                    "its grace has ended")
+            if last.kind == "answer" and last.seq <= max(writer.last_folded(), state.fold_seq):
+                raise NothingToUndo(f"the last answer of {who} (query {last.query_id}) can no longer be undone: the "
+                                    "algorithm has used it")
+            events = [NewEvent("undo", last.query_id, rater, target=last.seq)]
+            if not state.done:
+                events.append(NewEvent("lease", last.query_id, rater, until=moment + lease))
+            rows = writer.append([], events)
+        self._own(state, rows)
+        if state.done:
+            return None
+        return self._handed(state, last.query_id, state.lease_of(rater, last.query_id, moment))
+
+    # ------------------------------------------------------------ reading
     def label(self, arm: int) -> str:
         """The arm's label: ``meta.labels[arm]`` when the file has labels (checked by
         :func:`check_labels` when the study started), else ``arm K``."""
@@ -488,21 +605,20 @@ class Session:
 
         return safe_text(labels[arm])
 
-    # ------------------------------------------------------------ reading
     @property
     def done(self) -> bool:
-        return self._state.done
+        return self._sync().done
 
     def recommendation(self) -> int | None:
         """The final answer when done, the anytime answer otherwise (None: no feasible arm)."""
-        return self._state.learner.recommendation()
+        return self._sync().learner.recommendation()
 
     def status(self) -> Status:
-        """Counts, the recommendation and every arm's interval and state."""
+        """Counts, the recommendation, every arm's interval and state, raters and leases."""
         from cbai_cli.confidence import REGIMES
 
-        self._refresh()
-        state = self._state
+        moment = now()
+        state = self._sync(moment)
         learner = state.learner
         elimination = learner.state
         states = np.where(elimination.feasible, "feasible",
@@ -511,23 +627,49 @@ class Session:
                                             "infeasible")))
         arms = tuple(ArmStatus(index, float(lower), float(upper), str(label)) for index, (lower, upper, label)
                      in enumerate(zip(elimination.last_lower, elimination.last_upper, states)))
-        guaranteed = bool(learner.done) and (self.prepared.regime is None or REGIMES[self.prepared.regime].guaranteed)
-        return Status(self.prepared.algorithm, self.prepared.regime, float(self.prepared.config.confidence.delta),
-                      state.recorded, len(state.open), state.done, state.stopped, learner.recommendation(),
-                      guaranteed, arms)
+        prepared = self.prepared
+        guaranteed = bool(learner.done) and (prepared.regime is None or REGIMES[prepared.regime].guaranteed)
+        leases = () if state.done else tuple(
+            Lease(query_id, rater, until) for query_id, holders in sorted(state.leases.items())
+            for rater, until in sorted(holders.items()) if until > moment and state.remaining(query_id) > 0)
+        return Status(prepared.algorithm, prepared.regime, float(prepared.config.confidence.delta), state.recorded,
+                      len(state.waiting()), state.done, state.stopped, learner.recommendation(), guaranteed, arms,
+                      float(self.instance.problem.threshold), state.held_answers(), len(state.surplus), state.skips,
+                      tuple(sorted((rater, number) for rater, number in state.answers_by_rater.items() if number)),
+                      leases)
 
-    def log(self) -> list[ObservationRow]:
-        """Every recorded observation, in order, with its query id and time."""
-        return self.journal.observations()
+    def records(self) -> list[dict[str, Any]]:
+        """Every answer, skip and undo in the order stored, as plain dicts: ``seq``,
+        ``kind``, ``id`` (the query), ``arm``, ``label``, ``rater``, ``answer`` (as given),
+        ``value`` (in the learner's units), ``surplus``, ``held`` (in its undo grace, not
+        told yet), ``undone`` and ``time`` (UTC, ISO 8601); ``pandas.DataFrame(records)``
+        makes a table of them."""
+        state = self._sync()
+        out = []
+        for row in self.journal.actions():
+            arm = state.arms[row.query_id - 1]
+            answer = row.kind == "answer"
+            out.append({"seq": row.seq, "kind": row.kind, "id": row.query_id, "arm": arm, "label": self.label(arm),
+                        "rater": row.rater, "answer": row.given, "value": row.value,
+                        "surplus": row.seq in state.surplus,
+                        "held": answer and row.seq > state.fold_seq and row.seq not in state.undone,
+                        "undone": row.seq in state.undone, "time": iso(row.time)})
+        return out
 
     def queries(self) -> list[HandedQuery]:
-        """Every query handed out so far, by id."""
-        return [self._handed(slot) for slot in self._state.slots]
+        """Every query asked so far, by id."""
+        state = self._sync()
+        return [self._handed(state, query_id) for query_id in range(1, state.n_queries + 1)]
+
+    def history(self) -> list[HistoryPoint]:
+        """Every arm's interval at points spread over the answers told so far (at most
+        :data:`~cbai_cli.session.state.HISTORY_POINTS`)."""
+        return list(self._sync().history)
 
 
 #: The meta keys every study holds (:meth:`Session.start`) and the types cbai writes them as.
 META_TYPES = {"instance": (dict,), "algorithm": (str,), "regime": (str, type(None)), "options": (dict,),
-              "seed": (int,), "cbai_version": (str,)}
+              "seed": (int,), "cbai_version": (str,), "study_id": (str,)}
 
 
 def _checked_meta(journal: Journal) -> dict[str, Any]:
@@ -584,6 +726,61 @@ def prepare_session(instance: Any, algorithm: str, regime: str | None, options: 
     return prepare(RunRequest.of(algorithm, regime, **options), instance, solve_oracle=False, live=True)
 
 
+def media_folder(instance: Any) -> Path | None:
+    """The folder of the file an instance was read from (where ``meta.media`` lies), or
+    None for an instance built in memory or read from stdin."""
+    source = getattr(instance, "source", None)
+    if not source or source.startswith("<") or source == "-":
+        return None
+    path = Path(source)
+    return path.parent.resolve() if path.is_file() else None
+
+
+def check_rater(rater: Any) -> str:
+    """A rater id: None or ``''`` (anonymous), or a text of at most :data:`RATER_LIMIT`
+    printable characters; one line otherwise."""
+    if rater is None:
+        return ""
+    if not isinstance(rater, str):
+        raise OptionError(f"a rater id is a text, got {_short(rater)}", "rater")
+    rater = rater.strip()
+    if len(rater) > RATER_LIMIT or not rater.isprintable():
+        raise OptionError(f"a rater id is at most {RATER_LIMIT} printable characters, got {_short(rater)}", "rater")
+    return rater
+
+
+def check_key(key: Any) -> str | None:
+    """A client's key for an answer: None, or a text of 1 to :data:`KEY_LIMIT` printable characters."""
+    if key is None:
+        return None
+    if not isinstance(key, str) or not 1 <= len(key) <= KEY_LIMIT or not key.isprintable():
+        raise OptionError(f"an answer's key is a text of 1 to {KEY_LIMIT} printable characters, got {_short(key)}",
+                          "key")
+    return key
+
+
+def check_seconds(value: Any, what: str, positive: bool = False) -> float:
+    """A number of seconds in [0, a week] (in (0, a week] when ``positive``); one line otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(value) or value < 0 or (positive and value == 0) or value > LONGEST_WAIT:
+        low = "> 0" if positive else "≥ 0"
+        raise OptionError(f"{what} must be a number of seconds {low} and at most {LONGEST_WAIT:,.0f} (a week), got "
+                          f"{_short(value)}")
+    return float(value)
+
+
+def _given_text(given: Any) -> str:
+    """An answer as the rater gave it, as stored (at most 200 characters)."""
+    text = given if isinstance(given, str) else repr(float(given)) if isinstance(given, (float, np.floating)) \
+        else str(given)
+    return text.strip()[:200]
+
+
+def _unknown(query_id: int, stored: int) -> str:
+    known = f"1 to {stored}" if stored else "none yet; run `cbai session next`"
+    return f"no query {query_id} in this study (its queries: {known})"
+
+
 def _row(row: Any) -> tuple[Any, Any]:
     """One ``(query_id, value)`` pair of :meth:`Session.record`; one line otherwise."""
     if isinstance(row, (str, bytes)) or not isinstance(row, (tuple, list)) or len(row) != 2:
@@ -606,4 +803,5 @@ def _query_id(value: Any) -> int:
     raise OptionError(f"{safe_text(shown)!r} is not a query id (ids are whole numbers from 1)")
 
 
-__all__ = ["ArmStatus", "HandedQuery", "ReplayError", "Session", "Status", "prepare_session"]
+__all__ = ["ArmStatus", "HandedQuery", "Lease", "NothingToUndo", "Recorded", "ReplayError", "Session", "Status",
+           "UnknownQuery", "prepare_session"]

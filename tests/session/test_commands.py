@@ -21,7 +21,7 @@ def _study(tmp_path, instance, cli, *options):
 
 def _observations(study) -> int:
     with sqlite3.connect(study) as connection:
-        return connection.execute("SELECT count(*) FROM observations").fetchone()[0]
+        return connection.execute("SELECT count(*) FROM events WHERE kind = 'answer'").fetchone()[0]
 
 
 def _refused(result, text):
@@ -34,7 +34,7 @@ def test_next_json_has_the_stable_keys_and_repeats_pending_queries(tmp_path, ins
     study = _study(tmp_path, instance_file, cli, "--algo", "g-acol")
     first = json.loads(cli("session", "next", study, "--json").stdout)
     assert set(first) == {"done", "recommended", "answered", "pending", "queries"}
-    assert set(first["queries"][0]) == {"id", "arm", "count", "remaining", "label", "features"}
+    assert set(first["queries"][0]) == {"id", "arm", "count", "remaining", "label", "features", "expires"}
     assert json.loads(cli("session", "next", study, "--json").stdout) == first
     three = json.loads(cli("session", "next", study, "--count", "3", "--json").stdout)["queries"]
     assert [query["id"] for query in three] == [1, 2, 3]
@@ -61,21 +61,24 @@ def test_start_records_the_options_given(tmp_path, instance_file, cli):
         assert (session.seed, session.regime, session.algorithm) == (4, "tuned", "g-acol")
 
 
-def test_log_csv_lists_observations_in_order(tmp_path, instance_file, cli):
+def test_log_csv_lists_answers_in_order_with_their_rater(tmp_path, instance_file, cli):
     study = _study(tmp_path, instance_file, cli, "--algo", "acol")
-    query = json.loads(cli("session", "next", study, "--json").stdout)["queries"][0]
-    assert cli("session", "record", study, query["id"], "0.5", "-0.25").exit_code == 0
+    query = json.loads(cli("session", "next", study, "--json", "--rater", "ann").stdout)["queries"][0]
+    assert cli("session", "record", study, query["id"], "0.5", "-0.25", "--rater", "ann").exit_code == 0
     lines = cli("session", "log", study, "--csv").stdout.splitlines()
-    assert lines[0] == "seq,id,arm,value,time"
-    assert [line.split(",")[:4] for line in lines[1:]] == [["1", "1", str(query["arm"]), "0.5"],
-                                                           ["2", "1", str(query["arm"]), "-0.25"]]
+    assert lines[0] == "seq,kind,id,arm,label,rater,answer,value,surplus,held,undone,time"
+    # seq 1 is the lease that `next` stored
+    arm = str(query["arm"])
+    assert [line.split(",")[:11] for line in lines[1:]] == [
+        ["2", "answer", "1", arm, f"arm {arm}", "ann", "0.5", "0.5", "false", "false", "false"],
+        ["3", "answer", "1", arm, f"arm {arm}", "ann", "-0.25", "-0.25", "false", "false", "false"]]
 
 
 def test_binary_answers_take_words_and_numbers(tmp_path, binary_file, cli):
     study = _study(tmp_path, binary_file, cli, "--algo", "acol")
     query = json.loads(cli("session", "next", study, "--json").stdout)["queries"][0]
     assert cli("session", "record", study, query["id"], "yes", "no", "1", "0", "-1").exit_code == 0
-    values = [row["value"] for row in json.loads(cli("session", "log", study, "--json").stdout)["observations"]]
+    values = [row["value"] for row in json.loads(cli("session", "log", study, "--json").stdout)["records"]]
     assert values == [1.0, -1.0, 1.0, -1.0, -1.0]
 
 
@@ -89,11 +92,13 @@ def started(tmp_path, instance_file, cli):
     return study, query
 
 
-def test_more_values_than_a_query_has_left_are_refused(started, cli):
+def test_more_values_than_a_query_has_left_are_kept_as_surplus(started, cli):
     study, query = started
-    _refused(cli("session", "record", study, query["id"], *["0.2"] * query["count"]),
-             f"has {query['count'] - 1} observation(s) left")
-    assert _observations(study) == 1
+    result = cli("session", "record", study, query["id"], *["0.2"] * query["count"], "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["surplus"] == 1
+    records = json.loads(cli("session", "log", study, "--json").stdout)["records"]
+    assert [record["surplus"] for record in records] == [False] * query["count"] + [True]
 
 
 def test_an_unknown_query_id_is_refused(started, cli):
@@ -120,12 +125,15 @@ def test_a_value_beyond_the_magnitude_limit_is_refused(started, cli):
     assert cli("session", "record", study, query["id"], "-1e100").exit_code == 0
 
 
-def test_a_completed_query_is_refused(tmp_path, instance_file, cli):
+def test_an_answer_to_a_completed_query_is_kept_as_surplus(tmp_path, instance_file, cli):
     study = _study(tmp_path, instance_file, cli, "--algo", "g-acol")
     cli("session", "next", study)
     assert cli("session", "record", study, "1", "0.2").exit_code == 0
-    _refused(cli("session", "record", study, "1", "0.2"), "already complete")
-    assert _observations(study) == 1
+    late = cli("session", "record", study, "1", "0.3")
+    assert late.exit_code == 0 and "1 surplus" in late.stdout, late.stderr
+    assert _observations(study) == 2
+    status = json.loads(cli("session", "status", study, "--json").stdout)
+    assert (status["answered"], status["surplus"]) == (1, 1)
 
 
 @pytest.mark.parametrize("value", ["abc", "nan", "inf", "1e999", ""])
@@ -179,7 +187,7 @@ def test_record_without_values_is_refused(started, cli):
     _refused(cli("session", "record", study, query["id"]), "at least one value")
 
 
-def test_a_done_study_refuses_answers_to_queries_it_no_longer_needs(tmp_path, instance_file, cli):
+def test_a_done_study_keeps_answers_it_no_longer_needs_as_surplus(tmp_path, instance_file, cli):
     study = _study(tmp_path, instance_file, cli, "--algo", "g-acol")
     handed, recorded = set(), set()
     for _ in range(50):
@@ -191,9 +199,12 @@ def test_a_done_study_refuses_answers_to_queries_it_no_longer_needs(tmp_path, in
         recorded.add(queries[0]["id"])
     assert json.loads(cli("session", "status", study, "--json").stdout)["done"]
     unanswered = min(handed - recorded)
-    before = _observations(study)
-    _refused(cli("session", "record", study, unanswered, "0.1"), "the study is done")
-    assert _observations(study) == before
+    before = json.loads(cli("session", "status", study, "--json").stdout)
+    late = cli("session", "record", study, unanswered, "0.1", "--json")
+    assert late.exit_code == 0 and json.loads(late.stdout)["surplus"] == 1
+    after = json.loads(cli("session", "status", study, "--json").stdout)
+    assert (after["answered"], after["surplus"], after["recommended"]) == (
+        before["answered"], before["surplus"] + 1, before["recommended"])
 
 
 def test_count_above_the_limit_is_refused(started, cli):
@@ -287,8 +298,10 @@ def test_a_truncated_study_is_damaged_in_one_line(tmp_path, instance_file, cli):
             assert cli("session", "record", study, queries[0]["id"], "0.3").exit_code == 0
     with sqlite3.connect(study) as connection:  # everything in the main file, then cut its last page short
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    size = study.stat().st_size
-    os.truncate(study, size - 1500)
+    with sqlite3.connect(study) as connection:  # cut the events table's page short (its few rows fit in one)
+        page = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = 'events'").fetchone()[0]
+        page_size = connection.execute("PRAGMA page_size").fetchone()[0]
+    os.truncate(study, (page - 1) * page_size + 100)
     result = cli("session", "status", study)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
 
@@ -304,8 +317,9 @@ def test_a_study_cut_to_a_few_pages_is_called_damaged(tmp_path, instance_file, c
 def test_an_observation_row_cbai_cannot_have_written_is_damage(started, cli):
     study, query = started
     with sqlite3.connect(study) as connection:
-        connection.execute("INSERT INTO observations VALUES (2, ?, 'abc', 'x')", (query["id"],))
-    _refused(cli("session", "status", study), "the study is damaged: observation row")
+        connection.execute("INSERT INTO events (seq, kind, query_id, rater, value, given, time) "
+                           "VALUES (3, 'answer', ?, '', 'abc', 'abc', 0.0)", (query["id"],))
+    _refused(cli("session", "status", study), "the study is damaged: event row")
 
 
 @pytest.mark.parametrize(("key", "value", "message"), [("seed", "-1", "meta.seed is -1"),
@@ -379,7 +393,7 @@ def test_a_study_in_a_folder_that_cannot_be_written_can_still_be_read(started, c
     monkeypatch.setattr(journal.os, "access", lambda path, mode: False if Path(path) == study.parent
                         else allowed(path, mode))
     assert journal._immutable(study) == "&immutable=1"
-    log = json.loads(cli("session", "log", study, "--json").stdout)["observations"]
+    log = json.loads(cli("session", "log", study, "--json").stdout)["records"]
     assert [entry["id"] for entry in log] == [query["id"]]
 
 
@@ -411,7 +425,7 @@ def test_answers_are_read_from_stdin_with_file_dash(started, cli):
     study, query = started
     result = cli("session", "record", study, "--file", "-", input=f"id,value\n{query['id']},0.3\n")
     assert result.exit_code == 0, result.stderr
-    assert "recorded 1 observation(s)" in result.stdout
+    assert "recorded 1 answer(s)" in result.stdout
 
 
 def _spend_the_budget(study, cli) -> str:
@@ -426,7 +440,7 @@ def _spend_the_budget(study, cli) -> str:
 def test_record_of_the_last_observation_the_budget_allows_says_the_budget_is_spent(tmp_path, instance_file, cli):
     study = _study(tmp_path, instance_file, cli, "--algo", "uniform", "--budget", "2")
     # two answers 0.5 for arm 0 make it certainly feasible: the best feasible arm known (reward 0)
-    assert _spend_the_budget(study, cli) == "recorded 1 observation(s); done (budget spent): recommended 0 " \
+    assert _spend_the_budget(study, cli) == "recorded 1 answer(s); done (budget spent): recommended 0 " \
                                             "(no guarantee)\n"
 
 
@@ -469,7 +483,7 @@ def test_a_study_named_with_uri_characters_opens_that_file(tmp_path, instance_fi
 def test_a_gap_in_the_query_ids_is_damage(started, cli):
     study, query = started
     with sqlite3.connect(study) as connection:
-        connection.execute("INSERT INTO queries VALUES (20, 0, 1, 9, 0, 'x')")
+        connection.execute("INSERT INTO queries VALUES (20, 0, 1, 9, 0, 0.0)")
     _refused(cli("session", "status", study), "the study is damaged: query row")
 
 
@@ -490,15 +504,17 @@ def test_a_stored_setting_nested_past_the_parsers_depth_is_one_line(started, cli
     _refused(cli("session", "status", study), "the study's meta.deep is not valid JSON")
 
 
-def test_a_batch_whose_early_rows_end_the_study_says_which_rows_to_keep(tmp_path, cli):
+def test_a_batch_whose_early_rows_end_the_study_keeps_the_later_ones_as_surplus(tmp_path, cli):
     # on regret-1d an answer of −0.5 to the first query certifies the answer at once
     regret = Path(__file__).resolve().parents[2] / "instances" / "regret-1d.yaml"
     study = _study(tmp_path, regret, cli, "--algo", "g-acol", "--regime", "tuned", "--beta", "0.25")
     assert cli("session", "next", study, "-n", "3").exit_code == 0
-    _refused(cli("session", "record", study, "--file", "-", input="id,value\n1,-0.5\n2,0.5\n"),
-             "the study stops (solved) with observation 1 of these 2, so observation 2 (query 2) is not needed; "
-             "nothing was recorded: record only the first 1")
-    assert _observations(study) == 0
+    result = cli("session", "record", study, "--file", "-", "--json", input="id,value\n1,-0.5\n2,0.5\n")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) | {"recommended": None} == {
+        "recorded": 2, "surplus": 1, "done": True, "recommended": None, "answered": 1, "pending": 0}
+    assert [record["surplus"] for record in json.loads(cli("session", "log", study, "--json").stdout)["records"]] \
+        == [False, True]
 
 
 def test_a_refused_value_in_a_batch_names_its_observation(started, cli):

@@ -31,10 +31,12 @@ def test_session_fed_a_solve_trace_asks_the_same_arms_and_answers_the_same(tmp_p
     started = cbai_process("session", "start", instance_file, "--algo", *algorithm, "--seed", seed, "-o", study)
     assert started.returncode == 0, started.stderr
 
-    asked = cbai_process("session", "ask", study, input="".join(row["observation"] + "\n" for row in rows))
+    # no undo grace: each answer is told at once, as in the simulated run
+    asked = cbai_process("session", "ask", study, "--undo-seconds", "0",
+                         input="".join(row["observation"] + "\n" for row in rows))
     assert asked.returncode == 0, asked.stderr
 
-    log = json.loads(cbai_process("session", "log", study, "--json").stdout)["observations"]
+    log = json.loads(cbai_process("session", "log", study, "--json").stdout)["records"]
     status = json.loads(cbai_process("session", "status", study, "--json").stdout)
     assert [entry["arm"] for entry in log] == [int(row["arm"]) for row in rows]
     assert [entry["value"] for entry in log] == [float(row["observation"]) for row in rows]

@@ -22,7 +22,7 @@ def test_ask_records_each_answer_says_a_bad_one_and_stops_on_q(tmp_path, cbai_pr
     assert asked.returncode == 0, asked.stderr
     assert "not recorded: 'maybe' is not a binary observation" in asked.stdout
     assert "Resume with: cbai session ask" in asked.stdout
-    log = json.loads(cbai_process("session", "log", study, "--json").stdout)["observations"]
+    log = json.loads(cbai_process("session", "log", study, "--json").stdout)["records"]
     assert [entry["value"] for entry in log] == [1.0, -1.0]
     assert [entry["id"] for entry in log] == [1, 2]
 
@@ -31,7 +31,7 @@ def test_ask_runs_until_done_and_json_prints_the_final_status(tmp_path, cbai_pro
     study = tmp_path / "s.db"
     assert cbai_process("session", "start", instance_file, "--algo", "g-acol", "-o", study).returncode == 0
     answers = "".join(f"{value}\n" for value in np.full(200, -0.5))
-    asked = cbai_process("session", "ask", study, "--json", input=answers)
+    asked = cbai_process("session", "ask", study, "--json", "--undo-seconds", "0", input=answers)
     assert asked.returncode == 0, asked.stderr
     final = json.loads(asked.stdout)
     assert final["done"] and 0 < final["answered"] < 200 and final["recommended"] in range(5)
@@ -69,8 +69,9 @@ def test_ctrl_c_while_waiting_for_an_answer_keeps_every_recorded_answer(tmp_path
     assert "Resume with: cbai session ask" in rest
     assert "cbai: interrupted" in errors and "Traceback" not in errors
     with Session.open(study) as session:
-        assert session.status().answered == 3
-        assert [row.value for row in session.log()] == [1.0, -1.0, 1.0]
+        status = session.status()
+        assert status.answered + status.held == 3  # answers in their undo grace are told when it ends
+        assert [row["value"] for row in session.records()] == [1.0, -1.0, 1.0]
 
 
 def _read_until_prompt(stream) -> None:

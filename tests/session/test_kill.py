@@ -26,7 +26,7 @@ import sys
 from cbai_cli.session import Session
 
 with Session.open(sys.argv[1]) as session:
-    batch = len({int(row.value) // 1000 for row in session.log()})
+    batch = len({int(row["value"]) // 1000 for row in session.records()})
     while True:
         queries = session.ask(100)
         if not queries:
@@ -55,7 +55,7 @@ def test_kill_9_while_recording_never_leaves_a_partial_or_duplicated_batch(tmp_p
         child.stdout.close()
 
         with Session.open(study) as session:  # replays: no query holds more than it asked for
-            values = [row.value for row in session.log()]
+            values = [row["value"] for row in session.records()]
             status = session.status()
         batches = defaultdict(list)
         for value in values:

@@ -54,9 +54,9 @@ def test_a_replay_that_asks_otherwise_is_refused(tmp_path, instance_file):
     with Session.start(study, instance_file, "g-acol", seed=0) as session:
         asked = session.ask()[0]
     with sqlite3.connect(study) as connection:  # two pulls at once: an adaptive algorithm never asks that
-        connection.execute("INSERT INTO queries VALUES (2, ?, 2, 2, 0, 'then')", (asked.arm,))
-    with pytest.raises(ReplayError, match="does not reproduce query 2"):
-        Session.open(study)
+        connection.execute("INSERT INTO queries VALUES (2, ?, 2, 2, 1, 0.0)", (asked.arm,))
+    with Session.open(study) as session, pytest.raises(ReplayError, match="does not reproduce query 2"):
+        session.status()
 
 
 def test_the_journal_is_append_only(tmp_path, instance_file):
@@ -64,7 +64,7 @@ def test_the_journal_is_append_only(tmp_path, instance_file):
     with Session.start(study, instance_file, "g-acol") as session:
         session.tell(session.ask()[0].id, 0.3)
     with sqlite3.connect(study) as connection, pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        connection.execute("UPDATE observations SET value = 1.0")
+        connection.execute("UPDATE events SET value = 1.0")
 
 
 @pytest.mark.parametrize("order_seed", range(3))
