@@ -25,9 +25,11 @@ from typing import Optional
 import typer
 
 from cbai_cli.errors import OptionError
+from cbai_cli.session.defaults import DEFAULT_GRACE, DEFAULT_LEASE
 
-DEFAULT_LEASE = 120.0
-DEFAULT_UNDO = 60.0
+#: The longest lease and undo grace the session takes (s): a week, as
+#: :data:`cbai_cli.session.session.LONGEST_WAIT` (not imported from there: it loads numpy).
+LONGEST_WAIT = 7 * 24 * 3600.0
 #: How long requests under way may take to finish once the server is asked to stop.
 GRACEFUL_SECONDS = 5
 
@@ -42,16 +44,19 @@ def serve(
                                         "the links."),
     lease: float = typer.Option(DEFAULT_LEASE, "--lease", metavar="SECONDS", help="How long a query handed to a "
                                 "rater stays theirs before others may get it (an answer after it is still kept)."),
-    undo_seconds: float = typer.Option(DEFAULT_UNDO, "--undo-seconds", metavar="S", help="How long a rater may take "
-                                       "back their last answer or skip (0: never)."),
+    undo_seconds: float = typer.Option(DEFAULT_GRACE, "--undo-seconds", metavar="S", help="How long a rater may take "
+                                       "back their last answer or skip (0: never); the algorithm is told an answer "
+                                       "only after it."),
 ) -> None:
     """Serve the study to raters over HTTP: a rater page, an owner dashboard and a JSON API (/openapi.json)."""
     from cbai_cli.serve.auth import checked_token
 
-    if not (math.isfinite(lease) and lease > 0):
-        raise OptionError(f"--lease must be a number of seconds > 0, got {lease:g}", "lease")
-    if not (math.isfinite(undo_seconds) and undo_seconds >= 0):
-        raise OptionError(f"--undo-seconds must be a number of seconds ≥ 0, got {undo_seconds:g}", "undo_seconds")
+    if not (math.isfinite(lease) and 0 < lease <= LONGEST_WAIT):
+        raise OptionError(f"--lease must be a number of seconds > 0 and at most {LONGEST_WAIT:,.0f} (a week), got "
+                          f"{lease:g}", "lease")
+    if not (math.isfinite(undo_seconds) and 0 <= undo_seconds <= LONGEST_WAIT):
+        raise OptionError(f"--undo-seconds must be a number of seconds ≥ 0 and at most {LONGEST_WAIT:,.0f} (a week), "
+                          f"got {undo_seconds:g}", "undo_seconds")
     if not 0 <= port <= 65535:
         raise OptionError(f"--port must be 0 to 65535, got {port}", "port")
     token = checked_token(token)
