@@ -142,7 +142,7 @@ def main() -> None:
     for name in ("next", "answer", "pair"):
         what = {"next": "`GET /api/next`", "answer": "`POST /api/answer`", "pair": "next + answer"}[name]
         values = timings[name]
-        print(f"| {what}, p50 / p95 ({args.raters} raters at once) | {statistics.median(values) * 1000:.1f} / "
+        print(f"| {what}, p50 / p95 ({args.raters} at once) | {statistics.median(values) * 1000:.1f} / "
               f"{percentile(values, 0.95) * 1000:.1f} ms |")
     print(f"| answers per second, all raters | {answers / load_seconds:.0f} |")
 
