@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from cbai_cli.kinds import load
-from tests.serve.conftest import Server, binary_instance, cbai, gaussian_instance, start_server, start_study
+from tests.serve.conftest import Server, binary_instance, cbai, gaussian_instance, start_study
 
 #: The most a simulated study may take; they stop in seconds.
 DEADLINE_SECONDS = 240
@@ -165,8 +165,9 @@ def test_a_server_killed_mid_study_and_started_again_loses_nothing(tmp_path, ser
     instance, study = study_of("gaussian", tmp_path)
     first = serve(study, "--undo-seconds", "0")
     raters = Raters(first, instance, 4, seed=7).start()
-    while len(raters.acknowledged) < 60 and not raters.failures:
+    while len(raters.acknowledged) < 60 and not raters.failures and time.monotonic() < raters.deadline:
         time.sleep(0.005)
+    assert len(raters.acknowledged) >= 60, raters.failures
     os.kill(first.process.pid, signal.SIGKILL)
     first.process.wait()
     killed_at = len(raters.acknowledged)
