@@ -190,3 +190,13 @@ def test_a_signal_stops_the_server_cleanly(tmp_path, sig):
     with Session.open(study) as session:
         assert [(record["kind"], record["rater"], record["answer"]) for record in session.records()] == [
             ("answer", "ann", "no")]
+
+
+def test_a_study_file_that_fails_under_the_server_is_503_in_one_line(tmp_path, serve):
+    study = start_study(binary_instance(tmp_path / "two.yaml"), tmp_path / "two.db", "g-acol")
+    running = serve(study)
+    assert running.call("GET", "/api/next?rater=ann")[0] == 200
+    study.rename(tmp_path / "moved.db")  # removed while open: nothing more may be written to it
+    status, reply = running.call("GET", "/api/next?rater=ann")
+    assert status == 503 and list(reply) == ["error"]
+    assert "removed or replaced while it was open" in reply["error"] and "\n" not in reply["error"]
