@@ -3,7 +3,8 @@
 A small driver-like yes/no study is answered with the keyboard alone until it stops (the
 rater's id typed, then one digit per question, from the hidden φ the test reads); skip
 and undo with their keys; a number typed and sent with Enter; the dashboard names the
-recommendation; and a page asked for without the token gets 401.
+recommendation; a rater waits while others hold a round and the page asks again by itself;
+and a page asked for without the token gets 401.
 """
 
 from __future__ import annotations
@@ -147,3 +148,26 @@ def test_a_page_without_the_token_is_refused(browser, serve, driver_study):
         assert "needs its token" in browser.find_element("tag name", "body").text
     status, _ = server.call("GET", "/", token=None)
     assert status == 401
+
+
+def test_a_rater_waits_while_others_hold_the_round_and_gets_a_question_after(browser, serve, tmp_path):
+    study = start_study(gaussian_instance(tmp_path / "irr.yaml"), tmp_path / "irr.db", "acol")
+    server = serve(study, "--undo-seconds", "0")
+    held = {}  # ACOL asks a round at a time: other raters take every query of the first one
+    while True:
+        status, reply = server.call("GET", f"/api/next?rater=other{len(held)}")
+        if reply["query"] is None:
+            break
+        held[f"other{len(held)}"] = reply["query"]["id"]
+    browser.get(server.url("/?rater=ann"))
+    _wait(browser, lambda: _shown(browser, "waiting"), "the waiting view")
+    assert "Waiting for other raters" in browser.find_element("id", "waiting").text
+    # the others answer their queries until the round is complete; answers at τ = 1 decide
+    # no arm, so a next round follows
+    for rater, query in held.items():
+        while True:
+            assert server.call("POST", "/api/answer", {"id": query, "rater": rater, "answer": 1.0})[0] == 200
+            status, reply = server.call("GET", f"/api/next?rater={rater}")
+            if reply["query"] is None or reply["query"]["id"] != query:
+                break
+    _wait(browser, lambda: _query(browser) is not None, "a question of the next round")
