@@ -97,14 +97,17 @@ def next_queries(
     with Session.open(study) as session:
         queries = session.ask(count, rater, lease)
         status = session.status()
+        questions = session.questions
     if as_json:
-        _json({**_status_document(status), "queries": [query.to_json() for query in queries]})
+        _json({**_status_document(status), "question": questions.question, "answers": list(questions.answers),
+               "numbers": questions.numbers, "queries": [query.to_json() for query in queries]})
         return
     out = console()
     if queries:
-        out.print(queries_table(queries))
+        out.print(queries_table(queries, questions.question))
         who = f" --rater {rater}" if rater else ""
-        typer.echo(f"record with: cbai session record {study} ID VALUE{who}")
+        answers = " or ".join(questions.answers) if questions.answers else "a number"
+        typer.echo(f"record with: cbai session record {study} ID ANSWER{who}   (ANSWER: {answers})")
     else:
         typer.echo(outcome_line(status))
 

@@ -25,8 +25,8 @@ def rater_text(rater: str) -> str:
     return markup_safe(rater) if rater else "—"
 
 
-def queries_table(queries: Sequence[HandedQuery]) -> Table:
-    table = Table(title="Queries to answer", header_style="bold")
+def queries_table(queries: Sequence[HandedQuery], question: str) -> Table:
+    table = Table(title=markup_safe(question), header_style="bold")
     for column in ("id", "arm", "label", "count", "remaining", "features"):
         table.add_column(column, justify="right" if column in ("id", "arm", "count", "remaining") else "left")
     for query in queries:
@@ -42,8 +42,10 @@ def outcome_line(status: Status) -> str:
         how = "stopped by its rule" if status.stopped == "solved" else "budget spent"
         return f"done ({how}): recommended {arm_label(status.recommended)} ({guarantee})"
     held = f", {status.held} in their undo grace" if status.held else ""
+    estimate = (f"; about {status.estimate.remaining:,} more answer(s) needed" if status.estimate is not None
+                else "")
     return (f"running: {status.answered} answer(s) used{held}, {status.pending} query(ies) pending; "
-            f"current answer {arm_label(status.recommended)} (not guaranteed yet)")
+            f"current answer {arm_label(status.recommended)} (not guaranteed yet){estimate}")
 
 
 def counts_line(status: Status) -> str:

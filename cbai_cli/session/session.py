@@ -43,6 +43,7 @@ from cbai_cli.errors import OptionError
 from cbai_cli.protocol import Answer
 from cbai_cli.session import snapshots
 from cbai_cli.session.defaults import DEFAULT_LEASE
+from cbai_cli.session.estimate import Estimate, answers_needed
 from cbai_cli.session.journal import EventRow, Journal, NewEvent, StudyFileError, create, iso, now
 from cbai_cli.session.questions import check_media, questions_of
 from cbai_cli.session.state import Damaged, HistoryPoint, Rebuild, ReplayMismatch, StudyState
@@ -160,6 +161,8 @@ class Status:
         skipped: skips ("can't judge") not taken back.
         raters: answers per rater id (``''``: anonymous), surplus and held included.
         leases: live leases, by query id.
+        estimate: the answers still needed, extrapolated from the intervals
+            (:mod:`cbai_cli.session.estimate`); None once done or while it cannot be made.
     """
 
     algorithm: str
@@ -178,6 +181,7 @@ class Status:
     skipped: int = 0
     raters: tuple[tuple[str, int], ...] = ()
     leases: tuple[Lease, ...] = ()
+    estimate: Estimate | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"algorithm": self.algorithm, "regime": self.regime, "delta": self.delta, "answered": self.answered,
@@ -185,6 +189,7 @@ class Status:
                 "recommended": self.recommended, "guaranteed": self.guaranteed, "threshold": self.threshold,
                 "held": self.held, "surplus": self.surplus, "skipped": self.skipped,
                 "raters": dict(self.raters), "leases": [lease.to_json() for lease in self.leases],
+                "estimate": None if self.estimate is None else self.estimate.to_json(),
                 "arms": [arm.to_json() for arm in self.arms]}
 
 
@@ -416,7 +421,8 @@ class Session:
                               "count")
         rater = check_rater(rater)
         lease = check_seconds(DEFAULT_LEASE if lease is None else lease, "--lease", positive=True)
-        self._sync()  # the replay, and any first compile, happen here, outside the write lock
+        if self._state is None:
+            self._sync()  # a replay, and any first compile, happen here, outside the write lock
         with self.journal.writing() as writer:
             moment = now()
             state = self._sync(moment, writer.read)
@@ -430,6 +436,8 @@ class Session:
                 self._state = None  # the new queries are in the state and not in the journal
                 raise
         self._own(state, rows)
+        if batches:  # just after a stored batch the state holds no fold by the clock
+            self._maybe_snapshot(state)
         return [self._handed(state, query_id, state.lease_of(rater, query_id, moment)) for query_id in chosen]
 
     def _choose(self, state: StudyState, rater: str, count: int, moment: float):
@@ -437,10 +445,8 @@ class Session:
         folded)`` the algorithm asked for on the way (already added to ``state``)."""
         if state.done:
             return [], []
-        leases = state.leases
-        chosen = [query_id for query_id in sorted(query_id for query_id, holders in leases.items()
-                                                   if holders.get(rater, -math.inf) > moment)
-                  if state.remaining(query_id) > 0][:count]
+        chosen = sorted(query_id for query_id, until in state.held_by.get(rater, {}).items()
+                        if until > moment and state.remaining(query_id) > 0)[:count]
         taken = set(chosen)
         skipped = []
         for query_id in state.waiting():
@@ -570,7 +576,8 @@ class Session:
         otherwise."""
         rater = check_rater(rater)
         lease = check_seconds(DEFAULT_LEASE if lease is None else lease, "--lease", positive=True)
-        self._sync()
+        if self._state is None:
+            self._sync()
         with self.journal.writing() as writer:
             moment = now()
             state = self._sync(moment, writer.read)
@@ -629,6 +636,9 @@ class Session:
                      in enumerate(zip(elimination.last_lower, elimination.last_upper, states)))
         prepared = self.prepared
         guaranteed = bool(learner.done) and (prepared.regime is None or REGIMES[prepared.regime].guaranteed)
+        estimate = None if state.done else answers_needed(
+            elimination.last_lower, elimination.last_upper, elimination.rewards, elimination.threshold,
+            elimination.uncertain, elimination.feasible, state.recorded)
         leases = () if state.done else tuple(
             Lease(query_id, rater, until) for query_id, holders in sorted(state.leases.items())
             for rater, until in sorted(holders.items()) if until > moment and state.remaining(query_id) > 0)
@@ -636,7 +646,7 @@ class Session:
                       len(state.waiting()), state.done, state.stopped, learner.recommendation(), guaranteed, arms,
                       float(self.instance.problem.threshold), state.held_answers(), len(state.surplus), state.skips,
                       tuple(sorted((rater, number) for rater, number in state.answers_by_rater.items() if number)),
-                      leases)
+                      leases, estimate)
 
     def records(self) -> list[dict[str, Any]]:
         """Every answer, skip and undo in the order stored, as plain dicts: ``seq``,

@@ -122,7 +122,8 @@ class StudyState:
         self.tail: deque[EventRow] = deque()  # read, not folded
         self.last_batch_folded = 0  # the `folded` of the last stored batch
         # hand-outs
-        self.leases: dict[int, dict[str, float]] = defaultdict(dict)  # query → rater → until
+        self.leases: dict[int, dict[str, float]] = {}  # query → rater → until, for queries not complete
+        self.held_by: dict[str, dict[int, float]] = {}  # rater → query → until: the same leases by rater
         self.skipped: dict[int, set[str]] = defaultdict(set)
         self.held: dict[int, int] = defaultdict(int)  # answers read, not folded, not undone
         self.undone: set[int] = set()
@@ -224,9 +225,11 @@ class StudyState:
         self.read_seq = event.seq
         kind, query_id, rater = event.kind, event.query_id, event.rater
         if kind == "lease":
-            self.leases[query_id][rater] = event.until
+            if query_id > self.n_queries or self.remaining(query_id) > 0:
+                self.leases.setdefault(query_id, {})[rater] = event.until
+                self.held_by.setdefault(rater, {})[query_id] = event.until
         elif kind in ("answer", "skip"):
-            self.leases.get(query_id, {}).pop(rater, None)
+            self._release(query_id, rater)
             actions = self.actions[rater]
             actions.append(event)
             if len(actions) > ACTIONS_KEPT:
@@ -254,6 +257,17 @@ class StudyState:
                 self.skips -= 1
         self.tail.append(event)
 
+    def _release(self, query_id: int, rater: str) -> None:
+        """End ``rater``'s lease on a query (an answer or skip of theirs was read)."""
+        holders = self.leases.get(query_id)
+        if holders is not None and holders.pop(rater, None) is not None:
+            if not holders:
+                del self.leases[query_id]
+            mine = self.held_by[rater]
+            del mine[query_id]
+            if not mine:
+                del self.held_by[rater]
+
     def _fold(self, event: EventRow) -> None:
         self.fold_seq = event.seq
         if event.kind != "answer" or event.seq in self.undone:
@@ -272,6 +286,8 @@ class StudyState:
             self._complete(query_id)
 
     def _complete(self, query_id: int) -> None:
+        for rater in list(self.leases.get(query_id, ())):  # a complete query is no one's to answer
+            self._release(query_id, rater)
         batch = self.batch_of[query_id - 1]
         members = self.batches[batch]
         if all(self.remaining(member) == 0 for member in members):

@@ -33,7 +33,7 @@ def _refused(result, text):
 def test_next_json_has_the_stable_keys_and_repeats_pending_queries(tmp_path, instance_file, cli):
     study = _study(tmp_path, instance_file, cli, "--algo", "g-acol")
     first = json.loads(cli("session", "next", study, "--json").stdout)
-    assert set(first) == {"done", "recommended", "answered", "pending", "queries"}
+    assert set(first) == {"done", "recommended", "answered", "pending", "question", "answers", "numbers", "queries"}
     assert set(first["queries"][0]) == {"id", "arm", "count", "remaining", "label", "features", "expires"}
     assert json.loads(cli("session", "next", study, "--json").stdout) == first
     three = json.loads(cli("session", "next", study, "--count", "3", "--json").stdout)["queries"]

@@ -346,3 +346,16 @@ def test_questions_of_a_file_is_what_its_meta_says():
     questions = questions_of(instance({**SCALE, "feasible_when": "mean at least 7"}, "gaussian"))
     assert (questions.answers, questions.numbers, questions.observations, questions.negated) == (
         ("not sweet", "sweet"), False, (0.0, -7.0), True)
+
+
+def test_the_shipped_cookie_study_asks_its_question_and_records_yes_as_feasible(tmp_path):
+    from cbai_cli.session import Session
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "cookies" / "cookies.yaml"
+    with Session.start(tmp_path / "cookies.db", example) as session:
+        assert session.instance.threshold == pytest.approx(-0.6)  # at least 80 % yes: τ = 1 − 2·0.8
+        assert (session.questions.question, session.questions.answers) == ("Would you buy this cookie?",
+                                                                          ("yes", "no"))
+        [query] = session.ask(rater="ann")
+        session.answer(query.id, "yes", rater="ann")
+        assert [record["value"] for record in session.records()] == [-1.0]
