@@ -9,7 +9,6 @@ intervals; and the plot of every arm's interval against τ (:mod:`cbai_cli.serve
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from html import escape
@@ -44,22 +43,13 @@ class Snapshot:
     now: float
 
 
-def estimate_text(estimate: Any) -> str:
-    """The estimate of answers still needed, as shown: "—" when there is none; a number as
-    a whole count; a mapping as its answers (and the range when it gives one)."""
-    if estimate is None:
+def estimate_text(estimate: dict[str, Any] | None) -> str:
+    """The estimate of answers still needed (:class:`cbai_cli.session.estimate.Estimate`
+    as JSON), as shown: "—" when there is none."""
+    if not estimate or not isinstance(estimate.get("remaining"), int):
         return "—"
-    if isinstance(estimate, (int, float)) and not isinstance(estimate, bool):
-        return f"{math.ceil(estimate):,}" if math.isfinite(estimate) else "—"
-    if isinstance(estimate, dict):
-        for key in ("answers", "remaining", "needed", "total"):
-            value = estimate.get(key)
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-                low, high = estimate.get("low"), estimate.get("high")
-                if isinstance(low, (int, float)) and isinstance(high, (int, float)):
-                    return f"{math.ceil(value):,} ({math.ceil(low):,}–{math.ceil(high):,})"
-                return f"{math.ceil(value):,}"
-    return "—"
+    total = estimate.get("total")
+    return f"{estimate['remaining']:,}" + (f" (of ~{total:,})" if isinstance(total, int) else "")
 
 
 def _interval(arm: dict[str, Any]) -> str:

@@ -96,10 +96,8 @@ def test_a_given_token_must_be_long_enough_and_fit_in_a_link():
 
 def test_the_estimate_is_a_dash_when_there_is_none():
     assert estimate_text(None) == "—"
-    assert estimate_text(123.2) == "124"
-    assert estimate_text({"answers": 1500}) == "1,500"
-    assert estimate_text({"answers": 10, "low": 5, "high": 20.5}) == "10 (5–21)"
-    assert estimate_text({"something": "else"}) == "—"
+    assert estimate_text({"remaining": 1500, "total": 1800, "arm": 2}) == "1,500 (of ~1,800)"
+    assert estimate_text({"remaining": 0, "total": 40, "arm": 0}) == "0 (of ~40)"
 
 
 def _polylines(svg: str) -> list[list[tuple[float, float]]]:
