@@ -261,6 +261,9 @@ def driver_arms(
 
 from cbai_cli.session.command import session_app  # noqa: E402  (it declares its options with with_options)
 
+from cbai_cli.serve.command import serve  # noqa: E402  (the web stack loads when the command runs)
+
+session_app.command()(serve)
 app.add_typer(session_app, name="session")
 
 
