@@ -8,12 +8,14 @@ estimate's predicted total is recorded; the table gives, per checkpoint, the qua
 predicted total / true total over the seeds, and how often no estimate could be made yet.
 
     python benchmarks/session_estimate.py instances/irrelevant-dims-d10-eps0.05.yaml --seeds 200
-    python benchmarks/session_estimate.py driver.yaml --seeds 200 --out benchmarks/results/estimate_driver.md
+    cbai driver-arms --n 200 --seed 7 -o driver.yaml
+    python benchmarks/session_estimate.py driver.yaml --seeds 200 --out benchmarks/results/session_estimate_driver.md
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
 import time
 from pathlib import Path
 
@@ -33,15 +35,20 @@ def one_run(prepared, instance, seed: int) -> tuple[int, list[tuple[int, int | N
     noise = np.random.default_rng([seed, 2])
     learner = prepared.make_algorithm(rng)
     means = instance.truth.means(instance.problem.arms)
-    answered, predictions = 0, []
+    answered, predictions, history, counts = 0, [], [], []
     while not learner.done:
         query = learner.ask()
         sums = instance.noise.sample_sums(noise, means[query.arms], query.counts)
         learner.tell(query, Answer(sums))
         answered += query.total
         state = learner.state
+        history.append((answered, state.last_lower.copy(), state.last_upper.copy()))
+        counts.append(answered)
+        # the earlier point a study's history gives: the last one at or before half the answers
+        position = bisect.bisect_right(counts, answered / 2)
+        earlier = history[position - 1] if position else None
         estimate = answers_needed(state.last_lower, state.last_upper, state.rewards, state.threshold,
-                                  state.uncertain, state.feasible, answered)
+                                  state.uncertain, state.feasible, answered, earlier)
         predictions.append((answered, None if estimate is None else estimate.total))
     return answered, predictions
 
@@ -53,6 +60,7 @@ def main() -> None:
     parser.add_argument("--regime", default=None)
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--out", type=Path, default=None, help="also write the table to this file")
+    parser.add_argument("--made-by", default=None, help="how the instance file was made (a command), for the table")
     args = parser.parse_args()
     instance = load(args.instance)
     prepared = prepare(RunRequest.of(args.algo, args.regime), instance)
@@ -74,7 +82,8 @@ def main() -> None:
              + (f" --algo {args.algo}" if args.algo else "") + (f" --regime {args.regime}" if args.regime else "")
              + f"`: {prepared.algorithm} ({prepared.regime}), runs of {int(np.median(lengths)):,} answers "
              f"(median; quartiles {int(np.quantile(lengths, 0.25)):,}–{int(np.quantile(lengths, 0.75)):,}), "
-             f"{time.perf_counter() - started:.0f} s", "",
+             f"{time.perf_counter() - started:.0f} s"
+             + (f"; the instance: `{args.made_by}`" if args.made_by else ""), "",
              "| after this share of the run | predicted total / true total: median | 10 % | 90 % | no estimate yet |",
              "|---:|---:|---:|---:|---:|"]
     for fraction in FRACTIONS:

@@ -13,14 +13,17 @@ w(x) = (u − l)/2:
   arm becomes dominated once x̂ is certified. With no predicted feasible arm, every
   uncertain arm must be shown infeasible.
 
-An arm is decided once its half-width falls below its gap |c(x) − τ|. With the
-allocation kept in its current proportions the design grows linearly in the number of
-answers t, so a half-width shrinks as 1/√t: after t answers, arm x is decided at about
-t·(w(x)/|c(x) − τ|)² answers, and the study at the largest of these over the arms to
-decide. The estimate leaves out what moves it either way: the radius grows like log t
-(later), an adaptive rule puts more answers where they are needed (sooner), and the
-centres move as answers come. docs/sessions.md reports how it compares with the
-answers simulated studies really needed.
+An arm is decided once its half-width falls below its gap |c(x) − τ|. Each half-width
+is taken to shrink as a power of the number of answers t, w(x) ∝ t^(−α(x)), with α(x)
+read off how it shrank since an earlier point t₀ ≤ t/2 of the study,
+α(x) = log(w₀(x)/w(x)) / log(t/t₀), clipped to [1/4, 3/2] (1/2, the rate of a fixed
+allocation whose design grows linearly in t, without an earlier point or an earlier
+interval). Arm x is then decided at about t·(w(x)/|c(x) − τ|)^(1/α(x)) answers, and the
+study at the largest of these over the arms to decide. The rate read off the past carries
+what an adaptive rule does (it pulls more where answers are needed, and those intervals
+shrink faster); the estimate still leaves out that centres move as answers come and that
+a gap guessed from few answers is noisy. docs/sessions.md reports how it compares with
+the answers simulated studies really needed.
 """
 
 from __future__ import annotations
@@ -46,12 +49,19 @@ class Estimate:
         return {"remaining": self.remaining, "total": self.total, "arm": self.arm}
 
 
+#: The range of the fitted rates α: slower than t^(−1/4) is an arm hardly pulled any more,
+#: faster than t^(−3/2) is noise in two widths.
+RATES = (0.25, 1.5)
+
+
 def answers_needed(lower: np.ndarray, upper: np.ndarray, rewards: np.ndarray, threshold: float,
-                   uncertain: np.ndarray, feasible: np.ndarray, answered: int) -> Estimate | None:
+                   uncertain: np.ndarray, feasible: np.ndarray, answered: int,
+                   earlier: tuple[int, np.ndarray, np.ndarray] | None = None) -> Estimate | None:
     """The extrapolation of the module docstring from the intervals (K,) ``lower`` and
-    ``upper`` after ``answered`` answers, the rewards (K,), τ and the sets U and F (K,)
-    bool; None when it cannot be made yet: no answer, an arm to decide with an unbounded
-    interval, or one whose centre lies on τ."""
+    ``upper`` after ``answered`` answers, the rewards (K,), τ, the sets U and F (K,) bool,
+    and ``earlier`` = (t₀, lower₀, upper₀), the intervals after t₀ ≤ answered/2 answers;
+    None when it cannot be made yet: no answer, an arm to decide with an unbounded interval,
+    or one whose centre lies on τ."""
     if not uncertain.any():
         return Estimate(0, answered, -1)
     if answered <= 0:
@@ -71,9 +81,15 @@ def answers_needed(lower: np.ndarray, upper: np.ndarray, rewards: np.ndarray, th
     if arms.size == 0:
         return Estimate(0, answered, -1)
     gap = np.abs(centre[arms] - threshold)
-    if not (np.isfinite(half[arms]).all() and (gap > 0).all()):
+    if not (np.isfinite(half[arms]).all() and (gap > 0).all() and (half[arms] > 0).all()):
         return None
-    factors = (half[arms] / gap) ** 2
-    slowest = int(np.argmax(factors))
-    total = max(answered, math.ceil(answered * float(factors[slowest])))
+    rates = np.full(arms.size, 0.5)
+    if earlier is not None and 0 < earlier[0] <= answered / 2:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            before = (earlier[2][arms] - earlier[1][arms]) / 2
+            fitted = np.log(before / half[arms]) / math.log(answered / earlier[0])
+        rates = np.where(np.isfinite(fitted), np.clip(fitted, *RATES), rates)
+    totals = answered * (half[arms] / gap) ** (1 / rates)
+    slowest = int(np.argmax(totals))
+    total = max(answered, math.ceil(float(totals[slowest])))
     return Estimate(total - answered, total, int(arms[slowest]))

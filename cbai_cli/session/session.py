@@ -649,9 +649,11 @@ class Session:
                      in enumerate(zip(elimination.last_lower, elimination.last_upper, states)))
         prepared = self.prepared
         guaranteed = bool(learner.done) and (prepared.regime is None or REGIMES[prepared.regime].guaranteed)
+        earlier = next((point for point in reversed(state.history) if 0 < point.answered <= state.recorded / 2), None)
         estimate = None if state.done else answers_needed(
             elimination.last_lower, elimination.last_upper, elimination.rewards, elimination.threshold,
-            elimination.uncertain, elimination.feasible, state.recorded)
+            elimination.uncertain, elimination.feasible, state.recorded,
+            None if earlier is None else (earlier.answered, earlier.lower, earlier.upper))
         leases = () if state.done else tuple(
             Lease(query_id, rater, until) for query_id, holders in sorted(state.leases.items())
             for rater, until in sorted(holders.items()) if until > moment and state.remaining(query_id) > 0)

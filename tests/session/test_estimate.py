@@ -40,3 +40,17 @@ def test_no_estimate_before_any_answer_or_with_an_unbounded_interval():
 
 def test_a_study_with_no_uncertain_arm_needs_nothing_more():
     assert _estimate([-2.0, 1.0, 1.0], [-1.0, 2.0, 2.0], [False] * 3, [True, False, False]) == Estimate(0, 100, -1)
+
+
+def test_the_rate_each_interval_shrank_at_sets_how_fast_it_is_decided():
+    lower, upper = [-0.25, -1.5, -2.0], [1.75, 0.5, -1.0]
+    # four times wider after 25 answers than after 100: w ∝ t^(−1), so arm 1 is decided at 100·(1/0.5) = 200
+    wider = (25, np.array([-3.25, -4.5, -3.0]), np.array([4.75, 3.5, 0.0]))
+    estimate = answers_needed(np.array(lower), np.array(upper), REWARDS, 0.0, np.array([True, True, False]),
+                              np.array([False, False, True]), 100, wider)
+    assert estimate == Estimate(remaining=100, total=200, arm=1)
+    # no earlier point, or one after half the answers: the rate of a fixed allocation, 1/2
+    assert _estimate(lower, upper, [True, True, False], [False, False, True]).total == 400
+    late = (60, wider[1], wider[2])
+    assert answers_needed(np.array(lower), np.array(upper), REWARDS, 0.0, np.array([True, True, False]),
+                          np.array([False, False, True]), 100, late).total == 400
