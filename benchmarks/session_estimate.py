@@ -78,7 +78,7 @@ def main() -> None:
                 missing[fraction] += 1
             else:
                 ratios[fraction].append(total / length)
-    lines = [f"`python benchmarks/session_estimate.py {args.instance} --seeds {args.seeds}"
+    lines = [f"`python benchmarks/session_estimate.py {Path(args.instance).name} --seeds {args.seeds}"
              + (f" --algo {args.algo}" if args.algo else "") + (f" --regime {args.regime}" if args.regime else "")
              + f"`: {prepared.algorithm} ({prepared.regime}), runs of {int(np.median(lengths)):,} answers "
              f"(median; quartiles {int(np.quantile(lengths, 0.25)):,}–{int(np.quantile(lengths, 0.75)):,}), "
