@@ -20,7 +20,8 @@ ordinary :class:`~cbai_cli.instance.Instance`:
 - ``data``: the action sequences, the raw features and the scales, so every arm
   can be traced back to a trajectory (``cbai driver-arms --show``);
 - ``meta``: scenario, seed, n, feedback and the counts of distinct policies,
-  distinct arms and feasible arms.
+  distinct arms and feasible arms; with binary feedback, what a study asks its raters
+  ("Does this driving feel safe?", yes being the answer for feasibility).
 
 Without the truth (``--no-truth``, the file of a user study whose answers come from
 people) the file has no ``constraint``, ``meta`` leaves out the scenario's ``phi``,
@@ -71,6 +72,8 @@ __all__ = [
     "write_arm_sets",
 ]
 
+#: What a study of a driver instance with binary feedback asks its raters (``meta.question``).
+RATER_QUESTION = "Does this driving feel safe?"
 #: ``meta.generator`` of every driver instance; ``--show`` checks for it.
 GENERATOR = "driver-arms"
 #: ``--scenario all`` writes one file per scenario.
@@ -279,6 +282,11 @@ def driver_instance(
         "phi": sc.phi.tolist(),
         "tau": sc.tau,
     }
+    if noise.kind == "binary":
+        # what a study asks passengers: a safe drive is a feasible one, so "yes" is the answer that
+        # counts for feasibility (the −1 of the paper's binary feedback, Appendix C)
+        meta["question"] = RATER_QUESTION
+        meta["answers"] = {"yes": "feasible", "no": "infeasible"}
     if not truth:
         for hidden in ("feasible_arms", "phi", "tau"):
             del meta[hidden]
