@@ -460,7 +460,8 @@ def _npz_arrays(mapping: dict[str, Any]) -> dict[str, np.ndarray]:
             for member, array in value.items():
                 arrays[f"{key}/{member}"] = np.asarray(array)
         elif isinstance(value, (dict, type(None))):
-            arrays[_JSON_PREFIX + key] = np.array(json.dumps(value, sort_keys=True))
+            # in the mapping's own order: meta.answers lists the answers in the order raters see them
+            arrays[_JSON_PREFIX + key] = np.array(json.dumps(value))
         elif isinstance(value, str):
             arrays[key] = np.array(value)
         else:

@@ -10,7 +10,6 @@ refuses raises: :class:`HttpError` with its status, or an error of the session t
 
 from __future__ import annotations
 
-import csv
 import io
 import time
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 
 from cbai_cli.errors import CbaiError, OptionError
 from cbai_cli.serve.served import Served
+from cbai_cli.session.export import write_csv
 
 
 class HttpError(Exception):
@@ -81,10 +81,14 @@ def rater_page(served: Served, params: dict[str, Any], body: None) -> Content:
                    {"Content-Security-Policy": content_security_policy(script_nonce)})
 
 
+#: The most arms the dashboard's plot over the answers shows (the most rewarding still open).
+OPEN_ARMS_SHOWN = 8
+
+
 def dashboard(served: Served, params: dict[str, Any], body: None) -> Content:
     from cbai_cli.serve.dashboard import Snapshot, dashboard_page
     from cbai_cli.serve.html import content_security_policy, nonce
-    from cbai_cli.serve.plot import intervals_svg
+    from cbai_cli.serve.plot import arms_svg, intervals_svg
 
     def read(session) -> tuple[dict[str, Any], object, list]:
         status = session.status().to_json()
@@ -96,7 +100,20 @@ def dashboard(served: Served, params: dict[str, Any], body: None) -> Content:
     threshold = status.get("threshold")
     if threshold is None:
         threshold = float(served.instance.threshold)
-    plot = served.plot(key, lambda: intervals_svg(history, threshold, served.labels))
+    rewards = served.instance.rewards
+    arms = status.get("arms") or []
+    recommended = status.get("recommended")
+    # over the answers, the arms still open and the recommendation, at most OPEN_ARMS_SHOWN by reward
+    open_arms = sorted({arm["arm"] for arm in arms if arm.get("state") == "uncertain"}
+                       | ({recommended} if recommended is not None else set()), key=lambda arm: (-rewards[arm], arm))
+
+    def draw() -> str:
+        return (arms_svg(arms, rewards, served.labels, threshold, recommended)
+                + '<p class="muted">Over the answers: the arms still open and the recommended one'
+                + (f" (the {OPEN_ARMS_SHOWN} most rewarding)" if len(open_arms) > OPEN_ARMS_SHOWN else "") + "</p>"
+                + intervals_svg(history, threshold, served.labels, shown=open_arms[:OPEN_ARMS_SHOWN]))
+
+    plot = served.plot(key, draw)
     script_nonce = nonce()
     snapshot = Snapshot(served.study.name, status, served.labels, plot, served.token, time.time())
     return Content(dashboard_page(snapshot, script_nonce, served.poll_seconds), "text/html",
@@ -180,17 +197,11 @@ def status(served: Served, params: dict[str, Any], body: None) -> dict[str, Any]
     return served.call(lambda session: session.status().to_json())
 
 
-#: The columns of the CSV log, in order.
-LOG_COLUMNS = ("seq", "kind", "id", "arm", "label", "rater", "answer", "value", "surplus", "undone", "time")
-
-
 def log(served: Served, params: dict[str, Any], body: None) -> dict[str, Any] | Content:
     records = served.call(lambda session: session.records())
     if params.get("format", "json") == "json":
         return {"records": records}
     text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(LOG_COLUMNS)
-    writer.writerows([record.get(column) for column in LOG_COLUMNS] for record in records)
+    write_csv(records, text)
     return Content(text.getvalue(), "text/csv; charset=utf-8",
                    {"Content-Disposition": f'attachment; filename="{served.study.stem}-log.csv"'})

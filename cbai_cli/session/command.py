@@ -19,6 +19,7 @@ import typer
 from cbai_cli.algorithms.registry import algorithm_help, run_option_names
 from cbai_cli.session import KINDS
 from cbai_cli.session.defaults import DEFAULT_GRACE, DEFAULT_LEASE
+from cbai_cli.session.export import LOG_COLUMNS, write_csv
 from cbai_cli.typer_options import REGIME_HELP, with_options
 
 session_app = typer.Typer(
@@ -251,10 +252,6 @@ def status(
     typer.echo(outcome_line(current))
 
 
-#: The columns of ``session log --csv``, in order (the keys of :meth:`Session.records`).
-LOG_COLUMNS = ("seq", "kind", "id", "arm", "label", "rater", "answer", "value", "surplus", "held", "undone", "time")
-
-
 @session_app.command()
 def log(
     study: Path = typer.Argument(..., metavar="STUDY", help=STUDY_HELP),
@@ -274,20 +271,9 @@ def log(
     if as_json:
         _json({"records": records})
     elif as_csv:
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(LOG_COLUMNS)
-        writer.writerows([_csv_cell(record[column]) for column in LOG_COLUMNS] for record in records)
+        write_csv(records, sys.stdout)
     else:
         console().print(log_table(records))
-
-
-def _csv_cell(value: Any) -> Any:
-    """A log value as CSV writes it: floats exactly (repr), booleans and None as words."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return ""
-    return repr(value) if isinstance(value, float) else value
 
 
 @session_app.command()

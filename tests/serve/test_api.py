@@ -117,7 +117,7 @@ def test_every_reply_fits_its_declared_schema_and_an_answer_sent_twice_counts_on
                     ("skip", query["id"], None, False)]
     status, text = server.call("GET", "/api/log?format=csv")
     lines = text.splitlines()
-    assert lines[0] == "seq,kind,id,arm,label,rater,answer,value,surplus,undone,time"
+    assert lines[0] == "seq,kind,id,arm,label,rater,answer,value,surplus,held,undone,time"
     assert len(lines) == 1 + len(log["records"])
 
     status, document = server.call("GET", "/openapi.json")

@@ -12,7 +12,7 @@ from cbai_cli.errors import OptionError
 from cbai_cli.serve import routes
 from cbai_cli.serve.auth import allowed, checked_token, given_token
 from cbai_cli.serve.dashboard import estimate_text
-from cbai_cli.serve.plot import MAX_POINTS, intervals_svg
+from cbai_cli.serve.plot import MAX_POINTS, STATE_COLOURS, arms_svg, intervals_svg
 from cbai_cli.serve.schema import SchemaError, check, coerce
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -129,6 +129,29 @@ def test_the_plot_of_a_long_history_keeps_at_most_its_point_budget_with_the_last
     lines = _polylines(intervals_svg(history, 0.0, ["a"]))
     assert len(lines[0]) <= MAX_POINTS
     assert lines[0][-1][0] == max(x for x, _ in lines[0])
+
+
+def test_the_plot_over_the_answers_draws_only_the_arms_shown():
+    history = [(10, np.array([0.2, 0.9, -1.0]), np.array([1.5, 2.5, 0.5])),
+               (20, np.array([0.4, 1.2, -0.5]), np.array([0.8, 1.9, 0.1]))]
+    svg = intervals_svg(history, 1.0, ["left", "right", "middle"], shown=[2])
+    assert len(_polylines(svg)) == 2 and "middle" in svg and "left" not in svg
+    assert "no arm left open" in intervals_svg(history, 1.0, ["a", "b", "c"], shown=[])
+
+
+def test_every_arm_now_is_a_bar_by_reward_coloured_by_state_the_recommended_black():
+    arms = [{"arm": 0, "lower": 0.2, "upper": 0.8, "state": "feasible"},
+            {"arm": 1, "lower": None, "upper": None, "state": "uncertain"},
+            {"arm": 2, "lower": 1.5, "upper": 2.0, "state": "infeasible"}]
+    svg = arms_svg(arms, [1.0, 3.0, 2.0], ["a", "b", "c"], 1.0, recommended=0)
+    bars = [line for line in ET.fromstring(svg).iter(f"{SVG}line") if line.find(f"{SVG}title") is not None]
+    # by reward, highest left: arm 1, arm 2, arm 0
+    assert [bar.find(f"{SVG}title").text.split(" (")[0] for bar in bars] == ["b", "c", "a"]
+    assert [bar.get("stroke") for bar in bars] == [STATE_COLOURS["uncertain"], STATE_COLOURS["infeasible"], "#000000"]
+    xs = [float(bar.get("x1")) for bar in bars]
+    assert xs == sorted(xs)
+    tau_y = float([line for line in ET.fromstring(svg).iter(f"{SVG}line") if line.get("stroke-dasharray")][0].get("y1"))
+    assert float(bars[2].get("y2")) > tau_y  # the feasible arm's lower end lies below τ (larger y is lower)
 
 
 def test_the_plot_without_answers_says_so():
