@@ -53,6 +53,17 @@ def browser(width: int, height: int):
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
+def photograph(url: str, size: tuple[int, int], path: Path) -> None:
+    """A screenshot of the page at ``url`` in a window of ``size`` (pixels), once it has loaded."""
+    window = browser(*size)
+    try:
+        window.get(url)
+        time.sleep(2)  # the page's first request for a question
+        window.save_screenshot(str(path))
+    finally:
+        window.quit()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
@@ -84,20 +95,8 @@ def main() -> None:
             unsafe = rng.random() < (means[query["arm"]] + 1) / 2
             call(base, "POST", "/api/answer", {"id": query["id"], "rater": rater, "answer": "no" if unsafe else "yes"})
         args.out.mkdir(parents=True, exist_ok=True)
-        phone = browser(420, 760)
-        try:
-            phone.get(f"{base}/?token={TOKEN}&rater=bea")
-            time.sleep(2)
-            phone.save_screenshot(str(args.out / "serve-rater.png"))
-        finally:
-            phone.quit()
-        desk = browser(1280, 1000)
-        try:
-            desk.get(f"{base}/dashboard?token={TOKEN}")
-            time.sleep(2)
-            desk.save_screenshot(str(args.out / "serve-dashboard.png"))
-        finally:
-            desk.quit()
+        photograph(f"{base}/?token={TOKEN}&rater=bea", (420, 760), args.out / "serve-rater.png")  # a phone
+        photograph(f"{base}/dashboard?token={TOKEN}", (1280, 1000), args.out / "serve-dashboard.png")
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -366,7 +366,8 @@ class Journal:
 
     def position(self) -> tuple[int, int]:
         """(queries, last event seq) stored now."""
-        row = self._one("SELECT (SELECT count(*) FROM queries), (SELECT coalesce(max(seq), 0) FROM events)")
+        # ids and seqs count from 1 without gaps (reading checks it), so the largest is the count
+        row = self._one("SELECT (SELECT coalesce(max(id), 0) FROM queries), (SELECT coalesce(max(seq), 0) FROM events)")
         return int(row[0]), int(row[1])
 
     def _check_identity(self) -> None:
@@ -420,19 +421,6 @@ class Writer:
 
     def read(self, after_query: int = 0, after_event: int = 0) -> tuple[list[QueryRow], list[EventRow]]:
         return self._journal.read(after_query, after_event)
-
-    @property
-    def in_transaction(self) -> bool:
-        """Whether a write transaction is open on this journal."""
-        return self._connection.in_transaction
-
-    def fingerprint(self, queries: int, events: int) -> tuple[tuple | None, tuple | None]:
-        """The query row ``queries`` and the event row ``events`` as tuples (None for 0 or a
-        row not stored): what a snapshot taken there must match."""
-        query = self._one("SELECT id, arm, count, batch, folded, time FROM queries WHERE id = ?", (queries,))
-        event = self._one("SELECT seq, kind, query_id, rater, value, given, target, until, key, time FROM events "
-                          "WHERE seq = ?", (events,))
-        return (tuple(query) if query else None), (tuple(event) if event else None)
 
     def position(self) -> tuple[int, int]:
         """(queries, last event seq) stored now."""
