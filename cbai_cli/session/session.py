@@ -441,7 +441,7 @@ class Session:
         with self.journal.writing() as writer:
             moment = now()
             state = self._sync(moment, writer.read)
-            chosen, batches = self._choose(state, rater, count, moment)
+            chosen, batches = state.hand_out(rater, count, moment)
             renew = [query_id for query_id in chosen
                      if (state.lease_of(rater, query_id, moment) or 0.0) - moment < lease / 2]
             try:
@@ -452,38 +452,6 @@ class Session:
                 raise
         self._own(state, rows)
         return [self._handed(state, query_id, state.lease_of(rater, query_id, moment)) for query_id in chosen]
-
-    def _choose(self, state: StudyState, rater: str, count: int, moment: float):
-        """The query ids to hand ``rater`` and the new batches' rows ``(arm, count, batch,
-        folded)`` the algorithm asked for on the way (already added to ``state``)."""
-        if state.done:
-            return [], []
-        chosen = sorted(query_id for query_id, until in state.held_by.get(rater, {}).items()
-                        if until > moment and state.remaining(query_id) > 0)[:count]
-        taken = set(chosen)
-        skipped = []
-        for query_id in state.waiting():
-            if len(chosen) >= count:
-                break
-            if query_id in taken or state.free(query_id, rater, moment) <= 0:
-                continue
-            if rater in state.skipped.get(query_id, ()):
-                skipped.append(query_id)
-                continue
-            chosen.append(query_id)
-            taken.add(query_id)
-        batches = []
-        while len(chosen) < count:
-            asked = state.issue()
-            if not asked:
-                break
-            folded = state.fold_seq
-            ids = state.add(asked)
-            state.last_batch_folded = folded
-            batches.extend((arm, pulls, state.batch_of[-1], folded) for arm, pulls in asked)
-            chosen.extend(ids[:count - len(chosen)])
-        chosen.extend(skipped[:count - len(chosen)])
-        return chosen, batches
 
     def _handed(self, state: StudyState, query_id: int, expires: float | None = None) -> HandedQuery:
         arm = state.arms[query_id - 1]

@@ -337,6 +337,40 @@ class StudyState:
             return []
         return [(int(arm), int(count)) for arm, count in zip(query.arms, query.counts)]
 
+    def hand_out(self, rater: str, count: int, moment: float) -> tuple[list[int], list[tuple[int, int, int, int]]]:
+        """Up to ``count`` query ids to hand ``rater`` at ``moment``: the ones they hold,
+        then free ones (oldest first), then new ones asked of the algorithm, then ones they
+        skipped; and the rows ``(arm, count, batch, folded)`` of the batches the algorithm
+        asked for on the way (already added here, to be stored with the leases)."""
+        if self.done:
+            return [], []
+        chosen = sorted(query_id for query_id, until in self.held_by.get(rater, {}).items()
+                        if until > moment and self.remaining(query_id) > 0)[:count]
+        taken = set(chosen)
+        skipped = []
+        for query_id in self.waiting():
+            if len(chosen) >= count:
+                break
+            if query_id in taken or self.free(query_id, rater, moment) <= 0:
+                continue
+            if rater in self.skipped.get(query_id, ()):
+                skipped.append(query_id)
+                continue
+            chosen.append(query_id)
+            taken.add(query_id)
+        batches = []
+        while len(chosen) < count:
+            asked = self.issue()
+            if not asked:
+                break
+            folded = self.fold_seq
+            ids = self.add(asked)
+            self.last_batch_folded = folded
+            batches.extend((arm, pulls, self.batch_of[-1], folded) for arm, pulls in asked)
+            chosen.extend(ids[:count - len(chosen)])
+        chosen.extend(skipped[:count - len(chosen)])
+        return chosen, batches
+
     def settle(self) -> None:
         """Find out now what :meth:`issue` would find at the next ask: with nothing pending,
         the budget is spent when the algorithm's next query no longer fits in it (asked
