@@ -297,3 +297,19 @@ def ask(
     final = run(study, sys.stdin, sys.stderr if as_json else sys.stdout, pictures, rater, grace)
     if as_json:
         _json(final.to_json())
+
+
+@session_app.command()
+def upgrade(
+    study: Path = typer.Argument(..., metavar="OLD", help="A study of journal schema 1 (made before studies had "
+                                 "raters)."),
+    output: str = typer.Option(..., "-o", "--output", metavar="NEW", help="The study to create; an existing file is "
+                               "never overwritten."),
+) -> None:
+    """Copy a study made by an earlier cbai into the current journal schema, every answer kept (OLD is only read)."""
+    from cbai_cli.outputs import check_writable
+    from cbai_cli.session.upgrade import upgrade as copy_study
+
+    check_writable(output, "-o")
+    answers = copy_study(study, output)
+    typer.echo(f"upgraded {study} into {output}: {answers} answer(s), replayed; next: cbai session status {output}")

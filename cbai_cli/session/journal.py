@@ -259,7 +259,7 @@ class Journal:
         version = self._connection.execute("PRAGMA user_version").fetchone()[0]
         if version == 1:
             raise OptionError(f"{self.path}: a study of journal schema 1, made by cbai before studies had raters; "
-                              f"this cbai reads schema {SCHEMA_VERSION}: finish it with the cbai that started it")
+                              f"copy it into schema {SCHEMA_VERSION} with `cbai session upgrade {self.path} -o NEW`")
         if version != SCHEMA_VERSION:
             raise OptionError(f"{self.path}: a study of journal schema {version}, which this cbai does not read "
                               f"(it reads schema {SCHEMA_VERSION})")
@@ -455,6 +455,23 @@ class Writer:
         except sqlite3.Error as error:
             raise StudyFileError(f"{self._journal.path}: cannot write: {_locked(error)}") from None
         return rows
+
+    def copy(self, queries: Sequence[QueryRow], events: Sequence[EventRow]) -> None:
+        """Store rows as they are, ids, seqs and times included (a study copied from another
+        file); they must continue the stored ones."""
+        stored = self.position()
+        if [row.id for row in queries] != list(range(stored[0] + 1, stored[0] + 1 + len(queries))) or \
+                [row.seq for row in events] != list(range(stored[1] + 1, stored[1] + 1 + len(events))):
+            raise StudyFileError(f"{self._journal.path}: rows to copy must continue the stored ones without a gap")
+        connection = self._journal._connection
+        try:
+            connection.executemany("INSERT INTO queries (id, arm, count, batch, folded, time) VALUES (?, ?, ?, ?, ?, ?)",
+                                   [tuple(vars(row).values()) for row in queries])
+            connection.executemany(
+                "INSERT INTO events (seq, kind, query_id, rater, value, given, target, until, key, time) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [tuple(vars(row).values()) for row in events])
+        except sqlite3.Error as error:
+            raise StudyFileError(f"{self._journal.path}: cannot write: {_locked(error)}") from None
 
 
 def _is_integer(value: Any) -> bool:
