@@ -24,10 +24,12 @@ import functools
 import hashlib
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
 
 import numba
+import numba.core.event
 from numba.core import caching
 from numba.extending import register_jitable
 
@@ -165,9 +167,36 @@ def _load_threading_layer() -> None:
     numba.get_num_threads()
 
 
+class _CompileNotice(numba.core.event.Listener):
+    """Says once, on stderr, that numba compiles (a cache that misses a kernel: an install
+    whose build could not compile them, a numba upgrade), so that a person at a terminal
+    knows why the command waits."""
+
+    def __init__(self) -> None:
+        self.said = False
+
+    def on_start(self, event) -> None:
+        if not self.said:
+            self.said = True
+            sys.stderr.write("cbai: compiling kernels for this machine (once, then cached; up to a minute; "
+                             "`python -m cbai_cli.kernels.warm` compiles them all)\n")
+            sys.stderr.flush()
+
+    def on_end(self, event) -> None:
+        pass
+
+
+def _notice_compiles() -> None:
+    """Install :class:`_CompileNotice` when stderr is a terminal (a log or a test's capture
+    gets no such line)."""
+    if sys.stderr is not None and sys.stderr.isatty():
+        numba.core.event.register("numba:compile", _CompileNotice())
+
+
 _register_locators()
 _passive_openmp()
 _load_threading_layer()
+_notice_compiles()
 # The radius formulas stay written once, as plain Python in cbai_cli/confidence.py;
 # registering them lets compiled code call them as they are.
 for _formula in (confidence.log_ratio, confidence.horizon_form, confidence.determinant_form):
