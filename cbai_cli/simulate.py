@@ -232,10 +232,11 @@ class LoopOutcome:
 
 def compilable(learner: Learner, environment: Environment) -> bool:
     """Whether :func:`cbai_cli.kernels.batch.run_compiled` can run ``learner`` against
-    ``environment``: a rule and a regime with kernel codes, and Gaussian noise."""
+    ``environment``: a rule and a regime with kernel codes, and noise the compiled step
+    draws (Gaussian or binary, ``environment.compiled_noise()``)."""
     compiled = getattr(learner, "compiled", None)
-    gaussian = getattr(environment, "gaussian", None)
-    return compiled is not None and compiled() and gaussian is not None and gaussian() is not None
+    noise = getattr(environment, "compiled_noise", None)
+    return compiled is not None and compiled() and noise is not None and noise() is not None
 
 
 def drive(learner: Learner, environment: Environment, budget: int | None,

@@ -265,7 +265,10 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
 
     The learners share one problem, one rule and one regime (one prepared request, as
     :meth:`~cbai_cli.algorithms.base.Adaptive.compiled` allows); each environment answers
-    with Gaussian noise from its own stream (``environment.gaussian()``); a random rule
+    from its own stream (``environment.compiled_noise()``): Gaussian noise from standard
+    normals drawn ahead, binary answers drawn in the step from the environment's generator
+    itself (runs of binary answers advance one at a time: a batch would make numba compile
+    for each batch size); a random rule
     (:data:`~cbai_cli.kernels.codes.UNIFORM_RULES`) reads its uniforms from chunks of the
     learner's own ``rng.random`` (the doubles that the learner's ``select`` draws one per
     pull, so the same ones; the learner's generator ends up ahead by the unused rest of the
@@ -283,8 +286,13 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     if fits is not None:  # constants of each run's own means, read by the loop, never written
         mean_thresholds = np.stack([learner.intervals._mean_thresholds for learner in learners])
         mean_scale = np.array([learner.intervals.subgaussian for learner in learners], dtype=float)
-    gaussian = [environment.gaussian() for environment in environments]
-    means, sigma = np.ascontiguousarray(gaussian[0][0], dtype=float), gaussian[0][1]
+    noise = [environment.compiled_noise() for environment in environments]
+    means, sigma = np.ascontiguousarray(noise[0][0], dtype=float), noise[0][1]
+    if sigma is None and len(learners) > 1:
+        return [run_compiled([learner], [environment], budget, threads_from)[0]
+                for learner, environment in zip(learners, environments)]
+    # binary answers: run 0's generator, read in the step; Gaussian noise: normals drawn ahead
+    streams = (noise[0][2],) if sigma is None else None
     rewards = np.ascontiguousarray(problem.rewards, dtype=float)
     batch = BatchState.stack(learners, budget)
     start = batch.steps.copy()
@@ -300,7 +308,8 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
                   else None)
     while True:
         for b in np.flatnonzero(batch.status == NEED_NOISE):
-            normals[b] = gaussian[b][2].standard_normal(NOISE_CHUNK)
+            if streams is None:
+                normals[b] = noise[b][2].standard_normal(NOISE_CHUNK)
             if draws:
                 uniforms[b] = learners[b].rng.random(NOISE_CHUNK)
             used_normals[b] = 0
@@ -313,7 +322,8 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
             batch.status[b] = RUNNING
         if not (batch.status == RUNNING).any():
             break
-        shared = (design.arms, rewards, float(problem.threshold), means, sigma, first.kernel_code,
+        shared = (design.arms, rewards, float(problem.threshold), means, 0.0 if sigma is None else sigma,
+                  first.kernel_code,
                   float(getattr(first, "optimism", 0.0)))
         runs = (batch.inverse, batch.gram, batch.targets, batch.estimate, batch.norms2, batch.predictions,
                 batch.logdet, batch.uncertain, batch.feasible, batch.best, batch.last_lower, batch.last_upper,
@@ -322,14 +332,15 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
                 threads_from)
         if fits is None:
             code, params = first.regime.kernel(problem.dim)
-            advance(*shared, code, np.array(params), design.refresh_every, *runs)
+            advance(*shared, code, np.array(params), design.refresh_every, *runs, streams)
         else:
             fit = first.intervals.fit
             advance_fit(*shared, design.refresh_every, *runs, fits.pinv, fits.caches, fits.roundoff, fits.directions,
                         fits.growths, fits.growth_basis, fits.growth, fits.margin, fits.inside, fits.counts, fits.sums,
                         fits.steps, fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts,
                         fits.slopes, fits.inflations, fits.mean_widths, fits.mean_roots, mean_thresholds, mean_scale,
-                        first.intervals.mean_prior.scales, first.intervals.mean_prior.log_weights, fits.stale, fits.due)
+                        first.intervals.mean_prior.scales, first.intervals.mean_prior.log_weights, fits.stale, fits.due,
+                        streams)
     for b, learner in enumerate(learners):
         batch.write_back(b, learner)
         if fits is not None:

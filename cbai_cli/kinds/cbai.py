@@ -16,7 +16,7 @@ import numpy as np
 
 from cbai_cli.errors import NumericalError
 from cbai_cli.kinds.base import InstanceKind
-from cbai_cli.noise import GaussianNoise
+from cbai_cli.noise import BinaryNoise, GaussianNoise
 from cbai_cli.protocol import Answer, Query
 
 # MaxRew-F can pull the same certainly-feasible arm forever; without a budget it gets this one.
@@ -43,13 +43,17 @@ class Environment:
         """Sums (m,) of ``counts[i]`` observations of arm ``arms[i]``, drawn in one call."""
         return Answer(self.noise.sample_sums(self.rng, self.means[query.arms], query.counts))
 
-    def gaussian(self) -> tuple[np.ndarray, float, np.random.Generator] | None:
-        """(means (K,), σ, the noise stream) when the noise is Gaussian, else None: one pull
-        of arm a is then ``means[a] + σ·z`` for the stream's next standard normal z, which
-        the compiled step reads from ``rng.standard_normal`` drawn ahead
-        (:mod:`cbai_cli.kernels.batch`)."""
+    def compiled_noise(self) -> tuple[np.ndarray, float | None, np.random.Generator] | None:
+        """(means (K,), σ, the noise stream) of the noise the compiled step draws
+        (:mod:`cbai_cli.kernels.batch`), else None. Gaussian: one pull of arm a is
+        ``means[a] + σ·z`` for the stream's next standard normal z, read from
+        ``rng.standard_normal`` drawn ahead. Binary (σ None): one pull is
+        ``2·rng.binomial(1, p) − 1`` with p = (means[a] + 1)/2, drawn in the step itself
+        from this generator, as :meth:`cbai_cli.noise.BinaryNoise.sample_sums` draws it."""
         if isinstance(self.noise, GaussianNoise):
             return self.means, float(self.noise.sigma), self.rng
+        if isinstance(self.noise, BinaryNoise):
+            return self.means, None, self.rng
         return None
 
 

@@ -164,11 +164,33 @@ def test_g_acol_uniform_choices_before_the_first_elimination_do_not_depend_on_th
     assert shorter == [uniform_index(u, k) for u in run_streams(2)[1].random(len(shorter))]
 
 
-def test_binary_noise_stays_on_the_python_loop(small_instance):
-    binary = replace(small_instance, constraint=small_instance.constraint / 2, threshold=small_instance.threshold / 2,
-                     noise=BinaryNoise())
-    learner, environment = started(prepared_run(binary, "g-acol", "theory"), 0)
-    assert not compilable(learner, environment)
+@pytest.mark.parametrize("regime", ["theory", "ols"])
+@pytest.mark.parametrize("name", RULES)
+def test_binary_answers_compiled_equal_the_ask_tell_loop(name, regime):
+    # yes/no answers drawn in the step from the run's own generator: the same answers, the same
+    # state, and the generator left where the loop leaves it
+    instance = family("unit-sphere").generate(BinaryNoise(), d=4, n=12, seed=3)
+    prepared = prepare(RunRequest.of(name, regime, budget=600), instance)
+    for seed in range(2):
+        compiled, environment = started(prepared, seed)
+        assert compilable(compiled, environment)
+        fast = drive(compiled, environment, prepared.budget)
+        stepped, loop_environment = started(prepared, seed)
+        slow = drive(stepped, loop_environment, prepared.budget, Silent())
+        assert (fast.used, fast.solved) == (slow.used, slow.solved)
+        assert_same_state(compiled, stepped)
+        assert environment.rng.bit_generator.state == loop_environment.rng.bit_generator.state
+
+
+def test_a_batch_of_binary_runs_equals_the_runs_one_by_one():
+    instance = family("unit-sphere").generate(BinaryNoise(), d=4, n=12, seed=3)
+    prepared = prepare(RunRequest.of("g-acol", "det", budget=300), instance)
+    together = [started(prepared, seed) for seed in range(3)]
+    outcomes = run_compiled([learner for learner, _ in together], [env for _, env in together], prepared.budget)
+    for seed, (learner, _) in enumerate(together):
+        alone, environment = started(prepared, seed)
+        assert run_compiled([alone], [environment], prepared.budget) == [outcomes[seed]]
+        assert_same_state(learner, alone)
 
 
 @pytest.mark.parametrize("name", ["g-acol", "greedy-maxvar"])
