@@ -34,21 +34,17 @@ guarantee there; :func:`regime_notes` says so.
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from cbai_cli.kernels import codes
+from cbai_cli.kernels.forms import determinant_form, horizon_form, log_ratio
 from cbai_cli.options import OPTIONS
 
 if TYPE_CHECKING:  # the registry reads the regimes' declarations without loading numpy
     import numpy as np
 
     from cbai_cli.linalg import DesignState
-
-
-#: The smallest normal float (compiled code reads a module constant, not ``sys``).
-FLOAT_MIN = sys.float_info.min
 
 
 def _check_radius_arguments(subgaussian: float, norm_bound: float, ridge: float, delta: float) -> None:
@@ -60,25 +56,6 @@ def _check_radius_arguments(subgaussian: float, norm_bound: float, ridge: float,
         raise ValueError(f"lam must be > 0, got {ridge}")
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1), got {delta}")
-
-
-def log_ratio(numerator: float, denominator: float, log_denominator: float | None = None) -> float:
-    """log(numerator/denominator) for positive numbers, whatever their size.
-
-    Exactly ``math.log(numerator / denominator)`` where that is accurate: a normal
-    (not underflowed) denominator and a finite positive quotient. Otherwise
-    log(numerator) − log(denominator), which neither overflows (1/δ for δ = 5e−324) nor
-    divides by an underflowed zero (δ² for δ = 1e−300); ``log_denominator`` is the exact
-    log of a denominator that was computed with underflow (2 log δ for δ²), used there
-    instead of the log of the rounded denominator.
-    """
-    if denominator >= FLOAT_MIN:
-        quotient = numerator / denominator
-        if 0.0 < quotient < math.inf:
-            return math.log(quotient)
-    if log_denominator is None:
-        log_denominator = math.log(denominator)
-    return math.log(numerator) - log_denominator
 
 
 def radius_static(n_arms: int, delta_round: float, subgaussian: float, log_delta_round: float | None = None) -> float:
@@ -108,13 +85,6 @@ def radius_determinant(logdet: float, dim: int, ridge: float, subgaussian: float
     return determinant_form(logdet, dim, ridge, subgaussian, norm_bound, delta, union)
 
 
-def determinant_form(logdet: float, dim: int, ridge: float, subgaussian: float, norm_bound: float,
-                     delta: float, union: float) -> float:
-    """:func:`radius_determinant` without its argument checks (also compiled, :mod:`cbai_cli.kernels.radius`)."""
-    log_argument = math.log(union) + 0.5 * logdet - 0.5 * dim * math.log(ridge) - math.log(delta)
-    return subgaussian * math.sqrt(2.0 * max(log_argument, 0.0)) + math.sqrt(ridge) * norm_bound
-
-
 def radius_horizon(n_samples: int, dim: int, ridge: float, subgaussian: float, norm_bound: float,
                    arm_bound: float, delta: float) -> float:
     """The horizon form: r = R·sqrt(d log((1 + n L²/λ)/δ)) + λ^{1/2} S.
@@ -128,13 +98,6 @@ def radius_horizon(n_samples: int, dim: int, ridge: float, subgaussian: float, n
     if n_samples < 0:
         raise ValueError(f"n must be >= 0, got {n_samples}")
     return horizon_form(n_samples, dim, ridge, subgaussian, norm_bound, arm_bound, delta)
-
-
-def horizon_form(n_samples: int, dim: int, ridge: float, subgaussian: float, norm_bound: float,
-                 arm_bound: float, delta: float) -> float:
-    """:func:`radius_horizon` without its argument checks (also compiled, :mod:`cbai_cli.kernels.radius`)."""
-    inner = dim * log_ratio(1.0 + n_samples * arm_bound * arm_bound / ridge, delta)
-    return subgaussian * math.sqrt(inner) + math.sqrt(ridge) * norm_bound
 
 
 def radius_lingape_script(n_samples: int, dim: int, ridge: float, subgaussian: float, norm_bound: float,

@@ -5,8 +5,10 @@ only when an adaptive run starts, so ``cbai --help``, ``bound``, ``generate`` an
 safe kinds never load it; :mod:`.batch` and this package's ``__init__`` import neither
 numba nor numpy at import time.
 
+- :mod:`.forms`: the radius formulas as plain Python, called by :mod:`cbai_cli.confidence`
+  and by compiled code.
 - :mod:`.jit`: the ``njit`` settings (on-disk cache, numpy's error model, no fast-math)
-  and the registration of the plain-Python radius formulas of :mod:`cbai_cli.confidence`.
+  and the registration of the radius formulas of :mod:`.forms`.
 - :mod:`.radius`: the radius regimes ``theory``, ``det``, ``tuned`` as a code and a
   vector of constants.
 - :mod:`.design`: the Sherman–Morrison absorb of one observation, with the per-arm

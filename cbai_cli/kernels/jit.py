@@ -15,7 +15,8 @@ numba keys a function's cache on its own source file only, but a kernel inlines 
 kernels of other modules (``advance`` calls ``absorb``): after an edit of
 ``design.py`` alone, ``advance`` would load its stale compiled code. The locators
 registered here stamp every kernel's cache with a digest of all kernel sources (this
-package and ``confidence.py``), so any edit recompiles them all.
+package, the radius formulas of :mod:`.forms` among them), so any edit of them recompiles
+them all, and an edit elsewhere (a regime, an algorithm's Python) none.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import numba.core.event
 from numba.core import caching
 from numba.extending import register_jitable
 
-from cbai_cli import confidence
+from cbai_cli.kernels import forms
 
 KERNELS = Path(__file__).resolve().parent
 
@@ -66,7 +67,7 @@ def njit_reassociating(function):
 def sources_digest() -> bytes:
     """sha256 of the sources every kernel is compiled from."""
     digest = hashlib.sha256()
-    for path in (*sorted(KERNELS.glob("*.py")), Path(confidence.__file__)):
+    for path in sorted(KERNELS.glob("*.py")):
         digest.update(path.read_bytes())
     return digest.digest()
 
@@ -197,7 +198,7 @@ _register_locators()
 _passive_openmp()
 _load_threading_layer()
 _notice_compiles()
-# The radius formulas stay written once, as plain Python in cbai_cli/confidence.py;
+# The radius formulas stay written once, as plain Python in cbai_cli/kernels/forms.py;
 # registering them lets compiled code call them as they are.
-for _formula in (confidence.log_ratio, confidence.horizon_form, confidence.determinant_form):
+for _formula in (forms.log_ratio, forms.horizon_form, forms.determinant_form):
     register_jitable(_formula)

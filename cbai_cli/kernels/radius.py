@@ -1,7 +1,7 @@
 """The radius of the ``theory``, ``det`` and ``tuned`` regimes as a code and constants.
 
 A regime hands the kernels ``(code, params)`` (:meth:`cbai_cli.confidence.RadiusRegime.kernel`);
-:func:`radius` evaluates the regime's formula of :mod:`cbai_cli.confidence`, the same
+:func:`radius` evaluates the regime's formula of :mod:`cbai_cli.kernels.forms`, the same
 operations that the regime's Python ``radius`` performs after its argument checks.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-from cbai_cli import confidence
 from cbai_cli.kernels.codes import DETERMINANT, THEORY
+from cbai_cli.kernels.forms import determinant_form, horizon_form
 from cbai_cli.kernels.jit import njit
 
 
@@ -18,14 +18,14 @@ from cbai_cli.kernels.jit import njit
 def radius(code, n_samples, logdet, params):
     """r of regime ``code`` after ``n_samples`` pulls with log det A = ``logdet``.
 
-    params: (7,) = (R, S, L, λ, δ, β, d). theory: :func:`~cbai_cli.confidence.horizon_form`
-    (Lindner et al. 2022, Proposition 3); det: :func:`~cbai_cli.confidence.determinant_form`
+    params: (7,) = (R, S, L, λ, δ, β, d). theory: :func:`~cbai_cli.kernels.forms.horizon_form`
+    (Lindner et al. 2022, Proposition 3); det: :func:`~cbai_cli.kernels.forms.determinant_form`
     with u = 1 (Abbasi-Yadkori et al. 2011, Theorem 2); tuned: √β.
     """
     subgaussian, norm_bound, arm_bound, ridge, delta, beta = params[0], params[1], params[2], params[3], params[4], params[5]
     dim = int(params[6])
     if code == THEORY:
-        return confidence.horizon_form(n_samples, dim, ridge, subgaussian, norm_bound, arm_bound, delta)
+        return horizon_form(n_samples, dim, ridge, subgaussian, norm_bound, arm_bound, delta)
     if code == DETERMINANT:
-        return confidence.determinant_form(logdet, dim, ridge, subgaussian, norm_bound, delta, 1.0)
+        return determinant_form(logdet, dim, ridge, subgaussian, norm_bound, delta, 1.0)
     return math.sqrt(beta)

@@ -8,7 +8,6 @@ is the best feasible one, and compared with the Theorem 1 lower bound.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 

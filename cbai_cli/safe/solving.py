@@ -17,8 +17,6 @@ kind (iterations, regret, recommended, correct, violations, stopped, wall time).
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
