@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 from rich.console import Console
@@ -143,15 +144,14 @@ def solve_table(prepared, results: Sequence, name: str, guessed_constraint: bool
     return table
 
 
-def algorithms_table(out: Console) -> None:
-    """``cbai algorithms``: one row per registered algorithm, then the authors' aliases."""
-    from cbai_cli.algorithms.registry import ALIASES, entries
-
+def algorithms_table(out: Console, entries: Sequence[Any], aliases: Mapping[str, Any]) -> None:
+    """``cbai algorithms``: one row per registered algorithm (``entries``), then the
+    authors' ``aliases``."""
     table = Table(title="Algorithms (options: cbai algorithms --json, or cbai solve --help)", header_style="bold")
     for column in ("name", "instance kinds", "style", "regimes (default first)", "description"):
         table.add_column(column, no_wrap=column in ("name", "instance kinds"))
-    for entry in entries().values():
+    for entry in entries:
         table.add_row(entry.name, ", ".join(entry.kinds), entry.style, ", ".join(entry.regimes) or "—", entry.summary)
     out.print(table)
-    aliases = ", ".join(f"{name} → {alias.target} ({alias.regime})" for name, alias in ALIASES.items())
+    aliases = ", ".join(f"{name} → {alias.target} ({alias.regime})" for name, alias in aliases.items())
     out.print(f"Aliases from the authors' code: {aliases}")

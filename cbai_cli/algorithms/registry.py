@@ -81,16 +81,19 @@ class AlgorithmEntry:
 
     @property
     def regimes(self) -> tuple[str, ...]:
-        """The regimes it accepts, the default first."""
+        """The regimes it accepts, the default first (then in the order regimes are declared)."""
         if self.regime_style is None:
             return ()
         adaptive = self.regime_style == "adaptive"
-        return tuple(name for name, regime in _regimes().items() if regime.adaptive == adaptive)
+        accepted = tuple(name for name, regime in _regimes().items() if regime.adaptive == adaptive)
+        if self.preferred_regime in accepted:
+            return (self.preferred_regime, *(name for name in accepted if name != self.preferred_regime))
+        return accepted
 
     @property
     def default_regime(self) -> str | None:
-        if self.preferred_regime is not None:
-            return self.preferred_regime
+        """The regime a run uses when none is asked for: ``preferred_regime``, else the
+        first regime of its style."""
         return self.regimes[0] if self.regimes else None
 
     def load(self) -> type:
@@ -352,7 +355,7 @@ class Listing:
     def render(self, out) -> None:
         from cbai_cli.render import algorithms_table
 
-        algorithms_table(out)
+        algorithms_table(out, tuple(entries().values()), dict(ALIASES))
 
 
 def names_for(kind: str) -> list[str]:

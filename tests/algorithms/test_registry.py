@@ -86,3 +86,25 @@ def test_a_name_that_is_not_a_str_is_an_unknown_name():
 
 def test_for_kind_takes_none_as_the_default_of_the_kind():
     assert for_kind(None, "safe-bai")[0].name == "safe-lingape"
+
+
+def test_every_entry_lists_its_default_regime_first():
+    from cbai_cli.algorithms.registry import entries
+
+    for entry in entries().values():
+        if entry.regimes:
+            assert entry.regimes[0] == entry.default_regime, entry.name
+    assert entries()["track-and-stop"].regimes[0] == "ols"
+
+
+def test_the_algorithms_table_shows_each_default_regime_first():
+    from io import StringIO
+
+    from rich.console import Console
+
+    from cbai_cli.algorithms.registry import Listing
+
+    out = StringIO()
+    Listing().render(Console(file=out, width=300))
+    row = next(line for line in out.getvalue().splitlines() if "track-and-stop" in line)
+    assert "ols, theory, det, tuned" in row
