@@ -9,6 +9,9 @@ code 2. Anything else is a bug and stays a traceback.
 #: an interrupt (128 + SIGINT, what shells report for a Ctrl-C).
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+#: A reader of standard output that went away (``cbai algorithms | head -1``): 128 + SIGPIPE,
+#: what shells report for a Unix tool the broken pipe ended.
+EXIT_READER_GONE = 141
 
 
 class CbaiError(Exception):
@@ -64,6 +67,11 @@ class NumericalError(CbaiError):
 
 class OutputError(CbaiError):
     """Standard output cannot be written: its reader went away, or the disk under it is full."""
+
+
+class ReaderGone(OutputError):
+    """Standard output's reader went away (a pipe closed by ``head``): the command line ends
+    quietly with :data:`EXIT_READER_GONE`, as Unix tools do; a library caller gets the error."""
 
 
 class WorkerLostError(CbaiError):

@@ -735,12 +735,12 @@ def write_mapping(mapping: dict[str, Any], path: str | Path) -> None:
 
 
 def _write_stdout(text: str) -> None:
-    """Write to stdout; a reader that went away (``cbai generate … | head``) or a full disk is one line."""
-    from cbai_cli.stdout import quiet_stdout, stdout_error
+    """Write to stdout to the last byte; a reader that went away (``cbai generate … | head``)
+    or a full disk is one line (:func:`cbai_cli.stdout.write_fully`)."""
+    from cbai_cli.stdout import quiet_stdout, stdout_error, write_fully
 
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        write_fully(sys.stdout, text)
     except OSError as error:
         quiet_stdout(sys.stdout)
         raise stdout_error(error) from None

@@ -15,7 +15,7 @@ try:  # Typer ≥ 0.20 vendors Click as typer._click; older releases use Click i
 except ImportError:  # pragma: no cover
     import click
 
-from cbai_cli.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, CbaiError, OutputError
+from cbai_cli.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_READER_GONE, CbaiError, OutputError, ReaderGone
 
 
 #: Errors of looking at a path, whatever the command did with it, and how each is said.
@@ -30,8 +30,7 @@ class CbaiGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except CbaiError as error:
-            report(error)
-            raise typer.Exit(EXIT_BAD_INPUT) from None
+            raise typer.Exit(report(error)) from None
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         from cbai_cli.stdout import GuardedStdout
@@ -41,8 +40,7 @@ class CbaiGroup(TyperGroup):
         try:
             code = self._main(args, prog_name, complete_var, **extra)
         except CbaiError as error:  # stdout failed after the command, or while it reported
-            report(error)
-            code = EXIT_BAD_INPUT
+            code = report(error)
         finally:
             sys.stdout = stdout
         if standalone_mode:
@@ -86,12 +84,17 @@ class CbaiGroup(TyperGroup):
         return code
 
 
-def report(error: CbaiError) -> None:
-    """One line on stderr; the error's text may quote a file's contents: no control characters.
-    After a failed stdout, what is left in it goes to the null device (quietly at exit)."""
+def report(error: CbaiError) -> int:
+    """One line on stderr (the error's text may quote a file's contents: no control
+    characters); the exit code. After a failed stdout, what is left in it goes to the null
+    device (quietly at exit); a reader that went away is no error to report, as for Unix
+    tools (``cbai algorithms | head -1``)."""
     from cbai_cli.stdout import quiet_stdout
     from cbai_cli.validation import safe_text
 
     if isinstance(error, OutputError):
         quiet_stdout(sys.stdout)
+    if isinstance(error, ReaderGone):
+        return EXIT_READER_GONE
     click.echo(f"cbai: error: {safe_text(str(error))}", err=True)
+    return EXIT_BAD_INPUT

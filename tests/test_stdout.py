@@ -73,3 +73,63 @@ def test_a_command_started_with_stdout_closed_ends_with_one_line_and_exit_code_2
                              text=True)
     assert process.returncode == 2
     assert process.stderr == "cbai: error: -: cannot write: standard output is closed\n"
+
+
+def test_write_fully_reports_what_a_buffered_write_lost_after_a_partial_write():
+    # a pipe whose reader takes 100 bytes and leaves: the rest must fail, not vanish
+    from cbai_cli.stdout import write_fully
+
+    read_end, write_end = os.pipe()
+    stream = os.fdopen(write_end, "w")
+    try:
+        os.close(read_end)
+        with pytest.raises(BrokenPipeError):
+            write_fully(stream, "x" * 200_000)
+    finally:
+        try:
+            stream.close()
+        except OSError:
+            pass
+
+
+def _cbai(*arguments, **popen):
+    return subprocess.Popen([sys.executable, "-m", "cbai_cli", *arguments], **popen)
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly_as_unix_tools_do():
+    process = _cbai("generate", "random", "--d", "50", "--n", "3000", "--seed", "1", stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE)
+    process.stdout.read(100)
+    process.stdout.close()
+    stderr = process.stderr.read()
+    process.wait(timeout=120)
+    assert (process.returncode, stderr) == (141, b"")
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 64 KiB tmpfs (root mounts one; elsewhere the test skips)."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    yield folder
+    subprocess.run(["umount", str(folder)], check=True)
+
+
+@pytest.mark.parametrize("arguments", [
+    ("generate", "random", "--d", "50", "--n", "500", "--seed", "1"),
+    ("algorithms", "--json"),
+    ("solve", "instances/regret-1d.yaml", "--algo", "g-acol", "--regime", "tuned", "--beta", "0.25", "--runs", "700",
+     "--json"),
+])
+def test_output_that_fills_the_disk_partway_is_one_line_and_exit_code_2(small_disk, arguments):
+    # the first writes succeed, a later one finds the disk full: never a truncated file and exit 0
+    (small_disk / "filler").write_bytes(b"\0" * 50_000)  # about 12 KiB left
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(small_disk / "out", "w") as out:
+        process = _cbai(*arguments, stdout=out, stderr=subprocess.PIPE, cwd=root)
+        stderr = process.communicate(timeout=300)[1].decode()
+    assert process.returncode == 2
+    assert stderr == "cbai: error: -: cannot write to standard output: No space left on device\n"
