@@ -101,6 +101,7 @@ class BoundReport:
     acol_offset: float
     time_limit: float | None = None
     guessed_constraint: bool = False
+    best_arm_label: str | None = None
 
     @property
     def time_limited(self) -> bool:
@@ -145,6 +146,7 @@ class BoundReport:
             "dim": self.dim,
             "rank": self.rank,
             "best_arm": self.best_arm,
+            "best_arm_label": self.best_arm_label,
             "best_reward": self.best_reward,
             "n_at_least": self.n_at_least,
             "n_feasible": self.n_feasible,
@@ -454,4 +456,5 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
         acol_offset=acol_offset,
         time_limit=time_limit,
         guessed_constraint=instance.guessed_constraint,
+        best_arm_label=instance.label(instance.best_arm),
     )

@@ -237,6 +237,14 @@ class Instance:
         arms.setflags(write=False)
         return Problem(arms, rewards, threshold, self.noise, self.constraint_norm_bound)
 
+    def label(self, arm: int | None) -> str | None:
+        """The arm's entry of ``meta.labels`` as text (control characters escaped), None
+        without labels or for "no arm"."""
+        labels = self.meta.get("labels")
+        if labels is None or arm is None:
+            return None
+        return safe_text(labels[arm])
+
     @property
     def has_truth(self) -> bool:
         """Whether the file holds the hidden constraint φ (simulations and scores need it)."""
@@ -492,6 +500,17 @@ def parse_noise(value: Any) -> NoiseModel:
     raise InstanceError(f"noise.kind: must be 'gaussian' or 'binary', got {kind!r}")
 
 
+def _check_labels(labels: Any, n_arms: int) -> None:
+    """``meta.labels``, when given, names every arm: a list of K texts or numbers."""
+    if labels is None:
+        return
+    if not isinstance(labels, list) or not all(isinstance(label, (str, int, float)) and not isinstance(label, bool)
+                                               for label in labels):
+        raise InstanceError("meta.labels: must be a list with one text per arm")
+    if len(labels) != n_arms:
+        raise InstanceError(f"meta.labels: has {len(labels)} labels for {n_arms} arms; give one per arm")
+
+
 def _validate(instance: Instance) -> None:
     """Shapes agree, K ≥ 1, the norm bound holds, binary means lie in [−1, 1] (the fields
     themselves are checked by :meth:`Instance.__post_init__`)."""
@@ -499,6 +518,7 @@ def _validate(instance: Instance) -> None:
     if arms.ndim != 2 or arms.shape[0] < 1 or arms.shape[1] < 1:
         raise InstanceError(f"arms: need at least one arm of dimension ≥ 1, got shape {arms.shape}")
     k, d = arms.shape
+    _check_labels(instance.meta.get("labels"), k)
     if constraint is not None and constraint.shape != (d,):
         raise InstanceError(f"constraint: length {constraint.shape[0] if constraint.ndim == 1 else constraint.shape} does not match the arms' dimension d = {d}")
     if (instance.reward is None) == (instance.reward_values is None):

@@ -63,8 +63,11 @@ def fmt(value: float | None, digits: int = 6) -> str:
     return f"{value:.{digits}g}"
 
 
-def arm_label(arm: int | None) -> str:
-    return "no feasible arm" if arm is None else str(arm)
+def arm_label(arm: int | None, label: str | None = None) -> str:
+    """An arm as tables show it: its index, with its label (``meta.labels``) when it has one."""
+    if arm is None:
+        return "no feasible arm"
+    return str(arm) if label is None else f"{arm} ({markup_safe(label)})"
 
 
 def print_json(document: dict) -> None:
@@ -78,7 +81,7 @@ def bound_table(report: BoundReport, top: int = 5) -> Table:
     table.add_column("quantity")
     table.add_column("value", justify="right")
     table.add_column("meaning")
-    best = arm_label(report.best_arm)
+    best = arm_label(report.best_arm, report.best_arm_label)
     rows = [
         ("K, d", f"{report.n_arms}, {report.dim}" + (f" (rank {report.rank})" if report.rank < report.dim else ""), "arms, dimension"),
         ("x*", best, "constrained-optimal arm" + (f", reward {fmt(report.best_reward)}" if report.best_arm is not None else "")),
@@ -131,7 +134,7 @@ def solve_table(prepared, results: Sequence, name: str, guessed_constraint: bool
         table.add_column(column, justify=justify)
     for result in results:
         table.add_row(str(result.seed), prepared.algorithm, prepared.regime, fmt(result.iterations),
-                      arm_label(result.recommended), "yes" if result.correct else "[red]no[/red]",
+                      arm_label(result.recommended, result.label), "yes" if result.correct else "[red]no[/red]",
                       "[red]yes[/red]" if result.violation else "no", result.stopped, f"{result.wall_s:.3f}")
     if len(results) > 1:
         q25, median, q75 = quartiles([r.iterations for r in results])

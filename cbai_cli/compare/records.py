@@ -5,8 +5,9 @@ line, a SQLite row's payload, a CSV row and an element of ``--json``'s ``records
 
 Every record has every key; those that do not concern a run are None. By instance kind:
 
-- ``cbai``: ``iterations`` are constraint queries; ``recommended``, ``correct`` and
-  ``violation`` (the recommendation is infeasible) score the answer; the options
+- ``cbai``: ``iterations`` are constraint queries; ``recommended`` (with ``label``, its
+  entry of the file's ``meta.labels``), ``correct`` and ``violation`` (the
+  recommendation is infeasible) score the answer; the options
   ``delta`` … ``budget`` are those in effect.
 - ``safe-regret`` (Safe-LUCB): ``iterations`` = T; ``regret`` = R_T, ``regret_curve`` =
   ``[[t, R_t], ...]``, ``violations`` = unsafe actions, ``exploration_rounds`` = T'.
@@ -50,6 +51,7 @@ RECORD_KEYS: tuple[str, ...] = (
     "algorithm_options",
     "iterations",
     "recommended",
+    "label",
     "correct",
     "violation",
     "stopped",
@@ -89,7 +91,7 @@ def _flag(value: Any) -> bool:
 #: A line of a store that fails it is skipped and counted like a line cut short.
 RECORD_TYPES: dict[str, Callable[[Any], bool]] = {
     "run_key": _text, "group": _text, "instance": _text, "algorithm": _text, "spec": _text, "kind": _text,
-    "regime": _text, "stopped": _text, "seed": _count, "group_index": _count, "algorithm_index": _count,
+    "regime": _text, "stopped": _text, "label": _text, "seed": _count, "group_index": _count, "algorithm_index": _count,
     "iterations": _count, "recommended": _count, "budget": _count, "violations": _count,
     "exploration_rounds": _count, "delta": _number, "beta": _number, "subgaussian": _number, "ridge": _number,
     "norm_bound": _number, "rounding_epsilon": _number, "wall_s": _number, "lower_bound": _number,

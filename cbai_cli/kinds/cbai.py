@@ -60,8 +60,9 @@ class Environment:
 class RunResult:
     """One run, scored.
 
-    ``recommended`` is None for "no feasible arm"; ``stopped`` is ``solved`` when the
-    algorithm's stopping rule fired and ``budget`` when the query budget ran out.
+    ``recommended`` is None for "no feasible arm", ``label`` its entry of ``meta.labels``
+    (None without labels); ``stopped`` is ``solved`` when the algorithm's stopping rule
+    fired and ``budget`` when the query budget ran out.
     """
 
     seed: int
@@ -72,12 +73,14 @@ class RunResult:
     stopped: str
     wall_s: float
     rounds: int = 0
+    label: str | None = None
 
     def to_dict(self) -> dict:
         return {
             "seed": self.seed,
             "iterations": self.iterations,
             "recommended": self.recommended,
+            "label": self.label,
             "correct": self.correct,
             "violation": self.violation,
             "stopped": self.stopped,
@@ -252,7 +255,8 @@ class CbaiKind(InstanceKind):
         recommended = learner.recommendation()
         return RunResult(seed=seed, iterations=loop.used, recommended=recommended,
                          correct=instance.is_correct(recommended), violation=instance.violates(recommended),
-                         stopped=loop.stopped, wall_s=loop.wall_s, rounds=loop.rounds)
+                         stopped=loop.stopped, wall_s=loop.wall_s, rounds=loop.rounds,
+                         label=instance.label(recommended))
 
     def record_options(self, prepared) -> dict:
         return dict(prepared.options)

@@ -244,10 +244,11 @@ def status(
 
     with Session.open(study, writable=False) as session:
         current = session.status()
+        labels = [session.label(arm) for arm in range(session.instance.n_arms)]
     if as_json:
         _json(current.to_json())
         return
-    console().print(status_table(current))
+    console().print(status_table(current, labels))
     typer.echo(counts_line(current))
     typer.echo(outcome_line(current))
 

@@ -40,12 +40,12 @@ def outcome_line(status: Status) -> str:
     if status.done:
         guarantee = f"guaranteed at δ = {status.delta:g}" if status.guaranteed else "no guarantee"
         how = "stopped by its rule" if status.stopped == "solved" else "budget spent"
-        return f"done ({how}): recommended {arm_label(status.recommended)} ({guarantee})"
+        return f"done ({how}): recommended {arm_label(status.recommended, status.label)} ({guarantee})"
     held = f", {status.held} in their undo grace" if status.held else ""
     estimate = (f"; about {status.estimate.remaining:,} more answer(s) needed" if status.estimate is not None
                 else "")
     return (f"running: {status.answered} answer(s) used{held}, {status.pending} query(ies) pending; "
-            f"current answer {arm_label(status.recommended)} (not guaranteed yet){estimate}")
+            f"current answer {arm_label(status.recommended, status.label)} (not guaranteed yet){estimate}")
 
 
 def counts_line(status: Status) -> str:
@@ -55,14 +55,15 @@ def counts_line(status: Status) -> str:
             f"leased {len(status.leases)}")
 
 
-def status_table(status: Status) -> Table:
+def status_table(status: Status, labels: Sequence[str]) -> Table:
+    """Every arm (with its label) and its interval and state."""
     table = Table(title=f"{status.algorithm} ({status.regime or 'no regime'}), δ = {status.delta:g}, "
                         f"τ = {fmt(status.threshold)}", header_style="bold")
-    for column in ("arm", "lower", "upper", "state"):
-        table.add_column(column, justify="left" if column == "state" else "right")
+    for column in ("arm", "label", "lower", "upper", "state"):
+        table.add_column(column, justify="left" if column in ("label", "state") else "right")
     for arm in status.arms:
         lower = "−∞" if arm.lower == float("-inf") else fmt(arm.lower)
-        table.add_row(str(arm.arm), lower, fmt(arm.upper), arm.state)
+        table.add_row(str(arm.arm), markup_safe(labels[arm.arm]), lower, fmt(arm.upper), arm.state)
     return table
 
 

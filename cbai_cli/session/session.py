@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from cbai_cli.errors import OptionError
+from cbai_cli.errors import InstanceError, OptionError
 from cbai_cli.protocol import Answer
 from cbai_cli.session import snapshots
 from cbai_cli.session.defaults import DEFAULT_LEASE
@@ -163,6 +163,7 @@ class Status:
         leases: live leases, by query id.
         estimate: the answers still needed, extrapolated from the intervals
             (:mod:`cbai_cli.session.estimate`); None once done or while it cannot be made.
+        label: ``recommended``'s entry of the file's ``meta.labels`` (None without labels).
     """
 
     algorithm: str
@@ -182,11 +183,13 @@ class Status:
     raters: tuple[tuple[str, int], ...] = ()
     leases: tuple[Lease, ...] = ()
     estimate: Estimate | None = None
+    label: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"algorithm": self.algorithm, "regime": self.regime, "delta": self.delta, "answered": self.answered,
                 "pending": self.pending, "done": self.done, "stopped": self.stopped,
-                "recommended": self.recommended, "guaranteed": self.guaranteed, "threshold": self.threshold,
+                "recommended": self.recommended, "label": self.label, "guaranteed": self.guaranteed,
+                "threshold": self.threshold,
                 "held": self.held, "surplus": self.surplus, "skipped": self.skipped,
                 "raters": dict(self.raters), "leases": [lease.to_json() for lease in self.leases],
                 "estimate": None if self.estimate is None else self.estimate.to_json(),
@@ -208,11 +211,11 @@ class Session:
         self.journal = journal
         try:
             meta = _checked_meta(journal)
-            self.instance = from_mapping(meta["instance"], str(journal.path))
             try:
-                check_labels(self.instance)
-            except OptionError as error:  # checked at start, so the stored file was changed since
-                raise StudyFileError(f"{journal.path}: the study is damaged: its instance's {error}") from None
+                self.instance = from_mapping(meta["instance"], str(journal.path))
+            except InstanceError as error:  # checked at start, so the stored instance was changed since
+                said = str(error).removeprefix(f"{journal.path}: ")
+                raise StudyFileError(f"{journal.path}: the study is damaged: its instance's {said}") from None
             self.algorithm, self.regime, self.options = meta["algorithm"], meta["regime"], meta["options"]
             self.seed, self.version, self.study_id = meta["seed"], meta["cbai_version"], meta["study_id"]
         except BaseException:
@@ -246,7 +249,6 @@ class Session:
         given = checked({name: value for name, value in options.items() if value is not None})
         check_kind(instance)
         instance = instance.without_truth()  # a study never holds the hidden constraint
-        check_labels(instance)
         algorithm = algorithm if algorithm is not None else default_algorithm("cbai")
         prepare_session(instance, algorithm, regime, given)
         questions_of(instance)
@@ -584,14 +586,9 @@ class Session:
 
     # ------------------------------------------------------------ reading
     def label(self, arm: int) -> str:
-        """The arm's label: ``meta.labels[arm]`` when the file has labels (checked by
-        :func:`check_labels` when the study started), else ``arm K``."""
-        labels = self.instance.meta.get("labels")
-        if labels is None:
-            return f"arm {arm}"
-        from cbai_cli.validation import safe_text
-
-        return safe_text(labels[arm])
+        """The arm's label: ``meta.labels[arm]`` when the file has labels, else ``arm K``."""
+        label = self.instance.label(arm)
+        return f"arm {arm}" if label is None else label
 
     @property
     def done(self) -> bool:
@@ -629,7 +626,7 @@ class Session:
                       len(state.waiting()), state.done, state.stopped, learner.recommendation(), guaranteed, arms,
                       float(self.instance.problem.threshold), state.held_answers(), len(state.surplus), state.skips,
                       tuple(sorted((rater, number) for rater, number in state.answers_by_rater.items() if number)),
-                      leases, estimate)
+                      leases, estimate, self.instance.label(learner.recommendation()))
 
     def records(self) -> list[dict[str, Any]]:
         """Every answer, skip and undo in the order stored, as plain dicts: ``seq``,
@@ -683,19 +680,6 @@ def _checked_meta(journal: Journal) -> dict[str, Any]:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:60] + "…"
-
-
-def check_labels(instance: Any) -> None:
-    """``meta.labels``, when the file has it, must name every arm: a list of K texts or
-    numbers (what ``session next`` and ``session ask`` show for each arm); one line otherwise."""
-    labels = instance.meta.get("labels")
-    if labels is None:
-        return
-    if not isinstance(labels, list) or not all(isinstance(label, (str, int, float)) and not isinstance(label, bool)
-                                               for label in labels):
-        raise OptionError("meta.labels must be a list with one text per arm")
-    if len(labels) != instance.n_arms:
-        raise OptionError(f"meta.labels has {len(labels)} labels for {instance.n_arms} arms; give one per arm")
 
 
 def check_kind(instance: Any) -> None:

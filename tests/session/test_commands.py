@@ -494,7 +494,7 @@ def test_stored_labels_that_no_longer_name_every_arm_are_damage(started, cli):
         instance["meta"]["labels"] = ["x"]
         connection.execute("DROP TRIGGER meta_no_update")
         connection.execute("UPDATE meta SET value = ? WHERE key = 'instance'", (json.dumps(instance),))
-    _refused(cli("session", "next", study), "the study is damaged: its instance's meta.labels has 1 labels for 5 arms")
+    _refused(cli("session", "next", study), "the study is damaged: its instance's meta.labels: has 1 labels for 5 arms")
 
 
 def test_a_stored_setting_nested_past_the_parsers_depth_is_one_line(started, cli):

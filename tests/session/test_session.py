@@ -154,12 +154,14 @@ def test_a_query_of_a_file_without_labels_is_labelled_by_its_index(tmp_path, ins
 
 
 @pytest.mark.parametrize("labels, message", [
-    ("[plain, chocolate]", "meta.labels has 2 labels for 3 arms"),
-    ("plain", "meta.labels must be a list with one text per arm"),
-    ("[plain, [a, b], oat]", "meta.labels must be a list with one text per arm"),
+    ("[plain, chocolate]", "meta.labels: has 2 labels for 3 arms"),
+    ("plain", "meta.labels: must be a list with one text per arm"),
+    ("[plain, [a, b], oat]", "meta.labels: must be a list with one text per arm"),
 ])
 def test_labels_that_do_not_name_every_arm_are_refused_at_start(tmp_path, labels, message):
-    with pytest.raises(OptionError, match=message):
+    from cbai_cli.errors import InstanceError
+
+    with pytest.raises(InstanceError, match=message):
         Session.start(tmp_path / "s.db", _labelled(tmp_path, labels), "g-acol")
     assert not (tmp_path / "s.db").exists()
 
