@@ -196,7 +196,8 @@ def output_paths(output: str | Path, names: Sequence[str]) -> dict[str, Path]:
     if str(output) == "-":
         raise OptionError("driver-arms writes files: give -o FILE.npz (or .yaml)")
     if path.suffix.lower() not in (".npz", ".yaml", ".yml"):
-        raise OptionError(f"-o must end in .npz (recommended: the file holds n × 20 × 2 actions) or .yaml, got {path.name!r}")
+        raise OptionError(f"-o {path}: an instance file's name must end in .npz (recommended: the file holds "
+                          "n × 20 × 2 actions) or .yaml")
     if len(names) == 1:
         return {names[0]: path}
     return {name: path.with_name(f"{path.stem}-{name}{path.suffix}") for name in names}

@@ -345,3 +345,9 @@ def test_show_with_one_build_option_names_it_in_the_singular(cli, built, tmp_pat
     path, _ = built
     line = one_error_line(cli("driver-arms", "--show", path, "--jobs", "2", "-o", tmp_path / "x.png"))
     assert line.endswith("--jobs applies only when building an instance, not with --show")
+
+
+def test_an_output_that_is_a_device_is_named_whole(cli):
+    result = cli("driver-arms", "-o", "/dev/full")
+    assert result.exit_code == 2
+    assert "-o /dev/full: an instance file's name must end in .npz" in result.stderr

@@ -68,3 +68,26 @@ def test_generate_through_a_subprocess(cbai_process, tmp_path):
     process = cbai_process("generate", "random", "--d", "3", "--n", "6", "-o", path)
     assert process.returncode == 0, process.stderr
     assert load(path).n_arms == 6
+
+
+def _one_line(result, text):
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and text in result.stderr, result.stderr
+
+
+def test_an_empty_noise_model_is_refused_not_read_as_the_default(cli):
+    _one_line(cli("generate", "regret-1d", "--noise", ""), "--noise must be 'gaussian' or 'binary', got ''")
+
+
+def test_a_sigma_whose_square_underflows_is_refused_by_generate_and_by_every_reader(cli, tmp_path):
+    _one_line(cli("generate", "regret-1d", "--sigma", "1e-300"), "noise.sigma: must be at least 1.5e-154")
+    path = tmp_path / "tiny.yaml"
+    assert cli("generate", "regret-1d", "-o", path).exit_code == 0
+    path.write_text(path.read_text().replace("sigma: 0.05", "sigma: 1.0e-300"))
+    _one_line(cli("solve", path), "noise.sigma: must be at least 1.5e-154 (σ² of 1e-300 underflows to 0)")
+    assert cli("generate", "regret-1d", "--sigma", "1e-150").exit_code == 0  # σ² = 1e-300 is a normal double
+
+
+def test_a_horizon_no_run_can_hold_is_refused_by_generate(cli, tmp_path):
+    _one_line(cli("generate", "amani-a", "--T", "1000000000", "-o", tmp_path / "a.yaml"), "--T must be at most 1e+08")
+    assert not (tmp_path / "a.yaml").exists()
