@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import errno
+
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -82,14 +84,14 @@ def parse_source(text: str, index: int, base: Path | None = None) -> list[Group]
         raise OptionError("empty source")
     path = Path(text)
     located = base / path if base is not None and not path.is_absolute() else path
-    if located.is_dir():
-        return _folder_groups(text, located, index)
-    if located.is_file():
-        return [_file_group(text, located, index)]
-    if located.exists():  # a FIFO, a device
+    if _names_something(located):
+        if located.is_dir():
+            return _folder_groups(text, located, index)
+        if located.is_file():
+            return [_file_group(text, located, index)]
         from cbai_cli.fileio import not_regular
 
-        raise not_regular(text)
+        raise not_regular(text)  # a FIFO, a device
     name, colon, _ = text.partition(":")
     from cbai_cli.generators import FAMILIES
 
@@ -101,6 +103,17 @@ def parse_source(text: str, index: int, base: Path | None = None) -> list[Group]
         raise InstanceError(f"{text}: no such file or folder")
     raise OptionError(f"source {text!r}: no such file or folder, and not a generator spec "
                       f"(families: {', '.join(FAMILIES)}; e.g. irrelevant-dims:d=10,eps=0.05)")
+
+
+def _names_something(path: Path) -> bool:
+    """Whether ``path`` names something on disk; a text too long to be a file name (a sweep
+    of hundreds of values) names nothing, so it is read as a generator spec."""
+    try:
+        return path.exists()
+    except OSError as error:
+        if error.errno != errno.ENAMETOOLONG:
+            raise
+        return False
 
 
 def _file_group(label: str, path: Path, index: int) -> Group:

@@ -257,6 +257,11 @@ def merge_stores(paths: Iterable[Path], out: Path | None = None) -> MergedStores
     paths = list(paths)
     contents = [read_store(path) for path in paths]
     records = deduplicate(record for content in contents for record in content.records)
+    if not records:  # nothing to show or copy: saying so beats an empty screen and exit 0
+        skipped = sum(content.skipped_lines for content in contents)
+        damaged = f" ({skipped} damaged line(s) skipped)" if skipped else ""
+        named = " ".join(f"--from {path}" for path in paths)
+        raise OptionError(f"{named}: no run records to show{damaged}")
     copied = 0
     if out is not None:
         store = open_store(out)

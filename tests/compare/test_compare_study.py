@@ -46,3 +46,26 @@ def test_an_unknown_option_is_refused_as_a_request_does():
     with pytest.raises(OptionError, match=r"^unknown option\(s\) detla \(valid: ") as caught:
         plan_comparison(settings)
     assert caught.value.parameter == "detla"
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".sqlite"])
+def test_showing_an_empty_store_says_so_in_one_line(tmp_path, suffix):
+    import sqlite3
+
+    from cbai_cli.compare.study import merge_stores
+
+    store = tmp_path / f"empty{suffix}"
+    if suffix == ".jsonl":
+        store.write_text("")
+    else:
+        sqlite3.connect(store).close()
+    with pytest.raises(OptionError, match=f"^--from {store}: no run records to show$"):
+        merge_stores([store])
+
+
+def test_a_sweep_too_long_to_be_a_file_name_is_read_as_a_generator_spec():
+    from cbai_cli.compare.sources import parse_source
+
+    values = "|".join(f"{0.1 + step / 1000:.3f}" for step in range(200))
+    groups = parse_source(f"irrelevant-dims:d=4,eps={values}", 0)
+    assert len(groups) == 200
