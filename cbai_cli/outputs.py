@@ -61,6 +61,19 @@ def file_identity(path: str | Path) -> tuple[int, int] | None:
     return status.st_dev, status.st_ino
 
 
+def unwritable_reason(path: str | Path) -> str | None:
+    """Why the existing file ``path`` cannot be written (a read-only file system, or
+    permission denied), or None when it can be."""
+    if os.access(path, os.W_OK):
+        return None
+    try:
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return "read-only file system"
+    except (OSError, AttributeError):  # AttributeError: a system without statvfs
+        pass
+    return "permission denied"
+
+
 def check_writable(path: str | Path, what: str = "") -> Path:
     """Fail now, with one line, unless a file can be written at ``path``: it is not a
     folder, its folder exists, and a new file can be created in that folder (tried for

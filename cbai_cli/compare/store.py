@@ -41,7 +41,7 @@ from typing import Protocol
 from cbai_cli.compare.records import record_problem
 from cbai_cli.databases import resource_failure
 from cbai_cli.errors import OptionError
-from cbai_cli.outputs import check_writable, file_identity, is_device_or_pipe, reason
+from cbai_cli.outputs import check_writable, file_identity, is_device_or_pipe, reason, unwritable_reason
 
 JSONL_SUFFIXES = (".jsonl",)
 SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
@@ -402,8 +402,9 @@ def open_store(path: str | Path) -> Store:
     path = Path(path)
     kind = kind_of(path)
     check_writable(path, "--out")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise OptionError(f"--out {path}: cannot write: permission denied")
+    refused = unwritable_reason(path) if path.exists() else None
+    if refused is not None:
+        raise OptionError(f"--out {path}: cannot write: {refused}")
     return JsonlStore(path) if kind == "jsonl" else SqliteStore(path)
 
 

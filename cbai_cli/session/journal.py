@@ -47,7 +47,7 @@ from typing import Any
 from cbai_cli.databases import resource_failure
 from cbai_cli.errors import OptionError
 from cbai_cli.fileio import temporary_prefix
-from cbai_cli.outputs import check_writable, file_identity, reason
+from cbai_cli.outputs import check_writable, file_identity, reason, unwritable_reason
 
 #: SQLite's application_id of a study ("cbss" in ASCII), distinct from compare's stores.
 APPLICATION_ID = 0x63627373
@@ -222,8 +222,9 @@ class Journal:
             raise OptionError(f"{self.path}: no such study (make one with `cbai session start`)")
         if not self.path.is_file():
             raise OptionError(f"{self.path}: not a regular file (a pipe or a device), so not a study")
-        if writable and not os.access(self.path, os.W_OK):
-            raise StudyFileError(f"{self.path}: cannot write: permission denied")
+        refused = unwritable_reason(self.path) if writable else None
+        if refused is not None:
+            raise StudyFileError(f"{self.path}: cannot write: {refused}")
         try:
             self._identity = file_identity(self.path)
             # as_uri() escapes '?', '#' and '%', which SQLite would read as a URI's query, fragment

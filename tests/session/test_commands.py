@@ -522,3 +522,19 @@ def test_a_refused_value_in_a_batch_names_its_observation(started, cli):
     _refused(cli("session", "record", study, "--file", "-", input=f"id,value\n{query['id']},0.5\n{query['id']},abc\n"),
              f"observation 2 of these 2 (query {query['id']}): 'abc' is not a number")
     assert _observations(study) == 1
+
+
+def test_a_study_on_a_read_only_file_system_says_so(tmp_path, instance_file, cli):
+    import subprocess
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        study = _study(folder, instance_file, cli, "--algo", "g-acol")
+        subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
+        _refused(cli("session", "record", study, "1", "0.2"), "cannot write: read-only file system")
+        assert cli("session", "status", study).exit_code == 0  # reading it still works
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
