@@ -17,7 +17,7 @@ import typer
 
 from cbai_cli import __version__
 from cbai_cli.algorithms.registry import algorithm_help, run_option_names
-from cbai_cli.errors import Terminated, WorkerLostError
+from cbai_cli.errors import WorkerLostError
 from cbai_cli.group import CbaiGroup
 from cbai_cli.typer_options import BOUND_HELP, BOUNDS_HELP, REGIME_HELP, guess_constraint_option, with_options
 
@@ -206,14 +206,11 @@ def compare(
     try:
         with progress_bar(len(planned.pending), enabled=not quiet and sys.stderr.isatty()) as progress:
             result = run_comparison(planned, progress, on_record=stored_now)
-    except (KeyboardInterrupt, WorkerLostError) as interrupt:  # a lost worker is then one line of error, exit 2
+    except (KeyboardInterrupt, WorkerLostError):  # a lost worker is then one line of error, exit 2
         if out is not None:
             typer.echo(f"cbai compare: {stored_now.count} new runs are stored in {out}; run the same command again to resume",
                        err=True)
-        if isinstance(interrupt, Terminated):
-            typer.echo("cbai: terminated", err=True)
-            raise typer.Exit(143) from None
-        raise
+        raise  # the command line says "cbai: interrupted" (130) or "cbai: terminated" (143)
     show_comparison(result.records, title or result.title, as_json=as_json, as_csv=as_csv, plot=plot)
 
 

@@ -9,6 +9,8 @@ code 2. Anything else is a bug and stays a traceback.
 #: an interrupt (128 + SIGINT, what shells report for a Ctrl-C).
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+#: SIGTERM (:class:`Terminated`): 128 + SIGTERM.
+EXIT_TERMINATED = 143
 #: A reader of standard output that went away (``cbai algorithms | head -1``): 128 + SIGPIPE,
 #: what shells report for a Unix tool the broken pipe ended.
 EXIT_READER_GONE = 141

@@ -15,7 +15,8 @@ try:  # Typer ≥ 0.20 vendors Click as typer._click; older releases use Click i
 except ImportError:  # pragma: no cover
     import click
 
-from cbai_cli.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_READER_GONE, CbaiError, OutputError, ReaderGone
+from cbai_cli.errors import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_READER_GONE, EXIT_TERMINATED, CbaiError,
+                             OutputError, ReaderGone, Terminated)
 
 
 #: Errors of looking at a path, whatever the command did with it, and how each is said.
@@ -31,6 +32,8 @@ class CbaiGroup(TyperGroup):
             return super().invoke(ctx)
         except CbaiError as error:
             raise typer.Exit(report(error)) from None
+        except Terminated:  # before Typer makes every KeyboardInterrupt an Exit(130)
+            raise typer.Exit(EXIT_TERMINATED) from None
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         from cbai_cli.stdout import GuardedStdout
@@ -80,6 +83,8 @@ class CbaiGroup(TyperGroup):
         code = code if isinstance(code, int) else 0
         if code == EXIT_INTERRUPTED:  # also Typer's silent Exit(130) for a Ctrl-C
             click.echo("cbai: interrupted", err=True)
+        elif code == EXIT_TERMINATED:
+            click.echo("cbai: terminated", err=True)
         sys.stdout.flush()  # what is still buffered fails here, not in the interpreter's exit
         return code
 

@@ -23,16 +23,14 @@ import math
 import os
 import signal
 import sys
-import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from cbai_cli.errors import OptionError, Terminated, WorkerLostError
+from cbai_cli.errors import OptionError, WorkerLostError
 
 from cbai_cli.parallel import check_jobs, default_jobs, single_threaded_blas
 
@@ -40,25 +38,6 @@ TARGET_BATCH_SECONDS = 0.25
 MAX_BATCH = 512
 # Seconds to wait for a Dask scheduler before giving up.
 DASK_CONNECT_TIMEOUT = 10
-
-
-@contextmanager
-def terminate_as_interrupt() -> Iterator[None]:
-    """Turn SIGTERM into :class:`Terminated` in this (the main) thread while the block
-    runs. Without it the parent would die at once and leave its worker processes
-    computing as orphans."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum, frame):
-        raise Terminated()
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def start_worker(kernel_threads: int) -> None:

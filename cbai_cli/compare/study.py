@@ -182,7 +182,8 @@ def run_comparison(planned: PlannedComparison, progress: Callable[[int], None] |
     KeyboardInterrupt) or an error the workers are stopped, the store is closed with
     every finished record in it, and the exception propagates.
     """
-    from cbai_cli.compare.execute import Scheduler, make_backend, terminate_as_interrupt
+    from cbai_cli.compare.execute import Scheduler, make_backend
+    from cbai_cli.interrupts import terminate_as_interrupt
 
     new_records: list[dict] = []
 

@@ -30,6 +30,15 @@ session_app = typer.Typer(
 )
 
 STUDY_HELP = "The study file (SQLite) made by `cbai session start`."
+
+
+@session_app.callback()
+def _session(ctx: typer.Context) -> None:
+    """Live sessions: run any cbai algorithm against real answers (people, trials), durable and resumable."""
+    from cbai_cli.interrupts import terminate_as_interrupt
+
+    # SIGTERM stops a session command on Ctrl-C's path, in words (nothing acknowledged is lost)
+    ctx.with_resource(terminate_as_interrupt())
 JSON_HELP = "Print one JSON document instead of tables."
 
 

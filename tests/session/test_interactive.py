@@ -111,3 +111,24 @@ def test_ask_stops_in_one_line_when_the_study_cannot_be_written(tmp_path, cbai_p
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+def test_sigterm_while_waiting_for_an_answer_says_so_and_keeps_every_answer(tmp_path, binary_file):
+    study = tmp_path / "s.db"
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    subprocess.run([sys.executable, "-m", "cbai_cli", "session", "start", str(binary_file), "--algo", "g-acol",
+                    "-o", str(study)], check=True, capture_output=True, env=env)
+    asking = subprocess.Popen([sys.executable, "-m", "cbai_cli", "session", "ask", str(study)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    for value in ("yes", "no"):
+        _read_until_prompt(asking.stdout)
+        asking.stdin.write(value + "\n")
+        asking.stdin.flush()
+    _read_until_prompt(asking.stdout)
+    asking.send_signal(signal.SIGTERM)
+    rest, errors = asking.communicate(timeout=120)
+    assert asking.returncode == 143, errors
+    assert "Resume with: cbai session ask" in rest
+    assert errors.strip().splitlines()[-1] == "cbai: terminated" and "Traceback" not in errors
+    with Session.open(study) as session:
+        assert [row["value"] for row in session.records()] == [1.0, -1.0]
