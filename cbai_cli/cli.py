@@ -85,7 +85,7 @@ def generate(
 ) -> None:
     """Write one of the papers' instances (or a random one) to a file."""
     from cbai_cli.generators import generate_instance
-    from cbai_cli.kinds import save
+    from cbai_cli.kinds import get, save
     from cbai_cli.outputs import check_writable
 
     if output != "-":
@@ -93,6 +93,8 @@ def generate(
     instance = generate_instance(family, noise=noise, sigma=sigma, truth=not no_truth, d=d, eps=eps, n=n, seed=seed,
                                  T=horizon, omega=omega, eta0=eta0)
     save(instance, output)
+    for warning in get(instance.kind).file_warnings(instance):
+        _warn(warning)
     if output != "-":
         summary = getattr(instance, "summary", None) or f"{instance.n_arms} arms, d = {instance.dim}"
         typer.echo(f"wrote {instance.name} ({summary}) to {output}", err=True)

@@ -146,6 +146,8 @@ class StaticRegime:
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "static"
+    #: One line for help texts.
+    summary: ClassVar[str] = "Prop. 2, a round's fixed allocation (round-based algorithms)"
     #: The options (:mod:`cbai_cli.options`) this regime's radius reads.
     reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian")
     requires: ClassVar[tuple[str, ...]] = ()
@@ -223,6 +225,8 @@ class TheoryRegime(RadiusRegime):
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "theory"
+    #: One line for help texts.
+    summary: ClassVar[str] = "Prop. 3, the horizon form"
     kernel_code: ClassVar[int] = codes.THEORY
     reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian", "ridge", "norm_bound")
     requires: ClassVar[tuple[str, ...]] = ()
@@ -246,6 +250,8 @@ class DeterminantRegime(RadiusRegime):
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "det"
+    #: One line for help texts.
+    summary: ClassVar[str] = "Abbasi-Yadkori's determinant form"
     kernel_code: ClassVar[int] = codes.DETERMINANT
     reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian", "ridge", "norm_bound")
     requires: ClassVar[tuple[str, ...]] = ()
@@ -269,6 +275,8 @@ class TunedRegime(RadiusRegime):
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "tuned"
+    #: One line for help texts.
+    summary: ClassVar[str] = "a constant radius √β (--beta), no guarantee"
     kernel_code: ClassVar[int] = codes.TUNED
     reads: ClassVar[tuple[str, ...]] = ("beta",)
     #: Options that must be given: β has no default.
@@ -296,6 +304,8 @@ class OLSRegime:
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "ols"
+    #: One line for help texts.
+    summary: ClassVar[str] = "least squares on the span with a mixture over ridge scales, docs/ols.md"
     reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian")
     requires: ClassVar[tuple[str, ...]] = ()
     tolerated: ClassVar[tuple[str, ...]] = ()
@@ -361,6 +371,13 @@ def regime_notes(regime_name: str, dim: int) -> list[str]:
     if regime_name == "theory" and dim == 1:
         notes.append("in d = 1 the horizon form of Proposition 3 is smaller than Abbasi-Yadkori's "
                      "determinant form, so 'theory' carries no guarantee here; use --regime det")
-    if regime_name == "tuned":
-        notes.append("tuned intervals carry no correctness guarantee")
+    if not REGIMES[regime_name].guaranteed:
+        notes.append(f"{regime_name} intervals carry no correctness guarantee")
     return notes
+
+
+def regimes_help() -> str:
+    """The ``--regime`` help, from the regimes' own declarations."""
+    listed = "; ".join(f"{name} ({regime.summary})" for name, regime in REGIMES.items())
+    return (f"Confidence regime of cbai algorithms: {listed}. Default: each algorithm's own, listed first by "
+            "`cbai algorithms`.")

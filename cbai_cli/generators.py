@@ -436,14 +436,8 @@ def _safe_builder(function: str) -> Callable[..., Any]:
     """A builder of :mod:`cbai_cli.safe.files`, imported when a safe instance is generated."""
 
     def build(**values: Any) -> Any:
-        from cbai_cli.options import HORIZON_LIMIT
         from cbai_cli.safe import files
 
-        # the limit `cbai solve` reads the file with: a file it would refuse is not written
-        horizon = values.get("T")
-        if horizon is not None and horizon > HORIZON_LIMIT:
-            raise OptionError(f"--T must be at most {HORIZON_LIMIT:.0e} (a run keeps its regret curve, 8 bytes a "
-                              f"round, in memory), got {horizon:,}")
         return getattr(files, function)(**values)
 
     build.__name__ = function

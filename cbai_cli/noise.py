@@ -9,8 +9,6 @@ memory.
 
 from __future__ import annotations
 
-import math
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
@@ -18,7 +16,7 @@ from typing import ClassVar
 import numpy as np
 
 from cbai_cli.fileio import instance_errors
-from cbai_cli.validation import FieldError, moderate, positive, replace_field
+from cbai_cli.validation import moderate, positive, replace_field
 
 #: Observations of one arm split from their sum and handed to a trace at a time: 512 KiB of
 #: float64, and as many trace rows, whatever the length of the round.
@@ -27,9 +25,6 @@ TRACE_CHUNK = 1 << 16
 #: (128 MiB at most), the draws of every trace written before traces were streamed; beyond
 #: it, in pieces by sequential selection (:meth:`BinaryNoise.split_sum`).
 BINARY_SHUFFLE_LIMIT = 1 << 27
-#: The smallest σ² a Gaussian noise model takes: the smallest normal double, so that σ²
-#: never underflows (σ ≥ 1.5e−154).
-SMALLEST_VARIANCE = sys.float_info.min
 #: numpy sums at most this many float64 values in one unrolled block, and splits longer runs
 #: in two (its ``PW_BLOCKSIZE``); :func:`_pairwise_sum` splits only where numpy does.
 PAIRWISE_BLOCK = 128
@@ -49,10 +44,6 @@ class GaussianNoise:
     def __post_init__(self) -> None:
         with instance_errors():
             replace_field(self, "sigma", moderate(positive(self.sigma, "noise.sigma"), "noise.sigma"))
-            if self.sigma**2 < SMALLEST_VARIANCE:
-                # σ² underflows: every bound scaled by the variance would read 0
-                raise FieldError("noise.sigma", f"must be at least {math.sqrt(SMALLEST_VARIANCE):.2g} (σ² of "
-                                 f"{self.sigma:g} underflows to {self.sigma**2:g}); rescale the answers")
 
     @property
     def subgaussian(self) -> float:

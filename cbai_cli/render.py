@@ -63,6 +63,14 @@ def fmt(value: float | None, digits: int = 6) -> str:
     return f"{value:.{digits}g}"
 
 
+def variance_text(variance: float) -> str:
+    """σ² as text; one that underflowed (σ below 1.5e−154 squares to a subnormal or to 0)
+    says so rather than read as σ² = 0."""
+    if variance >= sys.float_info.min:
+        return f"{variance:g}"
+    return f"< {sys.float_info.min:.1e} (σ² underflows: the σ²-scaled bounds read 0)"
+
+
 def arm_label(arm: int | None, label: str | None = None) -> str:
     """An arm as tables show it: its index, with its label (``meta.labels``) when it has one."""
     if arm is None:
@@ -91,7 +99,7 @@ def bound_table(report: BoundReport, top: int = 5) -> Table:
         ("lower bound", fmt(report.lower_bound), f"Theorem 1: 2 log(1/(2.4δ))·H_CLB, unit noise, δ = {report.delta:g}"),
     ]
     if report.lower_bound_noise is not None:
-        rows.append(("lower bound (σ²)", fmt(report.lower_bound_noise), f"Theorem 1 scaled by the noise variance σ² = {report.noise_variance:g}"))
+        rows.append(("lower bound (σ²)", fmt(report.lower_bound_noise), f"Theorem 1 scaled by the noise variance σ² = {variance_text(report.noise_variance)}"))
     rows.append(("lower bound (kl)", fmt(report.lower_bound_kl), "Theorem 1 unrelaxed: 2 kl(δ, 1 − δ)·H_CLB, unit noise"))
     if report.lower_bound_kl_noise is not None:
         rows.append(("lower bound (kl, σ²)", fmt(report.lower_bound_kl_noise), "the same scaled by σ²"))

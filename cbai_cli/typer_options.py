@@ -13,12 +13,11 @@ from typing import Optional
 import typer
 
 from cbai_cli.algorithms.registry import option_users
+from cbai_cli.confidence import regimes_help
 from cbai_cli.options import FORCED_BOUND_TIME_LIMIT, OPTIONS
 
 #: The help of ``--regime``, shared by every command that runs a cbai algorithm.
-REGIME_HELP = ("Confidence regime of cbai algorithms: static (round-based; Prop. 2), theory (Prop. 3, default for "
-               "adaptive), det (determinant form), tuned (radius √β), ols (least squares on the span, mixture bound; "
-               "docs/ols.md).")
+REGIME_HELP = regimes_help()
 #: ``--bound/--no-bound`` of ``solve`` and ``--bounds/--no-bounds`` of ``compare``.
 BOUND_HELP = ("Compute the instance's bounds (H_CLB, Theorem 1) after the runs; default: only when K·d ≤ 10⁶ and "
               f"K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with a certified interval.")

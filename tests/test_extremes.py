@@ -261,8 +261,8 @@ def test_acol_with_an_absurd_epsilon_and_a_budget_gives_the_anytime_answer():
                     "--json")
     assert result.exit_code == 1
     assert json.loads(result.stdout)["runs"][0] | {"wall_s": 0} == {
-        "seed": 0, "iterations": 0, "recommended": 0, "correct": False, "violation": False, "stopped": "budget",
-        "wall_s": 0}
+        "seed": 0, "iterations": 0, "recommended": 0, "label": None, "correct": False, "violation": False,
+        "stopped": "budget", "wall_s": 0}
 
 
 def test_compare_with_an_absurd_epsilon_is_one_line():

@@ -91,6 +91,11 @@ class InstanceKind:
         """Print the report as tables on the Rich console ``out``."""
         raise NotImplementedError
 
+    def file_warnings(self, instance: Any) -> list[str]:
+        """What a user writing ``instance`` to a file should know before running it (the
+        file is valid; a run of it needs an option): none by default."""
+        return []
+
     def undecidable(self, instance: Any) -> str | None:
         """Why no algorithm can finish on ``instance`` without a budget (None: some can).
 

@@ -499,14 +499,14 @@ class SolveOutcome:
         return self.bounds.lower_bound if scaled is None else scaled
 
     def bound_line(self) -> str:
-        from cbai_cli.render import fmt
+        from cbai_cli.render import fmt, variance_text
 
         if self.bounds is None:
             return "H_CLB, Theorem 1 and Prop. 1 bounds: not computed (see the notes)"
         median = float(np.median([r.iterations for r in self.results]))
         reference = self.reference_lower_bound
         ratio = f"{median / reference:,.1f}×" if reference and np.isfinite(reference) else "—"
-        noise = "" if self.bounds.lower_bound_noise is None else f", at the noise level σ² = {self.bounds.noise_variance:g}: {fmt(self.bounds.lower_bound_noise)}"
+        noise = "" if self.bounds.lower_bound_noise is None else f", at the noise level σ² = {variance_text(self.bounds.noise_variance)}: {fmt(self.bounds.lower_bound_noise)}"
         which = "unit-noise" if self.bounds.lower_bound_noise is None else "σ²-scaled"
         return (f"H_CLB = {fmt(self.bounds.h_clb.value)}; lower bound (Thm 1, unit noise, δ = {self.bounds.delta:g}) = "
                 f"{fmt(self.bounds.lower_bound)}{noise}; Prop. 1 bound = {fmt(self.bounds.prop1_bound)}; "

@@ -9,6 +9,8 @@ exploration phase (Lemma 1: λ_min of the exploration design against T'λ_−/2)
 
 from __future__ import annotations
 
+from typing import Any
+
 from cbai_cli.kinds.base import InstanceKind
 
 # The options of the request type of cbai 0.1 for safe runs (``SafeRunSpec``): a store's
@@ -24,6 +26,15 @@ class SafeRegretKind(InstanceKind):
     unsafe_label = "unsafe actions"
     draws_curves = True
     identity_options = SAFE_IDENTITY_OPTIONS
+
+    def file_warnings(self, instance: Any) -> list[str]:
+        """A horizon beyond what a run keeps in memory: the file stands, a run needs ``--T``."""
+        from cbai_cli.options import HORIZON_LIMIT
+
+        if instance.problem.T <= HORIZON_LIMIT:
+            return []
+        return [f"T = {instance.problem.T:,} rounds is more than a run keeps in memory (at most "
+                f"{HORIZON_LIMIT:.0e}, 8 bytes a round): run this file with --T of at most that"]
 
     def parse(self, mapping, source):
         from cbai_cli.safe.files import safe_regret_from_mapping

@@ -215,12 +215,12 @@ def test_from_takes_no_sources(cli, tmp_path):
     assert result.exit_code == 2 and "--from" in result.stderr
 
 
-def test_from_an_empty_store_with_plot_says_there_is_nothing_to_plot(cli, tmp_path):
+def test_from_an_empty_store_with_plot_says_there_is_nothing_to_show(cli, tmp_path):
     store = tmp_path / "runs.jsonl"
     store.write_text("")
     plot = tmp_path / "figure.png"
     result = cli("compare", "--from", store, "--plot", plot)
-    assert result.exit_code == 2 and result.stderr == f"cbai: error: --plot {plot}: no records to plot\n"
+    assert result.exit_code == 2 and result.stderr == f"cbai: error: --from {store}: no run records to show\n"
     assert not plot.exists()
 
 
