@@ -114,9 +114,21 @@ class PlannedComparison:
 
     def warnings(self) -> list[str]:
         """The grid's warnings (a run that will take very long) of the requests that still have
-        runs to do here: once per request, however many seeds it runs."""
+        runs to do here: once per request, however many seeds it runs; and once per spec
+        whose regime carries no correctness guarantee (``tuned``), as ``solve`` says too."""
+        from cbai_cli.algorithms.registry import resolve
+        from cbai_cli.confidence import REGIMES
+
         pending = {(run.group, run.algorithm) for run in self.pending}
-        return [text for key, text in self.grid.warnings.items() if key in pending]
+        said = [text for key, text in self.grid.warnings.items() if key in pending]
+        for index in sorted({algorithm for _, algorithm in pending}):
+            choice = self.grid.algorithms[index]
+            entry, alias = resolve(choice.request.algorithm) if choice.request.algorithm else (None, None)
+            regime = choice.request.regime or (alias.regime if alias is not None and alias.regime else None) or (
+                entry.default_regime if entry is not None else None)
+            if regime in REGIMES and not REGIMES[regime].guaranteed:
+                said.append(f"algorithm spec {choice.label!r}: {regime} intervals carry no correctness guarantee")
+        return said
 
     def _shared_source(self, option: str, value: Any) -> str:
         """Where a value given for all algorithms came from: its flag, or the study file."""

@@ -441,3 +441,13 @@ def test_a_flag_equal_to_the_value_a_spec_sets_is_not_reported(cli):
     result = cli("compare", "regret-1d", "--algos", "g-acol:tuned:beta=0.5", "--beta", "0.5", "--seeds", "1",
                  "--jobs", "1", "--no-bounds", "--json")
     assert _beta_of_the_run(result) == 0.5 and result.stderr == ""
+
+
+def test_a_spec_without_a_guarantee_is_said_once_before_the_runs(cli):
+    result = cli("compare", "irrelevant-dims:d=4,eps=0.2", "--algos", "g-acol:tuned:beta=0.25,adaptive_tuned,g-acol",
+                 "--seeds", "2", "--no-bounds")
+    assert result.exit_code == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "no correctness guarantee" in line]
+    assert warnings == ["cbai: warning: algorithm spec 'g-acol:tuned:beta=0.25': tuned intervals carry no correctness "
+                        "guarantee", "cbai: warning: algorithm spec 'adaptive_tuned': tuned intervals carry no "
+                        "correctness guarantee"]
