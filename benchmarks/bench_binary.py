@@ -16,6 +16,8 @@ import argparse
 import time
 from pathlib import Path
 
+from report import emit  # benchmarks/report.py, beside this script
+
 from cbai_cli.kinds import load
 from cbai_cli.simulate import RunRequest, drive, prepare, run_streams
 
@@ -68,10 +70,7 @@ def main() -> None:
         queries = sum(used for used, _ in compiled)
         lines.append(f"| {name} ({regime}) | {queries:,} | {fast / queries * 1e6:.1f} | {slow / queries * 1e6:.1f} | "
                      f"{'yes' if compiled == stepped else 'NO'} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out is not None:
-        args.out.write_text(text)
+    emit(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from report import emit  # benchmarks/report.py, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -99,10 +100,7 @@ def main() -> None:
     lines += [f"| `cbai session {name}` | {warm:.2f} | {cold:.2f} |" for name, warm, cold in rows]
     lines += ["", f"The study: {args.answers:,} answers of one rater on `cbai driver-arms --n 200 --seed 7` "
               "(adaptive-uniform, δ = 1e-6); each `next` is a new rater's, so the algorithm asks a new query."]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out is not None:
-        args.out.write_text(text)
+    emit(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from report import emit  # benchmarks/report.py, beside this script
+
 from cbai_cli.kinds import load
 from cbai_cli.protocol import Answer
 from cbai_cli.session.estimate import answers_needed
@@ -91,10 +93,7 @@ def main() -> None:
         cells = ([f"{np.median(values):.2f}", f"{np.quantile(values, 0.1):.2f}", f"{np.quantile(values, 0.9):.2f}"]
                  if values.size else ["—"] * 3)
         lines.append(f"| {fraction:.0%} | " + " | ".join(cells) + f" | {missing[fraction]} of {args.seeds} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out is not None:
-        args.out.write_text(text)
+    emit(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -67,17 +67,25 @@ def assert_same_state(first, second) -> None:
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("name, regime", COMPILED)
-def test_compiled_drive_equals_the_ask_tell_loop(irrelevant_dims, name, regime):
-    prepared = prepared_run(irrelevant_dims, name, regime)
-    for seed in range(3):
+def assert_compiled_equals_the_loop(prepared, seeds) -> list:
+    """Each seed's run compiled and through the ask/tell loop: the same counts and the same
+    final state; returns each run's two environments (compiled, loop) for further checks."""
+    environments = []
+    for seed in seeds:
         compiled, environment = started(prepared, seed)
         assert compilable(compiled, environment)
         fast = drive(compiled, environment, prepared.budget)
-        stepped, environment = started(prepared, seed)
-        slow = drive(stepped, environment, prepared.budget, Silent())
+        stepped, loop_environment = started(prepared, seed)
+        slow = drive(stepped, loop_environment, prepared.budget, Silent())
         assert (fast.used, fast.rounds, fast.solved) == (slow.used, slow.rounds, slow.solved)
         assert_same_state(compiled, stepped)
+        environments.append((environment, loop_environment))
+    return environments
+
+
+@pytest.mark.parametrize("name, regime", COMPILED)
+def test_compiled_drive_equals_the_ask_tell_loop(irrelevant_dims, name, regime):
+    assert_compiled_equals_the_loop(prepared_run(irrelevant_dims, name, regime), range(3))
 
 
 def test_a_run_long_enough_to_refresh_equals_the_ask_tell_loop(irrelevant_dims):
@@ -171,14 +179,7 @@ def test_binary_answers_compiled_equal_the_ask_tell_loop(name, regime):
     # state, and the generator left where the loop leaves it
     instance = family("unit-sphere").generate(BinaryNoise(), d=4, n=12, seed=3)
     prepared = prepare(RunRequest.of(name, regime, budget=600), instance)
-    for seed in range(2):
-        compiled, environment = started(prepared, seed)
-        assert compilable(compiled, environment)
-        fast = drive(compiled, environment, prepared.budget)
-        stepped, loop_environment = started(prepared, seed)
-        slow = drive(stepped, loop_environment, prepared.budget, Silent())
-        assert (fast.used, fast.solved) == (slow.used, slow.solved)
-        assert_same_state(compiled, stepped)
+    for environment, loop_environment in assert_compiled_equals_the_loop(prepared, range(2)):
         assert environment.rng.bit_generator.state == loop_environment.rng.bit_generator.state
 
 

@@ -51,21 +51,28 @@ def test_ask_on_a_driver_instance_draws_the_trajectory_to_judge(tmp_path, cbai_p
     assert (tmp_path / "drive-query-1.png").stat().st_size > 1000
 
 
-def test_ctrl_c_while_waiting_for_an_answer_keeps_every_recorded_answer(tmp_path, binary_file):
-    study = tmp_path / "s.db"
+def _stopped_while_asking(study, binary_file, answers, signum) -> tuple[int, str, str]:
+    """Start a study, answer ``answers`` in `cbai session ask`, send ``signum`` while the
+    next question waits; (exit code, stdout, stderr)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     subprocess.run([sys.executable, "-m", "cbai_cli", "session", "start", str(binary_file), "--algo", "g-acol",
                     "-o", str(study)], check=True, capture_output=True, env=env)
     asking = subprocess.Popen([sys.executable, "-m", "cbai_cli", "session", "ask", str(study)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    for value in ("yes", "no", "yes"):
+    for value in answers:
         _read_until_prompt(asking.stdout)
         asking.stdin.write(value + "\n")
         asking.stdin.flush()
-    _read_until_prompt(asking.stdout)  # the fourth question is waiting for an answer
-    asking.send_signal(signal.SIGINT)
+    _read_until_prompt(asking.stdout)  # the next question is waiting for an answer
+    asking.send_signal(signum)
     rest, errors = asking.communicate(timeout=120)
-    assert asking.returncode == 130, errors
+    return asking.returncode, rest, errors
+
+
+def test_ctrl_c_while_waiting_for_an_answer_keeps_every_recorded_answer(tmp_path, binary_file):
+    study = tmp_path / "s.db"
+    code, rest, errors = _stopped_while_asking(study, binary_file, ("yes", "no", "yes"), signal.SIGINT)
+    assert code == 130, errors
     assert "Resume with: cbai session ask" in rest
     assert "cbai: interrupted" in errors and "Traceback" not in errors
     with Session.open(study) as session:
@@ -115,19 +122,8 @@ def test_ask_stops_in_one_line_when_the_study_cannot_be_written(tmp_path, cbai_p
 
 def test_sigterm_while_waiting_for_an_answer_says_so_and_keeps_every_answer(tmp_path, binary_file):
     study = tmp_path / "s.db"
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    subprocess.run([sys.executable, "-m", "cbai_cli", "session", "start", str(binary_file), "--algo", "g-acol",
-                    "-o", str(study)], check=True, capture_output=True, env=env)
-    asking = subprocess.Popen([sys.executable, "-m", "cbai_cli", "session", "ask", str(study)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    for value in ("yes", "no"):
-        _read_until_prompt(asking.stdout)
-        asking.stdin.write(value + "\n")
-        asking.stdin.flush()
-    _read_until_prompt(asking.stdout)
-    asking.send_signal(signal.SIGTERM)
-    rest, errors = asking.communicate(timeout=120)
-    assert asking.returncode == 143, errors
+    code, rest, errors = _stopped_while_asking(study, binary_file, ("yes", "no"), signal.SIGTERM)
+    assert code == 143, errors
     assert "Resume with: cbai session ask" in rest
     assert errors.strip().splitlines()[-1] == "cbai: terminated" and "Traceback" not in errors
     with Session.open(study) as session:
