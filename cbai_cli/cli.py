@@ -144,10 +144,18 @@ def solve(
 @app.command("algorithms")
 def list_algorithms(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (a list of algorithms) instead of tables."),
+    as_markdown: bool = typer.Option(False, "--markdown", help="Print the algorithms and the regimes as markdown "
+                                     "tables (those of the README)."),
 ) -> None:
     """List the registered algorithms: instance kinds, style, regimes and options."""
     from cbai_cli.algorithms.registry import Listing
+    from cbai_cli.errors import OptionError
 
+    if as_json and as_markdown:
+        raise OptionError("choose one of --json and --markdown")
+    if as_markdown:
+        typer.echo(Listing().to_markdown())
+        return
     _show(Listing(), as_json)
 
 

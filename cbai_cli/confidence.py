@@ -148,6 +148,8 @@ class StaticRegime:
     name: ClassVar[str] = "static"
     #: One line for help texts.
     summary: ClassVar[str] = "Prop. 2, a round's fixed allocation (round-based algorithms)"
+    #: Its interval, for the README's table (`cbai algorithms --markdown`).
+    interval: ClassVar[str] = "R·sqrt(2 log(K/δ_t)), A from this round only (Prop. 2)"
     #: The options (:mod:`cbai_cli.options`) this regime's radius reads.
     reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian")
     requires: ClassVar[tuple[str, ...]] = ()
@@ -227,6 +229,8 @@ class TheoryRegime(RadiusRegime):
     name: ClassVar[str] = "theory"
     #: One line for help texts.
     summary: ClassVar[str] = "Prop. 3, the horizon form"
+    #: Its interval, for the README's table (`cbai algorithms --markdown`).
+    interval: ClassVar[str] = "R·sqrt(d log((1 + tL²/λ)/δ)) + √λ·S (Prop. 3, horizon form)"
     kernel_code: ClassVar[int] = codes.THEORY
     reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian", "ridge", "norm_bound")
     requires: ClassVar[tuple[str, ...]] = ()
@@ -252,6 +256,8 @@ class DeterminantRegime(RadiusRegime):
     name: ClassVar[str] = "det"
     #: One line for help texts.
     summary: ClassVar[str] = "Abbasi-Yadkori's determinant form"
+    #: Its interval, for the README's table (`cbai algorithms --markdown`).
+    interval: ClassVar[str] = "R·sqrt(2 log(1/δ) + log(det A/λ^d)) + √λ·S (Abbasi-Yadkori's determinant form)"
     kernel_code: ClassVar[int] = codes.DETERMINANT
     reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian", "ridge", "norm_bound")
     requires: ClassVar[tuple[str, ...]] = ()
@@ -277,6 +283,8 @@ class TunedRegime(RadiusRegime):
     name: ClassVar[str] = "tuned"
     #: One line for help texts.
     summary: ClassVar[str] = "a constant radius √β (--beta), no guarantee"
+    #: Its interval, for the README's table (`cbai algorithms --markdown`).
+    interval: ClassVar[str] = "√β from `--beta` (the paper's β = 1/4 is `--beta 0.25`)"
     kernel_code: ClassVar[int] = codes.TUNED
     reads: ClassVar[tuple[str, ...]] = ("beta",)
     #: Options that must be given: β has no default.
@@ -306,6 +314,8 @@ class OLSRegime:
     name: ClassVar[str] = "ols"
     #: One line for help texts.
     summary: ClassVar[str] = "least squares on the span with a mixture over ridge scales, docs/ols.md"
+    #: Its interval, for the README's table (`cbai algorithms --markdown`).
+    interval: ClassVar[str] = "least squares on the span of the pulls, no ridge bias, a mixture of the self-normalised bound over ridge scales and each arm's own mean (docs/ols.md)"
     reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian")
     requires: ClassVar[tuple[str, ...]] = ()
     tolerated: ClassVar[tuple[str, ...]] = ()
@@ -374,6 +384,20 @@ def regime_notes(regime_name: str, dim: int) -> list[str]:
     if not REGIMES[regime_name].guaranteed:
         notes.append(f"{regime_name} intervals carry no correctness guarantee")
     return notes
+
+
+def regimes_markdown() -> str:
+    """The regimes as a markdown table: name, interval, guarantee (from their declarations)."""
+    rows = ["| regime | interval of every arm | guarantee |", "| --- | --- | --- |"]
+    for name, regime in REGIMES.items():
+        if not regime.guaranteed:
+            guarantee = "none"
+        elif name == "theory":
+            guarantee = "yes for d ≥ 2 (not in d = 1: cbai says so)"
+        else:
+            guarantee = "yes" + (", round-based" if not regime.adaptive else "")
+        rows.append(f"| `{name}` | {regime.interval} | {guarantee} |")
+    return "\n".join(rows)
 
 
 def regimes_help() -> str:

@@ -20,3 +20,11 @@ def test_python_guide_examples_run(tmp_path, monkeypatch):
         ALGORITHMS.pop("my-uniform", None)
     assert tried > 10
     assert failures == 0
+
+
+def test_the_readme_tables_of_algorithms_and_regimes_are_the_registrys():
+    from cbai_cli.algorithms.registry import Listing
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("<!-- algorithms -->\n", 1)[1].split("<!-- /algorithms -->", 1)[0]
+    assert block.strip() == Listing().to_markdown().strip(), "run `cbai algorithms --markdown` into README.md"

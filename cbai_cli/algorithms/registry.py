@@ -357,6 +357,16 @@ class Listing:
 
         algorithms_table(out, tuple(entries().values()), dict(ALIASES))
 
+    def to_markdown(self) -> str:
+        """Every algorithm (kinds, style, regimes with the default first, summary), then the
+        regimes (:func:`cbai_cli.confidence.regimes_markdown`): the README's tables."""
+        from cbai_cli.confidence import regimes_markdown
+
+        rows = ["| name | instance kinds | style | regimes (default first) | what it does |", "| --- | --- | --- | --- | --- |"]
+        rows += [f"| `{entry.name}` | {', '.join(entry.kinds)} | {entry.style} | {', '.join(entry.regimes) or '—'} | "
+                 f"{entry.summary} |" for entry in entries().values()]
+        return "\n".join(rows) + "\n\n" + regimes_markdown()
+
 
 def names_for(kind: str) -> list[str]:
     """The algorithms that run on instances of ``kind``."""
