@@ -143,7 +143,8 @@ def solve(
 
 @app.command("algorithms")
 def list_algorithms(
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document (a list of algorithms) instead of tables."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document ({\"algorithms\": [...]}) instead of "
+                                 "tables."),
     as_markdown: bool = typer.Option(False, "--markdown", help="Print the algorithms and the regimes as markdown "
                                      "tables (those of the README)."),
 ) -> None:

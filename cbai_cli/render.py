@@ -78,9 +78,18 @@ def arm_label(arm: int | None, label: str | None = None) -> str:
     return str(arm) if label is None else f"{arm} ({markup_safe(label)})"
 
 
+#: The version of the shape of every JSON document the command line prints (its keys and
+#: their meaning); docs/cli.md says what may change within one.
+JSON_SCHEMA = 1
+
+
 def print_json(document: dict) -> None:
-    """One JSON document on stdout (infinities are already None)."""
-    sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
+    """One JSON document on stdout (infinities are already None), opening with the cbai
+    version that wrote it and :data:`JSON_SCHEMA`, so that a script can check both."""
+    from cbai_cli import __version__
+
+    stamped = {"cbai_version": __version__, "schema": JSON_SCHEMA, **document}
+    sys.stdout.write(json.dumps(stamped, indent=2, allow_nan=False) + "\n")
 
 
 def bound_table(report: BoundReport, top: int = 5) -> Table:

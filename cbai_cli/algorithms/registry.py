@@ -347,10 +347,11 @@ def algorithm_help(with_defaults: bool = False, kinds: tuple[str, ...] | None = 
 
 @dataclass(frozen=True)
 class Listing:
-    """``cbai algorithms``: every entry, as JSON (a list) or as a table."""
+    """``cbai algorithms``: every entry, as JSON or as a table."""
 
-    def to_json(self) -> list[dict[str, Any]]:
-        return [entry.describe() for entry in entries().values()]
+    def to_json(self) -> dict[str, Any]:
+        """``{"algorithms": [...]}``, one description per entry."""
+        return {"algorithms": [entry.describe() for entry in entries().values()]}
 
     def render(self, out) -> None:
         from cbai_cli.render import algorithms_table

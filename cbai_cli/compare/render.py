@@ -141,7 +141,9 @@ def json_document(records: Sequence[dict], rows: Sequence[SummaryRow]) -> dict:
 
 
 def print_json_document(records: Sequence[dict], rows: Sequence[SummaryRow]) -> None:
-    sys.stdout.write(json.dumps(json_document(records, rows), indent=2, allow_nan=False) + "\n")
+    from cbai_cli.render import print_json
+
+    print_json(json_document(records, rows))
 
 
 def csv_text(records: Sequence[dict]) -> str:

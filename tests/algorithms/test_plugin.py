@@ -38,7 +38,7 @@ def cbai(plugin_path: Path, *args: str) -> subprocess.CompletedProcess:
 def test_the_plugin_is_listed_with_its_capabilities(plugin_path):
     result = cbai(plugin_path, "algorithms", "--json")
     assert result.returncode == 0, result.stderr
-    (entry,) = [entry for entry in json.loads(result.stdout) if entry["name"] == "round-robin"]
+    (entry,) = [entry for entry in json.loads(result.stdout)["algorithms"] if entry["name"] == "round-robin"]
     assert entry["kinds"] == ["cbai"] and entry["style"] == "adaptive"
     assert entry["regimes"] == ["theory", "det", "tuned", "ols"]
 

@@ -60,7 +60,9 @@ def test_algorithms_json_lists_every_entry_with_its_capabilities(cli):
 
     from cbai_cli.algorithms.registry import entries
 
-    listed = json.loads(cli("algorithms", "--json").stdout)
+    document = json.loads(cli("algorithms", "--json").stdout)
+    assert (document["cbai_version"], document["schema"]) == (__import__("cbai_cli").__version__, 1)
+    listed = document["algorithms"]
     assert [entry["name"] for entry in listed] == list(entries())
     by_name = {entry["name"]: entry for entry in listed}
     assert by_name["acol"]["kinds"] == ["cbai"] and by_name["acol"]["style"] == "round"

@@ -14,7 +14,8 @@ import pytest
 from cbai_cli.kinds import load
 from tests.serve.conftest import driver_instance, gaussian_instance, start_study
 
-WAIT_SECONDS = 20
+#: How long a page may take to show what a step expects (a generous bound: CI machines are loaded).
+WAIT_SECONDS = 60
 
 
 def _wait(browser, condition, what: str):

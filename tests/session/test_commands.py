@@ -33,7 +33,8 @@ def _refused(result, text):
 def test_next_json_has_the_stable_keys_and_repeats_pending_queries(tmp_path, instance_file, cli):
     study = _study(tmp_path, instance_file, cli, "--algo", "g-acol")
     first = json.loads(cli("session", "next", study, "--json").stdout)
-    assert set(first) == {"done", "recommended", "answered", "pending", "question", "answers", "numbers", "queries"}
+    assert set(first) == {"cbai_version", "schema", "done", "recommended", "answered", "pending", "question", "answers",
+                          "numbers", "queries"}
     assert set(first["queries"][0]) == {"id", "arm", "count", "remaining", "label", "features", "expires"}
     assert json.loads(cli("session", "next", study, "--json").stdout) == first
     three = json.loads(cli("session", "next", study, "--count", "3", "--json").stdout)["queries"]
@@ -511,8 +512,9 @@ def test_a_batch_whose_early_rows_end_the_study_keeps_the_later_ones_as_surplus(
     assert cli("session", "next", study, "-n", "3").exit_code == 0
     result = cli("session", "record", study, "--file", "-", "--json", input="id,value\n1,-0.5\n2,0.5\n")
     assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout) | {"recommended": None} == {
-        "recorded": 2, "surplus": 1, "done": True, "recommended": None, "answered": 1, "pending": 0}
+    assert json.loads(result.stdout) | {"recommended": None, "cbai_version": None} == {
+        "cbai_version": None, "schema": 1, "recorded": 2, "surplus": 1, "done": True, "recommended": None,
+        "answered": 1, "pending": 0}
     assert [record["surplus"] for record in json.loads(cli("session", "log", study, "--json").stdout)["records"]] \
         == [False, True]
 
