@@ -26,7 +26,7 @@ app = typer.Typer(
     help="Constrained linear best-arm identification and safe linear bandits: bound an instance's "
     "difficulty and solve it with ACOL or any baseline of Lindner et al. (ICML 2022), or with "
     "Safe-LUCB, LinGapE and Safe-LinGapE.",
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,

@@ -126,3 +126,18 @@ def test_a_command_reading_a_closed_standard_input_is_one_line(tmp_path, command
     assert process.stderr.splitlines() == [
         f"cbai: error: {'--file -' if '--file' in command else '<stdin>'}: standard input is closed, so there is "
         "nothing to read"]
+
+
+def test_the_shell_completes_commands_and_subcommands():
+    import os
+    import subprocess
+    import sys
+
+    def complete(words: str, index: int) -> list[str]:
+        env = {**os.environ, "_CBAI_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": str(index)}
+        done = subprocess.run([sys.executable, "-m", "cbai_cli"], env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert complete("cbai so", 1) == ["solve"]
+    assert complete("cbai session st", 2) == ["start", "status"]
