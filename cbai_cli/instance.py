@@ -27,7 +27,7 @@ import numpy as np
 from cbai_cli.errors import InstanceError, MissingTruthError
 from cbai_cli.fileio import instance_errors, read_mapping, write_mapping
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.session.questions import feasible_threshold
+from cbai_cli.questions import feasible_threshold
 from cbai_cli.validation import (NORM_TOL, FieldError, array, flag, moderate, numbers, positive, real, replace_field,
                                  safe_text, text)
 
@@ -130,13 +130,13 @@ class Instance:
         reward: (d,) θ, or None when ``reward_values`` is given instead.
         reward_values: (K,) one known reward per arm, or None when θ is given.
         threshold: τ; left out, τ is the one ``meta.feasible_when`` states in the raters' terms
-            (:func:`cbai_cli.session.questions.feasible_threshold`), else 0. Given with
+            (:func:`cbai_cli.questions.feasible_threshold`), else 0. Given with
             ``feasible_when``, the two must agree.
         threshold_known: False folds τ into a constant feature for the learner.
         noise: Gaussian(σ) or binary feedback.
         constraint_norm_bound: optional S ≥ ‖φ‖ (in the learner's coordinates).
         meta: free mapping (generator, parameters, seed); ``question``, ``answers`` and
-            ``feasible_when`` say what a study asks (:mod:`cbai_cli.session.questions`) and are
+            ``feasible_when`` say what a study asks (:mod:`cbai_cli.questions`) and are
             checked here.
         data: named arrays that travel with the instance but play no part in the
             problem (e.g. a driver instance's action sequences and raw features).

@@ -1,17 +1,27 @@
-"""Live sessions: any algorithm of the registry against real answers, in a durable study.
+"""Live sessions: any algorithm of the registry against real answers from several raters,
+in a durable study.
 
-- :mod:`~cbai_cli.session.journal`: the study file, an append-only SQLite journal;
-- :mod:`~cbai_cli.session.session`: :class:`Session`, ask/tell/status over the journal,
-  rebuilt by exact replay;
+- :mod:`~cbai_cli.session.journal`: the study file, an append-only SQLite journal of
+  queries and events (leases, answers, skips, undos);
+- :mod:`~cbai_cli.session.state`: the state, a function of the journal (folding answers
+  into the algorithm, hand-outs, surplus answers);
+- :mod:`~cbai_cli.session.session`: :class:`Session`, ask/answer/skip/undo/status over the
+  journal, caught up incrementally; :mod:`~cbai_cli.session.snapshots`: the state kept in
+  the user's cache so that a new process reads only what is new;
 - :mod:`~cbai_cli.session.pending`: the rule for several queries at once;
-- :mod:`~cbai_cli.session.values`: observations as people type them;
+- :mod:`~cbai_cli.session.estimate`: the answers still needed;
+- :mod:`~cbai_cli.session.values`: observations as people type them (what a study asks
+  is :mod:`cbai_cli.questions`);
 - :mod:`~cbai_cli.session.command`, :mod:`~cbai_cli.session.render`,
-  :mod:`~cbai_cli.session.interactive`: ``cbai session``.
+  :mod:`~cbai_cli.session.interactive`, :mod:`~cbai_cli.session.export`,
+  :mod:`~cbai_cli.session.defaults`: ``cbai session``; :mod:`~cbai_cli.session.upgrade`:
+  studies of the previous journal schema. ``cbai session serve`` is :mod:`cbai_cli.serve`.
 """
 
 from typing import Any
 
-__all__ = ["ArmStatus", "HandedQuery", "KINDS", "ReplayError", "Session", "Status"]
+__all__ = ["ArmStatus", "HandedQuery", "KINDS", "NothingToUndo", "Recorded", "ReplayError", "Session", "Status",
+           "UnknownQuery"]
 
 #: The instance kinds sessions run: finite arms and a constraint to learn (the safe kinds'
 #: algorithms choose actions from continuous sets and score regret, which no rater answers).

@@ -1,6 +1,6 @@
 """``cbai session ask``: the loop for a person at a terminal.
 
-Shows the question of the study (:mod:`cbai_cli.session.questions`), the arm to judge
+Shows the question of the study (:mod:`cbai_cli.questions`), the arm to judge
 (its label; for a driver instance, the picture of its trajectory drawn with
 :mod:`cbai_cli.driver.plot`, without its reward, which would bias the answer) and the
 answers as a numbered list; reads one line at a time: a number of the list, an answer,

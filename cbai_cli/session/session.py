@@ -45,7 +45,7 @@ from cbai_cli.session import snapshots
 from cbai_cli.session.defaults import DEFAULT_LEASE
 from cbai_cli.session.estimate import Estimate, answers_needed
 from cbai_cli.session.journal import EventRow, Journal, NewEvent, StudyFileError, create, iso, now
-from cbai_cli.session.questions import check_media, questions_of
+from cbai_cli.questions import check_media, questions_of
 from cbai_cli.session.state import Damaged, HistoryPoint, Rebuild, ReplayMismatch, StudyState
 
 #: The most queries one ``ask`` hands out: an adaptive algorithm asks one at a time, about
@@ -296,7 +296,7 @@ class Session:
     @property
     def questions(self):
         """What the study asks raters and how their answers become observations
-        (:class:`~cbai_cli.session.questions.Questions`, from the instance's ``meta``)."""
+        (:class:`~cbai_cli.questions.Questions`, from the instance's ``meta``)."""
         if self._questions is None:
             self._questions = questions_of(self.instance)
         return self._questions

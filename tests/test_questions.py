@@ -18,7 +18,7 @@ from cbai_cli.errors import InstanceError, OptionError
 from cbai_cli.instance import Instance, from_mapping
 from cbai_cli.kinds import load, save
 from cbai_cli.noise import BinaryNoise, GaussianNoise
-from cbai_cli.session.questions import (BINARY_QUESTION, GAUSSIAN_QUESTION, check_media, feasible_threshold, media_type,
+from cbai_cli.questions import (BINARY_QUESTION, GAUSSIAN_QUESTION, check_media, feasible_threshold, media_type,
                                         questions_of)
 from cbai_cli.session.values import observation
 
@@ -351,7 +351,7 @@ def test_questions_of_a_file_is_what_its_meta_says():
 def test_the_shipped_cookie_study_asks_its_question_and_records_yes_as_feasible(tmp_path):
     from cbai_cli.session import Session
 
-    example = Path(__file__).resolve().parents[2] / "examples" / "cookies" / "cookies.yaml"
+    example = Path(__file__).resolve().parents[1] / "examples" / "cookies" / "cookies.yaml"
     with Session.start(tmp_path / "cookies.db", example) as session:
         assert session.instance.threshold == pytest.approx(-0.6)  # at least 80 % yes: τ = 1 − 2·0.8
         assert (session.questions.question, session.questions.answers) == ("Would you buy this cookie?",
