@@ -142,8 +142,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-import scipy.linalg as sla
-from scipy.linalg import lapack
+
+from cbai_cli.fortran import lapack, pivoted_columns
 
 __all__ = [
     "Design",
@@ -329,14 +329,14 @@ def _factor(XS: np.ndarray, w: np.ndarray) -> np.ndarray | None:
     r = XS.shape[1]
     if XS.shape[0] < r:
         return None
-    qr, _, _, info = lapack.dgeqrf(np.sqrt(w)[:, None] * XS)
+    qr, _, _, info = lapack().dgeqrf(np.sqrt(w)[:, None] * XS)
     if info != 0:  # pragma: no cover - LAPACK argument error
         return None
     R = np.triu(qr[:r, :r])
     dg = np.abs(np.diag(R))
     if not np.all(np.isfinite(dg)) or dg.min() <= 1e-13 * dg.max():
         return None
-    W, info = lapack.dtrtri(R, lower=0)
+    W, info = lapack().dtrtri(R, lower=0)
     if info != 0:  # pragma: no cover - singular R was excluded above
         return None
     return W
@@ -452,9 +452,9 @@ def _center(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, kappa: float, deadlin
         # Jacobi scaling: weights near zero make the diagonal span many decades.
         dsc = 1.0 / np.sqrt(H[diag, diag])
         Hs = H * dsc[:, None] * dsc[None, :]
-        c, info = lapack.dpotrf(Hs, lower=1)
+        c, info = lapack().dpotrf(Hs, lower=1)
         if info == 0:
-            sol, info = lapack.dpotrs(c, dsc * grad, lower=1)
+            sol, info = lapack().dpotrs(c, dsc * grad, lower=1)
         if info == 0:
             dw = -dsc * sol
         else:  # numerically indefinite: least squares is the safe fallback
@@ -856,7 +856,7 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
     # Scale arms to unit max norm and targets so the initial design has value 1.
     alpha = float(np.linalg.norm(Xs, axis=1).max())
     X = Xs / alpha
-    _, _, piv = sla.qr(X.T, pivoting=True, mode="economic")
+    piv = pivoted_columns(X.T)
     S = np.asarray(piv[:r], dtype=np.intp)  # r arms spanning span(X)
     w = np.full(r, 1.0 / r)
     v0 = _restricted_values(X[S], Ys, w)

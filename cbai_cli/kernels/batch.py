@@ -15,18 +15,24 @@ refreshes, so its record does not depend on B.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from cbai_cli.kernels.codes import G_ACOL, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED, UNIFORM_RULES
+from cbai_cli.kernels import jit
+from cbai_cli.kernels.codes import (BUDGET, G_ACOL, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
+                                    UNIFORM_RULES)
 from cbai_cli.linalg import exact_design
 
 #: Standard normals (and a random rule's uniforms) drawn ahead per run and chunk: a refill
 #: costs about as much as a few steps of a small instance, and a run wastes at most one
 #: chunk's draws.
 NOISE_CHUNK = 256
+#: Seconds of one piece of an interpreted run (:func:`run_compiled`), between which it may
+#: turn to compiled code.
+INTERPRETED_CALL_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -259,7 +265,8 @@ def _extend(fit) -> None:
 
 
 def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
-                 threads_from: int | None = None) -> list[tuple[int, bool]]:
+                 threads_from: int | None = None, interpret: bool | None = None,
+                 load: Callable[[], None] = jit.load) -> list[tuple[int, bool]]:
     """Run every learner against its environment until it stops or its next pull would
     exceed ``budget`` pulls; returns (pulls, solved) per run.
 
@@ -275,6 +282,15 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     last chunk). ``threads_from``:
     the K·d from which a pass over the arms is split across threads (None:
     :func:`cbai_cli.kernels.threads.threads_from`); the records do not depend on it.
+
+    ``interpret``: True runs the kernels' interpreted views throughout, False the compiled
+    ones; None (the default) starts interpreted where :func:`cbai_cli.kernels.jit.interpreting`
+    says so and calls ``load`` (:func:`cbai_cli.kernels.jit.load`, or a caller's function that
+    also times it) once the process has spent its interpreted seconds. Interpreted calls are
+    cut into pieces of about :data:`INTERPRETED_CALL_SECONDS` (a budget of a few steps ahead,
+    lifted after the call), and a piece that raises (Python's float arithmetic raises
+    where numpy's gives ±∞ or NaN) is undone and run compiled. The records do not depend on
+    ``interpret`` (``tests/kernels/test_interpreted.py``).
     """
     from cbai_cli.kernels.advance import advance, advance_fit
     from cbai_cli.kernels.threads import threads_from as default_threads_from
@@ -289,7 +305,7 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     noise = [environment.compiled_noise() for environment in environments]
     means, sigma = np.ascontiguousarray(noise[0][0], dtype=float), noise[0][1]
     if sigma is None and len(learners) > 1:
-        return [run_compiled([learner], [environment], budget, threads_from)[0]
+        return [run_compiled([learner], [environment], budget, threads_from, interpret, load)[0]
                 for learner, environment in zip(learners, environments)]
     # binary answers: run 0's generator, read in the step; Gaussian noise: normals drawn ahead
     streams = (noise[0][2],) if sigma is None else None
@@ -303,6 +319,8 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     companion = np.zeros(problem.n_arms)
     if threads_from is None:
         threads_from = default_threads_from(design.arms)
+    interpreting = jit.interpreting(design.arms.size) if interpret is None else interpret
+    step_seconds = None  # an interpreted step's time, measured
     # the greedy direction is predicted only where a pass computes both products
     contenders = (design.MAX_CONTENDERS if design._streaming and first.kernel_code in (G_ACOL, GREEDY_MAXVAR)
                   else None)
@@ -332,18 +350,60 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
                 threads_from)
         if fits is None:
             code, params = first.regime.kernel(problem.dim)
-            advance(*shared, code, np.array(params), design.refresh_every, *runs, streams)
+            kernel, arguments = advance, (*shared, code, np.array(params), design.refresh_every, *runs, streams)
         else:
             fit = first.intervals.fit
-            advance_fit(*shared, design.refresh_every, *runs, fits.pinv, fits.caches, fits.roundoff, fits.directions,
-                        fits.growths, fits.growth_basis, fits.growth, fits.margin, fits.inside, fits.counts, fits.sums,
-                        fits.steps, fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts,
-                        fits.slopes, fits.inflations, fits.mean_widths, fits.mean_roots, mean_thresholds, mean_scale,
-                        first.intervals.mean_prior.scales, first.intervals.mean_prior.log_weights, fits.stale, fits.due,
-                        streams)
+            kernel, arguments = advance_fit, (
+                *shared, design.refresh_every, *runs, fits.pinv, fits.caches, fits.roundoff, fits.directions,
+                fits.growths, fits.growth_basis, fits.growth, fits.margin, fits.inside, fits.counts, fits.sums,
+                fits.steps, fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts,
+                fits.slopes, fits.inflations, fits.mean_widths, fits.mean_roots, mean_thresholds, mean_scale,
+                first.intervals.mean_prior.scales, first.intervals.mean_prior.log_weights, fits.stale, fits.due,
+                streams)
+        if not interpreting:
+            kernel.compiled(*arguments)
+            continue
+        running = int((batch.status == RUNNING).sum())
+        ahead = 1 if step_seconds is None else max(1, int(INTERPRETED_CALL_SECONDS / (step_seconds * running)))
+        before = int(batch.steps.sum())
+        started = time.perf_counter()
+        if not _interpret_piece(kernel, arguments, batch, ahead):
+            load()
+            interpreting = False
+            continue
+        spent = time.perf_counter() - started
+        done = int(batch.steps.sum()) - before
+        step_seconds = spent / done if done else step_seconds
+        if not jit.interpreted_for(spent) and interpret is None:
+            load()
+            interpreting = False
     for b, learner in enumerate(learners):
         batch.write_back(b, learner)
         if fits is not None:
             fits.write_back(b, learner)
     return [(int(batch.steps[b] - start[b]), bool(batch.status[b] == SOLVED)) for b in range(len(learners))]
 
+
+def _interpret_piece(kernel, arguments: tuple, batch: BatchState, ahead: int) -> bool:
+    """Run ``kernel``'s interpreted view on ``arguments`` (whose runs row ``batch``
+    holds) for at most ``ahead`` more pulls per run; returns False, with every array and
+    generator of ``arguments`` as it was, if Python's arithmetic raised."""
+    arrays = [(array, array.copy()) for array in arguments if isinstance(array, np.ndarray) and array.flags.writeable]
+    generators = [(generator, generator.bit_generator.state) for generator in arguments[-1] or ()]
+    limit = batch.limit.copy()
+    ceiling = batch.steps + ahead
+    batch.limit[:] = np.where(limit < 0, ceiling, np.minimum(limit, ceiling))
+    try:
+        with np.errstate(all="ignore"):
+            kernel.interpreted(*arguments)
+    except (ArithmeticError, ValueError):
+        for array, saved in arrays:
+            array[...] = saved
+        for generator, state in generators:
+            generator.bit_generator.state = state
+        return False
+    finally:
+        batch.limit[:] = limit
+    # a run stopped by the piece's ceiling, not by its own budget, goes on
+    batch.status[(batch.status == BUDGET) & ((limit < 0) | (batch.steps < limit))] = RUNNING
+    return True

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from cbai_cli.kernels.blas import dot
 from cbai_cli.kernels.jit import njit
 from cbai_cli.kernels.radius import radius
 from cbai_cli.kernels.threads import absorb_pass, greedy_pass
@@ -82,9 +83,9 @@ def absorb_start(arms, inverse, gram, target, estimate, logdet, x, total, count,
     residual (total − c xᵀφ̂)/(1 + c q), the direction A⁻¹y of ``contender`` for the new A,
     or u when it is −1). Shapes: as :func:`absorb`."""
     d = arms.shape[1]
-    residual_before = total - count * np.dot(x, estimate)
-    u = np.dot(inverse, x)
-    q = np.dot(x, u)
+    residual_before = total - count * dot(x, estimate)
+    u = dot(inverse, x)
+    q = dot(x, u)
     logdet = logdet + math.log1p(count * q)
     shrink = count / (1.0 + count * q)
     for i in range(d):
@@ -96,7 +97,7 @@ def absorb_start(arms, inverse, gram, target, estimate, logdet, x, total, count,
     for i in range(d):
         target[i] += total * x[i]
     residual = residual_before / (1.0 + count * q)
-    direction = np.dot(inverse, arms[contender]) if contender >= 0 else u
+    direction = dot(inverse, arms[contender]) if contender >= 0 else u
     return logdet, u, shrink, residual, direction
 
 
@@ -119,7 +120,7 @@ def greedy_arm(arms, inverse, norms2, direction_arm, contender, contender_arm, b
     """
     if contender == direction_arm:
         return contender_arm
-    return greedy_pass(arms, np.dot(inverse, arms[direction_arm]), norms2, block, threads_from)
+    return greedy_pass(arms, dot(inverse, arms[direction_arm]), norms2, block, threads_from)
 
 
 @njit
@@ -183,7 +184,7 @@ def _watched_largest(arms, norms2, candidates, everywhere, u, shrink, watch):
             break
         if not (everywhere or candidates[a]):
             continue
-        projected = np.dot(arms[a], u)
+        projected = dot(arms[a], u)
         after = norms2[a] - shrink * (projected * projected)
         if chosen < 0 or after > top or (after == top and a < chosen):
             chosen, top = a, after
@@ -208,8 +209,8 @@ def predict_contender(arms, inverse, norms2, candidates, everywhere, x, count, w
     Shapes: arms (K, d); inverse (d, d); norms2, candidates (K,); x (d,); watch (M,)
     int64, −1 after its last arm (all −1: not filled yet); bound (1,).
     """
-    u = np.dot(inverse, x)
-    shrink = count / (1.0 + count * np.dot(x, u))
+    u = dot(inverse, x)
+    shrink = count / (1.0 + count * dot(x, u))
     if watch[0] >= 0:
         chosen, top = _watched_largest(arms, norms2, candidates, everywhere, u, shrink, watch)
         if chosen >= 0 and top > bound[0]:

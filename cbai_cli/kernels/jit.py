@@ -1,204 +1,201 @@
-"""How every kernel is compiled and cached.
+"""How every kernel runs: as Python until it pays to load compiled code, then compiled.
 
-``cache=True`` writes the compiled code beside the module (``__pycache__``) or, when the
-package directory is not writable, under numba's user cache directory
-(``~/.cache/numba``; ``NUMBA_CACHE_DIR`` moves it), and when neither can be written, under
-an owner-only folder of the system's temporary folder (:func:`private_cache_root`); two
-processes compiling at once each write whole files (numba writes a temporary file and
-renames it), so the worst case is compiling twice. ``error_model="numpy"``: a division by zero gives ±∞/NaN as in numpy
-instead of raising. No fast-math, so that every operation rounds as the numpy code it
-replaces and records do not depend on which path ran; the one exception,
-:func:`njit_reassociating`, computes the products of the passes over large arm
-matrices, which no numpy code computes.
+A kernel is a plain Python function decorated here (:class:`Kernel`). It has two views
+that compute the same bits:
 
-numba keys a function's cache on its own source file only, but a kernel inlines the
-kernels of other modules (``advance`` calls ``absorb``): after an edit of
-``design.py`` alone, ``advance`` would load its stale compiled code. The locators
-registered here stamp every kernel's cache with a digest of all kernel sources (this
-package, the radius formulas of :mod:`.forms` among them), so any edit of them recompiles
-them all, and an edit elsewhere (a regime, an algorithm's Python) none.
+- ``kernel.interpreted``: the function run by Python, calling the other kernels'
+  interpreted views. Loading numba and the compiled code costs about half a second per
+  process (numba's import, its registries, the cached code); a small run needs
+  milliseconds of arithmetic, which Python does in a few tenths at most.
+- ``kernel.compiled``: numba's dispatcher of the same function, calling the other kernels'
+  dispatchers (:mod:`.loader` loads numba, with the on-disk cache, on first use).
+
+Calling ``kernel(...)`` from Python runs the interpreted view until the process has spent
+:data:`INTERPRETED_SECONDS` in interpreted kernels or compiled code is loaded (:func:`load`),
+then the compiled one. Both views run the same source with numba's settings chosen so
+that they round alike: ``error_model="numpy"`` (a division by zero gives ±∞/NaN, as the
+numpy scalars that the interpreted view reads from arrays do; it runs with numpy's
+floating-point warnings off) and no fast-math (every operation rounds as Python's). The
+one exception, :func:`njit_reassociating`, computes the products of the passes over large
+arm matrices, which only arm sets too large to interpret (:data:`INTERPRETED_ENTRIES`)
+reach. ``tests/kernels/test_interpreted.py`` runs every rule and regime both ways and
+compares the records.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
-import stat
-import sys
-import tempfile
-from pathlib import Path
+import importlib
+import pkgutil
+import time
+import types
+from collections.abc import Callable
+from typing import Any
 
-import numba
-import numba.core.event
-from numba.core import caching
-from numba.extending import register_jitable
+import numpy as np
 
-from cbai_cli.kernels import forms
+#: ``prange`` in a kernel's loops: numba's parallel range in the compiled view, ``range`` in
+#: the interpreted one.
+prange = range
 
-KERNELS = Path(__file__).resolve().parent
+#: Seconds of interpreted kernels after which a process loads the compiled code: about what
+#: loading it costs, so that a process never spends more than twice what it had to.
+INTERPRETED_SECONDS = 0.4
+#: The largest arm matrix (K·d entries) that kernels run interpreted: a pass over a larger
+#: one takes milliseconds in Python.
+INTERPRETED_ENTRIES = 20_000
+
+_KERNELS: list[Kernel] = []
 
 
-def njit(function):
-    """``function`` compiled once per signature, cached on disk."""
-    return numba.njit(cache=True, error_model="numpy", nogil=True)(function)
+class _Process:
+    """What this process has loaded: whether compiled code is in use, and the seconds spent
+    in interpreted kernels called from Python so far (a cache of the process, like numba's
+    own: no record depends on it)."""
+
+    loaded = False
+    interpreted_seconds = 0.0
 
 
-def njit_threaded(function):
-    """:func:`njit` with its ``numba.prange`` loops split across numba's threads
+class Kernel:
+    """A kernel: ``py_func`` with numba's ``options``; calling it runs the interpreted view
+    or, once compiled code is loaded, the compiled one (the module docstring)."""
+
+    def __init__(self, function: Callable, options: dict[str, Any], name: str | None = None) -> None:
+        self.py_func = function
+        self.options = options
+        self.python: Callable | None = None  # the interpreted view, when not py_func itself
+        self._views: dict[str, Callable] = {}
+        functools.update_wrapper(self, function)
+        if name is not None:  # numba keys the on-disk cache on the name: one function, two kernels
+            self.__name__ = self.__qualname__ = name
+        _KERNELS.append(self)
+
+    def __call__(self, *args):
+        if not _Process.loaded:
+            started = time.perf_counter()
+            try:
+                with np.errstate(all="ignore"):
+                    return self.interpreted(*args)
+            finally:
+                if not interpreted_for(time.perf_counter() - started):
+                    load()
+        return self.compiled(*args)
+
+    @property
+    def interpreted(self) -> Callable:
+        """The function run by Python, calling the interpreted views of the kernels it calls."""
+        return self._views.get("interpreted") or _build("interpreted")[self]
+
+    @property
+    def compiled(self) -> Callable:
+        """numba's dispatcher, calling the dispatchers of the kernels it calls."""
+        return self._views.get("compiled") or _build("compiled")[self]
+
+    def __repr__(self) -> str:
+        return f"<kernel {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+
+def njit(function: Callable, name: str | None = None) -> Kernel:
+    """``function`` as a kernel, compiled once per signature and cached on disk (under
+    ``name`` when given: a function made into two kernels needs a name for each)."""
+    return Kernel(function, {"cache": True, "error_model": "numpy", "nogil": True}, name)
+
+
+def njit_threaded(function: Callable) -> Kernel:
+    """:func:`njit` with its :data:`prange` loops split across numba's threads
     (:mod:`cbai_cli.kernels.threads`). Such a function holds a prange loop over blocks and
     nothing else that numba's parallel transforms could rewrite (array expressions or
     reductions, whose order they would change)."""
-    return numba.njit(cache=True, error_model="numpy", nogil=True, parallel=True)(function)
+    return Kernel(function, {"cache": True, "error_model": "numpy", "nogil": True, "parallel": True})
 
 
-def njit_reassociating(function):
+def njit_reassociating(function: Callable, name: str | None = None) -> Kernel:
     """:func:`njit` allowed to reassociate sums (LLVM's ``reassoc`` flag only, no other
     fast-math assumption), so that a dot product's loop is vectorised into partial sums.
 
     Its results depend on the compiled code, not on the data's path through it: the same
     arguments give the same bits in every call on one machine (a CPU with other vector
-    units may round differently, as its BLAS would).
+    units may round differently, as its BLAS would). Interpreted, it sums in order: it is
+    reached only on arm sets larger than :data:`INTERPRETED_ENTRIES`.
     """
-    return numba.njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc"})(function)
+    return Kernel(function, {"cache": True, "error_model": "numpy", "nogil": True, "fastmath": {"reassoc"}}, name)
+
+
+def njit_interpreted_as(python: Callable) -> Callable[[Callable], Kernel]:
+    """:func:`njit` whose interpreted view is ``python``: a function that computes the same
+    bits by the same library call as the compiled code (:mod:`cbai_cli.kernels.blas`)."""
+
+    def decorate(function: Callable) -> Kernel:
+        kernel = njit(function)
+        kernel.python = python
+        return kernel
+
+    return decorate
+
+
+def loaded() -> bool:
+    """Whether this process runs compiled kernels."""
+    return _Process.loaded
+
+
+def load() -> None:
+    """Run compiled kernels from now on in this process (numba is imported and each kernel's
+    code loaded from the cache on its first call)."""
+    _build("compiled")
+    _Process.loaded = True
+
+
+def interpreting(entries: int) -> bool:
+    """Whether a run on an arm matrix of ``entries`` (K·d) starts interpreted."""
+    return not _Process.loaded and entries <= INTERPRETED_ENTRIES
+
+
+#: The modules of this package that define no kernel: numba's set-up and the warm-up script.
+_NOT_KERNELS = ("loader", "warm")
+
+
+def interpreted_for(seconds: float) -> bool:
+    """Count ``seconds`` spent in interpreted kernels by a caller that runs their views
+    itself (:func:`cbai_cli.kernels.batch.run_compiled`); returns whether the process may
+    go on interpreting."""
+    _Process.interpreted_seconds += seconds
+    return _Process.interpreted_seconds < INTERPRETED_SECONDS
+
+
+def _import_kernels() -> None:
+    """Every module of this package that defines kernels, so that every kernel is registered."""
+    package = importlib.import_module("cbai_cli.kernels")
+    for module in pkgutil.iter_modules(package.__path__):
+        if module.name not in _NOT_KERNELS:
+            importlib.import_module(f"cbai_cli.kernels.{module.name}")
 
 
 @functools.cache
-def sources_digest() -> bytes:
-    """sha256 of the sources every kernel is compiled from."""
-    digest = hashlib.sha256()
-    for path in sorted(KERNELS.glob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.digest()
-
-
-class _KernelStamp:
-    """A numba cache locator for this package's functions whose stamp is
-    :func:`sources_digest` (other functions: None, numba's own locators)."""
-
-    @classmethod
-    def from_function(cls, py_func, py_file):
-        if Path(py_file).resolve().parent != KERNELS:
-            return None
-        return super().from_function(py_func, py_file)
-
-    def get_source_stamp(self):
-        return sources_digest()
-
-
-@functools.cache
-def private_cache_root() -> str:
-    """An owner-only folder under the system's temporary folder, ``cbai-numba-<uid>``: the
-    kernels' cache when neither the package's folder nor the user's cache folder can be
-    written (an install in a read-only image run by a user without a writable home). One
-    that exists but is not this user's alone is not used (another user could have planted
-    compiled code in it): a fresh folder then, so each process compiles for itself."""
-    uid = getattr(os, "getuid", lambda: None)()
-    if uid is not None:
-        root = Path(tempfile.gettempdir()) / f"cbai-numba-{uid}"
-        try:
-            root.mkdir(mode=0o700, exist_ok=True)
-            info = root.lstat()
-            if stat.S_ISDIR(info.st_mode) and info.st_uid == uid and not info.st_mode & 0o077:
-                return str(root)
-        except OSError:
-            pass
-    return tempfile.mkdtemp(prefix="cbai-numba-")
-
-
-def _numba_locator(name: str) -> type:
-    """numba's locator class ``name`` (numba ≥ 0.68), or ``_name`` (numba 0.60)."""
-    return getattr(caching, name, None) or getattr(caching, f"_{name}")
-
-
-_UserProvidedLocator = _numba_locator("UserProvidedCacheLocator")
-
-
-class _PrivateTemporaryLocator(_UserProvidedLocator):
-    """The last resort: the kernel's cache under :func:`private_cache_root`. Without it numba
-    raised "cannot cache function …: no locator available" at import, a traceback for every
-    command that runs a kernel."""
-
-    def __init__(self, py_func, py_file):
-        self._py_file = py_file
-        self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = os.path.join(private_cache_root(), self.get_suitable_cache_subpath(py_file))
-
-    @classmethod
-    def from_function(cls, py_func, py_file):
-        return super(_UserProvidedLocator, cls).from_function(py_func, py_file)  # whatever NUMBA_CACHE_DIR says
-
-
-def _register_locators() -> None:
-    """Put the stamped locators before numba's own (the names of numba ≥ 0.60 and 0.68), and
-    the stamped private temporary one after them all."""
-    implementation = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
-    stamped = []
-    for name in ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator"):
-        base = _numba_locator(name)
-        stamped.append(type(f"Kernel{base.__name__.lstrip('_')}", (_KernelStamp, base), {}))
-    implementation._locator_classes[:0] = stamped
-    implementation._locator_classes.append(type("KernelPrivateTemporaryLocator", (_KernelStamp, _PrivateTemporaryLocator), {}))
-
-
-def _passive_openmp() -> None:
-    """Ask OpenMP's threads to sleep while they wait instead of spinning, unless the user
-    chose (``OMP_WAIT_POLICY``).
-
-    numba splits passes (:mod:`cbai_cli.kernels.threads`) with the first threading layer
-    it finds of TBB, OpenMP and its own workqueue. GNU OpenMP's threads spin after each
-    parallel region by default: on a machine whose cores are busy with other processes, a
-    G-ACOL step at K = 10⁴, d = 100 then took 16–24 ms instead of 0.3–1 ms on one thread.
-    Sleeping threads cost about 8 µs a launch, against 4 µs spinning and 30 µs for
-    workqueue (docs/sweeps.md). libgomp reads the variable when numba first loads it,
-    after this.
-    """
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-
-def _load_threading_layer() -> None:
-    """Load numba's threading layer before any kernel runs.
-
-    ``advance``, ``absorb`` and ``select`` are linked with the split passes of
-    :mod:`cbai_cli.kernels.threads`; loaded from the on-disk cache, their code finds the
-    threading layer's functions only once the layer is loaded, and crashed (segmentation
-    fault, even on a 3-arm instance that never splits a pass) when it was not. Loading it
-    costs 35–42 ms once per process (measured, beside numba's import of 0.4–0.8 s).
-    """
-    numba.get_num_threads()
-
-
-class _CompileNotice(numba.core.event.Listener):
-    """Says once, on stderr, that numba compiles (a cache that misses a kernel: an install
-    whose build could not compile them, a numba upgrade), so that a person at a terminal
-    knows why the command waits."""
-
-    def __init__(self) -> None:
-        self.said = False
-
-    def on_start(self, event) -> None:
-        if not self.said:
-            self.said = True
-            sys.stderr.write("cbai: compiling kernels for this machine (once, then cached; up to a minute; "
-                             "`python -m cbai_cli.kernels.warm` compiles them all)\n")
-            sys.stderr.flush()
-
-    def on_end(self, event) -> None:
-        pass
-
-
-def _notice_compiles() -> None:
-    """Install :class:`_CompileNotice` when stderr is a terminal (a log or a test's capture
-    gets no such line)."""
-    if sys.stderr is not None and sys.stderr.isatty():
-        numba.core.event.register("numba:compile", _CompileNotice())
-
-
-_register_locators()
-_passive_openmp()
-_load_threading_layer()
-_notice_compiles()
-# The radius formulas stay written once, as plain Python in cbai_cli/kernels/forms.py;
-# registering them lets compiled code call them as they are.
-for _formula in (forms.log_ratio, forms.horizon_form, forms.determinant_form):
-    register_jitable(_formula)
+def _build(view: str) -> dict[Kernel, Callable]:
+    """Every kernel's ``view``: each function rebuilt over a copy of its module's globals in
+    which the kernels are replaced by their views (and, compiled, :data:`prange` by numba's),
+    so that a view calls views of its own kind only."""
+    _import_kernels()
+    numba = importlib.import_module("cbai_cli.kernels.loader").numba_ready() if view == "compiled" else None
+    namespaces: dict[int, dict] = {}
+    views: dict[Kernel, Callable] = {}
+    for kernel in _KERNELS:
+        function = kernel.py_func
+        namespace = namespaces.setdefault(id(function.__globals__), dict(function.__globals__))
+        rebuilt = types.FunctionType(function.__code__, namespace, kernel.__name__, function.__defaults__,
+                                     function.__closure__)
+        rebuilt.__qualname__, rebuilt.__doc__ = kernel.__qualname__, function.__doc__
+        if numba is not None:
+            views[kernel] = numba.njit(**kernel.options)(rebuilt)
+        else:
+            views[kernel] = kernel.python or rebuilt
+    for namespace in namespaces.values():
+        for name, value in namespace.items():
+            if isinstance(value, Kernel):
+                namespace[name] = views[value]
+            elif value is prange and numba is not None:
+                namespace[name] = numba.prange
+    for kernel, function in views.items():
+        kernel._views[view] = function
+    return views

@@ -7,8 +7,9 @@ intervals take and each arm's, and
 after each pull :func:`own_mean_sides`, the widths of the two sides of the pulled arm's own mean.
 
 The d × d products are plain loops summed in index order; the pass over the arm matrix
-computes each arm's two products with :func:`cbai_cli.kernels.threads.pair_products` (one
-read of each row, sums reassociated into vector partial sums), block by block, split
+computes each arm's two products in one read of each row (in index order, or on a matrix
+that streams with :func:`cbai_cli.kernels.threads.pair_products`, whose sums are
+reassociated into vector partial sums), block by block, split
 across numba's threads on large arm sets like the ridge design's pass. numpy's BLAS sums
 in other orders, so the caches differ from the numpy version's in the last bits; the
 records do not (benchmarks/check_ols_kernel.py). The decisions that need an
@@ -20,12 +21,12 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from cbai_cli.kernels.design import absorb_finish, absorb_start
-from cbai_cli.kernels.jit import njit, njit_threaded
-from cbai_cli.kernels.threads import absorb_rows, block_rows, combine_gains, pair_products, streams
+from cbai_cli.kernels.jit import njit, njit_threaded, prange
+from cbai_cli.kernels.threads import (absorb_rows, block_rows, combine_gains, ordered_pair_products, pair_products,
+                                      streams)
 
 #: What the fit asks of Python after a pull: nothing, an exact recomputation (a cache's
 #: roundoff bound passed its tolerance, or the periodic one), a new epoch (both from
@@ -47,7 +48,10 @@ def _span_rows(arms, start, stop, u, twice, shrink, quadratic, cross, residual, 
     roundoff estimate passed its tolerance."""
     p_all = np.empty(stop - start)
     p_twice_all = np.empty(stop - start)
-    pair_products(arms, start, stop, u, twice, p_all, p_twice_all)
+    if streams(arms.shape[0], arms.shape[1]):
+        pair_products(arms, start, stop, u, twice, p_all, p_twice_all)
+    else:
+        ordered_pair_products(arms, start, stop, u, twice, p_all, p_twice_all)
     drift = False
     # slices indexed from 0: numba then knows no index is negative and can vectorise the loop
     norms, spreads, centres = caches[0, start:stop], caches[1, start:stop], caches[2, start:stop]
@@ -73,7 +77,7 @@ def _span_blocks_threaded(arms, u, twice, shrink, quadratic, cross, residual, ca
     """:func:`_span_rows` of every block, split across numba's threads; block i's result in
     ``drifts[i]``."""
     k = arms.shape[0]
-    for i in numba.prange(drifts.shape[0]):
+    for i in prange(drifts.shape[0]):
         start = i * block
         drifts[i] = _span_rows(arms, start, min(start + block, k), u, twice, shrink, quadratic, cross, residual,
                                caches, roundoff, drift_ratio)
@@ -115,7 +119,8 @@ def rank_one_step(arms, pinv, caches, roundoff, directions, growths, growth_basi
     are the same either way.
 
     Roundoff: u, V⁺u, p and p' are dot products of length d, u and V⁺u summed in index
-    order, p and p' in vector partial sums (:func:`~cbai_cli.kernels.threads.pair_products`), where
+    order, p and p' too except on arm matrices that stream, in vector partial sums there
+    (:func:`~cbai_cli.kernels.threads.pair_products`), where
     numpy's BLAS sums in blocks (with fused multiply-adds on some CPUs). The order moves the
     last bits, not the size of the error (every order of a length-d sum has the same bound,
     (d − 1) ulps of Σ|terms|), so the drift test keeps the numpy version's unit: one step adds
@@ -222,7 +227,7 @@ def _fused_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direc
     """:func:`_fused_rows` of every block, split across numba's threads; block i's results
     into ``winners[i]``, ``gains[i]``, ``drifts[i]``."""
     k = arms.shape[0]
-    for i in numba.prange(winners.shape[0]):
+    for i in prange(winners.shape[0]):
         start = i * block
         winners[i], gains[i], drifts[i] = _fused_rows(
             arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction, companion, both,

@@ -26,13 +26,13 @@ from __future__ import annotations
 import math
 import threading
 
-import numba
 import numpy as np
 
+from cbai_cli.kernels.blas import dot
 from cbai_cli.kernels.codes import block_rows as block_rows_rule
 from cbai_cli.kernels.codes import streams as streams_rule
 from cbai_cli.kernels.elimination import admit, interval_rows, prune
-from cbai_cli.kernels.jit import njit, njit_reassociating, njit_threaded
+from cbai_cli.kernels.jit import njit, njit_reassociating, njit_threaded, prange
 
 #: K·d from which a pass is split across threads: 10⁶ entries, an 8 MB arm matrix.
 #: Measured on 2 cores (``python benchmarks/bench_threads.py --threads-from 0``, the least
@@ -61,7 +61,9 @@ def threads_from(arms: np.ndarray) -> int | None:
     """
     if arms.size < THREADS_FROM or threading.current_thread() is not threading.main_thread():
         return NEVER
-    return THREADS_FROM if numba.get_num_threads() > 1 else NEVER
+    from cbai_cli.kernels.loader import numba_ready
+
+    return THREADS_FROM if numba_ready().get_num_threads() > 1 else NEVER
 
 
 #: :func:`cbai_cli.kernels.codes.streams` and :func:`~cbai_cli.kernels.codes.block_rows`
@@ -70,14 +72,14 @@ streams = njit(streams_rule)
 block_rows = njit(block_rows_rule)
 
 
-@njit_reassociating
-def pair_products(arms, start, stop, u, v, first, second):
+def _pair_products(arms, start, stop, u, v, first, second):
     """first[i] = aᵀu and second[i] = aᵀv for the rows a = start + i of ``arms[start:stop]``,
     each row read once.
 
-    Row by row, two sums in flight, each summed in vector partial sums (reassociated):
-    every row is computed by the same code whatever the block it falls in, and aᵀv rounds
-    the same whatever u is. Memory-bound on a large matrix: both products cost about what
+    Row by row, two sums in flight: every row is computed by the same code whatever the
+    block it falls in, and aᵀv rounds the same whatever u is. :func:`pair_products` sums
+    each in vector partial sums (reassociated), :func:`ordered_pair_products` in index
+    order. Memory-bound on a large matrix: both products cost about what
     one read costs (``python benchmarks/bench_threads.py``, docs/sweeps.md). Until
     2026-12-04 the rows went two at a time (four sums in flight); on this machine's
     AMD EPYC that took 10.8 ms at K = 10⁵, d = 100 against 3.5 ms row by row and 2.6 ms
@@ -92,6 +94,12 @@ def pair_products(arms, start, stop, u, v, first, second):
             q += arms[a, j] * v[j]
         first[a - start] = p
         second[a - start] = q
+
+
+#: :func:`_pair_products` on the matrices that stream (:func:`cbai_cli.kernels.codes.streams`).
+pair_products = njit_reassociating(_pair_products, "pair_products")
+#: :func:`_pair_products` on the others, in index order: the same bits interpreted.
+ordered_pair_products = njit(_pair_products, "ordered_pair_products")
 
 
 @njit
@@ -135,9 +143,9 @@ def absorb_rows(arms, start, stop, u, shrink, residual, norms2, predictions, dir
         pair_products(arms, start, stop, u, direction, projected,
                       companion[start:stop] if both else np.empty(stop - start))
     else:
-        projected = np.dot(arms[start:stop], u)
+        projected = dot(arms[start:stop], u)
         if both:
-            companion[start:stop] = np.dot(arms[start:stop], direction)
+            companion[start:stop] = dot(arms[start:stop], direction)
     # slices indexed from 0: numba then knows no index is negative and vectorises the loops
     variances, centres = norms2[start:stop], predictions[start:stop]
     for a in range(stop - start):
@@ -162,7 +170,7 @@ def _absorb_blocks_threaded(arms, u, shrink, residual, norms2, predictions, dire
     """:func:`absorb_pass`, its blocks split across numba's threads; block i's results
     (:func:`absorb_rows`) into ``winners[i]``, ``gains[i]``, ``bests[i]``, ``lefts[i]``."""
     k = arms.shape[0]
-    for i in numba.prange(winners.shape[0]):
+    for i in prange(winners.shape[0]):
         start = i * block
         winners[i], gains[i], bests[i], lefts[i] = absorb_rows(
             arms, start, min(start + block, k), u, shrink, residual, norms2, predictions, direction, companion,
@@ -227,7 +235,7 @@ def _gain_rows(arms, start, stop, towards, norms2, paired):
         products = np.empty(stop - start)
         pair_products(arms, start, stop, towards, towards, np.empty(stop - start), products)
     else:
-        products = np.dot(arms[start:stop], towards)
+        products = dot(arms[start:stop], towards)
     return _block_argmax(products, norms2, start)
 
 
@@ -235,7 +243,7 @@ def _gain_rows(arms, start, stop, towards, norms2, paired):
 def _gain_blocks_threaded(arms, towards, norms2, block, chosen, gains, paired):
     """:func:`_gain_rows` of every block into ``chosen``, ``gains``, split across threads."""
     k = arms.shape[0]
-    for i in numba.prange(chosen.shape[0]):
+    for i in prange(chosen.shape[0]):
         start = i * block
         chosen[i], gains[i] = _gain_rows(arms, start, min(start + block, k), towards, norms2, paired)
 

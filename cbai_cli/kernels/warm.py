@@ -44,11 +44,13 @@ def warm_up(say=print) -> None:
 
     from cbai_cli.compare.study import CompareSettings, compare
     from cbai_cli.generators import generate_instance
+    from cbai_cli.kernels import jit
     from cbai_cli.noise import BinaryNoise
     from cbai_cli.protocol import Answer
     from cbai_cli.simulate import RunRequest, prepare, run_once
 
     started = time.perf_counter()
+    jit.load()  # runs short enough to interpret would compile nothing
     gaussian = generate_instance("irrelevant-dims", d=4, eps=0.2)
     # the same arms scaled into [−1, 1] for yes/no answers
     binary = dataclasses.replace(gaussian, arms=gaussian.arms / 2, noise=BinaryNoise())

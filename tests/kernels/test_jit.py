@@ -7,24 +7,24 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cbai_cli.kernels import advance, design, jit, ols, threads
+from cbai_cli.kernels import advance, design, loader, ols, threads
 
 
 def test_every_kernel_cache_is_stamped_with_all_kernel_sources():
     for kernel in (advance.advance, design.absorb, threads.absorb_pass, threads._absorb_blocks_threaded,
                    ols.rank_one_step, ols.mixture_bounds):
-        assert kernel._cache._impl.locator.get_source_stamp() == jit.sources_digest()
+        assert kernel.compiled._cache._impl.locator.get_source_stamp() == loader.sources_digest()
 
 
 
 def private_root_in(folder: Path, monkeypatch) -> Path:
-    """:func:`jit.private_cache_root` with ``folder`` as the system's temporary folder."""
-    monkeypatch.setattr(jit.tempfile, "gettempdir", lambda: str(folder))
-    jit.private_cache_root.cache_clear()
+    """:func:`loader.private_cache_root` with ``folder`` as the system's temporary folder."""
+    monkeypatch.setattr(loader.tempfile, "gettempdir", lambda: str(folder))
+    loader.private_cache_root.cache_clear()
     try:
-        return Path(jit.private_cache_root())
+        return Path(loader.private_cache_root())
     finally:
-        jit.private_cache_root.cache_clear()
+        loader.private_cache_root.cache_clear()
 
 
 def test_the_private_cache_folder_is_this_users_alone(tmp_path, monkeypatch):
@@ -50,8 +50,9 @@ def test_the_private_temporary_locator_is_the_kernels_last_resort():
 
     implementation = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
     last = implementation._locator_classes[-1]
-    assert issubclass(last, jit._PrivateTemporaryLocator)
+    assert issubclass(last, loader._PrivateTemporaryLocator)
     kernel = next(value for value in vars(track_and_stop).values() if hasattr(value, "py_func"))
+    loader.numba_ready()
     locator = last.from_function(kernel.py_func, track_and_stop.__file__)
-    assert locator.get_cache_path().startswith(jit.private_cache_root())
-    assert locator.get_source_stamp() == jit.sources_digest()
+    assert locator.get_cache_path().startswith(loader.private_cache_root())
+    assert locator.get_source_stamp() == loader.sources_digest()

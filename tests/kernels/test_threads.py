@@ -224,6 +224,6 @@ def test_openmp_threads_sleep_while_they_wait_unless_the_user_chose(chosen, expe
     env = {name: value for name, value in os.environ.items() if name != "OMP_WAIT_POLICY"}
     if chosen is not None:
         env["OMP_WAIT_POLICY"] = chosen
-    code = "import os, cbai_cli.kernels.jit; print(os.environ['OMP_WAIT_POLICY'])"
+    code = "import os, cbai_cli.kernels.loader as l; l.numba_ready(); print(os.environ['OMP_WAIT_POLICY'])"
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == expected

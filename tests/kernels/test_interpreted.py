@@ -1,0 +1,114 @@
+"""The kernels' interpreted views compute the compiled views' bits: whole runs of every rule
+and regime give the same records and the same final state whichever view runs them, or
+whichever runs first (:mod:`cbai_cli.kernels.jit`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cbai_cli.generators import family
+from cbai_cli.kernels import advance as advance_module
+from cbai_cli.kernels import jit
+from cbai_cli.kernels.batch import run_compiled
+from cbai_cli.kernels.blas import dot
+from cbai_cli.noise import BinaryNoise, GaussianNoise
+from cbai_cli.simulate import drive
+
+from .test_batch import RULES, Silent, assert_same_state, prepared_run, started
+
+REGIMES = ("theory", "det", "tuned", "ols")
+NOISES = {"gaussian": GaussianNoise(0.3), "binary": BinaryNoise()}
+SEEDS = (6, 1)
+
+
+def instance_with(noise: str):
+    # arms inside the unit ball, so binary answers have a probability (x·φ + 1)/2
+    return family("unit-sphere").generate(NOISES[noise], d=4, n=12, seed=1)
+
+
+def batch_runs(prepared, interpret):
+    """The runs of SEEDS in one batch with ``interpret``: (outcomes, learners)."""
+    together = [started(prepared, seed) for seed in SEEDS]
+    outcomes = run_compiled([learner for learner, _ in together], [env for _, env in together], prepared.budget,
+                            interpret=interpret)
+    return outcomes, [learner for learner, _ in together]
+
+
+@pytest.mark.parametrize("noise", sorted(NOISES))
+@pytest.mark.parametrize("regime", REGIMES)
+@pytest.mark.parametrize("name", RULES)
+def test_interpreted_runs_equal_compiled_runs(name, regime, noise):
+    prepared = prepared_run(instance_with(noise), name, regime, budget=300)  # past a chunk of 256 normals
+    interpreted, interpreted_learners = batch_runs(prepared, True)
+    compiled, compiled_learners = batch_runs(prepared, False)
+    assert interpreted == compiled
+    for first, second in zip(interpreted_learners, compiled_learners):
+        assert_same_state(first, second)
+
+
+@pytest.mark.parametrize("name, regime", [("track-and-stop", "ols"), ("g-acol", "theory")])
+def test_a_run_that_turns_to_compiled_code_midway_is_the_same_run(monkeypatch, name, regime):
+    prepared = prepared_run(instance_with("gaussian"), name, regime, budget=300)
+    compiled, compiled_learners = batch_runs(prepared, False)
+    loads = []
+    monkeypatch.setattr(jit._Process, "loaded", False)
+    monkeypatch.setattr(jit, "INTERPRETED_SECONDS", 0.0)  # every interpreted piece uses up the budget
+    together = [started(prepared, seed) for seed in SEEDS]
+    outcomes = run_compiled([learner for learner, _ in together], [env for _, env in together], prepared.budget,
+                            load=lambda: (loads.append(True), jit.load()))
+    assert loads == [True] and outcomes == compiled
+    for (learner, _), other in zip(together, compiled_learners):
+        assert_same_state(learner, other)
+
+
+def test_a_piece_that_raises_is_undone_and_run_compiled(monkeypatch):
+    prepared = prepared_run(instance_with("binary"), "g-acol", "theory", budget=300)
+    compiled, compiled_learners = batch_runs(prepared, False)
+    real = advance_module.advance.interpreted
+
+    def raising(*arguments):
+        real(*arguments)  # every array moved on, and the binary answers' generator
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setitem(advance_module.advance._views, "interpreted", raising)
+    loads = []
+    together = [started(prepared, seed) for seed in SEEDS]
+    outcomes = run_compiled([learner for learner, _ in together], [env for _, env in together], prepared.budget,
+                            interpret=True, load=lambda: loads.append(True))
+    assert outcomes == compiled and loads == [True] * len(SEEDS)  # binary runs go one at a time
+    for (learner, _), other in zip(together, compiled_learners):
+        assert_same_state(learner, other)
+
+
+@pytest.mark.parametrize("regime", ["det", "ols"])
+def test_the_ask_tell_loop_interpreted_equals_it_compiled(monkeypatch, regime):
+    prepared = prepared_run(instance_with("gaussian"), "track-and-stop", regime, budget=120)
+    jit.load()
+    loop, environment = started(prepared, 3)
+    compiled = drive(loop, environment, prepared.budget, Silent())
+    monkeypatch.setattr(jit._Process, "loaded", False)
+    monkeypatch.setattr(jit, "INTERPRETED_SECONDS", float("inf"))
+    interpreted_loop, environment = started(prepared, 3)
+    interpreted = drive(interpreted_loop, environment, prepared.budget, Silent())
+    assert (interpreted.used, interpreted.solved) == (compiled.used, compiled.solved)
+    assert_same_state(interpreted_loop, loop)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 70), st.integers(1, 70), st.integers(0, 2**32 - 1))
+def test_dot_products_interpreted_are_the_compiled_ones(rows, columns, seed):
+    rng = np.random.default_rng(seed)
+    matrix, vector = rng.normal(size=(rows, columns)), rng.normal(size=columns)
+    np.testing.assert_array_equal(dot.interpreted(matrix, vector), dot.compiled(matrix, vector))
+    assert dot.interpreted(matrix[0], vector) == dot.compiled(matrix[0], vector)
+    assert dot.interpreted(matrix[:0], vector).shape == dot.compiled(matrix[:0], vector).shape == (0,)
+
+
+def test_no_arm_matrix_small_enough_to_interpret_streams():
+    # the passes over matrices that stream reassociate their sums, which Python cannot copy
+    from cbai_cli.kernels.codes import STREAM_ENTRIES
+
+    assert jit.INTERPRETED_ENTRIES < STREAM_ENTRIES
