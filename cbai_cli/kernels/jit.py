@@ -38,9 +38,10 @@ import numpy as np
 #: the interpreted one.
 prange = range
 
-#: Seconds of interpreted kernels after which a process loads the compiled code: about what
-#: loading it costs, so that a process never spends more than twice what it had to.
-INTERPRETED_SECONDS = 0.4
+#: Seconds of interpreted kernels after which a process loads the compiled code (which
+#: costs about 0.5 s): enough for a shipped instance's run (10–90 ms interpreted), little
+#: beside a sweep's seconds.
+INTERPRETED_SECONDS = 0.15
 #: The largest arm matrix (K·d entries) that kernels run interpreted: a pass over a larger
 #: one takes milliseconds in Python.
 INTERPRETED_ENTRIES = 20_000

@@ -19,9 +19,10 @@ import time
 
 import numpy as np
 
-#: A few steps on this many arms of dimension LARGE_DIM reach the threaded passes.
-LARGE_ARMS = 100_000
-LARGE_DIM = 10
+#: (arms, dimension) of the large arm sets a few steps run on: the threaded passes, the
+#: passes that stream the matrix (d ≥ 32, :func:`cbai_cli.kernels.codes.streams`) with the
+#: prediction of the next greedy direction, and both.
+LARGE_SHAPES = ((100_000, 10), (10_000, 32), (100_000, 32))
 
 
 def _runs() -> list[tuple[str, str | None, dict]]:
@@ -73,12 +74,13 @@ def warm_up(say=print) -> None:
                             bounds=False, options={"budget": 2_000}))
     say(f"warmed batches of runs ({time.perf_counter() - started:.0f} s)")
     rng = np.random.default_rng(0)
-    large = generate_instance("random", d=LARGE_DIM, n=LARGE_ARMS, seed=0)
-    for name, regime, options in runs:
-        if not prepare(RunRequest.of(name, regime, **options), gaussian).spec.style == "adaptive":
-            continue
-        prepared = prepare(RunRequest.of(name, regime, budget=4, **options), large)
-        run_once(prepared, seed=int(rng.integers(1 << 30)))
+    for arms, dim in LARGE_SHAPES:
+        large = generate_instance("random", d=dim, n=arms, seed=0)
+        for name, regime, options in runs:
+            if not prepare(RunRequest.of(name, regime, **options), gaussian).spec.style == "adaptive":
+                continue
+            prepared = prepare(RunRequest.of(name, regime, budget=4, **options), large)
+            run_once(prepared, seed=int(rng.integers(1 << 30)))
     say(f"warmed large arm sets ({time.perf_counter() - started:.0f} s)")
 
 

@@ -29,7 +29,7 @@ def test_bound_generate_and_the_safe_kinds_do_not_load_numba(tmp_path):
 
 
 def test_a_short_adaptive_run_does_not_load_numba():
-    # 11 queries of the default rule: milliseconds interpreted, against 0.4 s before numba loads
+    # 11 queries of the default rule: milliseconds interpreted, against 0.15 s before numba loads
     assert not loads_numba(["solve", str(INSTANCES / "regret-1d.yaml")])
 
 
