@@ -11,7 +11,8 @@ call, bit for bit; where one cannot be found as a file (another layout of scipy)
 import ``scipy.linalg``'s.
 
 The BLAS is also the one numba's compiled ``np.dot`` calls (numba takes its BLAS from
-``scipy.linalg.cython_blas``), which the interpreted kernels call (:mod:`cbai_cli.kernels.blas`).
+``scipy.linalg.cython_blas``, which :func:`load_cython_modules` loads the same way), and
+the one the interpreted kernels call (:mod:`cbai_cli.kernels.blas`).
 """
 
 from __future__ import annotations
@@ -61,6 +62,14 @@ def lapack() -> ModuleType:
 def blas() -> ModuleType:
     """The module of scipy's BLAS routines (``ddot``, ``dgemv``, …)."""
     return _extension("_fblas")
+
+
+def load_cython_modules() -> None:
+    """Load ``scipy.linalg.cython_blas`` and ``cython_lapack``, where numba finds the BLAS
+    and LAPACK its compiled code calls: numba imports them by their full names, which then
+    does not import the whole of ``scipy.linalg`` (0.2 s) with them."""
+    for name in ("cython_blas", "cython_lapack"):
+        _extension(name)
 
 
 def pivoted_columns(a: np.ndarray) -> np.ndarray:

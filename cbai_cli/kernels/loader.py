@@ -30,6 +30,7 @@ import numba.core.event
 from numba.core import caching
 from numba.extending import register_jitable
 
+from cbai_cli.fortran import load_cython_modules
 from cbai_cli.kernels import forms
 
 KERNELS = Path(__file__).resolve().parent
@@ -171,7 +172,9 @@ def numba_ready():
     """numba, set up for the kernels once per process: the stamped cache locators, passive
     OpenMP threads, the threading layer, the compile notice and the radius formulas of
     :mod:`.forms` (plain Python, written once; registering them lets compiled code call
-    them as they are)."""
+    them as they are). scipy's BLAS and LAPACK for numba are loaded first, without the
+    rest of ``scipy.linalg`` (:func:`cbai_cli.fortran.load_cython_modules`)."""
+    load_cython_modules()
     _register_locators()
     _passive_openmp()
     _load_threading_layer()
