@@ -238,6 +238,16 @@ class TheoryRegime(RadiusRegime):
     hint: ClassVar[str] = ""
     adaptive: ClassVar[bool] = True
     guaranteed: ClassVar[bool] = True
+    #: The README's table's word on its guarantee (``cbai algorithms --markdown``).
+    guarantee_detail: ClassVar[str] = "yes for d ≥ 2 (not in d = 1: cbai says so)"
+
+    @staticmethod
+    def dimension_notes(dim: int) -> list[str]:
+        """In d = 1 the horizon form is smaller than the determinant form, which holds."""
+        if dim != 1:
+            return []
+        return ["in d = 1 the horizon form of Proposition 3 is smaller than Abbasi-Yadkori's determinant form, so "
+                "'theory' carries no guarantee here; use --regime det"]
 
     def radius(self, state: DesignState) -> float:
         s = self.settings
@@ -350,7 +360,43 @@ class OLSRegime:
                 f"R·√(2 log(1/δ)) with --subgaussian {s.subgaussian:g} and --delta {s.delta:g}")
 
 
+#: The registered regimes by name, in the order help texts list them; read through
+#: :func:`regimes`, which adds those of other packages first.
 REGIMES = {cls.name: cls for cls in (StaticRegime, TheoryRegime, DeterminantRegime, TunedRegime, OLSRegime)}
+#: The entry-point group through which other packages add regimes (docs/extending.md).
+ENTRY_POINT_GROUP = "cbai.regimes"
+#: What every regime class declares, with its type.
+DECLARATIONS = {"name": str, "summary": str, "interval": str, "reads": tuple, "requires": tuple, "tolerated": tuple,
+                "hint": str, "adaptive": bool, "guaranteed": bool}
+
+
+def register_regime(cls: type) -> None:
+    """Add a regime class: one that declares every name of :data:`DECLARATIONS` with its
+    type, only options of :data:`cbai_cli.options.OPTIONS` in ``reads``, ``requires`` and
+    ``tolerated``, and ``intervals`` (adaptive) or ``round_radius`` (round-based); a name
+    already taken is an error."""
+    if not isinstance(cls, type):
+        raise TypeError(f"a regime is a class, got a {type(cls).__name__}")
+    for attribute, kind in DECLARATIONS.items():
+        if not isinstance(getattr(cls, attribute, None), kind):
+            raise TypeError(f"regime {cls.__name__} must declare {attribute} as a {kind.__name__}")
+    if not cls.name or cls.name in REGIMES:
+        raise ValueError(f"regime name {cls.name!r} is empty or already registered")
+    unknown = [name for name in (*cls.reads, *cls.requires, *cls.tolerated) if name not in OPTIONS]
+    if unknown:
+        raise ValueError(f"regime {cls.name}: unknown option(s) {unknown}")
+    hook = "intervals" if cls.adaptive else "round_radius"
+    if not callable(getattr(cls, hook, None)):
+        raise TypeError(f"regime {cls.name}: an {'adaptive' if cls.adaptive else 'round-based'} regime has {hook}()")
+    REGIMES[cls.name] = cls
+
+
+def regimes() -> dict[str, type]:
+    """Every registered regime by name, those of the ``cbai.regimes`` entry points included."""
+    from cbai_cli.plugins import load_entry_points
+
+    load_entry_points(ENTRY_POINT_GROUP, register_regime)
+    return REGIMES
 
 
 def _noise_plus_ridge(settings: ConfidenceSettings, factor: float, factor_name: str) -> tuple[float, str]:
@@ -372,16 +418,14 @@ def minimum_radius(regime_name: str, settings: ConfidenceSettings, dim: int) -> 
     det: R·sqrt(2 log(1/δ)) + λ^{1/2} S (log det A ≥ d log λ); tuned: √β; ols:
     R·sqrt(2 log(1/δ)). Overflow gives ∞, never an exception.
     """
-    return REGIMES[regime_name](settings).minimum_radius(dim)
+    return regimes()[regime_name](settings).minimum_radius(dim)
 
 
 def regime_notes(regime_name: str, dim: int) -> list[str]:
     """Caveats to print with results of ``regime_name`` in dimension ``dim``."""
-    notes = []
-    if regime_name == "theory" and dim == 1:
-        notes.append("in d = 1 the horizon form of Proposition 3 is smaller than Abbasi-Yadkori's "
-                     "determinant form, so 'theory' carries no guarantee here; use --regime det")
-    if not REGIMES[regime_name].guaranteed:
+    regime = regimes()[regime_name]
+    notes = list(regime.dimension_notes(dim)) if hasattr(regime, "dimension_notes") else []
+    if not regime.guaranteed:
         notes.append(f"{regime_name} intervals carry no correctness guarantee")
     return notes
 
@@ -389,19 +433,17 @@ def regime_notes(regime_name: str, dim: int) -> list[str]:
 def regimes_markdown() -> str:
     """The regimes as a markdown table: name, interval, guarantee (from their declarations)."""
     rows = ["| regime | interval of every arm | guarantee |", "| --- | --- | --- |"]
-    for name, regime in REGIMES.items():
+    for name, regime in regimes().items():
         if not regime.guaranteed:
             guarantee = "none"
-        elif name == "theory":
-            guarantee = "yes for d ≥ 2 (not in d = 1: cbai says so)"
         else:
-            guarantee = "yes" + (", round-based" if not regime.adaptive else "")
+            guarantee = getattr(regime, "guarantee_detail", "yes" + (", round-based" if not regime.adaptive else ""))
         rows.append(f"| `{name}` | {regime.interval} | {guarantee} |")
     return "\n".join(rows)
 
 
 def regimes_help() -> str:
     """The ``--regime`` help, from the regimes' own declarations."""
-    listed = "; ".join(f"{name} ({regime.summary})" for name, regime in REGIMES.items())
+    listed = "; ".join(f"{name} ({regime.summary})" for name, regime in regimes().items())
     return (f"Confidence regime of cbai algorithms: {listed}. Default: each algorithm's own, listed first by "
             "`cbai algorithms`.")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cbai_cli.algorithms.elimination import EliminationState
-from cbai_cli.confidence import REGIMES, ConfidenceSettings, log_ratio
+from cbai_cli.confidence import ConfidenceSettings, log_ratio, regimes
 from cbai_cli.instance import Problem
 from cbai_cli.linalg import DesignState, least_squares_widths
 from cbai_cli.options import OPTIONS, QUERY_LIMIT, QueryLimitError
@@ -68,7 +68,7 @@ class Algorithm(ABC):
         self.problem = problem
         self.config = config
         self.rng = rng
-        self.regime = REGIMES[config.regime](config.confidence)
+        self.regime = regimes()[config.regime](config.confidence)
         self.state = EliminationState(problem.rewards, problem.threshold)
 
     @property

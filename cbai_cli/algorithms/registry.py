@@ -31,9 +31,9 @@ STYLES = ("round", "adaptive")
 
 
 def _regimes() -> Mapping[str, Any]:
-    from cbai_cli.confidence import REGIMES
+    from cbai_cli.confidence import regimes
 
-    return REGIMES
+    return regimes()
 
 
 @dataclass(frozen=True)
@@ -201,7 +201,6 @@ class Alias:
 ALGORITHMS: dict[str, AlgorithmEntry] = {}
 _VIEW: Mapping[str, AlgorithmEntry] = MappingProxyType(ALGORITHMS)
 ALIASES: dict[str, Alias] = {}
-_PLUGINS_LOADED: list[bool] = []
 
 
 def _check_new(name: str) -> None:
@@ -213,7 +212,7 @@ def register(entry: AlgorithmEntry) -> None:
     """Add an algorithm; a name already taken (by an algorithm or an alias), a name that is
     not a non-empty str, an unknown option or instance kind, and a style or regime style
     outside :data:`STYLES` (or a regime style other than the style) are errors."""
-    from cbai_cli.kinds import KINDS
+    from cbai_cli.kinds import kind_entries
     from cbai_cli.options import OPTIONS
 
     if not isinstance(entry.name, str) or not entry.name:
@@ -230,9 +229,10 @@ def register(entry: AlgorithmEntry) -> None:
                          f"got {entry.regime_style!r}")
     if not entry.kinds:
         raise ValueError(f"{entry.name}: no instance kind")
-    unknown_kinds = [kind for kind in entry.kinds if kind not in KINDS]
+    known_kinds = kind_entries()
+    unknown_kinds = [kind for kind in entry.kinds if kind not in known_kinds]
     if unknown_kinds:
-        raise ValueError(f"{entry.name}: unknown instance kind(s) {unknown_kinds} (known: {', '.join(KINDS)})")
+        raise ValueError(f"{entry.name}: unknown instance kind(s) {unknown_kinds} (known: {', '.join(known_kinds)})")
     if entry.preferred_regime is not None and entry.preferred_regime not in entry.regimes:
         raise ValueError(f"{entry.name}: preferred regime {entry.preferred_regime!r} is not one it accepts")
     for kind in entry.default_for:
@@ -251,26 +251,18 @@ def register_alias(name: str, alias: Alias) -> None:
     ALIASES[name] = alias
 
 
+def _register_plugin(entry: Any) -> None:
+    if not isinstance(entry, AlgorithmEntry):
+        raise TypeError(f"it names a {type(entry).__name__}, not an AlgorithmEntry")
+    register(entry)
+
+
 def load_plugins() -> None:
-    """Register the algorithms of the ``cbai.algorithms`` entry points, once per process.
+    """Register the algorithms of the ``cbai.algorithms`` entry points, once per process
+    (:func:`cbai_cli.plugins.load_entry_points`)."""
+    from cbai_cli.plugins import load_entry_points
 
-    A plugin that fails to load or clashes with a registered name is a user error
-    naming the entry point, not a traceback.
-    """
-    if _PLUGINS_LOADED:
-        return
-    _PLUGINS_LOADED.append(True)
-    from importlib.metadata import entry_points
-
-    for point in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            loaded = point.load()
-            for entry in (loaded if isinstance(loaded, (list, tuple)) else (loaded,)):
-                if not isinstance(entry, AlgorithmEntry):
-                    raise TypeError(f"it names a {type(entry).__name__}, not an AlgorithmEntry")
-                register(entry)
-        except Exception as error:  # a broken third-party package must not look like a cbai bug
-            raise OptionError(f"algorithm plugin {point.name!r} ({point.value}): {error}") from None
+    load_entry_points(ENTRY_POINT_GROUP, _register_plugin)
 
 
 def entries() -> Mapping[str, AlgorithmEntry]:

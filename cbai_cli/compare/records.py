@@ -98,8 +98,6 @@ RECORD_TYPES: dict[str, Callable[[Any], bool]] = {
     "regret": _number, "scale": _number, "correct": _flag, "violation": _flag,
 }
 REQUIRED_KEYS = ("run_key", "group", "instance", "seed", "algorithm", "spec", "iterations")
-#: The instance kinds a record may name (a missing ``kind`` is ``cbai``).
-RECORD_KINDS = ("cbai", "safe-regret", "safe-bai")
 
 
 def record_problem(record: Mapping[str, Any]) -> str | None:
@@ -112,7 +110,9 @@ def record_problem(record: Mapping[str, Any]) -> str | None:
         value = record.get(key)
         if value is not None and not valid(value):
             return f"{key} is {value!r:.40}"
-    if record.get("kind") not in (None, *RECORD_KINDS):
+    from cbai_cli.kinds import kind_entries
+
+    if record.get("kind") is not None and record.get("kind") not in kind_entries():
         return f"kind is {record['kind']!r:.40}"
     curve = record.get("regret_curve")
     if curve is not None and not (isinstance(curve, list) and all(

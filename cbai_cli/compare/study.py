@@ -117,7 +117,7 @@ class PlannedComparison:
         runs to do here: once per request, however many seeds it runs; and once per spec
         whose regime carries no correctness guarantee (``tuned``), as ``solve`` says too."""
         from cbai_cli.algorithms.registry import resolve
-        from cbai_cli.confidence import REGIMES
+        from cbai_cli.confidence import regimes
 
         pending = {(run.group, run.algorithm) for run in self.pending}
         said = [text for key, text in self.grid.warnings.items() if key in pending]
@@ -126,7 +126,7 @@ class PlannedComparison:
             entry, alias = resolve(choice.request.algorithm) if choice.request.algorithm else (None, None)
             regime = choice.request.regime or (alias.regime if alias is not None and alias.regime else None) or (
                 entry.default_regime if entry is not None else None)
-            if regime in REGIMES and not REGIMES[regime].guaranteed:
+            if regime in regimes() and not regimes()[regime].guaranteed:
                 said.append(f"algorithm spec {choice.label!r}: {regime} intervals carry no correctness guarantee")
         return said
 

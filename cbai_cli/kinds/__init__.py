@@ -30,51 +30,83 @@ from cbai_cli.kinds.base import InstanceKind
 DEFAULT_KIND = "cbai"
 
 
+#: The entry-point group through which other packages add kinds (docs/extending.md): each
+#: entry point names a :class:`KindEntry`.
+ENTRY_POINT_GROUP = "cbai.kinds"
+
+
 @dataclass(frozen=True)
 class KindEntry:
-    """One registered instance kind: its name and where its class lives."""
+    """One registered instance kind: its name, where its class lives (imported on first use),
+    and whether studies with people (``cbai session``) run its instances: finite arms and a
+    constraint that a person's answer measures."""
 
     name: str
     path: str  # "module:Class", a subclass of InstanceKind
+    sessions: bool = False
 
     def load(self) -> InstanceKind:
         module, _, cls = self.path.partition(":")
-        return getattr(importlib.import_module(module), cls)()
+        kind = getattr(importlib.import_module(module), cls)()
+        if not isinstance(kind, InstanceKind) or kind.name != self.name:
+            raise TypeError(f"{self.path} is not an InstanceKind named {self.name!r}")
+        return kind
 
 
 KINDS: dict[str, KindEntry] = {}
 _LOADED: dict[str, InstanceKind] = {}
 
 
-def register(name: str, path: str) -> None:
+def register(name: str, path: str, sessions: bool = False) -> None:
     """Add a kind; a name already taken is an error."""
-    if name in KINDS:
-        raise ValueError(f"instance kind {name!r} is already registered")
-    KINDS[name] = KindEntry(name, path)
+    _register_entry(KindEntry(name, path, sessions))
 
 
-register("cbai", "cbai_cli.kinds.cbai:CbaiKind")
+def _register_entry(entry: Any) -> None:
+    if not isinstance(entry, KindEntry):
+        raise TypeError(f"it names a {type(entry).__name__}, not a KindEntry")
+    if not isinstance(entry.name, str) or not entry.name or entry.name in KINDS:
+        raise ValueError(f"instance kind {entry.name!r} is empty or already registered")
+    KINDS[entry.name] = entry
+
+
+register("cbai", "cbai_cli.kinds.cbai:CbaiKind", sessions=True)
 register("safe-regret", "cbai_cli.kinds.safe_regret:SafeRegretKind")
 register("safe-bai", "cbai_cli.kinds.safe_bai:SafeBaiKind")
+
+
+def kind_entries() -> dict[str, KindEntry]:
+    """Every registered kind by name, those of the ``cbai.kinds`` entry points included."""
+    from cbai_cli.plugins import load_entry_points
+
+    load_entry_points(ENTRY_POINT_GROUP, _register_entry)
+    return KINDS
+
+
+def session_kinds() -> tuple[str, ...]:
+    """The kinds whose instances studies with people run."""
+    return tuple(name for name, entry in kind_entries().items() if entry.sessions)
 
 
 def get(name: str) -> InstanceKind:
     """The kind named ``name`` (its class is imported on first use); an unknown name is an
     :class:`~cbai_cli.errors.UnknownNameError` listing the kinds."""
-    if not isinstance(name, str) or name not in KINDS:
-        raise UnknownNameError(unknown_name_message("instance kind", name, KINDS), "kind")
+    known = kind_entries()
+    if not isinstance(name, str) or name not in known:
+        raise UnknownNameError(unknown_name_message("instance kind", name, known), "kind")
     if name not in _LOADED:
-        _LOADED[name] = KINDS[name].load()
+        _LOADED[name] = known[name].load()
     return _LOADED[name]
 
 
 def kind_of(mapping: Mapping[str, Any], source: str = "<instance>") -> InstanceKind:
     """The registered kind named by a mapping's ``kind`` field (``cbai`` when absent)."""
     name = mapping.get("kind", DEFAULT_KIND)
+    known = kind_entries()
     if not isinstance(name, str):
-        raise InstanceError(f"{source}: kind: must be a string, one of {', '.join(KINDS)}; got {name!r}")
-    if name not in KINDS:
-        raise InstanceError(f"{source}: kind: {unknown_name_message('instance kind', name, KINDS)}")
+        raise InstanceError(f"{source}: kind: must be a string, one of {', '.join(known)}; got {name!r}")
+    if name not in known:
+        raise InstanceError(f"{source}: kind: {unknown_name_message('instance kind', name, known)}")
     return get(name)
 
 

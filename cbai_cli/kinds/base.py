@@ -84,8 +84,9 @@ class InstanceKind:
                                   "(their constants are fields of the file)", name)
 
     def bound(self, instance: Any, **options: Any) -> Any:
-        """The instance's difficulty: a report with ``to_json()``."""
-        raise NotImplementedError
+        """The instance's difficulty: a report with ``to_json()``; a kind that computes none
+        says so in one line."""
+        raise OptionError(f"cbai bound computes nothing for {self.name} instances: the kind declares no bound")
 
     def render_bound(self, report: Any, out: Any) -> None:
         """Print the report as tables on the Rich console ``out``."""

@@ -313,11 +313,11 @@ def _refuse_unrepresentable(regime: str, settings) -> None:
     largest norm L outside :data:`ARM_SCALE_RANGE` (all-zero arms aside), or L² more than
     :data:`cbai_cli.linalg.RIDGE_RATIO_LIMIT` times the design's ridge λ, whose inverse A⁻¹ the sampling
     rules read (arms in large units need a ridge in the same units)."""
-    from cbai_cli.confidence import REGIMES
+    from cbai_cli.confidence import regimes
     from cbai_cli.errors import OptionError
     from cbai_cli.linalg import RIDGE_RATIO_LIMIT
 
-    if not REGIMES[regime].adaptive:
+    if not regimes()[regime].adaptive:
         return
     low, high = ARM_SCALE_RANGE
     largest = settings.arm_bound
@@ -376,9 +376,9 @@ def query_floor(regime: str, settings, instance) -> QueryFloor | None:
     smallest at t = 1; that one round has N_t ≥ r_1²‖x‖²/(g(x)² L²) pulls.
     """
     from cbai_cli.bounds import at_least_set
-    from cbai_cli.confidence import REGIMES, minimum_radius, radius_static
+    from cbai_cli.confidence import minimum_radius, radius_static, regimes
 
-    if REGIMES[regime].adaptive:
+    if regimes()[regime].adaptive:
         radius, source = minimum_radius(regime, settings, instance.problem.dim)
         ridge = settings.ridge
     else:
@@ -406,11 +406,11 @@ def _refuse_unreachable(regime: str, floor: QueryFloor | None) -> None:
     :func:`query_floor` ``floor`` beyond :data:`cbai_cli.options.QUERY_LIMIT`: such a run
     would loop for ever, one pull at a time, so it is refused unless ``--budget`` bounds it.
     """
-    from cbai_cli.confidence import REGIMES
+    from cbai_cli.confidence import regimes
     from cbai_cli.errors import OptionError
     from cbai_cli.options import QUERY_LIMIT
 
-    if not REGIMES[regime].adaptive:
+    if not regimes()[regime].adaptive:
         return  # round lengths are checked round by round (RoundBased.checked_length)
     if floor is not None and floor.queries > QUERY_LIMIT:
         about = f"about {floor.queries:.3g}" if math.isfinite(floor.queries) else "infinitely many"

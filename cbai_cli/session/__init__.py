@@ -20,18 +20,14 @@ in a durable study.
 
 from typing import Any
 
-__all__ = ["ArmStatus", "HandedQuery", "KINDS", "NothingToUndo", "Recorded", "ReplayError", "Session", "Status",
+__all__ = ["ArmStatus", "HandedQuery", "NothingToUndo", "Recorded", "ReplayError", "Session", "Status",
            "UnknownQuery"]
-
-#: The instance kinds sessions run: finite arms and a constraint to learn (the safe kinds'
-#: algorithms choose actions from continuous sets and score regret, which no rater answers).
-KINDS = ("cbai",)
 
 
 def __getattr__(name: str) -> Any:
     """The classes of :mod:`cbai_cli.session.session`, imported on first use so that
     ``cbai --help`` (which registers ``cbai session``) loads no numpy."""
-    if name in __all__ and name != "KINDS":
+    if name in __all__:
         from cbai_cli.session import session
 
         return getattr(session, name)

@@ -17,7 +17,7 @@ from typing import Any, Optional
 import typer
 
 from cbai_cli.algorithms.registry import algorithm_help, run_option_names
-from cbai_cli.session import KINDS
+from cbai_cli.kinds import session_kinds
 from cbai_cli.session.defaults import DEFAULT_GRACE, DEFAULT_LEASE
 from cbai_cli.session.export import LOG_COLUMNS, write_csv
 from cbai_cli.typer_options import REGIME_HELP, with_options
@@ -55,10 +55,10 @@ def _status_document(status) -> dict[str, Any]:
 
 
 @session_app.command()
-@with_options(*run_option_names(KINDS), kinds=KINDS)
+@with_options(*run_option_names(session_kinds()), kinds=session_kinds())
 def start(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
-    algo: Optional[str] = typer.Option(None, "--algo", "-a", help=algorithm_help(with_defaults=True, kinds=KINDS)),
+    algo: Optional[str] = typer.Option(None, "--algo", "-a", help=algorithm_help(with_defaults=True, kinds=session_kinds())),
     regime: Optional[str] = typer.Option(None, "--regime", help=REGIME_HELP),
     seed: int = typer.Option(0, "--seed", help="Seed of the algorithm's random stream (the one `cbai solve --seed` "
                              "gives it)."),

@@ -249,7 +249,7 @@ class Session:
         given = checked({name: value for name, value in options.items() if value is not None})
         check_kind(instance)
         instance = instance.without_truth()  # a study never holds the hidden constraint
-        algorithm = algorithm if algorithm is not None else default_algorithm("cbai")
+        algorithm = algorithm if algorithm is not None else default_algorithm(instance.kind)
         prepare_session(instance, algorithm, regime, given)
         questions_of(instance)
         if instance.meta.get("media") is not None:
@@ -600,7 +600,7 @@ class Session:
 
     def status(self) -> Status:
         """Counts, the recommendation, every arm's interval and state, raters and leases."""
-        from cbai_cli.confidence import REGIMES
+        from cbai_cli.confidence import regimes
 
         moment = now()
         state = self._sync(moment)
@@ -613,7 +613,7 @@ class Session:
         arms = tuple(ArmStatus(index, float(lower), float(upper), str(label)) for index, (lower, upper, label)
                      in enumerate(zip(elimination.last_lower, elimination.last_upper, states)))
         prepared = self.prepared
-        guaranteed = bool(learner.done) and (prepared.regime is None or REGIMES[prepared.regime].guaranteed)
+        guaranteed = bool(learner.done) and (prepared.regime is None or regimes()[prepared.regime].guaranteed)
         earlier = next((point for point in reversed(state.history) if 0 < point.answered <= state.recorded / 2), None)
         estimate = None if state.done else answers_needed(
             elimination.last_lower, elimination.last_upper, elimination.rewards, elimination.threshold,
@@ -683,12 +683,13 @@ def _short(value: Any) -> str:
 
 
 def check_kind(instance: Any) -> None:
-    """Sessions run the kinds of :data:`cbai_cli.session.KINDS` only; one line for the others."""
-    from cbai_cli.session import KINDS
+    """Sessions run the kinds that declare it (:func:`cbai_cli.kinds.session_kinds`); one
+    line for the others."""
+    from cbai_cli.kinds import session_kinds
 
-    if instance.kind not in KINDS:
-        raise OptionError(f"sessions run cbai instances (finite arms and a constraint to learn); this is a "
-                          f"{instance.kind} instance")
+    if instance.kind not in session_kinds():
+        raise OptionError(f"sessions run {' and '.join(session_kinds())} instances (finite arms and a constraint to "
+                          f"learn); this is a {instance.kind} instance")
 
 
 def prepare_session(instance: Any, algorithm: str, regime: str | None, options: dict[str, Any]):

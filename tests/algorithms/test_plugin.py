@@ -9,8 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from cbai_cli import plugins
 from cbai_cli.algorithms import registry
 from cbai_cli.errors import OptionError
 
@@ -40,7 +42,7 @@ def test_the_plugin_is_listed_with_its_capabilities(plugin_path):
     assert result.returncode == 0, result.stderr
     (entry,) = [entry for entry in json.loads(result.stdout)["algorithms"] if entry["name"] == "round-robin"]
     assert entry["kinds"] == ["cbai"] and entry["style"] == "adaptive"
-    assert entry["regimes"] == ["theory", "det", "tuned", "ols"]
+    assert entry["regimes"] == ["theory", "det", "tuned", "ols", "best-of"]  # the plugin's own regime too
 
 
 def test_the_plugin_solves_through_cbai_solve(plugin_path):
@@ -67,7 +69,7 @@ def test_a_broken_plugin_is_a_one_line_error(monkeypatch):
         def load(self):
             raise ImportError("No module named 'nowhere'")
 
-    monkeypatch.setattr(registry, "_PLUGINS_LOADED", [])
+    monkeypatch.setattr(plugins, "_READ", set())
     monkeypatch.setattr("importlib.metadata.entry_points", lambda group: [Broken()])
     with pytest.raises(OptionError, match="algorithm plugin 'broken'"):
         registry.load_plugins()
@@ -80,7 +82,89 @@ def test_a_plugin_that_is_not_an_entry_is_rejected(monkeypatch):
         def load(self):
             return object()
 
-    monkeypatch.setattr(registry, "_PLUGINS_LOADED", [])
+    monkeypatch.setattr(plugins, "_READ", set())
     monkeypatch.setattr("importlib.metadata.entry_points", lambda group: [Wrong()])
     with pytest.raises(OptionError, match="not an AlgorithmEntry"):
         registry.load_plugins()
+
+
+def test_a_plugin_regime_is_accepted_by_every_adaptive_algorithm(plugin_path):
+    result = cbai(plugin_path, "algorithms", "--json")
+    assert result.returncode == 0, result.stderr
+    listed = {entry["name"]: entry["regimes"] for entry in json.loads(result.stdout)["algorithms"]}
+    assert "best-of" in listed["round-robin"] and "best-of" in listed["g-acol"] and "best-of" not in listed["acol"]
+    result = cbai(plugin_path, "solve", str(INSTANCE), "--algo", "g-acol", "--regime", "best-of", "--runs", "2",
+                  "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["regime"] == "best-of"
+    assert all(run["correct"] and run["stopped"] == "solved" for run in document["runs"])
+
+
+def test_the_plugin_regime_is_never_wider_than_either_form_at_half_delta():
+    sys.path.insert(0, str(PLUGIN))
+    try:
+        from cbai_round_robin.regime import BestOfRegime
+    finally:
+        sys.path.remove(str(PLUGIN))
+    from cbai_cli.confidence import ConfidenceSettings, radius_determinant, radius_horizon
+    from cbai_cli.linalg import DesignState
+
+    settings = ConfidenceSettings(delta=0.1, subgaussian=0.5, ridge=2.0, norm_bound=1.5)
+    state = DesignState(np.eye(3), ridge=2.0)
+    for pulls in range(40):
+        state.update(pulls % 3, 0.3)
+        radius = BestOfRegime(settings).radius(state)
+        horizon = radius_horizon(state.n_samples, 3, 2.0, 0.5, 1.5, 1.0, 0.05)
+        determinant = radius_determinant(state.logdet, 3, 2.0, 0.5, 1.5, 0.05)
+        assert radius == min(horizon, determinant)
+    assert not BestOfRegime(settings).compiled()  # no kernel code: its runs take the per-step loop
+
+
+TOY_KIND = '''
+from dataclasses import dataclass
+
+from cbai_cli.kinds import KindEntry
+from cbai_cli.kinds.base import InstanceKind
+
+ENTRY = KindEntry("toy", "toykind:ToyKind")
+
+
+@dataclass(frozen=True)
+class ToyInstance:
+    name: str
+    kind: str = "toy"
+
+
+class ToyKind(InstanceKind):
+    name = "toy"
+    summary = "a file format and nothing else"
+
+    def parse(self, mapping, source):
+        return ToyInstance(str(mapping.get("name", "toy")))
+'''
+
+
+@pytest.fixture(scope="module")
+def toy_kind_path(tmp_path_factory) -> Path:
+    """A kind registered through the ``cbai.kinds`` entry points of a distribution that a
+    folder on the path holds (no pip)."""
+    folder = tmp_path_factory.mktemp("toy")
+    (folder / "toykind.py").write_text(TOY_KIND)
+    info = folder / "toykind-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toykind\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[cbai.kinds]\ntoy = toykind:ENTRY\n")
+    (folder / "toy.yaml").write_text("schema_version: 1\nkind: toy\nname: a-toy\n")
+    return folder
+
+
+def test_a_plugin_kind_is_read_and_says_in_one_line_what_it_lacks(toy_kind_path, tmp_path):
+    toy = str(toy_kind_path / "toy.yaml")
+    for args, said in ((["bound", toy], "cbai bound computes nothing for toy instances"),
+                       (["solve", toy], "toy"),
+                       (["session", "start", toy, "-o", str(tmp_path / "study.db")], "sessions run cbai instances")):
+        result = cbai(toy_kind_path, *args)
+        assert result.returncode == 2, (args, result.stdout, result.stderr)
+        assert len(result.stderr.strip().splitlines()) == 1 and said in result.stderr, (args, result.stderr)
+        assert "Traceback" not in result.stderr
