@@ -245,6 +245,25 @@ OPTIONS: dict[str, Option] = _declare(
 )
 
 
+def declare(options: Iterable[Option]) -> None:
+    """Add the options that a plugin's algorithm reads (its registry entry's ``declares``),
+    all or none: a name, flag or spec name that another option has is an error, so a plugin
+    can neither shadow nor change an option of cbai's."""
+    options = list(options)
+    table = dict(OPTIONS)
+    for option in options:
+        if not isinstance(option, Option):
+            raise TypeError(f"an option is an Option, got a {type(option).__name__}")
+        if not option.flag.startswith("--") or len(option.flag) < 3:
+            raise ValueError(f"option {option.name!r}: its flag must start with --, got {option.flag!r}")
+        for other in table.values():
+            if option.name == other.name or option.flag == other.flag or option.spec_name == other.spec_name:
+                raise ValueError(f"option {option.name!r} ({option.flag}) clashes with the option {other.name!r} "
+                                 f"({other.flag})")
+        table[option.name] = option
+    OPTIONS.update({option.name: option for option in options})
+
+
 def by_spec_name(name: str) -> Option | None:
     """The option written ``name`` in a compare spec or study file (``lambda``, ``S``, ``T``)."""
     for option in OPTIONS.values():
@@ -264,7 +283,11 @@ def default(name: str) -> Any:
 
 
 def refuse_unknown(names: Iterable[Any]) -> None:
-    """One line naming the given option names that :data:`OPTIONS` does not declare."""
+    """One line naming the given option names that :data:`OPTIONS` does not declare (the
+    options of plugins' algorithms included)."""
+    from cbai_cli.algorithms.registry import load_plugins
+
+    load_plugins()
     unknown = [str(name) for name in names if name not in OPTIONS]
     if unknown:
         raise OptionError(f"unknown option(s) {', '.join(unknown)} (valid: {', '.join(OPTIONS)})", unknown[0])

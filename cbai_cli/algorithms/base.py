@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -52,12 +52,15 @@ class AlgorithmConfig:
         designs: the designs solved so far by the runs of this configuration, by target
             set (:class:`cbai_cli.design.DesignCache`): the seeds of one request share one
             configuration, so each distinct design is solved once; not part of equality.
+        own_options: the values of the options that the algorithm's registry entry
+            declares itself (a plugin's), by name.
     """
 
     regime: str
     confidence: ConfidenceSettings
     rounding_epsilon: float = OPTIONS["rounding_epsilon"].default
     design_tolerance: float = 1e-4
+    own_options: dict[str, Any] = field(default_factory=dict)
     designs: DesignCache = field(default_factory=_design_cache, compare=False, repr=False)
 
 

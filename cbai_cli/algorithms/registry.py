@@ -63,6 +63,10 @@ class AlgorithmEntry:
             first accepted one).
         default_for: the instance kinds whose runs use this algorithm when none is
             named (``cbai solve FILE`` without ``--algo``; see :func:`default_algorithm`).
+        declares: options of its own (:class:`cbai_cli.options.Option`), added to the
+            options table when it is registered (a plugin's; cbai's algorithms declare theirs
+            in :mod:`cbai_cli.options`); each must be listed in ``options`` too. Its class
+            reads their values from ``config.own_options``.
     """
 
     name: str
@@ -78,6 +82,7 @@ class AlgorithmEntry:
     guaranteed_stop: bool = True
     preferred_regime: str | None = None
     default_for: tuple[str, ...] = ()
+    declares: tuple[Any, ...] = ()
 
     @property
     def regimes(self) -> tuple[str, ...]:
@@ -213,12 +218,16 @@ def register(entry: AlgorithmEntry) -> None:
     not a non-empty str, an unknown option or instance kind, and a style or regime style
     outside :data:`STYLES` (or a regime style other than the style) are errors."""
     from cbai_cli.kinds import kind_entries
-    from cbai_cli.options import OPTIONS
+    from cbai_cli.options import OPTIONS, declare
 
     if not isinstance(entry.name, str) or not entry.name:
         raise ValueError(f"an algorithm's name must be a non-empty str, got {entry.name!r}")
     _check_new(entry.name)
-    unknown = [name for name in entry.options if name not in OPTIONS]
+    unlisted = [option.name for option in entry.declares if option.name not in entry.options]
+    if unlisted:
+        raise ValueError(f"{entry.name}: declares option(s) {unlisted} that its options do not list")
+    declared = {option.name for option in entry.declares}
+    unknown = [name for name in entry.options if name not in OPTIONS and name not in declared]
     if unknown:
         raise ValueError(f"{entry.name}: unknown option(s) {unknown}")
     if entry.style not in STYLES:
@@ -241,6 +250,7 @@ def register(entry: AlgorithmEntry) -> None:
         taken = [other.name for other in ALGORITHMS.values() if kind in other.default_for]
         if taken:
             raise ValueError(f"{entry.name}: {taken[0]} is already the default for {kind} instances")
+    declare(entry.declares)
     ALGORITHMS[entry.name] = entry
 
 

@@ -214,7 +214,8 @@ class CbaiKind(InstanceKind):
             arm_bound=_largest_norm(problem.arms),
             beta=request.get("beta"),
         )
-        config = AlgorithmConfig(regime=regime, confidence=settings, rounding_epsilon=request.get("rounding_epsilon"))
+        config = AlgorithmConfig(regime=regime, confidence=settings, rounding_epsilon=request.get("rounding_epsilon"),
+                                 own_options={option.name: request.get(option.name) for option in spec.declares})
         _refuse_unrepresentable(regime, settings)
         unbounded = request.given().get("budget") is None
         budget = request.get("budget")
@@ -240,6 +241,7 @@ class CbaiKind(InstanceKind):
                   "rounding_epsilon": config.rounding_epsilon, "budget": budget}
         options = {name: (values[name] if name in reads else None) for name in RECORD_OPTIONS}
         options["budget"] = budget
+        options.update(config.own_options)
         warning = long_run_text(floor, budget)
         return Configured(problem, config, budget, options, tuple(notes), init,
                           warnings=(warning,) if warning else ())
@@ -259,7 +261,12 @@ class CbaiKind(InstanceKind):
                          label=instance.label(recommended))
 
     def record_options(self, prepared) -> dict:
-        return dict(prepared.options)
+        """The options in effect: cbai's as record columns, a plugin's own under ``algorithm_options``."""
+        from cbai_cli.compare.records import RECORD_KEYS
+
+        own = {name: value for name, value in prepared.options.items() if name not in RECORD_KEYS}
+        return {**{name: value for name, value in prepared.options.items() if name in RECORD_KEYS},
+                **({"algorithm_options": own} if own else {})}
 
     def bound_skip_reason(self, instance, asked: bool | None) -> str | None:
         """:func:`cbai_cli.bounds.bound_skip_reason` for this instance's K and d."""

@@ -168,3 +168,34 @@ def test_a_plugin_kind_is_read_and_says_in_one_line_what_it_lacks(toy_kind_path,
         assert result.returncode == 2, (args, result.stdout, result.stderr)
         assert len(result.stderr.strip().splitlines()) == 1 and said in result.stderr, (args, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+def test_a_plugin_option_reaches_its_algorithm_from_solve_and_compare(plugin_path, tmp_path):
+    assert "--first-arm" in cbai(plugin_path, "solve", "--help").stdout
+    for first in (0, 3):
+        trace = tmp_path / f"first-{first}.csv"
+        result = cbai(plugin_path, "solve", str(INSTANCE), "--algo", "round-robin", "--regime", "det", "--first-arm",
+                      str(first), "--budget", "4", "--trace", str(trace))
+        assert result.returncode in (0, 1), result.stderr
+        arms = [int(line.split(",")[1]) for line in trace.read_text().splitlines()[1:]]
+        assert arms == [first, first + 1, first + 2, first + 3]
+    result = cbai(plugin_path, "compare", "regret-1d", "--algos", "round-robin:det:first-arm=2", "--seeds", "1",
+                  "--json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    (record,) = json.loads(result.stdout)["records"]
+    assert record["algorithm_options"]["first_arm"] == 2
+    result = cbai(plugin_path, "solve", str(INSTANCE), "--algo", "round-robin", "--first-arm", "-1")
+    assert result.returncode == 2 and "--first-arm must be ≥ 0" in result.stderr
+
+
+def test_a_plugin_option_cannot_take_a_name_or_flag_of_cbai():
+    from cbai_cli.algorithms.registry import AlgorithmEntry, register
+    from cbai_cli.options import OPTIONS, Option
+
+    for clash in (Option("delta", "--delta-plugin", float, "clash by name"),
+                  Option("my_delta", "--delta", float, "clash by flag")):
+        entry = AlgorithmEntry("clashing", "nowhere", "Nothing", "a clash", ("cbai",), "adaptive",
+                               options=("delta", clash.name), regime_style="adaptive", declares=(clash,))
+        with pytest.raises(ValueError, match="clashes with the option"):
+            register(entry)
+        assert "clashing" not in registry.entries() and "my_delta" not in OPTIONS

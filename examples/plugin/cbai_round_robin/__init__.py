@@ -9,6 +9,12 @@ This module is light: it only declares the registry entry. The class lives in
 """
 
 from cbai_cli.algorithms.registry import AlgorithmEntry
+from cbai_cli.options import Option
+
+#: An option of its own: cbai adds it to `cbai solve` and `cbai compare` (``--first-arm``,
+#: ``round-robin:det:first-arm=2`` in a spec), checked against its range.
+FIRST_ARM = Option("first_arm", "--first-arm", int, "Round-robin: the arm of the first pull (example plugin)", 0,
+                   "0", 0)
 
 ENTRY = AlgorithmEntry(
     name="round-robin",
@@ -17,6 +23,7 @@ ENTRY = AlgorithmEntry(
     summary="Round-robin over all arms with adaptive intervals (example plugin)",
     kinds=("cbai",),
     style="adaptive",
-    options=("delta", "ridge", "budget"),
+    options=("delta", "ridge", "budget", "first_arm"),
     regime_style="adaptive",
+    declares=(FIRST_ARM,),
 )
