@@ -61,7 +61,7 @@ def watch_size(contenders):
 def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate, norms2,
          predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit, pending, status,
          forced, normals, uniforms, used_normals, contender, contender_arm, companion, block, contenders, watch,
-         watch_bound, threads_from, eliminating, radius_code, params, absorbing, streams):
+         watch_bound, threads_from, eliminating, radius_code, params, absorbing, stream):
     """Run b's next pull and its counters, unless its budget or its chunk of noise stops it
     first (``status[b]``, :func:`waiting`); returns (arm, −1 when stopped; observation;
     contender of the next pull and its greedy arm).
@@ -71,8 +71,8 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
     ``forced[b]`` when it is a forced-exploration pull) or
     :func:`cbai_cli.kernels.select.select`'s (with the pull's uniform from ``uniforms``) —,
     its observation — ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm],
-    sigma)`` for the stream's standard normal z) when ``streams`` is None, else a binary
-    answer ``2·streams[b].binomial(1, p) − 1`` with p = (means[arm] + 1)/2 clipped to [0, 1]
+    sigma)`` for the stream's standard normal z) when ``stream`` is None, else a binary
+    answer ``2·stream.binomial(1, p) − 1`` with p = (means[arm] + 1)/2 clipped to [0, 1]
     (bitwise :meth:`cbai_cli.noise.BinaryNoise.sample_sums`, drawn from run b's own
     generator) — and
     :func:`~cbai_cli.kernels.design.absorb_and_eliminate` (unless ``absorbing`` is False: the
@@ -105,10 +105,10 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
         arm = select(select_code, arms, inverse[b], norms2[b], rewards, uncertain[b], feasible[b],
                      uniforms[b, used_normals[b]], contender, contender_arm, block, threads_from)
         was_forced = False
-    if streams is None:
+    if stream is None:
         observed = means[arm] + sigma * normals[b, used_normals[b]]
     else:
-        observed = 2.0 * streams[b].binomial(1, min(max((means[arm] + 1.0) / 2.0, 0.0), 1.0)) - 1.0
+        observed = 2.0 * stream.binomial(1, min(max((means[arm] + 1.0) / 2.0, 0.0), 1.0)) - 1.0
     if contenders is not None:
         following = predict_contender(arms, inverse[b], norms2[b], uncertain[b], select_code == GREEDY_MAXVAR,
                                       arms[arm], 1, watch, watch_bound)
@@ -133,7 +133,7 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
 def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radius_code, params, refresh_every,
             inverse, gram, targets, estimate, norms2, predictions, logdet, uncertain, feasible, best,
             last_lower, last_upper, steps, since, limit, pending, status, forced, normals, uniforms, used_normals,
-            companion, block, contenders, threads_from, streams):
+            companion, block, contenders, threads_from, stream):
     """Advance every run b with ``status[b] == RUNNING`` until it stops or needs Python.
 
     One step is :func:`step` (a pull by rule ``select_code``), and, unless an exact refresh is due
@@ -149,8 +149,8 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
     beside the normals (one per pull, index ``used_normals``); companion (K,) scratch;
     ``block``: rows per block of a pass over the arms (``DesignState.block``);
     ``threads_from``: the K·d from which a pass is split across threads
-    (:mod:`cbai_cli.kernels.threads`). ``streams``: None for Gaussian noise (the normals),
-    or for binary answers a tuple of each run's noise generator (:func:`step`).
+    (:mod:`cbai_cli.kernels.threads`). ``stream``: None for Gaussian noise (the normals),
+    or for binary answers the noise generator of the batch's one run (B = 1; :func:`step`).
     ``contenders``: None, or on large arm sets with
     G-ACOL or Greedy MaxVar the number of arms that the prediction of the next greedy
     direction watches (:func:`step`); None compiles no prediction. ``forced[b]`` counts
@@ -175,7 +175,7 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
                 norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
                 pending, status, forced, normals, uniforms, used_normals, contender, contender_arm, companion, block,
                 contenders, watch, watch_bound, threads_from, since[b] + 1 < refresh_every, radius_code, params,
-                np.bool_(True), streams)
+                np.bool_(True), stream)
             if arm < 0:
                 break
             if since[b] >= refresh_every:
@@ -190,7 +190,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
                 contenders, threads_from, pinv, caches, roundoff, directions, growths, growth_basis, growth, margin,
                 inside, counts, sums, fit_steps, fit_since, fit_refresh_every, drift_ratio, intercepts, slopes,
                 inflations, mean_widths, mean_roots, mean_thresholds, mean_scale, mean_scales, mean_log_weights, stale,
-                due, streams):
+                due, stream):
     """:func:`advance` for the ``ols`` regime: every run b with ``status[b] == RUNNING``
     until it stops or needs Python.
 
@@ -209,7 +209,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     the rank-one step, an arm outside the span), or when the intervals' coefficients belong to an older epoch
     (``stale[b]``).
 
-    Shapes: the ridge design, the elimination state, the noise (``streams`` too) and the
+    Shapes: the ridge design, the elimination state, the noise (``stream`` too) and the
     uniforms as :func:`advance`; the fit: pinv (B, d, d) V⁺; caches (B, 3, K) xᵀV⁺x, ‖V⁺x‖², xᵀφ̂;
     roundoff, growths, inside, counts, sums (B, K); growth_basis (B, d, d); directions (B, 2, d) scratch; growth,
     margin, fit_steps, fit_since, stale, due (B,); intercepts, slopes, inflations (B, K) 2R²β·a,
@@ -239,7 +239,7 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
                 norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
                 pending, status, forced, normals, uniforms, used_normals, contender, contender_arm, companion, block,
                 contenders, watch, watch_bound, threads_from, no_elimination, np.int64(0), no_params, np.bool_(False),
-                streams)
+                stream)
             if arm < 0:
                 break
             counts[b, arm] += 1

@@ -166,6 +166,9 @@ class FitState:
         stale: (B,) bool, the intervals' coefficients are of an older epoch than the fit.
         due: (B,) int, what the fit asks of Python after the last pull (KEEP, REFRESH, EPOCH
             or EXTEND of :mod:`cbai_cli.kernels.ols`).
+        views: per run, the row views that its learner's arrays are while the batch runs
+            (:meth:`share`): an array of the learner's that is not its view was replaced by
+            one of its methods and is copied back (:meth:`serve`).
     """
 
     pinv: np.ndarray
@@ -188,6 +191,7 @@ class FitState:
     mean_roots: np.ndarray
     stale: np.ndarray
     due: np.ndarray
+    views: list[dict[str, np.ndarray]]
 
     @staticmethod
     def _part(learner, part: str):
@@ -195,7 +199,8 @@ class FitState:
 
     @classmethod
     def stack(cls, learners: Sequence) -> FitState:
-        """The rows of ``learners``' intervals, copied (coefficients not computed yet count as stale)."""
+        """The rows of ``learners``' intervals, copied, and each learner's arrays then laid
+        over its row (:meth:`share`; coefficients not computed yet count as stale)."""
         k = learners[0].problem.n_arms
         rows = {}
         for name, part, attribute, kind in _FIT_ROWS:
@@ -205,27 +210,47 @@ class FitState:
             else:
                 rows[name] = np.stack([np.zeros(k) if value is None else value for value in values])
         stale = np.array([learner.intervals.fit.epoch != learner.intervals._epoch for learner in learners])
-        return cls(**rows, stale=stale, due=np.zeros(len(learners), dtype=np.int64))
+        fits = cls(**rows, stale=stale, due=np.zeros(len(learners), dtype=np.int64),
+                   views=[{} for _ in learners])
+        for b, learner in enumerate(learners):
+            fits.share(b, learner)
+        return fits
 
-    def load(self, b: int, learner) -> None:
-        """``learner``'s fit and intervals into row b (arrays that are row b itself, as
-        :meth:`write_back` with ``share`` leaves them, are not copied onto themselves)."""
+    def share(self, b: int, learner) -> None:
+        """Lay ``learner``'s arrays over row b (not coefficients of an older epoch), so that
+        what its methods change in place is the row itself."""
+        for name, part, attribute, kind in _FIT_ROWS:
+            if kind is None and not (part == "lines" and self.stale[b]):
+                self.views[b][name] = view = getattr(self, name)[b]
+                setattr(self._part(learner, part), attribute, view)
+
+    def _scalars_out(self, b: int, learner) -> None:
+        """Row b's scalars (the kernels update them) into ``learner``."""
+        for name, part, attribute, kind in _FIT_ROWS:
+            if kind is not None:
+                setattr(self._part(learner, part), attribute, kind(getattr(self, name)[b]))
+
+    def _take_back(self, b: int, learner) -> None:
+        """What ``learner``'s methods changed into row b: its scalars, and each array they
+        replaced (copied into the row, which the learner's array then is again)."""
         for name, part, attribute, kind in _FIT_ROWS:
             rows, value = getattr(self, name), getattr(self._part(learner, part), attribute)
-            if kind is not None or not _same_view(rows[b], value):
+            if kind is not None:
                 rows[b] = value
+            elif value is not self.views[b].get(name):
+                rows[b] = value
+                self.views[b][name] = view = rows[b]
+                setattr(self._part(learner, part), attribute, view)
         self.stale[b] = False
 
-    def write_back(self, b: int, learner, share: bool = False) -> None:
-        """Row b into ``learner``'s fit and intervals (not coefficients that were never
-        computed): copies, or with ``share`` the rows themselves, for a learner that hands
-        them straight back (:meth:`serve`; its methods replace the arrays they recompute)."""
+    def write_back(self, b: int, learner) -> None:
+        """Row b into ``learner``'s fit and intervals as copies of its own (not coefficients
+        that were never computed)."""
         for name, part, attribute, kind in _FIT_ROWS:
             if part == "lines" and self.stale[b]:
                 continue
             row = getattr(self, name)[b]
-            value = (row if share else row.copy()) if kind is None else kind(row)
-            setattr(self._part(learner, part), attribute, value)
+            setattr(self._part(learner, part), attribute, row.copy() if kind is None else kind(row))
 
     def serve(self, b: int, learner) -> None:
         """What run b's fit asked for after its last pull, done by the learner's own fit as
@@ -237,19 +262,13 @@ class FitState:
         if self.due[b] == KEEP and not self.stale[b]:
             return
         fit = learner.intervals.fit
-        self.write_back(b, learner, share=True)
+        self._scalars_out(b, learner)
         action = {KEEP: None, REFRESH: fit.refresh, EPOCH: fit.new_epoch, EXTEND: lambda: _extend(fit)}[int(self.due[b])]
         if action is not None:
             action()
         learner.intervals.follow_epoch()
-        self.load(b, learner)
+        self._take_back(b, learner)
         self.due[b] = KEEP
-
-
-def _same_view(row: np.ndarray, value) -> bool:
-    """Whether ``value`` is an array laid over exactly the memory of ``row``."""
-    return (isinstance(value, np.ndarray) and value.ctypes.data == row.ctypes.data and value.shape == row.shape
-            and value.strides == row.strides and value.dtype == row.dtype)
 
 
 def _extend(fit) -> None:
@@ -307,8 +326,8 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     if sigma is None and len(learners) > 1:
         return [run_compiled([learner], [environment], budget, threads_from, interpret, load)[0]
                 for learner, environment in zip(learners, environments)]
-    # binary answers: run 0's generator, read in the step; Gaussian noise: normals drawn ahead
-    streams = (noise[0][2],) if sigma is None else None
+    # binary answers: the one run's generator, read in the step; Gaussian noise: normals drawn ahead
+    stream = noise[0][2] if sigma is None else None
     rewards = np.ascontiguousarray(problem.rewards, dtype=float)
     batch = BatchState.stack(learners, budget)
     start = batch.steps.copy()
@@ -326,7 +345,7 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
                   else None)
     while True:
         for b in np.flatnonzero(batch.status == NEED_NOISE):
-            if streams is None:
+            if stream is None:
                 normals[b] = noise[b][2].standard_normal(NOISE_CHUNK)
             if draws:
                 uniforms[b] = learners[b].rng.random(NOISE_CHUNK)
@@ -350,7 +369,7 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
                 threads_from)
         if fits is None:
             code, params = first.regime.kernel(problem.dim)
-            kernel, arguments = advance, (*shared, code, np.array(params), design.refresh_every, *runs, streams)
+            kernel, arguments = advance, (*shared, code, np.array(params), design.refresh_every, *runs, stream)
         else:
             fit = first.intervals.fit
             kernel, arguments = advance_fit, (
@@ -359,7 +378,7 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
                 fits.steps, fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts,
                 fits.slopes, fits.inflations, fits.mean_widths, fits.mean_roots, mean_thresholds, mean_scale,
                 first.intervals.mean_prior.scales, first.intervals.mean_prior.log_weights, fits.stale, fits.due,
-                streams)
+                stream)
         if not interpreting:
             kernel.compiled(*arguments)
             continue
@@ -389,7 +408,8 @@ def _interpret_piece(kernel, arguments: tuple, batch: BatchState, ahead: int) ->
     holds) for at most ``ahead`` more pulls per run; returns False, with every array and
     generator of ``arguments`` as it was, if Python's arithmetic raised."""
     arrays = [(array, array.copy()) for array in arguments if isinstance(array, np.ndarray) and array.flags.writeable]
-    generators = [(generator, generator.bit_generator.state) for generator in arguments[-1] or ()]
+    stream = arguments[-1]  # a binary run's generator, or None
+    generators = [(stream, stream.bit_generator.state)] if stream is not None else []
     limit = batch.limit.copy()
     ceiling = batch.steps + ahead
     batch.limit[:] = np.where(limit < 0, ceiling, np.minimum(limit, ceiling))
