@@ -78,13 +78,17 @@ def _count(value: int) -> str:
     return "0" if value == 0 else f"[red]{value:,}[/red]"
 
 
+#: The mark of a spec whose regime carries no guarantee (``tuned``), explained in the caption.
+UNGUARANTEED = "†"
+
+
 def group_tables(rows: Sequence[SummaryRow]) -> list[Table]:
     """One Rich table per instance group: algorithm, runs, median and quartiles of the
     group's measure (queries, pulls or regret), and what applies to its kind: fraction
     correct with its 95 % Clopper–Pearson interval and violations of the
     recommendations (cbai, safe-bai), unsafe actions and the exploration length T' (safe
     kinds), budget stops (when any), median wall time and median queries / lower bound
-    (cbai)."""
+    (cbai). A spec whose regime carries no guarantee is marked :data:`UNGUARANTEED`."""
     from rich import box
 
     from cbai_cli.kinds import get
@@ -95,10 +99,12 @@ def group_tables(rows: Sequence[SummaryRow]) -> list[Table]:
         caption = f"instance: {markup_safe(first.instance)}; median and quartiles of the {METRIC_CAPTIONS[first.metric]}"
         if first.lower_bound is not None:
             caption += f"; lower bound (Thm 1, at the noise level): {_number(first.lower_bound)}"
+        if any(row.guaranteed is False for row in members):
+            caption += f"; {UNGUARANTEED} no correctness guarantee (its regime's intervals)"
         table = Table(title=markup_safe(group), caption=caption, header_style="bold", title_justify="left", caption_justify="left",
                       box=box.SIMPLE_HEAD, show_edge=False)
         columns: list[tuple[str, Callable[[SummaryRow], str]]] = [
-            ("algorithm", lambda row: row.display_name),
+            ("algorithm", lambda row: row.display_name + (f" {UNGUARANTEED}" if row.guaranteed is False else "")),
             ("runs", lambda row: str(row.runs)),
             ("median", lambda row: _number(row.median)),
             ("q25–q75", lambda row: f"{_number(row.q25)}–{_number(row.q75)}"),

@@ -79,6 +79,15 @@ class SummaryRow:
         return get(self.kind).metric[0]
 
     @property
+    def guaranteed(self) -> bool | None:
+        """Whether the spec's regime carries a correctness guarantee (None: no regime, or
+        one this process does not know)."""
+        from cbai_cli.confidence import regimes
+
+        regime = regimes().get(self.regime) if self.regime is not None else None
+        return None if regime is None else regime.guaranteed
+
+    @property
     def display_name(self) -> str:
         """The spec as written, with the regime added when the spec leaves it implicit."""
         if self.regime is None or self.regime in self.algorithm.split(":"):
@@ -94,6 +103,7 @@ class SummaryRow:
             "instance": self.instance,
             "algorithm": self.algorithm,
             "regime": self.regime,
+            "guaranteed": self.guaranteed,
             "kind": self.kind,
             "metric": self.metric,
             "runs": self.runs,

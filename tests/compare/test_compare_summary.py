@@ -156,3 +156,21 @@ def test_table_shows_the_interval_rounded_outwards():
         console.print(table)
     text = console.export_text()
     assert "95% CI" in text and "69.1–100%" in text
+
+
+def test_specs_without_a_guarantee_are_marked_in_the_table_and_the_json():
+    from rich.console import Console
+
+    tuned = [record("g", "a:tuned", seed, 10) for seed in range(2)]
+    det = [{**record("g", "a:det", seed, 12, algorithm_index=1), "regime": "det"} for seed in range(2)]
+    safe = [{**record("g", "s", seed, 12, algorithm_index=2), "regime": None} for seed in range(2)]
+    rows = summarize(tuned + det + safe)
+    assert [row.guaranteed for row in rows] == [False, True, None]
+    assert [entry["guaranteed"] for entry in json_document(tuned + det + safe, rows)["summary"]] == [False, True, None]
+    console = Console(width=200, record=True)
+    for table in group_tables(rows):
+        console.print(table)
+    lines = console.export_text().splitlines()
+    assert [line.split()[0:2] for line in lines if line.strip().startswith(("a:", "s "))] == [
+        ["a:tuned", "†"], ["a:det", "2"], ["s", "2"]]
+    assert any("† no correctness guarantee" in line for line in lines)
