@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cbai_cli.compare.claims import DEFAULT_LEASE
+from cbai_cli.compare.claims import DEFAULT_LEASE, check_lease
 from cbai_cli.compare.plan import DEFAULT_SEEDS, Grid, Plan, PlannedRun, build_grid, build_plan, parse_shard
 from cbai_cli.compare.study_file import load_study
 from cbai_cli.errors import OptionError
@@ -199,7 +199,6 @@ def plan_comparison(settings: CompareSettings) -> PlannedComparison:
 def _lease(settings: CompareSettings) -> float:
     """The lease of this process's claims, checked: ``--lease`` needs a store that several
     processes can share (SQLite; a JSON Lines store has one writer)."""
-    from cbai_cli.compare.claims import check_lease
     from cbai_cli.compare.store import kind_of
 
     if settings.lease is None:
