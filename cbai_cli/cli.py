@@ -179,7 +179,8 @@ def compare(
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="J", help="Worker processes (default: the number of cores; 1 runs here).", show_default=False),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="I/N", help="Run only shard i of n (i/n, 1 ≤ i ≤ n), e.g. one per job of a Slurm array.", show_default=False),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Run on a Dask cluster at this address (pip install 'cbai[dask]').", show_default=False),
-    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE", help="Store records as they finish (.jsonl or .sqlite); re-running skips stored runs.", show_default=False),
+    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE", help="Store records as they finish (.jsonl or .sqlite); re-running skips stored runs. Several processes may share one .sqlite store: each run is done once, and each process ends with the whole table.", show_default=False),
+    lease: Optional[float] = typer.Option(None, "--lease", metavar="SECONDS", help="With a shared .sqlite --out: seconds this process's claimed runs stay its own after its last heartbeat, before another process takes them over (default 60).", show_default=False),
     from_stores: Optional[list[Path]] = typer.Option(None, "--from", metavar="FILE", help="Show the tables and plots of stores (repeat to merge shards) without running anything; with --out, also copy their records into that store.", show_default=False),
     bounds: Optional[bool] = typer.Option(None, "--bounds/--no-bounds", show_default=False, help=BOUNDS_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
@@ -199,7 +200,7 @@ def compare(
     plot = Path(plot) if plot is not None else None
     settings = CompareSettings(sources=tuple(sources or ()), algorithms=tuple(algos or ()), seeds=seeds,
                                first_seed=first_seed, config=config, options=options, jobs=jobs, shard=shard,
-                               scheduler=scheduler, out=out, bounds=bounds)
+                               scheduler=scheduler, out=out, bounds=bounds, lease=lease)
     say = (lambda text: None) if quiet else (lambda text: typer.echo(f"cbai compare: {text}", err=True))
     if from_stores:
         settings.check_nothing_to_run()
@@ -216,12 +217,14 @@ def compare(
     stored_now = RecordCounter()
     try:
         with progress_bar(len(planned.pending), enabled=not quiet and sys.stderr.isatty()) as progress:
-            result = run_comparison(planned, progress, on_record=stored_now)
+            result = run_comparison(planned, progress, on_record=stored_now, tell=say)
     except (KeyboardInterrupt, WorkerLostError):  # a lost worker is then one line of error, exit 2
         if out is not None:
             typer.echo(f"cbai compare: {stored_now.count} new runs are stored in {out}; run the same command again to resume",
                        err=True)
         raise  # the command line says "cbai: interrupted" (130) or "cbai: terminated" (143)
+    if result.by_others:
+        say(f"{result.by_others} of the runs were done by other processes writing {out}")
     show_comparison(result.records, title or result.title, as_json=as_json, as_csv=as_csv, plot=plot)
 
 

@@ -7,8 +7,13 @@ cost; later batches hold about ``target_seconds`` of work, and never more than a
 share of what is left, so the last batches still spread over all workers.
 
 Lower bounds (Theorem 1, for the ratio column) are computed once per distinct
-instance in batches of their own, dispatched before the runs of their group; a run's
-record waits in memory until its instance's bound has arrived.
+instance in batches of their own, asked for when the first run on the instance is
+dispatched and ahead of the group's later runs; a run's record waits in memory until
+its instance's bound has arrived.
+
+Processes sharing a store (:mod:`cbai_cli.compare.claims`) claim the runs of a batch
+just before it is dispatched: runs another process has claimed or stored leave the
+batch, and the bounds of instances this process runs nothing on are never computed.
 
 Results are identical for every backend and number of workers: each run depends only
 on its instance, seed and request (see :mod:`cbai_cli.compare.plan`), and worker
@@ -25,7 +30,7 @@ import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -392,9 +397,11 @@ def make_backend(jobs: int | None, scheduler: str | None, runs: int) -> Backend:
 @dataclass
 class _Stream:
     """Tasks of similar cost (the bounds of a group, or one algorithm on one group),
-    with the measured seconds per task (None until the first batch returns)."""
+    with the measured seconds per task (None until the first batch returns); the tasks
+    of ``runs`` streams are claimed before they are dispatched."""
 
     tasks: deque
+    runs: bool
     seconds_per_task: float | None = None
     probing: bool = False
 
@@ -411,11 +418,15 @@ class Scheduler:
         target_seconds: the work one batch should hold, once costs are measured.
         max_batch: the most runs in one batch.
         progress: called with the number of finished runs after each one.
+        claim: given the run keys of a batch about to be dispatched, those this process is
+            to run (:meth:`cbai_cli.compare.claims.Claims.claim`); the others are left out.
+            None: every run is this process's.
     """
 
     def __init__(self, plan, backend: Backend, emit: Callable[[dict], None], *, with_bounds: bool | None = None,
                  target_seconds: float = TARGET_BATCH_SECONDS, max_batch: int = MAX_BATCH,
-                 progress: Callable[[int], None] | None = None) -> None:
+                 progress: Callable[[int], None] | None = None,
+                 claim: Callable[[Sequence[str]], Collection[str]] | None = None) -> None:
         self.plan = plan
         self.backend = backend
         self.emit = emit
@@ -423,8 +434,10 @@ class Scheduler:
         self.target_seconds = target_seconds
         self.max_batch = max_batch
         self.progress = progress
+        self.claim = claim
         self._runs: dict[int, Any] = {}
         self._streams: dict[tuple, _Stream] = {}
+        self._requested: set[tuple[str, float]] = set()
         self._bounds: dict[tuple[str, float], float | None] = {}
         self._parked: dict[tuple[str, float], list[RunOutcome]] = {}
         self._finished = 0
@@ -457,17 +470,12 @@ class Scheduler:
 
     def _fill_streams(self, runs: Sequence) -> None:
         self._runs = {run.index: run for run in runs}
-        seen: set[tuple[str, float]] = set()
         for run in runs:
             instance = self.plan.instance(run)
             choice = self.plan.grid.algorithms[run.algorithm]
             if self._bounded(instance):
-                bound_key = (instance.content_hash, choice.request.get("delta"))
-                if bound_key not in seen:
-                    seen.add(bound_key)
-                    self._stream(("bounds", run.group)).append(BoundTask(instance, choice.request.get("delta"),
-                                                                         self._bound_time_limit()))
-            self._stream(("runs", run.group, run.algorithm)).append(
+                self._stream(("bounds", run.group), runs=False)  # before the group's runs: bounds go first
+            self._stream(("runs", run.group, run.algorithm), runs=True).append(
                 RunTask(run.index, instance, choice.request, choice.label, run.seed))
 
     def _bound_time_limit(self) -> float | None:
@@ -484,25 +492,47 @@ class Scheduler:
         kind = get(instance.kind)
         return kind.has_reference_bound and kind.bound_skip_reason(instance, self.with_bounds) is None
 
-    def _stream(self, name: tuple) -> deque:
+    def _stream(self, name: tuple, runs: bool) -> deque:
         if name not in self._streams:
-            self._streams[name] = _Stream(deque())
+            self._streams[name] = _Stream(deque(), runs)
         return self._streams[name].tasks
 
     def _next_batch(self) -> tuple[tuple, tuple] | None:
         # Streams were created group by group, bounds first, so dict order is priority order.
         for name, stream in self._streams.items():
-            if not stream.tasks:
-                continue
-            if stream.seconds_per_task is None:
-                if stream.probing:
-                    continue
-                stream.probing = True
-                return name, (stream.tasks.popleft(),)
-            size = max(1, min(self.max_batch, int(self.target_seconds / max(stream.seconds_per_task, 1e-6))))
-            size = min(size, max(1, math.ceil(len(stream.tasks) / self.backend.workers)), len(stream.tasks))
-            return name, tuple(stream.tasks.popleft() for _ in range(size))
+            # A stream of unknown cost sends one task, and nothing more until it returns.
+            while stream.tasks and not stream.probing:
+                if stream.seconds_per_task is None:
+                    size = 1
+                else:
+                    size = max(1, min(self.max_batch, int(self.target_seconds / max(stream.seconds_per_task, 1e-6))))
+                    size = min(size, max(1, math.ceil(len(stream.tasks) / self.backend.workers)), len(stream.tasks))
+                tasks = tuple(stream.tasks.popleft() for _ in range(size))
+                if stream.runs:
+                    tasks = self._claimed(tasks)
+                if tasks:
+                    stream.probing = stream.seconds_per_task is None
+                    return name, tasks
         return None
+
+    def _claimed(self, tasks: tuple) -> tuple:
+        """The runs of ``tasks`` this process is to do, with the bounds they wait for asked for."""
+        if self.claim is not None:
+            mine = set(self.claim([self._runs[task.index].run_key for task in tasks]))
+            tasks = tuple(task for task in tasks if self._runs[task.index].run_key in mine)
+        for task in tasks:
+            self._request_bound(self._runs[task.index])
+        return tasks
+
+    def _request_bound(self, run) -> None:
+        """Queue the bound of ``run``'s instance, once, if its records carry one."""
+        instance = self.plan.instance(run)
+        if not self._bounded(instance):
+            return
+        delta = self.plan.grid.algorithms[run.algorithm].request.get("delta")
+        if (instance.content_hash, delta) not in self._requested:
+            self._requested.add((instance.content_hash, delta))
+            self._stream(("bounds", run.group), runs=False).append(BoundTask(instance, delta, self._bound_time_limit()))
 
     def _learn(self, name: tuple, seconds: float) -> None:
         stream = self._streams[name]

@@ -15,6 +15,11 @@
   of an unknown schema or a file that is not SQLite at all is refused, never given a new
   table.
 
+  Beside the records, a SQLite store keeps the claims of the processes writing it
+  (tables ``claims`` and ``writers``, :data:`SQLITE_CLAIMS_SCHEMA`), so that several
+  ``cbai compare`` processes share its runs (:mod:`cbai_cli.compare.claims`); storing a
+  record deletes its run's claim in the record's own transaction.
+
 Neither locking scheme holds across machines on a network file system (SQLite's WAL
 needs shared memory; NFS appends are not atomic): there, give every shard its own
 store and merge them with ``cbai compare --from A --from B --out ALL``.
@@ -36,12 +41,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cbai_cli.compare.records import record_problem
 from cbai_cli.databases import resource_failure
 from cbai_cli.errors import OptionError
 from cbai_cli.outputs import check_writable, file_identity, is_device_or_pipe, reason, unwritable_reason
+
+if TYPE_CHECKING:
+    from cbai_cli.compare.claims import Claims
 
 JSONL_SUFFIXES = (".jsonl",)
 SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
@@ -71,6 +79,26 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 RUNS_COLUMNS = ("run_key", "group", "instance", "instance_hash", "seed", "algorithm", "spec", "regime", "iterations",
                 "correct", "violation", "stopped", "wall_s", "record")
+# Who is writing the store and which runs each has claimed (cbai_cli.compare.claims): a
+# writer is "host:pid:tag" with its lease (s) and a heartbeat counter; a claim names its
+# writer. A store from before these tables gets them when it is next opened for writing;
+# a cbai that does not know them reads and writes the store as before.
+SQLITE_CLAIMS_SCHEMA = {
+    "writers": """
+CREATE TABLE IF NOT EXISTS writers (
+    writer TEXT PRIMARY KEY,
+    lease REAL NOT NULL,
+    beat INTEGER NOT NULL
+)
+""",
+    "claims": """
+CREATE TABLE IF NOT EXISTS claims (
+    run_key TEXT PRIMARY KEY,
+    writer TEXT NOT NULL
+)
+""",
+}
+CLAIMS_COLUMNS = {"writers": ("writer", "lease", "beat"), "claims": ("run_key", "writer")}
 
 
 class Store(Protocol):
@@ -83,6 +111,8 @@ class Store(Protocol):
     def records(self) -> list[dict]: ...
 
     def append(self, record: dict) -> None: ...
+
+    def claims(self, lease: float) -> Claims: ...
 
     def close(self) -> None: ...
 
@@ -136,6 +166,12 @@ class JsonlStore:
     def append(self, record: dict) -> None:
         self._write((json.dumps(record, allow_nan=False) + "\n").encode())
         check_still_there(self.path, self._identity)
+
+    def claims(self, lease: float) -> Claims:
+        """Every run is this writer's: the lock keeps other writers out."""
+        from cbai_cli.compare.claims import SoleClaims
+
+        return SoleClaims()
 
     def _write(self, data: bytes) -> None:
         """Append ``data`` whole, or (a full disk) cut the file back to where it was and fail
@@ -284,11 +320,15 @@ class SqliteStore:
             self._connection.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
             # Look before writing anything: another program's database is left untouched.
             if check_sqlite_store(self._connection, path, "--out") == "empty":
-                with self._transaction():
+                with immediate(self._connection):
                     if check_sqlite_store(self._connection, path, "--out") == "empty":  # nobody made it meanwhile
                         self._connection.execute(SQLITE_SCHEMA)
                         self._connection.execute(f"PRAGMA application_id = {SQLITE_APPLICATION_ID}")
                         self._connection.execute(f"PRAGMA user_version = {SQLITE_SCHEMA_VERSION}")
+            if not set(SQLITE_CLAIMS_SCHEMA) <= _tables(self._connection):
+                with immediate(self._connection):
+                    for schema in SQLITE_CLAIMS_SCHEMA.values():
+                        self._connection.execute(schema)
             # WAL lets readers and one writer proceed together; writers take turns.
             self._connection.execute("PRAGMA journal_mode = WAL")
             self._identity = file_identity(path)
@@ -300,10 +340,16 @@ class SqliteStore:
             raise
 
     def keys(self) -> set[str]:
-        return {row[0] for row in self._connection.execute("SELECT run_key FROM runs")}
+        try:
+            return {row[0] for row in self._connection.execute("SELECT run_key FROM runs")}
+        except sqlite3.Error as error:
+            raise sqlite_failure(error, self.path, "--out") from None
 
     def records(self) -> list[dict]:
-        return _sqlite_records(self._connection, self.path, "--out")
+        try:
+            return _sqlite_records(self._connection, self.path, "--out")
+        except sqlite3.Error as error:
+            raise sqlite_failure(error, self.path, "--out") from None
 
     def append(self, record: dict) -> None:
         """Store one record; a run key already stored (another writer's) is left as it is.
@@ -316,11 +362,13 @@ class SqliteStore:
                   _flag(record["correct"]), _flag(record["violation"]), record["stopped"], record["wall_s"],
                   json.dumps(record, allow_nan=False))
         try:
-            with self._transaction():
+            with immediate(self._connection):
                 self._connection.execute(
                     'INSERT INTO runs (run_key, "group", instance, instance_hash, seed, algorithm, spec, regime, '
                     "iterations, correct, violation, stopped, wall_s, record) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_key) DO NOTHING", values)
+                # In the record's transaction: no process sees the run both unclaimed and unstored.
+                self._connection.execute("DELETE FROM claims WHERE run_key = ?", (record["run_key"],))
         except sqlite3.IntegrityError as error:
             # Stores created before the safe kinds require a regime and a correctness flag.
             raise OptionError(f"--out {self.path}: cannot store the record of {record['spec']!r} "
@@ -329,20 +377,35 @@ class SqliteStore:
             raise OptionError(f"--out {self.path}: cannot write: {error}") from None
         check_still_there(self.path, self._identity)
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        # IMMEDIATE takes the write lock up front, so a busy store makes this writer wait
-        # (busy timeout) instead of failing halfway through its transaction.
-        self._connection.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self._connection.execute("ROLLBACK")
-            raise
-        self._connection.execute("COMMIT")
+    def claims(self, lease: float) -> Claims:
+        """This process's claims on runs of the store, kept alive by a heartbeat, with
+        ``lease`` seconds of grace after its last beat before other processes may take them."""
+        from cbai_cli.compare.claims import SqliteClaims
+
+        return SqliteClaims(self._connection, self.path, lease)
 
     def close(self) -> None:
         self._connection.close()
+
+
+@contextmanager
+def immediate(connection: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction on ``connection`` (opened with ``isolation_level=None``),
+    rolled back on any exception."""
+    # IMMEDIATE takes the write lock up front, so a busy store makes this writer wait
+    # (busy timeout) instead of failing halfway through its transaction.
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+
+
+def _tables(connection: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in connection.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")}
 
 
 def check_sqlite_store(connection: sqlite3.Connection, path: Path, option: str) -> str:
@@ -351,8 +414,7 @@ def check_sqlite_store(connection: sqlite3.Connection, path: Path, option: str) 
     program's database, a cbai store of a schema this cbai does not know."""
     application_id = connection.execute("PRAGMA application_id").fetchone()[0]
     version = connection.execute("PRAGMA user_version").fetchone()[0]
-    tables = [row[0] for row in connection.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")]
+    tables = sorted(_tables(connection))
     if application_id not in (0, SQLITE_APPLICATION_ID):
         from cbai_cli.session.journal import APPLICATION_ID as STUDY_APPLICATION_ID
 
@@ -369,10 +431,11 @@ def check_sqlite_store(connection: sqlite3.Connection, path: Path, option: str) 
     if "runs" not in tables:
         raise OptionError(f"{option} {path}: not a cbai store: it holds the table(s) {', '.join(tables) or '(none)'} "
                           "and no table runs")
-    columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
-    if sorted(columns) != sorted(RUNS_COLUMNS):
-        raise OptionError(f"{option} {path}: not a cbai store: its table runs has the columns {', '.join(columns)}, "
-                          "not cbai's")
+    for table, expected in (("runs", RUNS_COLUMNS), *CLAIMS_COLUMNS.items()):
+        columns = tuple(row[1] for row in connection.execute(f"PRAGMA table_info({table})"))
+        if table in tables and sorted(columns) != sorted(expected):
+            raise OptionError(f"{option} {path}: not a cbai store: its table {table} has the columns "
+                              f"{', '.join(columns)}, not cbai's")
     return "cbai"
 
 
@@ -429,5 +492,11 @@ def read_store(path: str | Path) -> StoreContents:
         finally:
             connection.close()
     except sqlite3.Error as error:
-        what = "cannot read" if resource_failure(error) else "not a cbai SQLite store"
-        raise OptionError(f"--from {path}: {what}: {error}") from None
+        raise sqlite_failure(error, path, "--from") from None
+
+
+def sqlite_failure(error: sqlite3.Error, path: Path, option: str) -> OptionError:
+    """The one line for an SQLite error reading a store: its surroundings failing, or a
+    file whose contents are no (longer a whole) cbai store."""
+    what = "cannot read" if resource_failure(error) else "not a cbai SQLite store"
+    return OptionError(f"{option} {path}: {what}: {error}")

@@ -1,8 +1,9 @@
 """``cbai compare`` as library calls: plan (validate everything, open the store), then run.
 
 :func:`plan_comparison` raises every user error (bad spec, regime, option, store,
-shard) before any run starts; :func:`run_comparison` runs what is not stored yet and
-returns all records of the grid (or of this shard), stored ones included.
+shard) before any run starts; :func:`run_comparison` runs what is not stored yet (with
+other processes writing the same SQLite store, its share) and returns all records of
+the grid (or of this shard), stored ones and other processes' included.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cbai_cli.compare.claims import DEFAULT_LEASE, check_lease
 from cbai_cli.compare.plan import DEFAULT_SEEDS, Grid, Plan, PlannedRun, build_grid, build_plan, parse_shard
 from cbai_cli.compare.study_file import load_study
 from cbai_cli.errors import OptionError
@@ -26,7 +28,9 @@ class CompareSettings:
 
     ``None`` means "not given": the study file's value, else the default.
     ``options`` holds the shared options of ``cbai solve`` by their library names
-    (:data:`cbai_cli.options.OPTIONS`: delta, beta, ridge, norm_bound, …).
+    (:data:`cbai_cli.options.OPTIONS`: delta, beta, ridge, norm_bound, …). ``lease``
+    (seconds, SQLite stores only) is how long this process's claims on runs outlive its
+    last heartbeat (:mod:`cbai_cli.compare.claims`).
     """
 
     sources: tuple[str, ...] = ()
@@ -40,6 +44,7 @@ class CompareSettings:
     scheduler: str | None = None
     out: Path | None = None
     bounds: bool | None = None
+    lease: float | None = None
 
     def __post_init__(self) -> None:
         """Refuse settings of the wrong type, each in one line: a single str for ``sources``
@@ -61,7 +66,8 @@ class CompareSettings:
         given = [flag for flag, value in (("SOURCES", self.sources or None), ("--algos", self.algorithms or None),
                                           ("--config", self.config), ("--seeds", self.seeds),
                                           ("--first-seed", self.first_seed), ("--shard", self.shard),
-                                          ("--scheduler", self.scheduler), ("--jobs", self.jobs)) if value is not None]
+                                          ("--scheduler", self.scheduler), ("--jobs", self.jobs),
+                                          ("--lease", self.lease)) if value is not None]
         given += [OPTIONS[name].flag for name, value in self.options.items() if value is not None]
         if given:
             raise OptionError(f"--from shows stores as they are; it takes no {', '.join(given)}")
@@ -82,8 +88,8 @@ def _names(values: Any, field_name: str, flag: str, paths: bool = False) -> tupl
 
 @dataclass(frozen=True, eq=False)
 class PlannedComparison:
-    """A validated comparison, ready to run: the plan, the runs still to do, and the
-    records already stored for this plan."""
+    """A validated comparison, ready to run: the plan, the runs still to do, the
+    records already stored for this plan, the open store and the lease of its claims."""
 
     settings: CompareSettings
     grid: Grid
@@ -91,6 +97,7 @@ class PlannedComparison:
     pending: tuple[PlannedRun, ...]
     stored: tuple[dict, ...]
     store: Any = None
+    lease: float = DEFAULT_LEASE
 
     def messages(self) -> list[str]:
         """What to tell the user before the runs start: idle groups, runs already stored."""
@@ -142,12 +149,14 @@ class PlannedComparison:
 
 @dataclass(frozen=True)
 class ComparisonResult:
-    """All records of the plan (stored and new), with counts of what ran."""
+    """All records of the plan (stored, new, and those other processes sharing the store
+    ran meanwhile), with counts of each."""
 
     records: tuple[dict, ...]
     title: str | None
     ran: int
     reused: int
+    by_others: int = 0
 
 
 def plan_comparison(settings: CompareSettings) -> PlannedComparison:
@@ -164,6 +173,7 @@ def plan_comparison(settings: CompareSettings) -> PlannedComparison:
     if settings.jobs is not None and settings.scheduler is not None:
         raise OptionError("--jobs does not apply with --scheduler: the cluster's workers run the batches")
     shard = parse_shard(settings.shard)
+    lease = _lease(settings)
     base = study.base if study and not settings.sources else None
     grid = build_grid(sources, algorithms, seeds, first_seed, options, base=base,
                       title=study.title if study else None)
@@ -183,21 +193,50 @@ def plan_comparison(settings: CompareSettings) -> PlannedComparison:
                 seen.add(key)
                 stored.append(record)
         pending = [run for run in plan.runs if run.run_key not in seen]
-    return PlannedComparison(settings, grid, plan, tuple(pending), tuple(stored), store)
+    return PlannedComparison(settings, grid, plan, tuple(pending), tuple(stored), store, lease)
+
+
+def _lease(settings: CompareSettings) -> float:
+    """The lease of this process's claims, checked: ``--lease`` needs a store that several
+    processes can share (SQLite; a JSON Lines store has one writer)."""
+    from cbai_cli.compare.store import kind_of
+
+    if settings.lease is None:
+        return DEFAULT_LEASE
+    lease = check_lease(settings.lease)
+    if settings.out is None or kind_of(settings.out) != "sqlite":
+        raise OptionError("--lease applies to a SQLite --out store (.sqlite), which several cbai compare processes "
+                          "can share", "lease")
+    return lease
 
 
 def run_comparison(planned: PlannedComparison, progress: Callable[[int], None] | None = None,
-                   on_record: Callable[[dict], None] | None = None) -> ComparisonResult:
+                   on_record: Callable[[dict], None] | None = None,
+                   tell: Callable[[str], None] | None = None) -> ComparisonResult:
     """Run the pending runs, appending each record to the store as it finishes.
 
+    Processes sharing a SQLite store each claim runs before they start them
+    (:mod:`cbai_cli.compare.claims`): this one runs those nobody else has, then waits
+    for the others' (taking over the runs of a process whose heartbeat stopped) and
+    returns the records of the whole plan. ``progress`` gets the number of pending runs
+    finished, here or elsewhere; ``tell`` the lines to show the user (waiting, taking
+    over).
+
     On Ctrl-C, SIGTERM (as :class:`~cbai_cli.compare.execute.Terminated`, a
-    KeyboardInterrupt) or an error the workers are stopped, the store is closed with
-    every finished record in it, and the exception propagates.
+    KeyboardInterrupt) or an error the workers are stopped, the claims given up, the
+    store is closed with every finished record in it, and the exception propagates.
     """
+    from cbai_cli.compare.claims import await_runs, sharing
     from cbai_cli.compare.execute import Scheduler, make_backend
     from cbai_cli.interrupts import terminate_as_interrupt
 
     new_records: list[dict] = []
+    pending = {run.run_key: run for run in planned.pending}
+    by_others: set[str] = set()
+
+    def count() -> None:
+        if progress is not None:
+            progress(len(new_records) + len(by_others))
 
     def emit(record: dict) -> None:
         if planned.store is not None:
@@ -205,18 +244,36 @@ def run_comparison(planned: PlannedComparison, progress: Callable[[int], None] |
         new_records.append(record)
         if on_record is not None:
             on_record(record)
+        count()
 
+    def stored_elsewhere(keys: frozenset[str]) -> None:
+        by_others.update(keys)
+        count()
+
+    others: tuple[dict, ...] = ()
     try:
-        if planned.pending:
-            with terminate_as_interrupt():
-                backend = make_backend(planned.settings.jobs, planned.settings.scheduler, len(planned.pending))
-                Scheduler(planned.plan, backend, emit, with_bounds=planned.settings.bounds,
-                          progress=progress).run(planned.pending)
+        if pending:
+            with terminate_as_interrupt(), sharing(planned.store, planned.lease) as claims:
+                todo = planned.pending
+                while todo:
+                    backend = make_backend(planned.settings.jobs, planned.settings.scheduler, len(todo))
+                    Scheduler(planned.plan, backend, emit, with_bounds=planned.settings.bounds,
+                              claim=claims.claim).run(todo)
+                    done = by_others.union(record["run_key"] for record in new_records)
+                    taken = await_runs(claims, [key for key in pending if key not in done], tell or _silent,
+                                       stored_elsewhere)
+                    todo = tuple(run for key, run in pending.items() if key in taken)
+        if by_others:
+            others = tuple(record for record in planned.store.records() if record["run_key"] in by_others)
     finally:
         if planned.store is not None:
             planned.store.close()
-    return ComparisonResult(tuple(planned.stored) + tuple(new_records), planned.grid.title, len(new_records),
-                            len(planned.stored))
+    return ComparisonResult(tuple(planned.stored) + tuple(new_records) + others, planned.grid.title,
+                            len(new_records), len(planned.stored), len(others))
+
+
+def _silent(text: str) -> None:
+    """A ``tell`` that shows nothing."""
 
 
 class RecordCounter:
