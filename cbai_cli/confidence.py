@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 from cbai_cli.kernels import codes
 from cbai_cli.kernels.forms import determinant_form, horizon_form, log_ratio
 from cbai_cli.options import OPTIONS
+from cbai_cli.plugins import load_entry_points
 
 if TYPE_CHECKING:  # the registry reads the regimes' declarations without loading numpy
     import numpy as np
@@ -393,8 +394,6 @@ def register_regime(cls: type) -> None:
 
 def regimes() -> dict[str, type]:
     """Every registered regime by name, those of the ``cbai.regimes`` entry points included."""
-    from cbai_cli.plugins import load_entry_points
-
     load_entry_points(ENTRY_POINT_GROUP, register_regime)
     return REGIMES
 

@@ -10,6 +10,7 @@ a registered name is one line naming the entry point, not a traceback.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -17,20 +18,33 @@ from cbai_cli.errors import OptionError
 
 #: What each entry-point group adds.
 GROUPS = {"cbai.algorithms": "algorithm", "cbai.regimes": "confidence regime", "cbai.kinds": "instance kind"}
+KINDS_GROUP = "cbai.kinds"
 
 _READ: set[str] = set()  # the groups this process has read (a cache: reading twice would register twice)
+
+
+@functools.cache
+def _installed() -> Any:
+    """Every entry point of the installed distributions, read once (a scan of their metadata
+    costs tens of milliseconds)."""
+    from importlib.metadata import entry_points
+
+    return entry_points()
 
 
 def load_entry_points(group: str, register: Callable[[Any], None]) -> None:
     """Hand every object that the entry points of ``group`` name (each item of a list or
     tuple) to ``register``, once per process; a failure is an
-    :class:`~cbai_cli.errors.OptionError` naming the plugin."""
+    :class:`~cbai_cli.errors.OptionError` naming the plugin. Kinds are read before
+    algorithms and regimes, which may name them."""
     if group in _READ:
         return
-    _READ.add(group)
-    from importlib.metadata import entry_points
+    if group != KINDS_GROUP:
+        from cbai_cli.kinds import kind_entries
 
-    for point in entry_points(group=group):
+        kind_entries()
+    _READ.add(group)
+    for point in _installed().select(group=group):
         try:
             loaded = point.load()
             for item in (loaded if isinstance(loaded, (list, tuple)) else (loaded,)):

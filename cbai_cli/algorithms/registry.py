@@ -16,6 +16,7 @@ when run), so ``cbai --help`` stays fast.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -217,7 +218,7 @@ def register(entry: AlgorithmEntry) -> None:
     """Add an algorithm; a name already taken (by an algorithm or an alias), a name that is
     not a non-empty str, an unknown option or instance kind, and a style or regime style
     outside :data:`STYLES` (or a regime style other than the style) are errors."""
-    from cbai_cli.kinds import kind_entries
+    from cbai_cli.kinds import KINDS
     from cbai_cli.options import OPTIONS, declare
 
     if not isinstance(entry.name, str) or not entry.name:
@@ -238,10 +239,10 @@ def register(entry: AlgorithmEntry) -> None:
                          f"got {entry.regime_style!r}")
     if not entry.kinds:
         raise ValueError(f"{entry.name}: no instance kind")
-    known_kinds = kind_entries()
-    unknown_kinds = [kind for kind in entry.kinds if kind not in known_kinds]
+    # the kinds registered so far: plugins' kinds are read before plugins' algorithms (cbai_cli.plugins)
+    unknown_kinds = [kind for kind in entry.kinds if kind not in KINDS]
     if unknown_kinds:
-        raise ValueError(f"{entry.name}: unknown instance kind(s) {unknown_kinds} (known: {', '.join(known_kinds)})")
+        raise ValueError(f"{entry.name}: unknown instance kind(s) {unknown_kinds} (known: {', '.join(KINDS)})")
     if entry.preferred_regime is not None and entry.preferred_regime not in entry.regimes:
         raise ValueError(f"{entry.name}: preferred regime {entry.preferred_regime!r} is not one it accepts")
     for kind in entry.default_for:
@@ -301,10 +302,19 @@ def _entries_for(kinds: tuple[str, ...] | None) -> dict[str, Any]:
             if kinds is None or any(kind in kinds for kind in entry.kinds)}
 
 
+@functools.cache
+def _options_read(algorithms: int, regimes: int) -> dict[str, frozenset[str]]:
+    """Every algorithm's :meth:`AlgorithmEntry.describe_option_names`, for the registries of
+    that many algorithms and regimes (they only grow, so their sizes name their contents):
+    the help of every option reads them, about 80 times as the command line loads."""
+    return {name: frozenset(entry.describe_option_names()) for name, entry in entries().items()}
+
+
 def option_users(name: str, kinds: tuple[str, ...] | None = None) -> str:
     """Who reads option ``name``, for help: algorithms (all of a kind named as such) and regimes;
     only those of ``kinds`` when given."""
-    readers = [entry for entry in _entries_for(kinds).values() if name in entry.describe_option_names()]
+    read = _options_read(len(ALGORITHMS), len(_regimes()))
+    readers = [entry for entry in _entries_for(kinds).values() if name in read[entry.name]]
     shown = dict.fromkeys(kind for entry in readers for kind in entry.kinds if kinds is None or kind in kinds)
     parts = []
     for kind in shown:

@@ -62,6 +62,16 @@ def test_the_plugin_runs_in_compare_worker_processes(plugin_path):
     assert all(record["correct"] for record in records)
 
 
+class Installed:
+    """Installed entry points: ``points`` in the algorithms' group, none elsewhere."""
+
+    def __init__(self, points) -> None:
+        self.points = points
+
+    def select(self, group):
+        return self.points if group == registry.ENTRY_POINT_GROUP else []
+
+
 def test_a_broken_plugin_is_a_one_line_error(monkeypatch):
     class Broken:
         name, value = "broken", "nowhere:ENTRY"
@@ -70,7 +80,7 @@ def test_a_broken_plugin_is_a_one_line_error(monkeypatch):
             raise ImportError("No module named 'nowhere'")
 
     monkeypatch.setattr(plugins, "_READ", set())
-    monkeypatch.setattr("importlib.metadata.entry_points", lambda group: [Broken()])
+    monkeypatch.setattr(plugins, "_installed", lambda: Installed([Broken()]))
     with pytest.raises(OptionError, match="algorithm plugin 'broken'"):
         registry.load_plugins()
 
@@ -83,7 +93,7 @@ def test_a_plugin_that_is_not_an_entry_is_rejected(monkeypatch):
             return object()
 
     monkeypatch.setattr(plugins, "_READ", set())
-    monkeypatch.setattr("importlib.metadata.entry_points", lambda group: [Wrong()])
+    monkeypatch.setattr(plugins, "_installed", lambda: Installed([Wrong()]))
     with pytest.raises(OptionError, match="not an AlgorithmEntry"):
         registry.load_plugins()
 
