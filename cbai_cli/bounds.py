@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -210,10 +212,11 @@ def json_number(value: float | None) -> float | None:
 
 
 def _solve(arms: np.ndarray, targets: np.ndarray, solver: str, tolerance: float,
-           deadline: float | None = None) -> DesignSummary:
+           deadline: float | None = None, rounds: Callable[[int, float], None] | None = None) -> DesignSummary:
     """The design solve; ``deadline`` (a :func:`time.monotonic` time) caps the ``fw`` solver
     (at least one round is made even when it has passed), and the cvxpy fallback of ``auto``
-    is skipped once the cap was reached (cvxpy has no time limit)."""
+    is skipped once the cap was reached (cvxpy has no time limit). ``rounds`` is told the
+    round and relative gap of the ``fw`` solver after each round."""
     from cbai_cli.design import optimal_design, optimal_design_cvxpy, unsolvable_at_scale
 
     try:
@@ -221,7 +224,7 @@ def _solve(arms: np.ndarray, targets: np.ndarray, solver: str, tolerance: float,
             design = optimal_design_cvxpy(arms, targets)
         else:
             time_limit = None if deadline is None else max(deadline - time.monotonic(), _LEAST_TIME)
-            design = optimal_design(arms, targets, tol=tolerance, time_limit=time_limit)
+            design = optimal_design(arms, targets, tol=tolerance, time_limit=time_limit, progress=rounds)
             if (solver == "auto" and design.gap > tolerance and not design.time_limited
                     and arms.shape[0] * max(targets.shape[0], 1) <= EXACT_FALLBACK_ENTRIES):
                 design = _exact_if_better(design, arms, targets)
@@ -293,15 +296,25 @@ def undecidable_reason(instance: Instance) -> str | None:
 
 
 def h_clb_design(instance: Instance, arms_mask: np.ndarray, solver: str = "auto", tolerance: float = 1e-6,
-                 deadline: float | None = None) -> DesignSummary:
+                 deadline: float | None = None, rounds: Callable[[int, float], None] | None = None) -> DesignSummary:
     """min_λ max_{x ∈ mask} ‖x‖²_{A_λ⁻¹}/g(x)² over the learner's arms; infinite when a
-    masked arm lies on the boundary (:func:`boundary_mask`). ``deadline``: see :func:`_solve`."""
+    masked arm lies on the boundary (:func:`boundary_mask`). ``deadline``, ``rounds``: see
+    :func:`_solve`."""
     arms = instance.problem.arms
     gaps = instance.gaps[arms_mask]
     if np.any(boundary_mask(instance)[arms_mask]):
         return INFINITE
     targets = arms[arms_mask] / np.abs(gaps)[:, None]
-    return _solve(arms, targets, solver, tolerance, deadline)
+    return _solve(arms, targets, solver, tolerance, deadline, rounds)
+
+
+def _design_rounds(progress: Any, name: str) -> Callable[[int, float], None] | None:
+    """Tell ``progress`` (anything with :meth:`cbai_cli.progress.Progress.update`; None:
+    nothing) that the design of ``name`` starts, and return what tells it its rounds."""
+    if progress is None:
+        return None
+    progress.update(None, "{} design", name)
+    return lambda round_, gap: progress.update(None, "{} design, round {}, relative gap {:.1e}", name, round_, gap)
 
 
 def oracle_design(instance: Instance) -> np.ndarray:
@@ -348,7 +361,7 @@ def _option(name: str, value):
 
 def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, solver: str = "auto",
                    tolerance: float = OPTIONS["tolerance"].default, epsilon: float = OPTIONS["rounding_epsilon"].default,
-                   time_limit: float | None = None) -> BoundReport:
+                   time_limit: float | None = None, progress: Any = None) -> BoundReport:
     """All the quantities of ``cbai bound`` for ``instance`` at confidence δ.
 
     ``tolerance``: the relative gap, in (0, 1), to which the design solves are certified;
@@ -358,6 +371,8 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
     iterations, so the call may overrun by one iteration and one final certificate).
     Uncapped, the result is deterministic; capped, where the solves stop depends on the
     machine's speed and load, so the result is not reproducible across machines.
+    ``progress`` (a :class:`cbai_cli.progress.Progress`) is told which design is being solved
+    and its rounds; it changes nothing else.
 
     Every parameter is checked as the option of :data:`cbai_cli.options.OPTIONS` it is
     (:class:`OptionError` naming it); None is its default.
@@ -391,9 +406,10 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
     if duplicates:
         notes.append(f"{sum(len(group) for group in duplicates)} arms are copies in {len(duplicates)} group(s); "
                      "naming any copy of the best arm is a correct answer")
-    h_clb = h_clb_design(instance, at_least, solver, tolerance, deadline)
+    h_clb = h_clb_design(instance, at_least, solver, tolerance, deadline, _design_rounds(progress, "H_CLB"))
     everything = np.ones(instance.n_arms, dtype=bool)
-    h_clb_bar = h_clb if at_least.all() else h_clb_design(instance, everything, solver, tolerance, deadline)
+    h_clb_bar = h_clb if at_least.all() else h_clb_design(instance, everything, solver, tolerance, deadline,
+                                                          _design_rounds(progress, "H̄_CLB"))
     solver_notes = []
     if h_clb.time_limited or h_clb_bar.time_limited:
         solver_notes.append(f"the design solver's time limit of {time_limit:g} s was reached before it certified its target gap "

@@ -120,17 +120,18 @@ def guess_constraint(instance: Any, guess: Any, warn: Callable[[str], None] | No
 
 
 def bound_file(path: str | Path, guess: Any = None, warn: Callable[[str], None] | None = None,
-               **options: Any) -> Bounds:
+               progress: Any = None, **options: Any) -> Bounds:
     """``cbai bound FILE``: the instance's difficulty, with the options (by name; None: not
     given) that its kind's bound reads; any other is a one-line error. With ``guess``, the
     bounds are those of the guessed constraint (:func:`guess_constraint`, which tells
-    ``warn`` its warnings)."""
+    ``warn`` its warnings). ``progress`` (a :class:`cbai_cli.progress.Progress`) is told how
+    long computations go."""
     instance = load(path)
     kind = get(instance.kind)
     if guess is not None:
         instance = kind.guess_constraint(instance, guess, warn)
     kind.require_truth(instance)
-    return Bounds(kind, kind.bound(instance, **options))
+    return Bounds(kind, kind.bound(instance, progress=progress, **options))
 
 
 def checked_bound_options(kind: InstanceKind, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -83,8 +83,10 @@ class InstanceKind:
                 raise OptionError(f"{OPTIONS[name].flag} does not apply to {self.name} instances "
                                   "(their constants are fields of the file)", name)
 
-    def bound(self, instance: Any, **options: Any) -> Any:
-        """The instance's difficulty: a report with ``to_json()``."""
+    def bound(self, instance: Any, progress: Any = None, **options: Any) -> Any:
+        """The instance's difficulty: a report with ``to_json()``. ``progress`` (a
+        :class:`cbai_cli.progress.Progress`) is told how long computations go; kinds whose
+        bounds are quick tell it nothing."""
         raise NotImplementedError
 
     def render_bound(self, report: Any, out: Any) -> None:
@@ -150,9 +152,10 @@ class InstanceKind:
         do; kinds without bounds never compute them, so the answer does not matter."""
         return None if asked is not False else "the bounds were not computed (--no-bound)"
 
-    def solve(self, prepared: Any, results: tuple, trace_rows: tuple = (), bound: bool | None = None) -> Any:
+    def solve(self, prepared: Any, results: tuple, trace_rows: tuple = (), bound: bool | None = None,
+              progress: Any = None) -> Any:
         """The outcome of ``cbai solve``: an object with ``to_json()``, ``render(out)`` and
-        ``hit_budget``; ``bound`` as in :meth:`bound_skip_reason`."""
+        ``hit_budget``; ``bound`` as in :meth:`bound_skip_reason`, ``progress`` as in :meth:`bound`."""
         raise NotImplementedError
 
     def render_solve(self, outcome: Any, out: Any) -> None:
