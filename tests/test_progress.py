@@ -4,6 +4,7 @@ terminal display held back for its delay, and the interval read from the environ
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from cbai_cli.errors import OptionError
 from cbai_cli.progress import INTERVAL_VARIABLE, Progress, ProgressStyle, reporting
@@ -74,3 +75,36 @@ def test_an_interval_that_is_no_number_of_seconds_is_one_line(monkeypatch, text)
     monkeypatch.setenv(INTERVAL_VARIABLE, text)
     with pytest.raises(OptionError, match=f"^{INTERVAL_VARIABLE} must be a number of seconds ≥ 0, got "):
         ProgressStyle.for_stderr(quiet=False)
+
+
+class Updates:
+    """Records every update it is told, as a :class:`Progress` would be told them."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple] = []
+
+    def update(self, done=None, detail="", *values) -> None:
+        self.seen.append((done, *values))
+
+
+def _records(results) -> list[dict]:
+    return [{**result.to_dict(), "wall_s": None} for result in results]
+
+
+@settings(max_examples=8, deadline=None)
+@given(first=st.integers(0, 2**20), runs=st.integers(1, 20),
+       spec=st.sampled_from([("g-acol", None), ("acol", None), ("maxrew-u", "tuned"), ("track-and-stop", None)]))
+def test_a_tally_watches_runs_without_changing_them(first, runs, spec):
+    # compiled batches (g-acol, maxrew-u, track-and-stop), round-based runs (acol), and more
+    # seeds than one batch of 16: the last update counts every run and every query
+    from cbai_cli.generators import generate_instance
+    from cbai_cli.simulate import RunRequest, RunTally, prepare, run_many
+
+    prepared = prepare(RunRequest.of(*spec), generate_instance("irrelevant-dims", d=3, eps=0.2))
+    seeds = range(first, first + runs)
+    updates = Updates()
+    watched = run_many(prepared, seeds, progress=RunTally(updates))
+    assert _records(watched) == _records(run_many(prepared, seeds))
+    assert updates.seen[-1] == (runs, sum(result.iterations for result in watched))
+    counts = [seen[1] for seen in updates.seen]
+    assert counts == sorted(counts) and [seen[0] for seen in updates.seen] == sorted(seen[0] for seen in updates.seen)
