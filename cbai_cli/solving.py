@@ -176,7 +176,7 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
         if Path(trace).suffix.lower() not in (".csv", ".jsonl") and not Path(trace).is_dir():
             raise OptionError(f"--trace must end in .csv or .jsonl, got {Path(trace).name!r}", "trace")
         check_writable(trace, "--trace")
-    instance = load(path)
+    instance = load(path, warn)
     if guess is not None:
         instance = guess_constraint(instance, guess, warn)
     seeds = range(seed, seed + runs)
