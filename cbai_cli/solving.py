@@ -164,7 +164,7 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
     if runs < 1:
         raise OptionError(f"--runs must be ≥ 1, got {runs}", "runs")
     if runs * SOLVE_RUN_BYTES > MEMORY_LIMIT:
-        from cbai_cli.generators import bytes_text
+        from cbai_cli.options import bytes_text
 
         raise OptionError(f"--runs {runs} would keep about {bytes_text(runs * SOLVE_RUN_BYTES)} of results in memory, "
                           f"more than the limit of {bytes_text(MEMORY_LIMIT)}: at most {MEMORY_LIMIT // SOLVE_RUN_BYTES:,} "
