@@ -25,6 +25,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ import numpy as np
 from cbai_cli.confidence import log_ratio
 from cbai_cli.errors import OptionError
 from cbai_cli.guess import guess_note
-from cbai_cli.options import OPTIONS
+from cbai_cli.options import MEMORY_LIMIT, OPTIONS, bytes_text
 from cbai_cli.instance import Instance
 from cbai_cli.noise import GaussianNoise
 
@@ -192,7 +193,19 @@ AUTO_BOUND_WORK = 3 * 10**8
 def bound_skip_reason(n_arms: int, dim: int, asked: bool | None) -> str | None:
     """Why the bounds of a K × d instance are not computed after its runs, or None when they
     are: ``asked`` is ``--bound`` (True), ``--no-bound`` (False) or neither (None: only
-    when K·d ≤ :data:`AUTO_BOUND_ENTRIES` and K·d³ ≤ :data:`AUTO_BOUND_WORK`)."""
+    when K·d ≤ :data:`AUTO_BOUND_ENTRIES` and K·d³ ≤ :data:`AUTO_BOUND_WORK`, where they
+    always fit in memory).
+
+    Raises:
+        OptionError: bounds asked for whose design solves cannot fit in
+            :data:`~cbai_cli.options.MEMORY_LIMIT` (:func:`design_memory`).
+    """
+    if asked:
+        need = design_memory(n_arms, n_arms, dim, "auto")
+        if need > MEMORY_LIMIT:
+            raise OptionError(f"--bound: the bounds' design solves over K = {n_arms:,} arms in d = {dim} dimensions "
+                              f"would hold about {bytes_text(need)}, more than the limit of {bytes_text(MEMORY_LIMIT)}; "
+                              "leave out --bound (--bounds in compare) to run without them", "bound")
     if asked is not None:
         return None if asked else "the bounds were not computed (--no-bound)"
     entries, work = n_arms * dim, n_arms * dim**3
@@ -211,38 +224,104 @@ def json_number(value: float | None) -> float | None:
     return float(value)
 
 
+#: Bytes the ``fw`` design solver holds at its peak per entry of its arms and targets,
+#: (K + m)·d: 27–43 measured (``cbai bound``'s H̄_CLB, m = K, on ``cbai generate random``
+#: at K = 10⁵ and 4·10⁵, d = 30, peak resident memory less the loaded instance), doubled.
+FW_BYTES_PER_ENTRY = 64
+#: Bytes cvxpy holds per coefficient of its design problem: each of the m targets is a
+#: matrix-fractional cone of (d + 1)² entries, each entry affine in the K weights, so K·m·d²
+#: coefficients; 180–240 measured (unit-sphere, K = m = 50 and 100, d = 20: 0.39 and 0.87 GB).
+CVXPY_BYTES_PER_COEFFICIENT = 256
+
+
+#: The solver that does the work of each ``--solver`` choice (``auto``: the fw solver, with a
+#: cvxpy fallback on small problems only), and the memory it needs per arm, target and dimension.
+_SOLVED_BY = {"auto": "fw", "fw": "fw", "cvxpy": "cvxpy"}
+_MEMORY = {"fw": lambda arms, targets, dim: FW_BYTES_PER_ENTRY * (arms + targets) * dim,
+           "cvxpy": lambda arms, targets, dim: CVXPY_BYTES_PER_COEFFICIENT * arms * targets * dim * dim}
+
+
+def design_memory(n_arms: int, n_targets: int, dim: int, solver: str) -> int:
+    """Bytes a design solve of ``solver`` (``fw``, ``auto``: the fw solver, or ``cvxpy``) over
+    ``n_arms`` arms and ``n_targets`` targets in ``dim`` dimensions holds at its peak
+    (estimated from its sizes: :data:`FW_BYTES_PER_ENTRY`, :data:`CVXPY_BYTES_PER_COEFFICIENT`)."""
+    return _MEMORY[_SOLVED_BY[solver]](n_arms, n_targets, dim)
+
+
+def _check_memory(arms: np.ndarray, targets: np.ndarray, solver: str) -> None:
+    """One line (:class:`OptionError` naming ``--solver``) when the solve cannot fit in
+    :data:`~cbai_cli.options.MEMORY_LIMIT`, before it starts."""
+    (n_arms, dim), n_targets = arms.shape, targets.shape[0]
+    need = design_memory(n_arms, n_targets, dim, solver)
+    if need <= MEMORY_LIMIT:
+        return
+    first_order = design_memory(n_arms, n_targets, dim, "fw")
+    remedy = (f"--solver fw would hold about {bytes_text(first_order)}" if first_order <= MEMORY_LIMIT
+              else "no option raises the limit: use fewer arms or dimensions")
+    raise OptionError(f"the {_SOLVED_BY[solver]} design solve over K = {n_arms:,} arms and "
+                      f"{n_targets:,} targets in d = {dim} dimensions would hold about {bytes_text(need)}, more than "
+                      f"the limit of {bytes_text(MEMORY_LIMIT)}; {remedy}", "solver")
+
+
 def _solve(arms: np.ndarray, targets: np.ndarray, solver: str, tolerance: float,
            deadline: float | None = None, rounds: Callable[[int, float], None] | None = None) -> DesignSummary:
-    """The design solve; ``deadline`` (a :func:`time.monotonic` time) caps the ``fw`` solver
-    (at least one round is made even when it has passed), and the cvxpy fallback of ``auto``
-    is skipped once the cap was reached (cvxpy has no time limit). ``rounds`` is told the
-    round and relative gap of the ``fw`` solver after each round."""
-    from cbai_cli.design import optimal_design, optimal_design_cvxpy, unsolvable_at_scale
+    """The design solve, refused first when it cannot fit in memory (:func:`design_memory`).
+    ``deadline`` (a :func:`time.monotonic` time) caps every solver: the ``fw`` solver stops
+    between iterations (at least one round is made even when it has passed), and a cvxpy
+    solve (``--solver cvxpy``, and the fallback of ``auto``) runs in a process stopped at
+    the deadline (:func:`cbai_cli.stoppable.call_until`: its compilation cannot stop
+    itself). ``rounds`` is told the round and relative gap of the ``fw`` solver after each
+    round."""
+    from cbai_cli.design import optimal_design, unsolvable_at_scale
 
+    _check_memory(arms, targets, solver)
     try:
         if solver == "cvxpy":
-            design = optimal_design_cvxpy(arms, targets)
+            design = _exact(arms, targets, tolerance, deadline, rounds)
         else:
             time_limit = None if deadline is None else max(deadline - time.monotonic(), _LEAST_TIME)
             design = optimal_design(arms, targets, tol=tolerance, time_limit=time_limit, progress=rounds)
             if (solver == "auto" and design.gap > tolerance and not design.time_limited
-                    and arms.shape[0] * max(targets.shape[0], 1) <= EXACT_FALLBACK_ENTRIES):
-                design = _exact_if_better(design, arms, targets)
+                    and arms.shape[0] * max(targets.shape[0], 1) <= EXACT_FALLBACK_ENTRIES
+                    and design_memory(arms.shape[0], targets.shape[0], arms.shape[1], "cvxpy") <= MEMORY_LIMIT):
+                design = _exact_if_better(design, arms, targets, deadline)
     except ValueError as error:  # every target is an arm: in the span but for the solver's tolerance
         raise unsolvable_at_scale(error) from None
     return DesignSummary(float(design.value), float(design.gap), np.asarray(design.weights), design.solver,
                          design.time_limited)
 
 
-def _exact_if_better(design, arms: np.ndarray, targets: np.ndarray):
-    """The conic solve of ``auto``'s fallback (Clarabel only, stopped after
-    :data:`EXACT_FALLBACK_SECONDS`), kept only when it certifies a smaller gap than
-    ``design``: the first-order design, already certified to its own gap, is never lost
-    to a failed fallback."""
-    from cbai_cli.design import DesignSolverError, optimal_design_cvxpy
+def _exact(arms: np.ndarray, targets: np.ndarray, tolerance: float, deadline: float | None,
+           rounds: Callable[[int, float], None] | None):
+    """cvxpy's design (``--solver cvxpy``); with a ``deadline``, solved in a process stopped
+    then, and when it is, the ``fw`` solver's first round gives the certified interval."""
+    from cbai_cli.design import optimal_design, optimal_design_cvxpy
+    from cbai_cli.stoppable import call_until
 
+    if deadline is None:
+        return optimal_design_cvxpy(arms, targets)
+    finished, design = call_until(deadline, optimal_design_cvxpy, arms, targets)
+    if finished:
+        return design
+    return optimal_design(arms, targets, tol=tolerance, time_limit=_LEAST_TIME, progress=rounds)
+
+
+def _exact_if_better(design, arms: np.ndarray, targets: np.ndarray, deadline: float | None = None):
+    """The conic solve of ``auto``'s fallback (Clarabel only, stopped after
+    :data:`EXACT_FALLBACK_SECONDS`, and in a process stopped at ``deadline`` when there is
+    one), kept only when it certifies a smaller gap than ``design``: the first-order design,
+    already certified to its own gap, is never lost to a failed or stopped fallback."""
+    from cbai_cli.design import DesignSolverError, optimal_design_cvxpy
+    from cbai_cli.stoppable import call_until
+
+    solve = partial(optimal_design_cvxpy, time_limit=EXACT_FALLBACK_SECONDS, also_scs=False)
     try:
-        exact = optimal_design_cvxpy(arms, targets, time_limit=EXACT_FALLBACK_SECONDS, also_scs=False)
+        if deadline is None:
+            exact = solve(arms, targets)
+        else:
+            finished, exact = call_until(deadline, solve, arms, targets)
+            if not finished:
+                return design
     except DesignSolverError:
         return design
     return exact if exact.gap < design.gap else design

@@ -118,6 +118,7 @@ def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], tra
                           "trace")
     for text in prepared.warnings if warn is not None else ():
         warn(text)
+    prepared.kind.bound_skip_reason(prepared.instance, bound)  # bounds that cannot fit are refused before the runs
     tally = None if progress is None else RunTally(progress)
     if rows is not None:
         results = tuple(_traced_run(prepared, seed, key, rows, tally) for seed in seeds)

@@ -149,7 +149,9 @@ class InstanceKind:
     def bound_skip_reason(self, instance: Any, asked: bool | None) -> str | None:
         """Why ``solve`` and ``compare`` do not compute the instance's bounds after its runs
         (``asked``: ``--bound`` True, ``--no-bound`` False, neither None), or None when they
-        do; kinds without bounds never compute them, so the answer does not matter."""
+        do; kinds without bounds never compute them, so the answer does not matter. Bounds
+        asked for (``asked`` True) that cannot be computed within the memory limit are an
+        :class:`OptionError`, which ``solve`` raises before its runs."""
         return None if asked is not False else "the bounds were not computed (--no-bound)"
 
     def solve(self, prepared: Any, results: tuple, trace_rows: tuple = (), bound: bool | None = None,
