@@ -151,10 +151,25 @@ def not_regular(shown: str) -> InstanceError:
     return InstanceError(f"{shown}: not a regular file (a pipe or a device), so not an instance file")
 
 
+#: Bytes that reading YAML holds at its peak per character of the text (the text, the
+#: parser's nodes, the values built from them): 25 measured (6.4 MB, 10⁴ arms in d = 30,
+#: either parser), with a margin.
+YAML_BYTES_PER_CHARACTER = 32
+
+
 def _within_limit(text: str, shown: str) -> str:
+    """``text``, unless it is more YAML than cbai reads (:data:`YAML_CHARACTER_LIMIT`) or than
+    reading it could hold in :data:`~cbai_cli.options.MEMORY_LIMIT`: one line then."""
+    from cbai_cli.options import bytes_text
+
     if len(text) > YAML_CHARACTER_LIMIT:
         raise InstanceError(f"{shown}: more than {YAML_CHARACTER_LIMIT:,} characters of YAML, more than any instance "
                             "cbai reads (arrays that large belong in .npz)")
+    need = len(text) * YAML_BYTES_PER_CHARACTER
+    if need > MEMORY_LIMIT:
+        raise InstanceError(f"{shown}: reading its {len(text):,} characters of YAML would hold about {bytes_text(need)}, "
+                            f"more than the limit of {bytes_text(MEMORY_LIMIT)}; the same instance as .npz holds far "
+                            "less (cbai generate … -o FILE.npz)")
     return text
 
 
