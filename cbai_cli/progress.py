@@ -11,8 +11,8 @@ few hundred queries of a compiled run, a round of a design solve, a record of
 - with ``--quiet``, nothing.
 
 The reporter reads a clock and writes to stderr, nothing else: what the work computes and
-what a command prints on stdout do not depend on it. Lines come at updates only (no
-thread of its own), so a test that sets ``interval`` to 0 gets one at every update.
+what a command prints on stdout do not depend on it. Plain lines come at updates only (no
+timer thread), so a test that sets ``interval`` to 0 gets one at every update.
 """
 
 from __future__ import annotations

@@ -93,14 +93,16 @@ def _records(results) -> list[dict]:
 
 @settings(max_examples=8, deadline=None)
 @given(first=st.integers(0, 2**20), runs=st.integers(1, 20),
-       spec=st.sampled_from([("g-acol", None), ("acol", None), ("maxrew-u", "tuned"), ("track-and-stop", None)]))
+       spec=st.sampled_from([("g-acol", None, {}), ("acol", None, {}), ("maxrew-u", "tuned", {"beta": 0.25}),
+                             ("track-and-stop", None, {})]))
 def test_a_tally_watches_runs_without_changing_them(first, runs, spec):
     # compiled batches (g-acol, maxrew-u, track-and-stop), round-based runs (acol), and more
     # seeds than one batch of 16: the last update counts every run and every query
     from cbai_cli.generators import generate_instance
     from cbai_cli.simulate import RunRequest, RunTally, prepare, run_many
 
-    prepared = prepare(RunRequest.of(*spec), generate_instance("irrelevant-dims", d=3, eps=0.2))
+    name, regime, options = spec
+    prepared = prepare(RunRequest.of(name, regime, **options), generate_instance("irrelevant-dims", d=3, eps=0.2))
     seeds = range(first, first + runs)
     updates = Updates()
     watched = run_many(prepared, seeds, progress=RunTally(updates))
