@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 import numpy as np
 
 from cbai_cli.confidence import log_ratio
 from cbai_cli.errors import OptionError
 from cbai_cli.guess import guess_note
-from cbai_cli.options import OPTIONS
+from cbai_cli.options import MEMORY_LIMIT, OPTIONS, bytes_text
 from cbai_cli.instance import Instance
 from cbai_cli.noise import GaussianNoise
 
@@ -190,7 +193,19 @@ AUTO_BOUND_WORK = 3 * 10**8
 def bound_skip_reason(n_arms: int, dim: int, asked: bool | None) -> str | None:
     """Why the bounds of a K × d instance are not computed after its runs, or None when they
     are: ``asked`` is ``--bound`` (True), ``--no-bound`` (False) or neither (None: only
-    when K·d ≤ :data:`AUTO_BOUND_ENTRIES` and K·d³ ≤ :data:`AUTO_BOUND_WORK`)."""
+    when K·d ≤ :data:`AUTO_BOUND_ENTRIES` and K·d³ ≤ :data:`AUTO_BOUND_WORK`, where they
+    always fit in memory).
+
+    Raises:
+        OptionError: bounds asked for whose design solves cannot fit in
+            :data:`~cbai_cli.options.MEMORY_LIMIT` (:func:`design_memory`).
+    """
+    if asked:
+        need = design_memory(n_arms, n_arms, dim, "auto")
+        if need > MEMORY_LIMIT:
+            raise OptionError(f"--bound: the bounds' design solves over K = {n_arms:,} arms in d = {dim} dimensions "
+                              f"would hold about {bytes_text(need)}, more than the limit of {bytes_text(MEMORY_LIMIT)}; "
+                              "leave out --bound (--bounds in compare) to run without them", "bound")
     if asked is not None:
         return None if asked else "the bounds were not computed (--no-bound)"
     entries, work = n_arms * dim, n_arms * dim**3
@@ -209,37 +224,104 @@ def json_number(value: float | None) -> float | None:
     return float(value)
 
 
-def _solve(arms: np.ndarray, targets: np.ndarray, solver: str, tolerance: float,
-           deadline: float | None = None) -> DesignSummary:
-    """The design solve; ``deadline`` (a :func:`time.monotonic` time) caps the ``fw`` solver
-    (at least one round is made even when it has passed), and the cvxpy fallback of ``auto``
-    is skipped once the cap was reached (cvxpy has no time limit)."""
-    from cbai_cli.design import optimal_design, optimal_design_cvxpy, unsolvable_at_scale
+#: Bytes the ``fw`` design solver holds at its peak per entry of its arms and targets,
+#: (K + m)·d: 27–43 measured (``cbai bound``'s H̄_CLB, m = K, on ``cbai generate random``
+#: at K = 10⁵ and 4·10⁵, d = 30, peak resident memory less the loaded instance), doubled.
+FW_BYTES_PER_ENTRY = 64
+#: Bytes cvxpy holds per coefficient of its design problem: each of the m targets is a
+#: matrix-fractional cone of (d + 1)² entries, each entry affine in the K weights, so K·m·d²
+#: coefficients; 180–240 measured (unit-sphere, K = m = 50 and 100, d = 20: 0.39 and 0.87 GB).
+CVXPY_BYTES_PER_COEFFICIENT = 256
 
+
+#: The solver that does the work of each ``--solver`` choice (``auto``: the fw solver, with a
+#: cvxpy fallback on small problems only), and the memory it needs per arm, target and dimension.
+_SOLVED_BY = {"auto": "fw", "fw": "fw", "cvxpy": "cvxpy"}
+_MEMORY = {"fw": lambda arms, targets, dim: FW_BYTES_PER_ENTRY * (arms + targets) * dim,
+           "cvxpy": lambda arms, targets, dim: CVXPY_BYTES_PER_COEFFICIENT * arms * targets * dim * dim}
+
+
+def design_memory(n_arms: int, n_targets: int, dim: int, solver: str) -> int:
+    """Bytes a design solve of ``solver`` (``fw``, ``auto``: the fw solver, or ``cvxpy``) over
+    ``n_arms`` arms and ``n_targets`` targets in ``dim`` dimensions holds at its peak
+    (estimated from its sizes: :data:`FW_BYTES_PER_ENTRY`, :data:`CVXPY_BYTES_PER_COEFFICIENT`)."""
+    return _MEMORY[_SOLVED_BY[solver]](n_arms, n_targets, dim)
+
+
+def _check_memory(arms: np.ndarray, targets: np.ndarray, solver: str) -> None:
+    """One line (:class:`OptionError` naming ``--solver``) when the solve cannot fit in
+    :data:`~cbai_cli.options.MEMORY_LIMIT`, before it starts."""
+    (n_arms, dim), n_targets = arms.shape, targets.shape[0]
+    need = design_memory(n_arms, n_targets, dim, solver)
+    if need <= MEMORY_LIMIT:
+        return
+    first_order = design_memory(n_arms, n_targets, dim, "fw")
+    remedy = (f"--solver fw would hold about {bytes_text(first_order)}" if first_order <= MEMORY_LIMIT
+              else "no option raises the limit: use fewer arms or dimensions")
+    raise OptionError(f"the {_SOLVED_BY[solver]} design solve over K = {n_arms:,} arms and "
+                      f"{n_targets:,} targets in d = {dim} dimensions would hold about {bytes_text(need)}, more than "
+                      f"the limit of {bytes_text(MEMORY_LIMIT)}; {remedy}", "solver")
+
+
+def _solve(arms: np.ndarray, targets: np.ndarray, solver: str, tolerance: float,
+           deadline: float | None = None, rounds: Callable[[int, float], None] | None = None) -> DesignSummary:
+    """The design solve, refused first when it cannot fit in memory (:func:`design_memory`).
+    ``deadline`` (a :func:`time.monotonic` time) caps every solver: the ``fw`` solver stops
+    between iterations (at least one round is made even when it has passed), and a cvxpy
+    solve (``--solver cvxpy``, and the fallback of ``auto``) runs in a process stopped at
+    the deadline (:func:`cbai_cli.stoppable.call_until`: its compilation cannot stop
+    itself). ``rounds`` is told the round and relative gap of the ``fw`` solver after each
+    round."""
+    from cbai_cli.design import optimal_design, unsolvable_at_scale
+
+    _check_memory(arms, targets, solver)
     try:
         if solver == "cvxpy":
-            design = optimal_design_cvxpy(arms, targets)
+            design = _exact(arms, targets, tolerance, deadline, rounds)
         else:
             time_limit = None if deadline is None else max(deadline - time.monotonic(), _LEAST_TIME)
-            design = optimal_design(arms, targets, tol=tolerance, time_limit=time_limit)
+            design = optimal_design(arms, targets, tol=tolerance, time_limit=time_limit, progress=rounds)
             if (solver == "auto" and design.gap > tolerance and not design.time_limited
-                    and arms.shape[0] * max(targets.shape[0], 1) <= EXACT_FALLBACK_ENTRIES):
-                design = _exact_if_better(design, arms, targets)
+                    and arms.shape[0] * max(targets.shape[0], 1) <= EXACT_FALLBACK_ENTRIES
+                    and design_memory(arms.shape[0], targets.shape[0], arms.shape[1], "cvxpy") <= MEMORY_LIMIT):
+                design = _exact_if_better(design, arms, targets, deadline)
     except ValueError as error:  # every target is an arm: in the span but for the solver's tolerance
         raise unsolvable_at_scale(error) from None
     return DesignSummary(float(design.value), float(design.gap), np.asarray(design.weights), design.solver,
                          design.time_limited)
 
 
-def _exact_if_better(design, arms: np.ndarray, targets: np.ndarray):
-    """The conic solve of ``auto``'s fallback (Clarabel only, stopped after
-    :data:`EXACT_FALLBACK_SECONDS`), kept only when it certifies a smaller gap than
-    ``design``: the first-order design, already certified to its own gap, is never lost
-    to a failed fallback."""
-    from cbai_cli.design import DesignSolverError, optimal_design_cvxpy
+def _exact(arms: np.ndarray, targets: np.ndarray, tolerance: float, deadline: float | None,
+           rounds: Callable[[int, float], None] | None):
+    """cvxpy's design (``--solver cvxpy``); with a ``deadline``, solved in a process stopped
+    then, and when it is, the ``fw`` solver's first round gives the certified interval."""
+    from cbai_cli.design import optimal_design, optimal_design_cvxpy
+    from cbai_cli.stoppable import call_until
 
+    if deadline is None:
+        return optimal_design_cvxpy(arms, targets)
+    finished, design = call_until(deadline, optimal_design_cvxpy, arms, targets)
+    if finished:
+        return design
+    return optimal_design(arms, targets, tol=tolerance, time_limit=_LEAST_TIME, progress=rounds)
+
+
+def _exact_if_better(design, arms: np.ndarray, targets: np.ndarray, deadline: float | None = None):
+    """The conic solve of ``auto``'s fallback (Clarabel only, stopped after
+    :data:`EXACT_FALLBACK_SECONDS`, and in a process stopped at ``deadline`` when there is
+    one), kept only when it certifies a smaller gap than ``design``: the first-order design,
+    already certified to its own gap, is never lost to a failed or stopped fallback."""
+    from cbai_cli.design import DesignSolverError, optimal_design_cvxpy
+    from cbai_cli.stoppable import call_until
+
+    solve = partial(optimal_design_cvxpy, time_limit=EXACT_FALLBACK_SECONDS, also_scs=False)
     try:
-        exact = optimal_design_cvxpy(arms, targets, time_limit=EXACT_FALLBACK_SECONDS, also_scs=False)
+        if deadline is None:
+            exact = solve(arms, targets)
+        else:
+            finished, exact = call_until(deadline, solve, arms, targets)
+            if not finished:
+                return design
     except DesignSolverError:
         return design
     return exact if exact.gap < design.gap else design
@@ -293,15 +375,25 @@ def undecidable_reason(instance: Instance) -> str | None:
 
 
 def h_clb_design(instance: Instance, arms_mask: np.ndarray, solver: str = "auto", tolerance: float = 1e-6,
-                 deadline: float | None = None) -> DesignSummary:
+                 deadline: float | None = None, rounds: Callable[[int, float], None] | None = None) -> DesignSummary:
     """min_λ max_{x ∈ mask} ‖x‖²_{A_λ⁻¹}/g(x)² over the learner's arms; infinite when a
-    masked arm lies on the boundary (:func:`boundary_mask`). ``deadline``: see :func:`_solve`."""
+    masked arm lies on the boundary (:func:`boundary_mask`). ``deadline``, ``rounds``: see
+    :func:`_solve`."""
     arms = instance.problem.arms
     gaps = instance.gaps[arms_mask]
     if np.any(boundary_mask(instance)[arms_mask]):
         return INFINITE
     targets = arms[arms_mask] / np.abs(gaps)[:, None]
-    return _solve(arms, targets, solver, tolerance, deadline)
+    return _solve(arms, targets, solver, tolerance, deadline, rounds)
+
+
+def _design_rounds(progress: Any, name: str) -> Callable[[int, float], None] | None:
+    """Tell ``progress`` (anything with :meth:`cbai_cli.progress.Progress.update`; None:
+    nothing) that the design of ``name`` starts, and return what tells it its rounds."""
+    if progress is None:
+        return None
+    progress.update(None, "{} design", name)
+    return lambda round_, gap: progress.update(None, "{} design, round {}, relative gap {:.1e}", name, round_, gap)
 
 
 def oracle_design(instance: Instance) -> np.ndarray:
@@ -348,7 +440,7 @@ def _option(name: str, value):
 
 def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, solver: str = "auto",
                    tolerance: float = OPTIONS["tolerance"].default, epsilon: float = OPTIONS["rounding_epsilon"].default,
-                   time_limit: float | None = None) -> BoundReport:
+                   time_limit: float | None = None, progress: Any = None) -> BoundReport:
     """All the quantities of ``cbai bound`` for ``instance`` at confidence δ.
 
     ``tolerance``: the relative gap, in (0, 1), to which the design solves are certified;
@@ -358,6 +450,8 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
     iterations, so the call may overrun by one iteration and one final certificate).
     Uncapped, the result is deterministic; capped, where the solves stop depends on the
     machine's speed and load, so the result is not reproducible across machines.
+    ``progress`` (a :class:`cbai_cli.progress.Progress`) is told which design is being solved
+    and its rounds; it changes nothing else.
 
     Every parameter is checked as the option of :data:`cbai_cli.options.OPTIONS` it is
     (:class:`OptionError` naming it); None is its default.
@@ -391,9 +485,10 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
     if duplicates:
         notes.append(f"{sum(len(group) for group in duplicates)} arms are copies in {len(duplicates)} group(s); "
                      "naming any copy of the best arm is a correct answer")
-    h_clb = h_clb_design(instance, at_least, solver, tolerance, deadline)
+    h_clb = h_clb_design(instance, at_least, solver, tolerance, deadline, _design_rounds(progress, "H_CLB"))
     everything = np.ones(instance.n_arms, dtype=bool)
-    h_clb_bar = h_clb if at_least.all() else h_clb_design(instance, everything, solver, tolerance, deadline)
+    h_clb_bar = h_clb if at_least.all() else h_clb_design(instance, everything, solver, tolerance, deadline,
+                                                          _design_rounds(progress, "H̄_CLB"))
     solver_notes = []
     if h_clb.time_limited or h_clb_bar.time_limited:
         solver_notes.append(f"the design solver's time limit of {time_limit:g} s was reached before it certified its target gap "

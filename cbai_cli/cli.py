@@ -9,7 +9,6 @@ stderr with exit code 2 (:mod:`cbai_cli.group`).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Optional
 
@@ -54,6 +53,17 @@ def _warn(text: str) -> None:
     from cbai_cli.validation import safe_text
 
     typer.echo(f"cbai: warning: {safe_text(text)}", err=True)
+
+
+#: ``-q/--quiet`` of every command that shows progress.
+QUIET_HELP = ("No progress on stderr (a live display on a terminal; elsewhere a line every few seconds, "
+              "CBAI_PROGRESS_INTERVAL seconds when set); warnings and errors still print.")
+
+
+def _progress_style(quiet: bool):
+    from cbai_cli.progress import ProgressStyle
+
+    return ProgressStyle.for_stderr(quiet)
 
 
 def _show(outcome, as_json: bool) -> None:
@@ -106,13 +116,17 @@ def bound(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
     guess: Optional[str] = guess_constraint_option(),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
     **options,
 ) -> None:
     """How hard an instance is. cbai: H_CLB, Theorem 1, Proposition 1, Theorem 2. safe-regret: Δ, λ_−, t_δ,
     T_Δ, T_0. safe-bai: true safe scales γ_k, the optimal safe arm, LinGapE's complexity."""
     from cbai_cli.kinds import bound_file
+    from cbai_cli.progress import reporting
 
-    _show(bound_file(path, guess, _warn, **options), as_json)
+    with reporting("bound", _progress_style(quiet)) as progress:
+        outcome = bound_file(path, guess, _warn, progress=progress, **options)
+    _show(outcome, as_json)
 
 
 @app.command()
@@ -127,16 +141,20 @@ def solve(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
     bound: Optional[bool] = typer.Option(None, "--bound/--no-bound", show_default=False, help=BOUND_HELP),
     guess: Optional[str] = guess_constraint_option(),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
     **options,
 ) -> None:
     """Run an algorithm on an instance's simulated feedback and score it."""
+    from cbai_cli.progress import reporting
     from cbai_cli.simulate import RunRequest
     from cbai_cli.solving import solving
 
     # the trace is written while the run goes, and renamed into place once the result is shown
-    with solving(path, RunRequest.of(algo, regime, **options), seed, runs, trace, bound, warn=_warn,
-                 guess=guess) as outcome:
-        _show(outcome, as_json)
+    with reporting("solve", _progress_style(quiet), runs, "runs") as progress:
+        with solving(path, RunRequest.of(algo, regime, **options), seed, runs, trace, bound, warn=_warn,
+                     guess=guess, progress=progress) as outcome:
+            progress.close()  # the display leaves the terminal before the results are printed
+            _show(outcome, as_json)
     if outcome.hit_budget:
         raise typer.Exit(1)
 
@@ -187,12 +205,12 @@ def compare(
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
     plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR against the swept parameter; regret curves for safe-regret groups.", show_default=False),
     title: Optional[str] = typer.Option(None, "--title", help="Title of the tables and figure (default: the study file's title, if any).", show_default=False),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or messages on stderr; a warning before a run estimated at more than 10^9 queries, and errors, still print."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or messages on stderr (progress: a live display on a terminal; elsewhere a line every few seconds, CBAI_PROGRESS_INTERVAL seconds when set); a warning before a run estimated at more than 10^9 queries, and errors, still print."),
     **options,
 ) -> None:
     """Run many algorithms × seeds × instances in parallel, resumably, and summarise them."""
     from cbai_cli.compare.render import check_outputs, show_comparison
-    from cbai_cli.render import progress_bar
+    from cbai_cli.progress import reporting
     from cbai_cli.compare.study import CompareSettings, RecordCounter, merge_stores, plan_comparison, run_comparison
 
     check_outputs(as_json, as_csv, plot, out)  # the text as typed: a trailing slash still shows
@@ -216,8 +234,8 @@ def compare(
         _warn(warning)
     stored_now = RecordCounter()
     try:
-        with progress_bar(len(planned.pending), enabled=not quiet and sys.stderr.isatty()) as progress:
-            result = run_comparison(planned, progress, on_record=stored_now, tell=say)
+        with reporting("compare", _progress_style(quiet), len(planned.pending), "runs") as progress:
+            result = run_comparison(planned, progress.update, on_record=stored_now, tell=say)
     except (KeyboardInterrupt, WorkerLostError):  # a lost worker is then one line of error, exit 2
         if out is not None:
             typer.echo(f"cbai compare: {stored_now.count} new runs are stored in {out}; run the same command again to resume",
@@ -248,7 +266,7 @@ def driver_arms(
     arm: Optional[list[int]] = typer.Option(None, "--arm", metavar="K", help="With --show: draw this arm's policy (repeat for several)."),
     highlight: Optional[int] = typer.Option(None, "--highlight", help="With --show: draw all candidates, green if feasible and red if not, this arm on top."),
     solved: Optional[str] = typer.Option(None, "--solved", help="With --show: highlight the arm recommended in `cbai solve FILE --json` output (a file, or - for stdin)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no summary."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress and no summary on stderr."),
 ) -> None:
     """Driving policies as CBAI arms (paper §4.3): build a driver instance, or draw its policies.
 
@@ -259,13 +277,14 @@ def driver_arms(
     `cbai driver-arms --show FILE.npz --solved run.json -o fig.png`.
     """
     from cbai_cli.driver.command import driver_arms as run
-    from cbai_cli.render import progress_bar
+    from cbai_cli.progress import reporting
 
-    enabled = not quiet and show is None and policies is None and sys.stderr.isatty()
-    with progress_bar(n or 1000, enabled, "CEM", "policies") as progress:
+    # only the CEM runs take long: drawing and imported policies show no progress
+    style = _progress_style(quiet or show is not None or policies is not None)
+    with reporting("driver-arms", style, n or 1000, "policies") as progress:
         lines = run(output, show=show, arms=arm or (), highlight=highlight, solved=solved, n=n, seed=seed,
                     scenario=scenario, jobs=jobs, feedback=feedback, sigma=sigma, rescale_rewards=rescale_rewards,
-                    policies=policies, no_truth=no_truth, progress=progress)
+                    policies=policies, no_truth=no_truth, progress=progress.update)
     for line in [] if quiet else lines:
         typer.echo(line, err=True)
 

@@ -138,6 +138,7 @@ import math
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -804,7 +805,8 @@ def _finish(Xs, Ys, lam, lower, iterations, solver, scale=1.0, time_limited=Fals
 
 
 def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, solver: str = "fw",
-                   time_limit: float | None = None) -> Design:
+                   time_limit: float | None = None,
+                   progress: Callable[[int, float], None] | None = None) -> Design:
     """min over designs lambda of max_{y in targets} y^T A_lambda^+ y, with a certificate.
 
     Args:
@@ -821,6 +823,8 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
             ``tol``.  Where it stops depends on the machine's speed, so a capped result is
             reproducible only as far as the clock is; None (no cap) keeps the solve
             deterministic.  Ignored by ``"cvxpy"``.
+        progress: called with the round and the relative gap after each round of
+            ``"fw"`` (None: nothing); it only watches.
 
     Returns:
         A :class:`Design` with (K,) sparse weights.  ``Y = X`` gives G-optimal
@@ -884,6 +888,8 @@ def optimal_design(arms, targets, *, tol: float = 1e-6, max_iter: int = 500, sol
             best_val, best_lam, best_c = val, (S.copy(), lam_S.copy()), c
         best_low = max(best_low, low)
         gap = (best_val - best_low) / best_val
+        if progress is not None:
+            progress(rounds, gap)
         barrier_gap = (S.size + T.size) / (kappa * w.sum())
         if gap > tol and barrier_gap < 0.1 * tol:
             # The restricted problem is solved; sharpen the dual side.

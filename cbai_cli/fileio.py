@@ -35,7 +35,7 @@ import threading
 import time
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -101,12 +101,22 @@ def encoding_of(path: str | Path) -> str:
 YAML_CHARACTER_LIMIT = 256 * 2**20
 
 
-def read_mapping(path: str | Path) -> dict[str, Any]:
+#: Characters of YAML from which reading an instance takes seconds (6.4 MB, K = 10⁴ arms in
+#: d = 30: 4.6 s with libyaml, 13 s without; the same instance as NPZ: 0.1 s), so that a
+#: command suggests NPZ.
+YAML_HINT_CHARACTERS = 5 * 10**6
+
+
+def read_mapping(path: str | Path, warn: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Read one mapping from a YAML or NPZ file (or YAML from stdin for ``-``); a path that
-    is no regular file (a pipe, ``/dev/zero``) is refused before it is read."""
+    is no regular file (a pipe, ``/dev/zero``) is refused before it is read. ``warn`` is told
+    in one line when the YAML is long enough to read slowly (:data:`YAML_HINT_CHARACTERS`)
+    that NPZ reads faster."""
     kind = encoding_of(path)
     if str(path) == "-":
-        return _parse_yaml(_within_limit(read_stdin(YAML_CHARACTER_LIMIT + 1, "<stdin>"), "<stdin>"), "<stdin>")
+        text = _within_limit(read_stdin(YAML_CHARACTER_LIMIT + 1, "<stdin>"), "<stdin>")
+        _hint_npz(text, "<stdin>", warn)
+        return _parse_yaml(text, "<stdin>")
     path = Path(path)
     shown = safe_text(path)
     if not path.exists():
@@ -122,8 +132,17 @@ def read_mapping(path: str | Path) -> dict[str, Any]:
                 text = stream.read(YAML_CHARACTER_LIMIT + 1)
         except (OSError, UnicodeDecodeError) as error:
             raise InstanceError(f"{shown}: cannot read: {_reason(error)}") from None
-        return _parse_yaml(_within_limit(text, shown), shown)
+        _hint_npz(_within_limit(text, shown), shown, warn)
+        return _parse_yaml(text, shown)
     return _read_npz(path)
+
+
+def _hint_npz(text: str, shown: str, warn: Callable[[str], None] | None) -> None:
+    """Tell ``warn`` that NPZ reads faster, when ``text`` is long YAML."""
+    if warn is not None and len(text) > YAML_HINT_CHARACTERS:
+        warn(f"{shown}: {len(text) / 1e6:.1f} MB of YAML takes seconds to read; the same instance as .npz reads at "
+             "once: cbai generate … -o FILE.npz, or python -c \"from cbai_cli.kinds import load, save; "
+             "save(load('FILE.yaml'), 'FILE.npz')\"")
 
 
 def not_regular(shown: str) -> InstanceError:
@@ -132,10 +151,25 @@ def not_regular(shown: str) -> InstanceError:
     return InstanceError(f"{shown}: not a regular file (a pipe or a device), so not an instance file")
 
 
+#: Bytes that reading YAML holds at its peak per character of the text (the text, the
+#: parser's nodes, the values built from them): 25 measured (6.4 MB, 10⁴ arms in d = 30,
+#: either parser), with a margin.
+YAML_BYTES_PER_CHARACTER = 32
+
+
 def _within_limit(text: str, shown: str) -> str:
+    """``text``, unless it is more YAML than cbai reads (:data:`YAML_CHARACTER_LIMIT`) or than
+    reading it could hold in :data:`~cbai_cli.options.MEMORY_LIMIT`: one line then."""
+    from cbai_cli.options import bytes_text
+
     if len(text) > YAML_CHARACTER_LIMIT:
         raise InstanceError(f"{shown}: more than {YAML_CHARACTER_LIMIT:,} characters of YAML, more than any instance "
                             "cbai reads (arrays that large belong in .npz)")
+    need = len(text) * YAML_BYTES_PER_CHARACTER
+    if need > MEMORY_LIMIT:
+        raise InstanceError(f"{shown}: reading its {len(text):,} characters of YAML would hold about {bytes_text(need)}, "
+                            f"more than the limit of {bytes_text(MEMORY_LIMIT)}; the same instance as .npz holds far "
+                            "less (cbai generate … -o FILE.npz)")
     return text
 
 
@@ -200,25 +234,10 @@ def _check_aliases(root: yaml.Node) -> None:
                             "or use an NPZ file", root.start_mark.line + 1)
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, except that a mapping may not repeat a key (the YAML spec
+class _StrictConstructor(yaml.constructor.SafeConstructor):
+    """PyYAML's safe constructor, except that a mapping may not repeat a key (the YAML spec
     requires unique keys; PyYAML keeps the last value), a key is never a boolean (``yes:`` is
-    the text ``yes``), a malformed date says where it is,
-    and aliases may neither make a value contain itself nor expand the document by more than
-    :data:`ALIAS_EXPANSION_LIMIT` values (checked on the composed nodes, before any Python
-    object is built)."""
-
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
-        if self.check_event(yaml.AliasEvent):
-            self.aliased = True
-        return super().compose_node(parent, index)
-
-    def compose_document(self) -> yaml.Node:
-        self.aliased = False
-        node = super().compose_document()
-        if self.aliased:  # a document without aliases is a tree of the nodes written in it
-            _check_aliases(node)
-        return node
+    the text ``yes``), and a malformed date says where it is."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         if isinstance(node, yaml.MappingNode):
@@ -249,31 +268,100 @@ class _StrictLoader(yaml.SafeLoader):
                                                     node.start_mark) from None
 
 
-_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_timestamp)
-# YAML 1.2 reads 1e-3 and 1.5E10 as numbers; PyYAML's YAML 1.1 resolver wants a dot and a signed
-# exponent (1.0e-3), so `sigma: 1e-3` was the text '1e-3' and refused as such
-_StrictLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
-    list("-+0123456789."))
-_StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_yaml_map)
-# YAML 1.2's integers are decimal (leading zeros included), 0o octal and 0x hexadecimal; YAML 1.1
-# also read 010 as 8, 0b1 as 1 and 1:30 as 90 (base 60), which PyYAML keeps: `threshold: 010`
-# silently became 8. 010 is now 10, the other forms text, which the fields that want numbers
-# refuse; digits grouped by underscores (1_000) stay numbers.
-_StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:int"]
-    for first, resolvers in _StrictLoader.yaml_implicit_resolvers.items()}
-_StrictLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?[0-9]+(?:_[0-9]+)*|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789"))
-_StrictLoader.add_constructor(
+_StrictConstructor.add_constructor("tag:yaml.org,2002:timestamp", _StrictConstructor.construct_yaml_timestamp)
+_StrictConstructor.add_constructor("tag:yaml.org,2002:map", _StrictConstructor.construct_yaml_map)
+_StrictConstructor.add_constructor(
     "tag:yaml.org,2002:int",
     lambda loader, node: int(node.value[2:], {"0o": 8, "0x": 16}[node.value[:2]])
     if node.value[:2] in ("0o", "0x") else int(node.value, 10))
 
 
-def load_yaml(text: str, source: str) -> Any:
-    """Parse YAML text with the strict loader; every problem is one :class:`InstanceError`
-    ``SOURCE: not valid YAML (line N): PROBLEM`` or ``SOURCE: KEY: duplicate key ...``."""
+class _StrictResolver(yaml.resolver.Resolver):
+    """PyYAML's resolver with YAML 1.2's numbers (see below)."""
+
+
+# YAML 1.2 reads 1e-3 and 1.5E10 as numbers; PyYAML's YAML 1.1 resolver wants a dot and a signed
+# exponent (1.0e-3), so `sigma: 1e-3` was the text '1e-3' and refused as such
+_StrictResolver.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
+# YAML 1.2's integers are decimal (leading zeros included), 0o octal and 0x hexadecimal; YAML 1.1
+# also read 010 as 8, 0b1 as 1 and 1:30 as 90 (base 60), which PyYAML keeps: `threshold: 010`
+# silently became 8. 010 is now 10, the other forms text, which the fields that want numbers
+# refuse; digits grouped by underscores (1_000) stay numbers.
+_StrictResolver.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:int"]
+    for first, resolvers in _StrictResolver.yaml_implicit_resolvers.items()}
+_StrictResolver.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?[0-9]+(?:_[0-9]+)*|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789"))
+
+
+class _StrictLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.composer.Composer,
+                    _StrictConstructor, _StrictResolver):
+    """The strict loader in pure Python: :class:`_StrictConstructor` and :class:`_StrictResolver`
+    on PyYAML's own parser, and aliases that may neither make a value contain itself nor
+    expand the document by more than :data:`ALIAS_EXPANSION_LIMIT` values (checked on the
+    composed nodes, before any Python object is built)."""
+
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        yaml.composer.Composer.__init__(self)
+        _StrictConstructor.__init__(self)
+        _StrictResolver.__init__(self)
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        if self.check_event(yaml.AliasEvent):
+            self.aliased = True
+        return super().compose_node(parent, index)
+
+    def compose_document(self) -> yaml.Node:
+        self.aliased = False
+        node = super().compose_document()
+        if self.aliased:  # a document without aliases is a tree of the nodes written in it
+            _check_aliases(node)
+        return node
+
+
+try:
+    from yaml.cyaml import CParser as _CParser  # PyYAML built with libyaml
+except ImportError:
+    _CParser = None
+
+
+# without libyaml the class has no parser and is never used (load_yaml asks for _CParser first)
+class _StrictCLoader(*(() if _CParser is None else (_CParser,)), _StrictConstructor, _StrictResolver):
+    """The strict loader on libyaml's parser (PyYAML's ``CSafeLoader`` with the strict
+    constructor and resolver), 4× faster on large files: it composes the nodes in C, so the
+    aliases are checked on the composed document when the text has any (a ``*``)."""
+
+    def __init__(self, stream: str) -> None:
+        _CParser.__init__(self, stream)
+        _StrictConstructor.__init__(self)
+        _StrictResolver.__init__(self)
+        self.may_alias = "*" in stream
+
+    def get_single_data(self) -> Any:
+        node = self.get_single_node()
+        if node is None:
+            return None
+        if self.may_alias:
+            _check_aliases(node)
+        return self.construct_document(node)
+
+
+def load_yaml(text: str, source: str, fast: bool = True) -> Any:
+    """Parse YAML text with the strict loader: libyaml's parser when PyYAML has it and
+    ``fast`` is True, else PyYAML's own; both give the same values. Every problem is one
+    :class:`InstanceError` ``SOURCE: not valid YAML (line N): PROBLEM`` or
+    ``SOURCE: KEY: duplicate key ...``, in the words of PyYAML's own parser (a text libyaml
+    refuses is parsed again by it, so that the message is the same either way)."""
+    if fast and _CParser is not None:
+        try:
+            return yaml.load(text, Loader=_StrictCLoader)
+        except (yaml.YAMLError, _AliasProblem, _DuplicateKey, RecursionError, ValueError, TypeError, OverflowError):
+            pass  # PyYAML's own parser says what is wrong below
     try:
         return yaml.load(text, Loader=_StrictLoader)
     except _AliasProblem as problem:
@@ -306,7 +394,15 @@ _NPY_MAGIC = b"\x93NUMPY"
 def _read_npz(path: Path) -> dict[str, Any]:
     """The arrays of an NPZ archive, read without pickles; a file that is no such archive,
     or a member that cannot be read, is ``FILE: not a valid .npz file (REASON)``, and a
-    member of Python objects ``FILE: FIELD: must hold real numbers only, …``."""
+    member of Python objects ``FILE: FIELD: must hold real numbers only, …``.
+
+    Sizes are checked before anything is decompressed, and memory stays bounded whatever
+    the archive says: its directory first (:func:`_directory_refusal`: compression methods,
+    sizes their compressed bytes cannot produce, what loading would hold), then each
+    member's .npy header against the size the directory gives it (:func:`_member_refusal`).
+    Reading then cannot produce more: zipfile stops a member at the size its directory
+    gives, deflate decompresses a piece at a time, and a member whose data do not match
+    its directory fails its CRC check (one line: ``Bad CRC-32 for file …``)."""
     shown = safe_text(path)
 
     def invalid(reason: str) -> InstanceError:
@@ -324,13 +420,13 @@ def _read_npz(path: Path) -> dict[str, Any]:
     raw: dict[str, np.ndarray] = {}
     try:
         with np.load(path, allow_pickle=False) as archive:
+            refused = _directory_refusal(archive.zip)
+            if refused is not None:
+                raise InstanceError(f"{shown}: {refused}")
             for key in archive.files:
                 refused = _member_refusal(archive.zip, key)
                 if refused is not None:
                     raise invalid(f"field {safe_text(key)!r}: {refused}")
-            refused = _archive_refusal(archive.zip)
-            if refused is not None:
-                raise invalid(refused)
             for key in archive.files:
                 try:
                     raw[key] = archive[key]
@@ -391,18 +487,43 @@ def _header_refusal(stream: Any, size: int) -> str | None:
     return None
 
 
-def _archive_refusal(archive: zipfile.ZipFile) -> str | None:
-    """Why an NPZ archive cannot be read as a whole, or None: a member name given twice
-    (which copy counts would be a guess, as for a repeated YAML key), or members that
-    decompress to more than :data:`~cbai_cli.options.MEMORY_LIMIT` bytes together (each is
-    also checked alone, by its header)."""
+#: The most bytes deflate produces from one compressed byte (a 258-byte match in about two
+#: bits): a directory that says more describes data no deflate stream holds.
+DEFLATE_MOST_RATIO = 1032
+#: The copies of its arrays that loading an NPZ instance holds at its peak (the arrays read,
+#: the validated instance's, and the temporaries of validation: 2.7 measured, K = 4·10⁵, d = 30).
+NPZ_LOAD_COPIES = 3
+_NPZ_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
+
+
+def _directory_refusal(archive: zipfile.ZipFile) -> str | None:
+    """Why an NPZ archive is refused by its zip directory alone, before any member is opened,
+    or None: a member name given twice (which copy counts would be a guess, as for a
+    repeated YAML key); a member compressed otherwise than numpy writes them, stored or
+    deflated (bzip2 and lzma decompress a whole read at once, so a few bytes could expand to
+    gigabytes before any size is checked); a size its compressed bytes cannot produce; and
+    members whose loading would hold more than :data:`~cbai_cli.options.MEMORY_LIMIT`
+    (:data:`NPZ_LOAD_COPIES` times what they decompress to)."""
+    from cbai_cli.options import bytes_text
+
     names = archive.namelist()
     repeated = sorted({name for name in names if names.count(name) > 1}) if len(set(names)) < len(names) else []
     if repeated:
-        return f"member {safe_text(repeated[0])!r} appears more than once"
+        return f"not a valid .npz file (member {safe_text(repeated[0])!r} appears more than once)"
+    for info in archive.infolist():
+        member = safe_text(info.filename)
+        if info.compress_type not in _NPZ_METHODS:
+            return (f"not a valid .npz file (member {member!r} is compressed with zip method {info.compress_type}; "
+                    "NPZ members are stored or deflated)")
+        most = info.compress_size * (1 if info.compress_type == zipfile.ZIP_STORED else DEFLATE_MOST_RATIO)
+        if info.file_size > most:
+            return (f"not a valid .npz file (member {member!r}: its directory declares {info.file_size:,} bytes, more "
+                    f"than its {info.compress_size:,} {_NPZ_METHODS[info.compress_type]} bytes can hold)")
     total = sum(info.file_size for info in archive.infolist())
-    if total > MEMORY_LIMIT:
-        return f"its members decompress to {total:,} bytes, more than the {MEMORY_LIMIT:,} bytes cbai loads"
+    if total * NPZ_LOAD_COPIES > MEMORY_LIMIT:
+        return (f"its arrays decompress to {bytes_text(total)}, and loading them holds about "
+                f"{bytes_text(total * NPZ_LOAD_COPIES)}, more than the limit of {bytes_text(MEMORY_LIMIT)}: no option "
+                "raises it; store fewer arms or dimensions")
     return None
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from cbai_cli.errors import OptionError, UnknownNameError, unknown_name_message
 from cbai_cli.instance import Instance
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.options import MAGNITUDE_LIMIT, MEMORY_LIMIT
+from cbai_cli.options import MAGNITUDE_LIMIT, MEMORY_LIMIT, bytes_text
 
 
 @dataclass(frozen=True)
@@ -87,13 +87,6 @@ class Size:
     @property
     def bytes(self) -> int:
         return 8 * self.work + BYTES_PER_FILE_NUMBER * self.file
-
-
-def bytes_text(count: float) -> str:
-    for unit, size in (("EiB", 2**60), ("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
-        if count >= size:
-            return f"{count / size:,.3g} {unit}"
-    return f"{count:,.0f} bytes"
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,16 @@ QUERY_LIMIT = 10**15
 #: records of a comparison, the results of ``solve --runs`` (each estimated before anything
 #: is built, so that a larger request is one line instead of a MemoryError).
 MEMORY_LIMIT = 4 * 2**30
+
+
+def bytes_text(count: float) -> str:
+    """A number of bytes as people read it: ``4 GiB``, ``1.5 MiB``, ``512 bytes``."""
+    for unit, size in (("EiB", 2**60), ("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
+        if count >= size:
+            return f"{count / size:,.3g} {unit}"
+    return f"{count:,.0f} bytes"
+
+
 #: The largest magnitude a number of an instance, an observation or a noise scale may have:
 #: squares and products of such numbers (designs, norms, Gram matrices, σ²) stay finite in float64.
 MAGNITUDE_LIMIT = 1e100

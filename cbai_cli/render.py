@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,23 +17,6 @@ from cbai_cli.bounds import BoundReport
 
 #: What the titles of ``bound`` and ``solve`` add when the instance's constraint is a guess.
 GUESSED_TITLE = " — for a guessed constraint"
-
-
-@contextmanager
-def progress_bar(total: int, enabled: bool, label: str = "compare",
-                 unit: str = "runs") -> Iterator[Callable[[int], None] | None]:
-    """A live bar with ETA on stderr, or nothing when disabled (quiet, or stderr is not
-    a terminal). Yields the callback that takes the number of finished items."""
-    if not enabled or total == 0:
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn(unit), TimeElapsedColumn(),
-               TextColumn("ETA"), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task(unit, total=total)
-        yield lambda finished: progress.update(task, completed=finished)
 
 
 def markup_safe(value: object) -> str:

@@ -16,7 +16,7 @@ whatever else runs, and every algorithm run on a seed faces the same noise strea
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -240,7 +240,7 @@ def compilable(learner: Learner, environment: Environment) -> bool:
 
 
 def drive(learner: Learner, environment: Environment, budget: int | None,
-          observer: Observer | None = None) -> LoopOutcome:
+          observer: Observer | None = None, progress: Callable[[int], None] | None = None) -> LoopOutcome:
     """The one ask/tell loop: ask, answer, tell until the algorithm stops or the next
     query would exceed ``budget`` observations (an anytime answer then).
 
@@ -252,12 +252,15 @@ def drive(learner: Learner, environment: Environment, budget: int | None,
     When no observer watches, a learner whose whole run the compiled step can take
     (``learner.compiled()``, Gaussian noise) runs there instead: the same pulls, the same
     observations from the same stream, the same state at the end
-    (:func:`cbai_cli.kernels.batch.run_compiled`)."""
+    (:func:`cbai_cli.kernels.batch.run_compiled`).
+
+    ``progress`` is told the observations spent so far, after every query (every few
+    hundred in the compiled step, as it hands back control); it only watches."""
     started = time.perf_counter()
     if observer is None and compilable(learner, environment):
         from cbai_cli.kernels.batch import run_compiled
 
-        ((used, solved),) = run_compiled([learner], [environment], budget)
+        ((used, solved),) = run_compiled([learner], [environment], budget, progress=progress)
         return LoopOutcome(used, used, solved, time.perf_counter() - started)
     used = 0
     rounds = 0
@@ -278,21 +281,24 @@ def drive(learner: Learner, environment: Environment, budget: int | None,
             observer.told(query, answer, learner, used)
         used += query.total
         rounds += 1
+        if progress is not None:
+            progress(used)
     return LoopOutcome(used, rounds, bool(learner.done), time.perf_counter() - started)
 
 
-def run_once(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), tracer_rows: Any = None):
+def run_once(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), tracer_rows: Any = None,
+             progress: Callable[[int], None] | None = None):
     """Run one seeded episode of a prepared request and score it against the truth.
 
     The noise, the algorithm's randomness and the trace draw from three streams of
     ``SeedSequence(seed, spawn_key=key)``. If ``tracer_rows`` is a list, or anything with
     ``extend`` such as a :class:`cbai_cli.solving.TraceWriter` (and the kind keeps traces),
     one tuple per observation is handed to it as the run goes. ``seed`` and the entries of
-    ``key`` are integers ≥ 0 (:func:`run_streams`).
+    ``key`` are integers ≥ 0 (:func:`run_streams`). ``progress``: see :func:`drive`.
     """
     seed = check_seed(seed)
     learner, environment, observer = start_run(prepared, seed, key, tracer_rows)
-    loop = drive(learner, environment, prepared.budget, observer)
+    loop = drive(learner, environment, prepared.budget, observer, progress)
     return prepared.kind.score(prepared, seed, learner, environment, observer, loop)
 
 
@@ -311,18 +317,47 @@ def start_run(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), trace
 BATCH_RUNS = 16
 
 
-def run_many(prepared: PreparedRun, seeds, key: tuple[int, ...] = ()) -> list:
+def run_many(prepared: PreparedRun, seeds, key: tuple[int, ...] = (), progress: RunTally | None = None) -> list:
     """:func:`run_once` for every seed, without traces: the runs that the compiled step can
     take (:func:`compilable`) advance together in batches of :data:`BATCH_RUNS`
     (:func:`cbai_cli.kernels.batch.run_compiled`), each on its own streams, so every
     result equals its :func:`run_once` (``wall_s`` is its batch's time shared equally).
-    ``seeds`` is an iterable of seeds (``range(3)`` for seeds 0, 1, 2), each an integer ≥ 0."""
+    ``seeds`` is an iterable of seeds (``range(3)`` for seeds 0, 1, 2), each an integer ≥ 0.
+    ``progress`` is told the runs finished and the observations spent as they go."""
     if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
         raise OptionError(f"seeds must be an iterable of seeds such as range(3), got {seeds!r}", "seed")
     seeds = [check_seed(seed) for seed in seeds]
     key = checked_key(key)
     return [result for start in range(0, len(seeds), BATCH_RUNS)
-            for result in _run_batch(prepared, seeds[start:start + BATCH_RUNS], key)]
+            for result in _run_batch(prepared, seeds[start:start + BATCH_RUNS], key, progress)]
+
+
+class RunTally:
+    """Runs finished and observations spent so far by the runs of one call, told to ``report``
+    (anything with ``update(done, detail, *values)``, such as a
+    :class:`cbai_cli.progress.Progress`) as they change; it only counts, so the runs are the
+    same with or without it.
+
+    :meth:`spent` is the callback of the run (or compiled batch) going on; :meth:`finished`
+    closes it, its last count then counted as spent."""
+
+    def __init__(self, report: Any) -> None:
+        self._report = report
+        self.runs = 0
+        self.total = 0
+        self._current = 0
+
+    def spent(self, used: int) -> None:
+        """The runs going on have spent ``used`` observations so far."""
+        self._current = used
+        self._report.update(self.runs, "{:,} queries", self.total + used)
+
+    def finished(self, runs: int) -> None:
+        """``runs`` more runs are over, having spent what :meth:`spent` was last told."""
+        self.runs += runs
+        self.total += self._current
+        self._current = 0
+        self._report.update(self.runs, "{:,} queries", self.total)
 
 
 def _load_kernels(prepared: PreparedRun, seed: int, key: tuple[int, ...]) -> None:
@@ -337,11 +372,12 @@ def _load_kernels(prepared: PreparedRun, seed: int, key: tuple[int, ...]) -> Non
     run_compiled([learner], [environment], 1)
 
 
-def _run_batch(prepared: PreparedRun, seeds: list[int], key: tuple[int, ...]) -> list:
+def _run_batch(prepared: PreparedRun, seeds: list[int], key: tuple[int, ...], progress: RunTally | None = None) -> list:
     """:func:`run_many` for at most :data:`BATCH_RUNS` seeds; ``wall_s`` leaves out loading
     the compiled kernels, when the batch is the one that turns to them."""
     started = [(seed, *start_run(prepared, seed, key)) for seed in seeds]
     batch = [run for run in started if run[3] is None and compilable(run[1], run[2])]
+    watch = None if progress is None else progress.spent
     loops: dict[int, LoopOutcome] = {}
     if batch:
         from cbai_cli.kernels import jit
@@ -357,11 +393,18 @@ def _run_batch(prepared: PreparedRun, seeds: list[int], key: tuple[int, ...]) ->
         if jit.loaded():  # the code of this request's signatures, loaded before the clock starts
             _load_kernels(prepared, batch[0][0], key)
         clock = time.perf_counter()
-        outcomes = run_compiled([run[1] for run in batch], [run[2] for run in batch], prepared.budget, load=load)
+        outcomes = run_compiled([run[1] for run in batch], [run[2] for run in batch], prepared.budget, load=load,
+                                progress=watch)
         share = (time.perf_counter() - clock - sum(loading)) / len(batch)
         loops = {id(run[1]): LoopOutcome(used, used, solved, share) for run, (used, solved) in zip(batch, outcomes)}
+        if progress is not None:
+            progress.finished(len(batch))
     results = []
     for seed, learner, environment, observer in started:
-        loop = loops.get(id(learner)) or drive(learner, environment, prepared.budget, observer)
+        loop = loops.get(id(learner))
+        if loop is None:
+            loop = drive(learner, environment, prepared.budget, observer, watch)
+            if progress is not None:
+                progress.finished(1)
         results.append(prepared.kind.score(prepared, seed, learner, environment, observer, loop))
     return results

@@ -20,7 +20,7 @@ from typing import Any
 from cbai_cli.errors import OptionError
 from cbai_cli.options import MEMORY_LIMIT, SOLVE_RUN_BYTES, check_seed
 from cbai_cli.outputs import check_writable, reason, write_errors
-from cbai_cli.simulate import RunRequest, prepare, run_many, run_once
+from cbai_cli.simulate import RunRequest, RunTally, prepare, run_many, run_once
 
 TRACE_COLUMNS = ("step", "arm", "observation", "uncertain", "feasible", "recommendation")
 #: Characters of trace rows gathered before they are written to the file.
@@ -99,7 +99,7 @@ class TraceWriter:
 
 def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], trace: Any = False,
                    key: tuple[int, ...] = (), bound: bool | None = None,
-                   warn: Callable[[str], None] | None = None) -> Any:
+                   warn: Callable[[str], None] | None = None, progress: Any = None) -> Any:
     """Run ``request`` on ``instance`` once per seed; each seed gives the same result as a
     single run with that seed. With ``trace`` True, one row per observation is kept in the
     outcome's ``trace_rows``; a :class:`TraceWriter` (anything with ``extend(rows)``) gets
@@ -107,8 +107,10 @@ def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], tra
     the instance's bounds after the runs (True), not (False), or only when cheap (None; see
     :func:`cbai_cli.bounds.bound_skip_reason`). ``warn`` gets the prepared run's warnings
     (:attr:`cbai_cli.simulate.PreparedRun.warnings`: a run that will take very long) before
-    any run starts. A request without an algorithm runs the default of the instance's kind
-    (:func:`cbai_cli.algorithms.registry.default_algorithm`)."""
+    any run starts. ``progress`` (a :class:`cbai_cli.progress.Progress`, or anything with its
+    ``update``) is told the runs finished and the queries spent as they go, then how the
+    bounds' design solves go; it changes nothing else. A request without an algorithm runs
+    the default of the instance's kind (:func:`cbai_cli.algorithms.registry.default_algorithm`)."""
     prepared = prepare(request, instance)
     rows = [] if trace is True else (None if trace is False or trace is None else trace)
     if rows is not None and not prepared.kind.traces:
@@ -116,24 +118,35 @@ def solve_instance(instance: Any, request: RunRequest, seeds: Iterable[int], tra
                           "trace")
     for text in prepared.warnings if warn is not None else ():
         warn(text)
+    prepared.kind.bound_skip_reason(prepared.instance, bound)  # bounds that cannot fit are refused before the runs
+    tally = None if progress is None else RunTally(progress)
     if rows is not None:
-        results = tuple(run_once(prepared, seed, key, tracer_rows=rows) for seed in seeds)
+        results = tuple(_traced_run(prepared, seed, key, rows, tally) for seed in seeds)
     else:
-        results = tuple(run_many(prepared, seeds, key))
-    return prepared.kind.solve(prepared, results, tuple(rows) if trace is True else (), bound=bound)
+        results = tuple(run_many(prepared, seeds, key, tally))
+    return prepared.kind.solve(prepared, results, tuple(rows) if trace is True else (), bound=bound, progress=progress)
+
+
+def _traced_run(prepared: Any, seed: int, key: tuple[int, ...], rows: Any, tally: RunTally | None) -> Any:
+    """One run of :func:`solve_instance` that hands its trace rows to ``rows``."""
+    result = run_once(prepared, seed, key, tracer_rows=rows, progress=None if tally is None else tally.spent)
+    if tally is not None:
+        tally.finished(1)
+    return result
 
 
 def solve_file(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: str | Path | None = None,
-               bound: bool | None = None, warn: Callable[[str], None] | None = None, guess: Any = None) -> Any:
+               bound: bool | None = None, warn: Callable[[str], None] | None = None, guess: Any = None,
+               progress: Any = None) -> Any:
     """``cbai solve FILE`` (:func:`solving`), the trace written before it returns."""
-    with solving(path, request, seed, runs, trace, bound, warn, guess) as outcome:
+    with solving(path, request, seed, runs, trace, bound, warn, guess, progress) as outcome:
         return outcome
 
 
 @contextmanager
 def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1, trace: str | Path | None = None,
             bound: bool | None = None, warn: Callable[[str], None] | None = None,
-            guess: Any = None) -> Iterator[Any]:
+            guess: Any = None, progress: Any = None) -> Iterator[Any]:
     """``cbai solve FILE`` as a block: load the instance, run seeds ``seed … seed + runs − 1``
     and yield the outcome, keeping the trace of a single run when ``trace`` (.csv or .jsonl)
     is given. With ``guess``, the runs answer from that guessed constraint instead of the
@@ -145,13 +158,14 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
     the outcome, so a trace that cannot be written (``--trace PATH: cannot write: REASON``,
     also for a disk that filled during the run) loses no result. An error in the block,
     Ctrl-C or SIGTERM removes the temporary file. ``warn`` gets the warnings of the prepared
-    run before it starts (:func:`solve_instance`), and a failed trace write when it happens."""
+    run before it starts (:func:`solve_instance`), and a failed trace write when it happens;
+    ``progress`` how the runs go (:func:`solve_instance`)."""
     from cbai_cli.kinds import guess_constraint, load
 
     if runs < 1:
         raise OptionError(f"--runs must be ≥ 1, got {runs}", "runs")
     if runs * SOLVE_RUN_BYTES > MEMORY_LIMIT:
-        from cbai_cli.generators import bytes_text
+        from cbai_cli.options import bytes_text
 
         raise OptionError(f"--runs {runs} would keep about {bytes_text(runs * SOLVE_RUN_BYTES)} of results in memory, "
                           f"more than the limit of {bytes_text(MEMORY_LIMIT)}: at most {MEMORY_LIMIT // SOLVE_RUN_BYTES:,} "
@@ -163,12 +177,12 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
         if Path(trace).suffix.lower() not in (".csv", ".jsonl") and not Path(trace).is_dir():
             raise OptionError(f"--trace must end in .csv or .jsonl, got {Path(trace).name!r}", "trace")
         check_writable(trace, "--trace")
-    instance = load(path)
+    instance = load(path, warn)
     if guess is not None:
         instance = guess_constraint(instance, guess, warn)
     seeds = range(seed, seed + runs)
     if trace is None:
-        yield solve_instance(instance, request, seeds, bound=bound, warn=warn)
+        yield solve_instance(instance, request, seeds, bound=bound, warn=warn, progress=progress)
         return
     from cbai_cli.fileio import atomic_file
 
@@ -176,5 +190,5 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
         with write_errors(trace, "--trace"):
             target = stack.enter_context(atomic_file(trace))
         writer = TraceWriter(Path(trace), target, warn)
-        yield solve_instance(instance, request, seeds, trace=writer, bound=bound, warn=warn)
+        yield solve_instance(instance, request, seeds, trace=writer, bound=bound, warn=warn, progress=progress)
         writer.commit()

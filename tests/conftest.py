@@ -43,6 +43,22 @@ def _private_study_cache(tmp_path_factory):
         os.environ["CBAI_CACHE_DIR"] = previous
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_timed_progress_lines():
+    """Progress lines come every CBAI_PROGRESS_INTERVAL seconds on a stderr that is no
+    terminal: a day here, so that what a test sees on stderr never depends on how fast the
+    machine is (tests of progress set their own interval)."""
+    from cbai_cli.progress import INTERVAL_VARIABLE
+
+    previous = os.environ.get(INTERVAL_VARIABLE)
+    os.environ[INTERVAL_VARIABLE] = "86400"
+    yield
+    if previous is None:
+        os.environ.pop(INTERVAL_VARIABLE, None)
+    else:
+        os.environ[INTERVAL_VARIABLE] = previous
+
+
 @pytest.fixture
 def irrelevant_dims() -> Instance:
     """d = 10, ε = 0.05: H_CLB = 400, C⁺_min = 0.05, x* = arm 9."""

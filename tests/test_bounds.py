@@ -524,6 +524,67 @@ def test_an_exact_fallback_with_a_larger_gap_is_not_kept(monkeypatch):
     assert _exact_if_better(first_order, arms, arms) is first_order
 
 
+def test_a_capped_cvxpy_solve_is_stopped_at_its_deadline_with_a_certified_interval():
+    # cvxpy compiles before it solves, and neither stops by itself: the solve runs in a process
+    # stopped at the deadline (1 ms: before the process has even imported cvxpy), and one
+    # round of the fw solver gives the certified interval
+    instance = random_instance()
+    exact = compute_bounds(instance, solver="cvxpy")
+    capped = compute_bounds(instance, solver="cvxpy", time_limit=1e-3)
+    assert capped.time_limited and (capped.h_clb.solver, capped.h_clb_bar.solver) == ("fw", "fw")
+    for name, value in (("h_clb", exact.h_clb.value), ("h_clb_bar", exact.h_clb_bar.value)):
+        low, high = capped.intervals()[name]
+        assert low <= value * (1 + 1e-5) and value <= high * (1 + 1e-9), name
+    assert any("time limit of 0.001 s was reached" in note for note in capped.notes)
+
+
+def test_the_exact_fallback_of_auto_is_stopped_at_the_deadline(monkeypatch):
+    # an fw solve that stops short of its tolerance makes auto try cvxpy; uncapped, cvxpy then
+    # certifies this small instance exactly, while a 1 ms cap stops it and keeps the fw design
+    import dataclasses
+
+    import cbai_cli.design as design_module
+
+    solve = design_module.optimal_design
+
+    def short(*args, **kwargs):
+        design = solve(*args, **kwargs)
+        return dataclasses.replace(design, lower=design.value / 2, gap=0.5, time_limited=False)
+
+    monkeypatch.setattr(design_module, "optimal_design", short)
+    instance = family("unit-sphere").generate(d=3, n=8, seed=1)
+    assert compute_bounds(instance).h_clb.solver == "cvxpy"
+    assert compute_bounds(instance, time_limit=1e-3).h_clb.solver == "fw"
+
+
+def test_a_design_solve_that_cannot_fit_in_memory_is_refused_before_it_starts(monkeypatch):
+    from cbai_cli.options import bytes_text
+
+    instance = random_instance()  # K = 100 arms in d = 6
+    targets = int(at_least_set(instance).sum())
+    fw, cvxpy = 64 * (100 + targets) * 6, 256 * 100 * targets * 36
+    monkeypatch.setattr("cbai_cli.bounds.MEMORY_LIMIT", fw)
+    with pytest.raises(OptionError) as caught:
+        compute_bounds(instance, solver="cvxpy")
+    assert str(caught.value) == (f"the cvxpy design solve over K = 100 arms and {targets} targets in d = 6 dimensions "
+                                 f"would hold about {bytes_text(cvxpy)}, more than the limit of {bytes_text(fw)}; "
+                                 f"--solver fw would hold about {bytes_text(fw)}")
+    assert caught.value.parameter == "solver"
+    monkeypatch.setattr("cbai_cli.bounds.MEMORY_LIMIT", fw - 1)
+    with pytest.raises(OptionError, match=r"^the fw design solve over K = 100 arms and .* no option raises the "
+                                          r"limit: use fewer arms or dimensions$"):
+        compute_bounds(instance)
+
+
+def test_forced_bounds_that_cannot_fit_in_memory_are_refused(monkeypatch):
+    monkeypatch.setattr("cbai_cli.bounds.MEMORY_LIMIT", 64 * 2 * 1000 * 10 - 1)
+    with pytest.raises(OptionError, match=r"^--bound: the bounds' design solves over K = 1,000 arms in d = 10 "
+                                          r"dimensions would hold about 1\.22 MiB, more than the limit of 1\.22 MiB; leave "
+                                          r"out --bound \(--bounds in compare\) to run without them$"):
+        bound_skip_reason(1000, 10, True)
+    assert bound_skip_reason(1000, 10, None) is None and bound_skip_reason(1000, 10, False) is not None
+
+
 @pytest.mark.parametrize("solver", ["CLARABEL", "SCS"])
 def test_the_conic_solvers_accept_their_time_limit(solver):
     from cbai_cli.design import optimal_design_cvxpy

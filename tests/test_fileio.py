@@ -193,12 +193,14 @@ def test_an_npz_member_declaring_more_than_it_holds_is_refused_before_allocating
                                "of 80,000,000,000,000 bytes but only 64 bytes follow it)")
 
 
-def test_an_npz_member_larger_than_the_memory_limit_is_refused(tmp_path, monkeypatch):
+def test_npz_members_whose_loading_would_pass_the_memory_limit_are_refused_by_the_directory(tmp_path, monkeypatch):
     path = tmp_path / "x.npz"
-    np.savez_compressed(path, arms=np.ones((5, 4)))
-    monkeypatch.setattr("cbai_cli.fileio.MEMORY_LIMIT", 100)
-    assert npz_error(path) == ("F: not a valid .npz file (field 'arms': a 5×4 array of 160 bytes, more than the 100 "
-                               "bytes cbai loads)")
+    np.savez_compressed(path, arms=np.ones((5, 4)))  # 128 bytes of .npy header and 160 of data
+    monkeypatch.setattr("cbai_cli.fileio.MEMORY_LIMIT", 863)
+    assert npz_error(path) == ("F: its arrays decompress to 288 bytes, and loading them holds about 864 bytes, more "
+                               "than the limit of 863 bytes: no option raises it; store fewer arms or dimensions")
+    monkeypatch.setattr("cbai_cli.fileio.MEMORY_LIMIT", 864)
+    assert read_mapping(path)["arms"].shape == (5, 4)
 
 
 def test_a_compressed_npz_file_reads_back(tmp_path):

@@ -186,7 +186,7 @@ def check_memory(groups: Sequence[Group], choices: Sequence[AlgorithmChoice], se
     more than :data:`MEMORY_LIMIT`."""
     per_seed = max(seed_bytes(groups, choices), 1)
     if seeds * per_seed > MEMORY_LIMIT:
-        from cbai_cli.generators import bytes_text
+        from cbai_cli.options import bytes_text
 
         raise OptionError(f"--seeds {seeds} would keep about {bytes_text(seeds * per_seed)} of planned runs and "
                           f"records in memory, more than the limit of {bytes_text(MEMORY_LIMIT)}: at most "

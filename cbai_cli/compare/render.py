@@ -1,4 +1,4 @@
-"""Tables, JSON and CSV of a comparison, and its progress bar. No computation here
+"""Tables, JSON and CSV of a comparison. No computation here
 beyond formatting; the numbers come from :mod:`cbai_cli.compare.summary`."""
 
 from __future__ import annotations

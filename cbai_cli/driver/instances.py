@@ -336,7 +336,7 @@ def build_arm_sets(
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise OptionError(f"--n must be a positive integer, got {n!r}")
     if n * POLICY_BYTES > MEMORY_LIMIT:
-        from cbai_cli.generators import bytes_text
+        from cbai_cli.options import bytes_text
 
         raise OptionError(f"--n {n:,} policies would need about {bytes_text(n * POLICY_BYTES)} of memory, more "
                           f"than the limit of {bytes_text(MEMORY_LIMIT)}: at most {MEMORY_LIMIT // POLICY_BYTES:,} fit")

@@ -285,7 +285,8 @@ def _extend(fit) -> None:
 
 def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
                  threads_from: int | None = None, interpret: bool | None = None,
-                 load: Callable[[], None] = jit.load) -> list[tuple[int, bool]]:
+                 load: Callable[[], None] = jit.load,
+                 progress: Callable[[int], None] | None = None) -> list[tuple[int, bool]]:
     """Run every learner against its environment until it stops or its next pull would
     exceed ``budget`` pulls; returns (pulls, solved) per run.
 
@@ -310,6 +311,9 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     lifted after the call), and a piece that raises (Python's float arithmetic raises
     where numpy's gives ±∞ or NaN) is undone and run compiled. The records do not depend on
     ``interpret`` (``tests/kernels/test_interpreted.py``).
+
+    ``progress`` is told the pulls of all the runs so far each time the step hands back
+    control (every few hundred pulls of a run, and once at the end); it only watches.
     """
     from cbai_cli.kernels.advance import advance, advance_fit
     from cbai_cli.kernels.threads import threads_from as default_threads_from
@@ -324,8 +328,12 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     noise = [environment.compiled_noise() for environment in environments]
     means, sigma = np.ascontiguousarray(noise[0][0], dtype=float), noise[0][1]
     if sigma is None and len(learners) > 1:
-        return [run_compiled([learner], [environment], budget, threads_from, interpret, load)[0]
-                for learner, environment in zip(learners, environments)]
+        outcomes: list[tuple[int, bool]] = []
+        for learner, environment in zip(learners, environments):
+            before = sum(used for used, _ in outcomes)
+            watch = None if progress is None else (lambda pulls, before=before: progress(before + pulls))
+            outcomes.append(run_compiled([learner], [environment], budget, threads_from, interpret, load, watch)[0])
+        return outcomes
     # binary answers: the one run's generator, read in the step; Gaussian noise: normals drawn ahead
     stream = noise[0][2] if sigma is None else None
     rewards = np.ascontiguousarray(problem.rewards, dtype=float)
@@ -344,6 +352,8 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     contenders = (design.MAX_CONTENDERS if design._streaming and first.kernel_code in (G_ACOL, GREEDY_MAXVAR)
                   else None)
     while True:
+        if progress is not None:
+            progress(int((batch.steps - start).sum()))
         for b in np.flatnonzero(batch.status == NEED_NOISE):
             if stream is None:
                 normals[b] = noise[b][2].standard_normal(NOISE_CHUNK)

@@ -115,12 +115,13 @@ def from_mapping(mapping: Mapping[str, Any], source: str = "<instance>") -> Any:
     return kind_of(mapping, source).parse(mapping, source)
 
 
-def load(path: str | Path) -> Any:
-    """Read and validate an instance file of any registered kind (YAML, NPZ or ``-``)."""
+def load(path: str | Path, warn: Callable[[str], None] | None = None) -> Any:
+    """Read and validate an instance file of any registered kind (YAML, NPZ or ``-``);
+    ``warn`` is told when long YAML would read faster as NPZ."""
     from cbai_cli.fileio import read_mapping
 
     source = "<stdin>" if str(path) == "-" else str(path)
-    return from_mapping(read_mapping(path), source)
+    return from_mapping(read_mapping(path, warn), source)
 
 
 def save(instance: Any, path: str | Path) -> None:
@@ -152,17 +153,18 @@ def guess_constraint(instance: Any, guess: Any, warn: Callable[[str], None] | No
 
 
 def bound_file(path: str | Path, guess: Any = None, warn: Callable[[str], None] | None = None,
-               **options: Any) -> Bounds:
+               progress: Any = None, **options: Any) -> Bounds:
     """``cbai bound FILE``: the instance's difficulty, with the options (by name; None: not
     given) that its kind's bound reads; any other is a one-line error. With ``guess``, the
     bounds are those of the guessed constraint (:func:`guess_constraint`, which tells
-    ``warn`` its warnings)."""
-    instance = load(path)
+    ``warn`` its warnings). ``progress`` (a :class:`cbai_cli.progress.Progress`) is told how
+    long computations go."""
+    instance = load(path, warn)
     kind = get(instance.kind)
     if guess is not None:
         instance = kind.guess_constraint(instance, guess, warn)
     kind.require_truth(instance)
-    return Bounds(kind, kind.bound(instance, **options))
+    return Bounds(kind, kind.bound(instance, progress=progress, **options))
 
 
 def checked_bound_options(kind: InstanceKind, options: Mapping[str, Any]) -> dict[str, Any]:

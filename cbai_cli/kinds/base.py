@@ -83,9 +83,10 @@ class InstanceKind:
                 raise OptionError(f"{OPTIONS[name].flag} does not apply to {self.name} instances "
                                   "(their constants are fields of the file)", name)
 
-    def bound(self, instance: Any, **options: Any) -> Any:
-        """The instance's difficulty: a report with ``to_json()``; a kind that computes none
-        says so in one line."""
+    def bound(self, instance: Any, progress: Any = None, **options: Any) -> Any:
+        """The instance's difficulty: a report with ``to_json()``. ``progress`` (a
+        :class:`cbai_cli.progress.Progress`) is told how long computations go; kinds whose
+        bounds are quick tell it nothing. A kind that computes none says so in one line."""
         raise OptionError(f"cbai bound computes nothing for {self.name} instances: the kind declares no bound")
 
     def render_bound(self, report: Any, out: Any) -> None:
@@ -148,12 +149,15 @@ class InstanceKind:
     def bound_skip_reason(self, instance: Any, asked: bool | None) -> str | None:
         """Why ``solve`` and ``compare`` do not compute the instance's bounds after its runs
         (``asked``: ``--bound`` True, ``--no-bound`` False, neither None), or None when they
-        do; kinds without bounds never compute them, so the answer does not matter."""
+        do; kinds without bounds never compute them, so the answer does not matter. Bounds
+        asked for (``asked`` True) that cannot be computed within the memory limit are an
+        :class:`OptionError`, which ``solve`` raises before its runs."""
         return None if asked is not False else "the bounds were not computed (--no-bound)"
 
-    def solve(self, prepared: Any, results: tuple, trace_rows: tuple = (), bound: bool | None = None) -> Any:
+    def solve(self, prepared: Any, results: tuple, trace_rows: tuple = (), bound: bool | None = None,
+              progress: Any = None) -> Any:
         """The outcome of ``cbai solve``: an object with ``to_json()``, ``render(out)`` and
-        ``hit_budget``; ``bound`` as in :meth:`bound_skip_reason`."""
+        ``hit_budget``; ``bound`` as in :meth:`bound_skip_reason`, ``progress`` as in :meth:`bound`."""
         raise NotImplementedError
 
     def render_solve(self, outcome: Any, out: Any) -> None:

@@ -165,13 +165,14 @@ class CbaiKind(InstanceKind):
         return apply_guess(instance, guess, warn)
 
     # ------------------------------------------------------------ bounds
-    def bound(self, instance, **options):
+    def bound(self, instance, progress=None, **options):
         from cbai_cli.bounds import compute_bounds
         from cbai_cli.kinds import checked_bound_options
 
         given = checked_bound_options(self, options)
         return compute_bounds(instance, delta=given.get("delta"), solver=given.get("solver"),
-                              epsilon=given.get("rounding_epsilon"), time_limit=given.get("time_limit"))
+                              epsilon=given.get("rounding_epsilon"), time_limit=given.get("time_limit"),
+                              progress=progress)
 
     def render_bound(self, report, out) -> None:
         from cbai_cli.render import bound_table, print_notes
@@ -274,7 +275,7 @@ class CbaiKind(InstanceKind):
 
         return bound_skip_reason(instance.n_arms, instance.problem.dim, asked)
 
-    def solve(self, prepared, results: tuple, trace_rows: tuple = (), bound: bool | None = None):
+    def solve(self, prepared, results: tuple, trace_rows: tuple = (), bound: bool | None = None, progress=None):
         from cbai_cli.bounds import compute_bounds
         from cbai_cli.options import FORCED_BOUND_TIME_LIMIT
 
@@ -284,7 +285,7 @@ class CbaiKind(InstanceKind):
         if not skipped:
             try:
                 bounds = compute_bounds(prepared.instance, delta=prepared.config.confidence.delta,
-                                        time_limit=FORCED_BOUND_TIME_LIMIT if bound else None)
+                                        time_limit=FORCED_BOUND_TIME_LIMIT if bound else None, progress=progress)
             except NumericalError as error:  # the runs' results stand without the bounds
                 skipped = f"the bounds were not computed: {error}"
         return SolveOutcome(prepared.instance, prepared, results, bounds, trace_rows, skipped)

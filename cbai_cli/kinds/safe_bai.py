@@ -25,7 +25,7 @@ class SafeBaiKind(InstanceKind):
 
         return safe_bai_from_mapping(mapping, source)
 
-    def bound(self, instance, **options):
+    def bound(self, instance, progress=None, **options):
         from cbai_cli.kinds import checked_bound_options
         from cbai_cli.safe.bounds import safe_bai_bounds
 
@@ -51,7 +51,7 @@ class SafeBaiKind(InstanceKind):
         return BaiRun.of(seed, prepared.algorithm, bai_result(prepared.instance.problem, learner, environment),
                          loop.wall_s)
 
-    def solve(self, prepared, results, trace_rows=(), bound=None):
+    def solve(self, prepared, results, trace_rows=(), bound=None, progress=None):
         from cbai_cli.safe.solving import SafeSolveOutcome, _vector
 
         truth = prepared.instance.truth

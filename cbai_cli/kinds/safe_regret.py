@@ -41,7 +41,7 @@ class SafeRegretKind(InstanceKind):
 
         return safe_regret_from_mapping(mapping, source)
 
-    def bound(self, instance, **options):
+    def bound(self, instance, progress=None, **options):
         from cbai_cli.kinds import checked_bound_options
         from cbai_cli.safe.bounds import safe_regret_bounds
 
@@ -74,7 +74,7 @@ class SafeRegretKind(InstanceKind):
         """The flat record and the regret curve, as (t, R_t) pairs, for compare's plots."""
         return {**result.record(), "regret_curve": [[t, regret] for t, regret in result.curve]}
 
-    def solve(self, prepared, results, trace_rows=(), bound=None):
+    def solve(self, prepared, results, trace_rows=(), bound=None, progress=None):
         from cbai_cli.safe.solving import SafeSolveOutcome
 
         truth = prepared.instance.truth

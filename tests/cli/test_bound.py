@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
+
 import pytest
 
 JSON_KEYS = {"h_clb", "h_clb_bar", "c_min", "prop1_bound", "lower_bound", "lower_bound_noise", "lower_bound_kl",
@@ -105,3 +107,27 @@ def test_bound_time_limit_through_a_subprocess(cbai_process, random_file):
     assert json.loads(process.stdout)["time_limit_reached"] is True
     bad = cbai_process("bound", random_file, "--time-limit", "nan")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--time-limit" in bad.stderr
+
+
+def test_bound_with_cvxpy_honours_the_time_limit(cli, random_file):
+    document = json.loads(cli("bound", random_file, "--json", "--solver", "cvxpy", "--time-limit", "1e-3").stdout)
+    assert document["time_limit_reached"] is True and document["solver"] == "fw"
+
+
+def test_a_cvxpy_solve_that_cannot_fit_in_memory_is_one_line(cbai_process, tmp_path):
+    from cbai_cli.instance import Instance
+    from cbai_cli.kinds import save
+    from cbai_cli.noise import GaussianNoise
+
+    # no arm feasible: both designs target all 1,000 arms, so cvxpy's problem has
+    # 1,000 × 1,000 × 5² coefficients (256 bytes each: 5.96 GiB)
+    rng = np.random.default_rng(0)
+    instance = Instance(name="none-feasible", arms=rng.standard_normal((1000, 5)), reward=rng.standard_normal(5),
+                        constraint=np.array([1.0, 0, 0, 0, 0]), threshold=-100.0, noise=GaussianNoise(0.1))
+    path = tmp_path / "none.npz"
+    save(instance, path)
+    process = cbai_process("bound", path, "--solver", "cvxpy")
+    assert process.returncode == 2 and process.stdout == ""
+    assert process.stderr == ("cbai: error: the cvxpy design solve over K = 1,000 arms and 1,000 targets in d = 5 "
+                              "dimensions would hold about 5.96 GiB, more than the limit of 4 GiB; --solver fw would "
+                              "hold about 640,000 bytes\n")

@@ -457,3 +457,12 @@ def test_a_spec_without_a_guarantee_is_said_once_before_the_runs(cli):
     assert warnings == ["cbai: warning: algorithm spec 'g-acol:tuned:beta=0.25': tuned intervals carry no correctness "
                         "guarantee", "cbai: warning: algorithm spec 'adaptive_tuned': tuned intervals carry no "
                         "correctness guarantee"]
+
+
+def test_forced_bounds_that_cannot_fit_in_memory_are_one_line(cli, monkeypatch):
+    monkeypatch.setattr("cbai_cli.bounds.MEMORY_LIMIT", 1279)  # regret-1d: 64 · (10 + 10) · 1 = 1,280 bytes
+    result = cli("compare", "regret-1d", "--algos", "g-acol", "--seeds", "1", "--jobs", "1", "--bounds")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == ("cbai: error: --bound: the bounds' design solves over K = 10 arms in d = 1 dimensions "
+                             "would hold about 1,280 bytes, more than the limit of 1,279 bytes; leave out --bound "
+                             "(--bounds in compare) to run without them\n")

@@ -274,6 +274,20 @@ def test_bound_flag_computes_the_bounds_of_a_large_instance(cli, instance_file, 
     assert all(document[key] is not None for key in BOUND_KEYS) and document["notes"] == []
 
 
+def test_forced_bounds_that_cannot_fit_in_memory_are_refused_before_the_runs(cli, instance_file, monkeypatch):
+    monkeypatch.setattr("cbai_cli.bounds.MEMORY_LIMIT", 1000)  # the designs of 5 arms in d = 4: 64 · (5 + 5) · 4 = 2,560 bytes
+    import cbai_cli.simulate
+
+    ran, run_batch = [], cbai_cli.simulate._run_batch
+    monkeypatch.setattr("cbai_cli.simulate._run_batch", lambda *args: ran.append(args) or run_batch(*args))
+    result = cli("solve", instance_file, "--algo", "g-acol", "--bound")
+    assert result.exit_code == 2 and result.stdout == "" and ran == []
+    assert result.stderr == ("cbai: error: --bound: the bounds' design solves over K = 5 arms in d = 4 dimensions "
+                             "would hold about 2,560 bytes, more than the limit of 1,000 bytes; leave out --bound "
+                             "(--bounds in compare) to run without them\n")
+    assert cli("solve", instance_file, "--algo", "g-acol", "--no-bound").exit_code == 0 and len(ran) == 1
+
+
 @pytest.fixture
 def random_file(tmp_path, cli):
     """An instance whose design solves need several rounds (so that a cap can stop them)."""

@@ -108,21 +108,6 @@ def test_plot_is_a_valid_image(tmp_path, suffix):
         assert data.startswith(b"%PDF") and b"%%EOF" in data[-64:]
 
 
-def test_progress_bar_gives_a_callback_when_enabled():
-    from cbai_cli.render import progress_bar
-
-    with progress_bar(3, enabled=True) as progress:
-        progress(3)
-    assert callable(progress)
-
-
-def test_progress_bar_is_absent_when_disabled():
-    from cbai_cli.render import progress_bar
-
-    with progress_bar(3, enabled=False) as progress:
-        assert progress is None
-
-
 def test_fraction_correct_carries_its_clopper_pearson_interval():
     # 10 right of 10: [0.025^(1/10), 1] = [0.6915, 1].
     (row,) = summarize([record("g", "a:tuned", seed, 5) for seed in range(10)])
