@@ -156,12 +156,12 @@ def _forced_exploration_note(outcome: SafeSolveOutcome) -> str | None:
     early = sum(run.gamma_bar_fe is None for run in results)
     if not early:
         return None
-    problem = outcome.instance.problem
+    setting = outcome.instance.problem.setting
     which = "the run" if len(results) == 1 else f"all {early} runs" if early == len(results) else \
         f"{early} of {len(results)} runs"
     return (f"{outcome.prepared.algorithm}: {which} reached the pull cap during forced exploration (T_FE = "
-            f"{problem.T_FE:,} pulls), "
-            f"pulling arms at γ_FE = {problem.gamma_FE:g} only, so no safe scale γ̄ was estimated; the answer "
+            f"{setting.T_FE:,} pulls), "
+            f"pulling arms at γ_FE = {setting.gamma_FE:g} only, so no safe scale γ̄ was estimated; the answer "
             "reported is arm 0 at γ_FE, a placeholder")
 
 

@@ -106,7 +106,7 @@ def test_a_generic_loop_reproduces_run_safe_regret():
     assert isinstance(alg, Learner) and isinstance(env, Environment)
     _generic_loop(alg, env)
     r = run_safe_regret(p, config, np.random.default_rng(3), track_x_star=False)
-    assert env.t == p.T and env.cumulative_regret == r.final_regret and env.n_unsafe == r.n_unsafe
+    assert env.t == p.setting.T and env.cumulative_regret == r.final_regret and env.n_unsafe == r.n_unsafe
 
 
 def test_a_generic_loop_reproduces_run_safe_bai():
@@ -127,7 +127,7 @@ def test_linear_bai_environment_answers_rewards_without_a_constraint_signal():
     answer = env.answer(Query.pull(2))
     assert answer.constraint.shape == (0,) and answer.reward[0] == pytest.approx(2 * np.cos(0.1))
     assert env.t == 1
-    alg = LinGapE(p.arms, LinGapEConfig.from_problem(p), np.random.default_rng(1))
+    alg = LinGapE(p.setting.arms, LinGapEConfig.from_problem(p), np.random.default_rng(1))
     assert isinstance(alg, Learner) and isinstance(env, Environment)
 
 

@@ -84,18 +84,18 @@ def test_generators_match_the_library_builders():
     assert isinstance(a, SafeRegretInstance) and a.problem.T == 5000
     for name in ("mu_star", "B"):
         assert np.array_equal(getattr(a.problem, name), getattr(reference, name))
-    assert (a.problem.c, a.problem.L, a.problem.noise_sd) == (reference.c, reference.L, reference.noise_sd)
+    assert (a.problem.setting.c, a.problem.setting.L, a.problem.noise_sd) == (reference.setting.c, reference.setting.L, reference.noise_sd)
     s = family("soare-safe").generate()
     paper = price_of_safety_instance()
     assert isinstance(s, SafeBaiInstance)
-    assert np.array_equal(s.problem.arms, paper.arms) and s.problem.T_FE == 800 and s.problem.gamma_FE == 0.2
+    assert s.problem.setting == paper.setting and s.problem.setting.T_FE == 800 and s.problem.setting.gamma_FE == 0.2
     assert s.problem.epsilon == pytest.approx(2 * (1 - math.cos(0.1)), abs=0)
 
 
 def test_soare_safe_keeps_forced_exploration_safe_near_zero_threshold():
     instance = family("soare-safe").generate(eta0=-0.1)
     assert instance.problem.gamma_FE == 0.04
-    assert np.all(instance.problem.gamma_FE * (instance.problem.arms @ instance.problem.mu_star) >= -0.1)
+    assert np.all(instance.problem.setting.gamma_FE * (instance.problem.setting.arms @ instance.problem.mu_star) >= -0.1)
 
 
 def test_missing_kind_means_cbai_and_cbai_loader_still_works(tmp_path):
@@ -263,7 +263,7 @@ def test_yaml_written_by_hand_loads(tmp_path):
     path = tmp_path / "hand.yaml"
     path.write_text(yaml_text(FINITE))
     instance = load(path)
-    assert instance.name == "finite" and instance.problem.action_set.arms.shape == (5, 3)
+    assert instance.name == "finite" and instance.problem.setting.action_set.arms.shape == (5, 3)
 
 
 def test_a_safe_bai_instance_built_directly_refuses_a_ridge_too_small_for_its_arms():

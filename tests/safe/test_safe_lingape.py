@@ -50,11 +50,11 @@ def test_forced_exploration_then_initial_pulls():
     alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(), np.random.default_rng(0))
     env = SafeBaiEnvironment(p, np.random.default_rng(1))
     seen = np.zeros(p.K, dtype=int)
-    for _ in range(p.T_FE):
+    for _ in range(p.setting.T_FE):
         assert alg.phase == "fe" and alg.gamma_bar is None
         query = alg.ask()
         k, g = query.arm, query.scale
-        assert g == p.gamma_FE
+        assert g == p.setting.gamma_FE
         seen[k] += 1
         alg.tell(query, env.answer(query))
     assert np.all(seen > 150)  # i.i.d. uniform arms: 200 expected per arm
@@ -64,7 +64,7 @@ def test_forced_exploration_then_initial_pulls():
         k, g = query.arm, query.scale
         assert k == k_expected and g == alg.gamma_bar[k]
         alg.tell(query, env.answer(query))
-    assert alg.t == p.T_FE + p.K
+    assert alg.t == p.setting.T_FE + p.K
 
 
 @pytest.mark.parametrize("update", ["static", "dynamic"])
@@ -79,7 +79,7 @@ def test_zero_unsafe_pulls_and_conservative_scales_over_20_seeds(update):
         assert np.all(r.gamma_bar_fe <= tr.gamma + 1e-12)
         assert np.all(r.gamma_bar_stop <= tr.gamma + 1e-12)
         assert r.recommended_scale == r.gamma_bar_stop[r.recommended_arm]
-        assert r.stopping_time == r.pulls.sum() >= p.T_FE + p.K
+        assert r.stopping_time == r.pulls.sum() >= p.setting.T_FE + p.K
         if update == "dynamic":
             assert np.all(r.gamma_bar_stop >= r.gamma_bar_fe)
 
@@ -120,7 +120,7 @@ def test_weighted_counts():
     p = price_of_safety_instance()
     alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(rule="ratio"), np.random.default_rng(0))
     env = SafeBaiEnvironment(p, np.random.default_rng(1))
-    for _ in range(p.T_FE):
+    for _ in range(p.setting.T_FE):
         query = alg.ask()
         alg.tell(query, env.answer(query))
     N = alg.weighted_counts()
@@ -128,7 +128,7 @@ def test_weighted_counts():
     np.testing.assert_allclose(N, alg.pulls * 0.04 / alg.gamma_bar**2)
     lin = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(rule="ratio", count_weight="linear"), np.random.default_rng(0))
     env = SafeBaiEnvironment(p, np.random.default_rng(1))
-    for _ in range(p.T_FE):
+    for _ in range(p.setting.T_FE):
         query = lin.ask()
         lin.tell(query, env.answer(query))
     np.testing.assert_allclose(lin.weighted_counts(), lin.pulls * 0.2 / lin.gamma_bar)
@@ -150,7 +150,7 @@ def test_safe_lingape_reads_reward_and_safety_signal_of_a_scaled_pull():
     p = price_of_safety_instance()
     alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(), np.random.default_rng(0))
     query = alg.ask()
-    assert query.scale == p.gamma_FE and query.total == 1 and alg.ask() is query
+    assert query.scale == p.setting.gamma_FE and query.total == 1 and alg.ask() is query
     alg.tell(query, Answer(constraint=np.array([-0.25]), reward=np.array([0.5])))
-    x = p.gamma_FE * p.arms[query.arm]
+    x = p.setting.gamma_FE * p.setting.arms[query.arm]
     np.testing.assert_allclose(alg.state.targets, [0.5 * x, -0.25 * x])

@@ -33,7 +33,7 @@ def _explore_until_phase_2(problem, config, seed, noise_sd=0.01):
     alg = SafeLUCB(problem.learner_view(), config, np.random.default_rng(seed))
     noise = np.random.default_rng(seed + 1000)
     actions = []
-    while alg.phase == 1 and alg.t <= problem.T:
+    while alg.phase == 1 and alg.t <= problem.setting.T:
         query = alg.ask()
         x = query.action
         actions.append(x)
@@ -146,7 +146,7 @@ def test_falls_back_to_t0_when_the_gap_is_zero():
     assert regret_truth(problem).safety_gap == 0.0
     r = run_safe_regret(problem, HEURISTIC, np.random.default_rng(0), track_x_star=False)
     budget = exploration_length(problem.learner_view(), "t23", r.lambda_minus)
-    assert budget < problem.T
+    assert budget < problem.setting.T
     assert r.exploration_rounds == budget
     assert r.n_unsafe == 0
 
@@ -171,7 +171,7 @@ def test_zero_unsafe_actions_over_20_seeds():
         alg_rng, env_rng = np.random.default_rng(seed).spawn(2)
         env = SafeRegretEnvironment(p, env_rng)
         alg = SafeLUCB(p.learner_view(), HEURISTIC, alg_rng)
-        while alg.t <= min(p.T, alg.exploration_rounds + 500):
+        while alg.t <= min(p.setting.T, alg.exploration_rounds + 500):
             query = alg.ask()
             alg.tell(query, env.answer(query))
         assert alg.exploration_decided and alg.exploration_rounds < alg.exploration_budget
@@ -200,7 +200,7 @@ def test_run_result_reports_the_realised_exploration_length():
     assert r.exploration_rounds == alg.exploration_rounds < alg.exploration_budget
     assert r.regret_curve[alg.exploration_rounds - 1] == env.cumulative_regret
     assert r.lambda_min_target == pytest.approx(r.exploration_rounds * r.lambda_minus / 2)
-    design = np.linalg.eigvalsh(alg.state.gram - p.lam * np.eye(2))[0]
+    design = np.linalg.eigvalsh(alg.state.gram - p.setting.lam * np.eye(2))[0]
     assert r.lambda_min_design == pytest.approx(design, rel=1e-9)
 
 
