@@ -34,10 +34,10 @@ def solve_json(cli, *args, code: int = 0) -> dict:
 
 
 @pytest.mark.parametrize("family, args, kind, check", [
-    ("amani-a", ["--T", "5000"], "safe-regret", lambda i: i.problem.T == 5000 and i.truth.safety_gap > 3),
-    ("amani-b", [], "safe-regret", lambda i: i.problem.T == 100_000 and i.truth.safety_gap == 0),
+    ("amani-a", ["--T", "5000"], "safe-regret", lambda i: i.problem.setting.T == 5000 and i.truth.safety_gap > 3),
+    ("amani-b", [], "safe-regret", lambda i: i.problem.setting.T == 100_000 and i.truth.safety_gap == 0),
     ("soare-safe", ["--d", "4", "--omega", "0.2", "--eta0", "-0.3"], "safe-bai",
-     lambda i: i.n_arms == 5 and i.problem.eta0 == -0.3 and i.truth.gamma[1] == pytest.approx(0.3)),
+     lambda i: i.n_arms == 5 and i.problem.setting.eta0 == -0.3 and i.truth.gamma[1] == pytest.approx(0.3)),
 ])
 @pytest.mark.parametrize("suffix", ["yaml", "npz"])
 def test_generate_writes_a_loadable_file(cli, tmp_path, family, args, kind, check, suffix):
@@ -77,7 +77,7 @@ def test_generate_through_a_subprocess(cbai_process, tmp_path):
     path = tmp_path / "a.npz"
     process = cbai_process("generate", "amani-a", "--T", "2000", "-o", path)
     assert process.returncode == 0, process.stderr
-    assert load(path).problem.T == 2000
+    assert load(path).problem.setting.T == 2000
 
 
 # ---------------------------------------------------------------- bound

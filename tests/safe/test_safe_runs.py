@@ -79,7 +79,7 @@ def test_exploration_modes(amani_a):
     with pytest.raises(OptionError, match="Δ = 0"):
         prepare(RunRequest.of("safe-lucb", exploration="gap"), b)
     longer = prepare(RunRequest.of("safe-lucb", horizon=100_000), amani_a)
-    assert longer.instance.problem.T == 100_000 and longer.options["exploration_rounds"] == 10_245
+    assert longer.instance.problem.setting.T == 100_000 and longer.options["exploration_rounds"] == 10_245
 
 
 def test_safe_lucb_needs_an_arm_inside_the_exploration_set():
