@@ -38,6 +38,9 @@ what the learner knows; algorithms only ever receive ``problem.learner_view()``.
     S_theta: 2.0           # known bound S_θ ≥ ‖θ*‖
     S_mu: 1.0              # known bound S_μ ≥ ‖μ*‖
 
+δ, λ and S of either kind (and δ'_s, S_μ of safe-bai) are the defaults of run options that
+replace them for one run (:data:`REGRET_RUN_OPTIONS`, :data:`BAI_RUN_OPTIONS`).
+
 Every problem is reported as one line ``SOURCE: FIELD: RULE``; the library's own
 ``ValueError`` (shapes against the dimension, S ≥ ‖μ*‖, L ≥ max ‖x‖, spanning arms)
 is wrapped into :class:`~cbai_cli.errors.InstanceError` the same way.
@@ -96,8 +99,10 @@ _LIBRARY_NAMES = {"lam": "lambda", "noise_sd": "noise.sigma"}
 class _SafeInstance:
     """What both safe kinds share: name and dimension from the library problem, the checks
     of a file beyond the library problem's own, equality by file content, and the content
-    hash of records. Subclasses are frozen dataclasses with ``problem`` and ``meta`` fields
-    and define :attr:`problem_type`, :meth:`_check_problem` and :meth:`to_mapping`."""
+    hash of records, and the run options that replace constants of the file. Subclasses are
+    frozen dataclasses with ``problem`` and ``meta`` fields and define :attr:`problem_type`,
+    :attr:`run_options` (option name → the setting's field it replaces), :meth:`_check_problem`
+    and :meth:`to_mapping`."""
 
     problem: Any
     meta: Mapping[str, Any]

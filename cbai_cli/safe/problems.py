@@ -1,10 +1,11 @@
 """What a safe-bandit learner knows, and the problems that add the hidden truth.
 
-Every problem is a frozen dataclass that validates itself and raises ``ValueError`` naming
-the offending field. Arrays are copied and made read-only, so a problem cannot change after
-construction. Each problem has a ``learner_view()`` without the unknown parameters: that is
-what the algorithms receive; only the environments (:mod:`.environment`) and the truths
-(:mod:`.truths`) read ``mu_star`` / ``theta_star``.
+Every setting and problem is a frozen dataclass that validates itself and raises
+``ValueError`` naming the offending field. Arrays are copied and made read-only, so neither can
+change after construction. A problem holds its setting, what the learner knows, and adds the
+unknown parameters; ``learner_view()`` is that setting, which is what the algorithms receive;
+only the environments (:mod:`.environment`) and the truths (:mod:`.truths`) read
+``mu_star`` / ``theta_star``.
 
 Conventions:
 
