@@ -467,12 +467,12 @@ def _safe_regret(mapping: Mapping[str, Any], source: str) -> SafeRegretInstance:
     c = _real(mapping["c"], "c")
     if c <= 0:
         raise InstanceError(f"c: must be > 0 so that the zero action is safe (Amani et al. 2019, eq. (1)), got {c:g}")
-    fields = dict(
-        T=_integer(mapping["T"], "T", 1), S=_positive(mapping["S"], "S"), L=_positive(mapping["L"], "L"),
-        R=_nonnegative(mapping["R"], "R"), lam=_positive(mapping["lambda"], "lambda"),
-        delta=_probability(mapping["delta"], "delta"),
-    )
+    horizon = _integer(mapping["T"], "T", 1)
     noise_sd = _gaussian_sigma(mapping["noise"], "noise")
+    fields = dict(
+        T=horizon, S=_positive(mapping["S"], "S"), L=_positive(mapping["L"], "L"), R=_nonnegative(mapping["R"], "R"),
+        lam=_positive(mapping["lambda"], "lambda"), delta=_probability(mapping["delta"], "delta"),
+    )
     try:
         problem = SafeRegretProblem(SafeRegretSetting(action_set=action_set, B=B, c=c, **fields), mu_star=mu_star,
                                     noise_sd=noise_sd, name=name)
