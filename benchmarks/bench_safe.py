@@ -8,7 +8,9 @@ Usage (from the repository root)::
 Times, as a Markdown table:
 
 - Safe-LUCB on the 2-D box: full runs of instance A (T' = 10^4) and instance B (T' = 0,
-  with and without the confidence-set intersection), wall and CPU time; and the CPU cost of
+  with and without the confidence-set intersection), wall and CPU time (runs through
+  ``cbai_cli.simulate.run_once``, so they include the kind's scoring: the regret curve and
+  whether x* lies in the estimated safe set each round); and the CPU cost of
   one phase-2 round for each optimistic-step method (square clipping, vectorised vertex
   enumeration, qhull, HiGHS LPs). CPU time is reported because wall time on a shared
   machine depends on the load;
@@ -19,6 +21,7 @@ Times, as a Markdown table:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -29,24 +32,31 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cbai_cli.protocol import Answer
-from cbai_cli.safe.environment import run_safe_bai, run_safe_regret
-from cbai_cli.safe.lingape import LinGapEConfig
+from cbai_cli.safe.files import SafeBaiInstance, SafeRegretInstance
 from cbai_cli.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
-from cbai_cli.safe.safe_lingape import SafeLinGapEConfig
 from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
+from cbai_cli.simulate import RunRequest, prepare, run_once, spawned_streams
 
 
-def time_regret(problem, config, seed=0):
-    """Wall and CPU seconds of one full :func:`run_safe_regret` call."""
+def with_vertex_method(prepared, method: str):
+    """``prepared`` with Safe-LUCB's optimistic step computed by ``method`` (a library
+    setting that no run option exposes)."""
+    config = dataclasses.replace(prepared.config, vertex_method=method)
+    return dataclasses.replace(prepared, configured=dataclasses.replace(prepared.configured, config=config))
+
+
+def timed_run(prepared, seed=0):
+    """Wall and CPU seconds of one :func:`cbai_cli.simulate.run_once`, seeded by
+    ``numpy.random.default_rng(seed)``, and its result."""
     w0, c0 = time.perf_counter(), time.process_time()
-    r = run_safe_regret(problem, config, np.random.default_rng(seed), track_x_star=False)
+    r = run_once(prepared, seed, streams=spawned_streams(np.random.default_rng(seed)))
     return time.perf_counter() - w0, time.process_time() - c0, r
 
 
 def phase2_cpu_per_round(problem, config, rounds, seed=0):
     """CPU µs per phase-2 round (ask + tell), timing only the phase-2 loop."""
     alg = SafeLUCB(problem.learner_view(), config, np.random.default_rng(seed))
-    noise = np.random.default_rng(seed + 1).standard_normal(problem.T) * problem.noise_sd
+    noise = np.random.default_rng(seed + 1).standard_normal(problem.setting.T) * problem.noise_sd
     t = 0
     while alg.phase == 1:
         query = alg.ask()
@@ -76,9 +86,9 @@ def main() -> None:
         ("B", instance_b(T=T), 0, "auto (clip)", False),
         ("B", instance_b(T=T), 0, "auto (clip) + intersect", True),
     ]:
-        cfg = SafeLUCBConfig(exploration=Tp, dw="ellipsoid", vertex_method=method.split()[0], intersect=inter)
-        wall, cpu, r = time_regret(p, cfg)
-        print(f"| {name} | {p.T} | {Tp} | {method} | {wall:.1f} | {cpu:.1f} | {r.n_unsafe} |")
+        request = RunRequest.of("safe-lucb", exploration=str(Tp), dw="ellipsoid", intersect=inter)
+        wall, cpu, r = timed_run(with_vertex_method(prepare(request, SafeRegretInstance(p)), method.split()[0]))
+        print(f"| {name} | {p.setting.T} | {Tp} | {method} | {wall:.1f} | {cpu:.1f} | {r.violations} |")
     print("\n### CPU µs per phase-2 round (instance A, T' = 10^4)\n")
     print("| vertex method | rounds timed | CPU µs / round |")
     print("|---|---|---|")
@@ -91,24 +101,24 @@ def main() -> None:
     print("## LinGapE / Safe-LinGapE (Price-of-Safety instance, d = 3, ω = 0.1)\n")
     print("| algorithm | runs | mean τ | mean wall s | CPU µs / pull |")
     print("|---|---|---|---|---|")
-    p = price_of_safety_instance()
-    configs = [
-        LinGapEConfig.from_safe_setting(p.learner_view()),
-        LinGapEConfig.from_safe_setting(p.learner_view(), rule="ratio"),
-        SafeLinGapEConfig(),
-        SafeLinGapEConfig(update="dynamic"),
-        SafeLinGapEConfig(rule="ratio"),
-        SafeLinGapEConfig(rule="ratio", update="dynamic"),
+    instance = SafeBaiInstance(price_of_safety_instance())
+    requests = [
+        RunRequest.of("lingape"),
+        RunRequest.of("lingape", rule="ratio"),
+        RunRequest.of("safe-lingape"),
+        RunRequest.of("safe-lingape", updates="dynamic"),
+        RunRequest.of("safe-lingape", rule="ratio"),
+        RunRequest.of("safe-lingape", rule="ratio", updates="dynamic"),
     ]
-    for cfg in configs:
+    for request in requests:
+        prepared = prepare(request, instance)
         taus, walls, cpus = [], [], []
         for seed in range(runs):
-            w0, c0 = time.perf_counter(), time.process_time()
-            r = run_safe_bai(p, cfg, np.random.default_rng(seed))
-            walls.append(time.perf_counter() - w0)
-            cpus.append(time.process_time() - c0)
-            taus.append(r.stopping_time)
-        print(f"| {r.algorithm} | {runs} | {np.mean(taus):.0f} | {np.mean(walls):.2f} | "
+            wall, cpu, r = timed_run(prepared, seed)
+            walls.append(wall)
+            cpus.append(cpu)
+            taus.append(r.iterations)
+        print(f"| {r.variant} | {runs} | {np.mean(taus):.0f} | {np.mean(walls):.2f} | "
               f"{np.sum(cpus) / np.sum(taus) * 1e6:.0f} |")
 
 

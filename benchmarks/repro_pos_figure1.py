@@ -21,7 +21,6 @@ T_FE = 200·K in (c)/(d) (our reading of the paper's 4 × 200 as 200 per arm). W
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -36,22 +35,21 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from cbai_cli.safe.environment import SafeBaiEnvironment, run_safe_bai  # noqa: E402
-from cbai_cli.safe.lingape import LinGapEConfig  # noqa: E402
+from cbai_cli.safe.files import SafeBaiInstance  # noqa: E402
 from cbai_cli.safe.paper_instances import price_of_safety_instance  # noqa: E402
-from cbai_cli.safe.safe_lingape import SafeLinGapE, SafeLinGapEConfig  # noqa: E402
-from cbai_cli.safe.truths import safe_bai_truth  # noqa: E402
+from cbai_cli.simulate import RunRequest, prepare, run_once, spawned_streams  # noqa: E402
 
 
-def gamma_after_fe(problem, seed: int) -> np.ndarray:
-    """Run only the forced-exploration phase and return γ̄ right after it, shape (K,)."""
-    alg_rng, env_rng = np.random.default_rng(seed).spawn(2)
-    alg = SafeLinGapE(problem.learner_view(), SafeLinGapEConfig(), alg_rng)
-    env = SafeBaiEnvironment(problem, env_rng)
-    while alg.gamma_bar_fe is None:
-        query = alg.ask()
-        alg.tell(query, env.answer(query))
-    return alg.gamma_bar_fe
+def run(problem, request: RunRequest, seed: int):
+    """One run of ``request`` on ``problem`` (a library problem), seeded by
+    ``numpy.random.default_rng(seed)`` (:func:`cbai_cli.simulate.spawned_streams`)."""
+    prepared = prepare(request, SafeBaiInstance(problem))
+    return run_once(prepared, seed, streams=spawned_streams(np.random.default_rng(seed)))
+
+
+def gamma_after_fe(problem, seed: int) -> tuple[float, ...]:
+    """Run only the forced-exploration phase (a pull cap of T_FE) and return γ̄ right after it, (K,)."""
+    return run(problem, RunRequest.of("safe-lingape", budget=problem.setting.T_FE), seed).gamma_bar_fe
 
 
 def main() -> None:
@@ -66,7 +64,7 @@ def main() -> None:
     # (a) γ̄₂ after FE vs T_FE.
     per_arm = [25, 50, 100, 200, 400, 800, 1600]
     fe_len = [base.K * n for n in per_arm]
-    ga = np.array([[gamma_after_fe(dataclasses.replace(base, T_FE=n), s)[1] for s in range(R)] for n in fe_len])
+    ga = np.array([[gamma_after_fe(base.with_setting(T_FE=n), s)[1] for s in range(R)] for n in fe_len])
     print(f"## Fig. 1(a): γ̄ of the risky arm e_2 after FE vs T_FE (η₀ = −0.5, true γ₂ = 0.5; {R} runs)\n")
     print("| T_FE | " + " | ".join(map(str, fe_len)) + " |")
     print("|---|" + "---|" * len(fe_len))
@@ -98,23 +96,22 @@ def main() -> None:
 
     # (c), (d) stopping time and safety vs d.
     algs = [
-        ("LinGapE", lambda p: LinGapEConfig.from_safe_setting(p.learner_view())),
-        ("Safe-LinGapE static", lambda p: SafeLinGapEConfig()),
-        ("Safe-LinGapE dynamic", lambda p: SafeLinGapEConfig(update="dynamic")),
+        ("LinGapE", RunRequest.of("lingape")),
+        ("Safe-LinGapE static", RunRequest.of("safe-lingape")),
+        ("Safe-LinGapE dynamic", RunRequest.of("safe-lingape", updates="dynamic")),
     ]
     tau = {name: [] for name, _ in algs}
     unsafe = {name: [] for name, _ in algs}
     correct = {name: [] for name, _ in algs}
     for d in args.dims:
         p = price_of_safety_instance(d=d)
-        tr = safe_bai_truth(p)
-        assert tr.optimal_safe_arm == 0
-        for name, make in algs:
+        for name, request in algs:
             t0 = time.perf_counter()
-            rs = [run_safe_bai(p, make(p), np.random.default_rng(s)) for s in range(R)]
-            tau[name].append([r.stopping_time for r in rs])
-            unsafe[name].append([r.n_unsafe / r.stopping_time for r in rs])
-            correct[name].append(sum(r.correct for r in rs))
+            rs = [run(p, request, s) for s in range(R)]
+            assert all(r.optimal_arm == 0 for r in rs)
+            tau[name].append([r.iterations for r in rs])
+            unsafe[name].append([r.violations / r.iterations for r in rs])
+            correct[name].append(sum(r.optimal for r in rs))
             print(f"d={d} {name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     print(f"\n## Fig. 1(c)/(d): stopping time and unsafe fraction vs d (T_FE = 200·K, {R} runs)\n")
     print("| algorithm | " + " | ".join(f"d={d}" for d in args.dims) + " |")

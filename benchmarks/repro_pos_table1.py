@@ -29,10 +29,9 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from cbai_cli.safe.environment import run_safe_bai  # noqa: E402
-from cbai_cli.safe.lingape import LinGapEConfig  # noqa: E402
+from cbai_cli.safe.files import SafeBaiInstance  # noqa: E402
 from cbai_cli.safe.paper_instances import price_of_safety_instance  # noqa: E402
-from cbai_cli.safe.safe_lingape import SafeLinGapEConfig  # noqa: E402
+from cbai_cli.simulate import RunRequest, prepare, run_once, spawned_streams  # noqa: E402
 
 
 def main() -> None:
@@ -40,35 +39,35 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--out", default=str(ROOT / "docs" / "img" / "pos_table1.png"))
     args = ap.parse_args()
-    p = price_of_safety_instance()
-    view = p.learner_view()
-    configs = [
-        LinGapEConfig.from_safe_setting(view),
-        LinGapEConfig.from_safe_setting(view, rule="ratio"),
-        SafeLinGapEConfig(),
-        SafeLinGapEConfig(update="dynamic"),
-        SafeLinGapEConfig(rule="ratio"),
-        SafeLinGapEConfig(rule="ratio", update="dynamic"),
+    instance = SafeBaiInstance(price_of_safety_instance())
+    requests = [
+        RunRequest.of("lingape"),
+        RunRequest.of("lingape", rule="ratio"),
+        RunRequest.of("safe-lingape"),
+        RunRequest.of("safe-lingape", updates="dynamic"),
+        RunRequest.of("safe-lingape", rule="ratio"),
+        RunRequest.of("safe-lingape", rule="ratio", updates="dynamic"),
     ]
     print(f"## Price of Safety, Table 1 ({args.runs} runs, mean ± sd)\n")
     print("| algorithm | stopping time τ | unsafe pulls | unsafe fraction | k̂ = k* | ε-correct "
           "| γ̄₂ after FE | γ̄₂ at stop | wall s |")
     print("|---|---|---|---|---|---|---|---|---|")
     names, taus = [], []
-    for cfg in configs:
+    for request in requests:
         t0 = time.perf_counter()
-        rs = [run_safe_bai(p, cfg, np.random.default_rng(seed)) for seed in range(args.runs)]
+        prepared = prepare(request, instance)
+        rs = [run_once(prepared, seed, streams=spawned_streams(np.random.default_rng(seed))) for seed in range(args.runs)]
         wall = time.perf_counter() - t0
-        tau = np.array([r.stopping_time for r in rs])
-        uns = np.array([r.n_unsafe for r in rs])
+        tau = np.array([r.iterations for r in rs])
+        uns = np.array([r.violations for r in rs])
         frac = uns / tau
         g_fe = [r.gamma_bar_fe[1] for r in rs if r.gamma_bar_fe is not None]
-        g_st = [r.gamma_bar_stop[1] for r in rs if r.gamma_bar_stop is not None]
+        g_st = [r.gamma_bar[1] for r in rs if r.gamma_bar is not None]
         fmt = lambda v: f"{np.mean(v):.3f} ± {np.std(v):.3f}" if v else "—"  # noqa: E731
-        print(f"| {rs[0].algorithm} | {tau.mean():.0f} ± {tau.std():.0f} | {uns.mean():.0f} ± {uns.std():.0f} "
-              f"| {frac.mean():.2f} | {sum(r.correct for r in rs)}/{args.runs} "
-              f"| {sum(r.epsilon_correct for r in rs)}/{args.runs} | {fmt(g_fe)} | {fmt(g_st)} | {wall:.1f} |")
-        names.append(rs[0].algorithm)
+        print(f"| {rs[0].variant} | {tau.mean():.0f} ± {tau.std():.0f} | {uns.mean():.0f} ± {uns.std():.0f} "
+              f"| {frac.mean():.2f} | {sum(r.optimal for r in rs)}/{args.runs} "
+              f"| {sum(r.correct for r in rs)}/{args.runs} | {fmt(g_fe)} | {fmt(g_st)} | {wall:.1f} |")
+        names.append(rs[0].variant)
         taus.append(tau)
     print("\n(true γ₂ = 0.5; every run stopped; τ counts T_FE = 800 and the initial pulls)")
 

@@ -15,8 +15,9 @@ Per instance and exploration mode (all with the paper's D^w ball, noise N(0, 0.0
 
 Prints a Markdown table: median [min, max] over seeds of T' and of the final regret R_T, total
 unsafe actions, median fraction of phase-2 rounds with x* in the estimated safe set, wall time.
-Seeds ``0..n−1`` are passed to ``run_safe_regret`` as ``numpy.random.default_rng(seed)``, so
-the three modes see the same exploration draws and the same noise.
+Seed s draws from the streams that ``numpy.random.default_rng(s)`` spawns
+(``cbai_cli.simulate.spawned_streams``), so the three modes see the same exploration draws and
+the same noise.
 """
 
 from __future__ import annotations
@@ -32,16 +33,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's package, even if another cbai is installed
 
 from cbai_cli.generators import family  # noqa: E402
-from cbai_cli.safe.environment import run_safe_regret  # noqa: E402
-from cbai_cli.safe.safe_lucb import SafeLUCBConfig  # noqa: E402
-from cbai_cli.safe.truths import regret_truth  # noqa: E402
+from cbai_cli.simulate import RunRequest, prepare, run_once, spawned_streams  # noqa: E402
 
 
-def configs(gap: float) -> list[tuple[str, SafeLUCBConfig]]:
-    """The exploration modes to compare; ``gap`` only when the instance has Δ > 0."""
-    out = [("gap (Δ known)", SafeLUCBConfig(exploration="gap", safety_gap=gap))] if gap > 0 else []
-    return out + [("t23", SafeLUCBConfig(exploration="t23")),
-                  ("heuristic", SafeLUCBConfig(exploration="heuristic"))]
+def requests(gap: float) -> list[tuple[str, RunRequest]]:
+    """The exploration modes to compare; ``gap`` (which reads the true Δ) only when Δ > 0."""
+    out = [("gap (Δ known)", RunRequest.of("safe-lucb", exploration="gap"))] if gap > 0 else []
+    return out + [("t23", RunRequest.of("safe-lucb", exploration="t23")),
+                  ("heuristic", RunRequest.of("safe-lucb", exploration="heuristic"))]
 
 
 def summary(values) -> str:
@@ -59,11 +58,12 @@ def main() -> None:
 
     rows = []
     for name in args.instances:
-        problem = family(name).generate(T=args.T).problem
-        gap = regret_truth(problem).safety_gap
-        for label, config in configs(gap):
+        instance = family(name).generate(T=args.T)
+        gap = instance.truth.safety_gap
+        for label, request in requests(gap):
             t0 = time.perf_counter()
-            runs = [run_safe_regret(problem, config, np.random.default_rng(s)) for s in range(args.seeds)]
+            prepared = prepare(request, instance)
+            runs = [run_once(prepared, s, streams=spawned_streams(np.random.default_rng(s))) for s in range(args.seeds)]
             wall = time.perf_counter() - t0
             rows.append((name, gap, label, runs, wall))
             print(f"ran {name} {label}: {wall:.1f} s", file=sys.stderr)
@@ -72,10 +72,10 @@ def main() -> None:
     print("| instance | Δ | exploration | T' | R_T | unsafe (all seeds) | x* ∈ D_t^s (phase 2) | wall s |")
     print("|---|---|---|---|---|---|---|---|")
     for name, gap, label, runs, wall in rows:
-        fractions = [r.x_star_in_safe_fraction for r in runs]
+        fractions = [np.nan if r.x_star_in_safe is None else r.x_star_in_safe for r in runs]
         inside = "—" if np.all(np.isnan(fractions)) else f"{np.nanmedian(fractions):.3f}"
         print(f"| {name} | {gap:.4g} | {label} | {summary([r.exploration_rounds for r in runs])} | "
-              f"{summary([r.final_regret for r in runs])} | {sum(r.n_unsafe for r in runs)} | "
+              f"{summary([r.regret for r in runs])} | {sum(r.violations for r in runs)} | "
               f"{inside} | {wall:.0f} |")
 
 

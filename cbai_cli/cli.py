@@ -111,7 +111,7 @@ def generate(
 
 
 @app.command()
-@with_options("delta", "solver", "rounding_epsilon", "time_limit")
+@with_options("delta", "ridge", "norm_bound", "solver", "rounding_epsilon", "time_limit")
 def bound(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),

@@ -213,14 +213,16 @@ def _declare(*options: Option) -> dict[str, Option]:
 
 
 OPTIONS: dict[str, Option] = _declare(
-    Option("delta", "--delta", float, "Target error probability δ", 0.05, "0.05", 0.0, 1.0, True, True),
+    Option("delta", "--delta", float, "Target error probability δ (of a safe BAI file: δ_r)", 0.05,
+           "0.05, or the safe file's", 0.0, 1.0, True, True),
     Option("beta", "--beta", float, "Tuned regime: radius √β (the paper's β is 0.25)", None, "none", 0.0,
            low_open=True),
     Option("subgaussian", "--subgaussian", float, "Sub-Gaussian scale R of one observation", None,
            "σ, or 1 for binary noise; the paper used 1", 0.0, MAGNITUDE_LIMIT, low_open=True),
-    Option("ridge", "--lambda", float, "Ridge λ of the adaptive design matrix", 0.1, "0.1", 0.0, low_open=True),
-    Option("norm_bound", "--S", float, "Bound S ≥ ‖φ‖ of the theory and det regimes", None,
-           "the instance's, else 1", 0.0, low_open=True),
+    Option("ridge", "--lambda", float, "Ridge λ of the adaptive design matrix", 0.1, "0.1, or the safe file's", 0.0,
+           low_open=True),
+    Option("norm_bound", "--S", float, "Bound S ≥ ‖φ‖ of the theory and det regimes (of a safe file: S ≥ ‖μ*‖, or "
+           "S_θ ≥ ‖θ*‖ for safe BAI)", None, "the instance's, else 1", 0.0, low_open=True),
     Option("rounding_epsilon", "--epsilon", float, "Rounding ε of round-based algorithms", 0.01, "0.01", 0.0,
            low_open=True),
     Option("budget", "--budget", int, "Stop after this many queries (pulls) and give the anytime answer; at most "
@@ -252,6 +254,10 @@ OPTIONS: dict[str, Option] = _declare(
            True, True),
     Option("updates", "--updates", str, "Safe-LinGapE's safe scales γ̄: from forced exploration only, or refreshed "
            "every pull", "static", "static", choices=("static", "dynamic")),
+    Option("safety_delta", "--delta-s", float, "Safe-LinGapE's safety confidence δ'_s of its conservative safe scales "
+           "γ̄ (\"Price of Safety\", §4)", None, "the file's delta_s", 0.0, 1.0, True, True),
+    Option("safety_norm_bound", "--S-mu", float, "Safe-LinGapE's known bound S_μ ≥ ‖μ*‖ on the safety parameter", None,
+           "the file's S_mu", 0.0, low_open=True),
 )
 
 

@@ -286,26 +286,41 @@ def drive(learner: Learner, environment: Environment, budget: int | None,
     return LoopOutcome(used, rounds, bool(learner.done), time.perf_counter() - started)
 
 
+def spawned_streams(rng: np.random.Generator) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
+    """Noise, algorithm and trace generators of one run spawned from the one generator ``rng``
+    (``rng.spawn(2)`` gives the algorithm's and the noise's, in that order, then a third child
+    the trace's): the ``streams`` of :func:`run_once` for scripts that seed each run with
+    ``numpy.random.default_rng(seed)``. The noise then does not depend on how many numbers
+    the algorithm drew either."""
+    algorithm_rng, noise_rng = rng.spawn(2)
+    return noise_rng, algorithm_rng, rng.spawn(1)[0]
+
+
 def run_once(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), tracer_rows: Any = None,
-             progress: Callable[[int], None] | None = None):
+             progress: Callable[[int], None] | None = None,
+             streams: tuple[np.random.Generator, np.random.Generator, np.random.Generator] | None = None):
     """Run one seeded episode of a prepared request and score it against the truth.
 
     The noise, the algorithm's randomness and the trace draw from three streams of
-    ``SeedSequence(seed, spawn_key=key)``. If ``tracer_rows`` is a list, or anything with
-    ``extend`` such as a :class:`cbai_cli.solving.TraceWriter` (and the kind keeps traces),
-    one tuple per observation is handed to it as the run goes. ``seed`` and the entries of
-    ``key`` are integers ≥ 0 (:func:`run_streams`). ``progress``: see :func:`drive`.
+    ``SeedSequence(seed, spawn_key=key)``, or from ``streams`` (noise, algorithm, trace) when
+    given (e.g. :func:`spawned_streams`; ``seed`` then only names the run). If
+    ``tracer_rows`` is a list, or anything with ``extend`` such as a
+    :class:`cbai_cli.solving.TraceWriter` (and the kind keeps traces), one tuple per
+    observation is handed to it as the run goes. ``seed`` and the entries of ``key`` are
+    integers ≥ 0 (:func:`run_streams`). ``progress``: see :func:`drive`.
     """
     seed = check_seed(seed)
-    learner, environment, observer = start_run(prepared, seed, key, tracer_rows)
+    learner, environment, observer = start_run(prepared, seed, key, tracer_rows, streams)
     loop = drive(learner, environment, prepared.budget, observer, progress)
     return prepared.kind.score(prepared, seed, learner, environment, observer, loop)
 
 
-def start_run(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), tracer_rows: Any = None):
+def start_run(prepared: PreparedRun, seed: int, key: tuple[int, ...] = (), tracer_rows: Any = None,
+              streams: tuple[np.random.Generator, np.random.Generator, np.random.Generator] | None = None):
     """The learner, environment and observer (None without ``tracer_rows``) of one run,
-    each on its stream of ``SeedSequence(seed, spawn_key=key)``."""
-    noise_rng, algorithm_rng, trace_rng = run_streams(seed, key)
+    each on its stream of ``SeedSequence(seed, spawn_key=key)`` or of ``streams`` (noise,
+    algorithm, trace) when given."""
+    noise_rng, algorithm_rng, trace_rng = run_streams(seed, key) if streams is None else streams
     kind = prepared.kind
     environment = kind.environment(prepared.instance, noise_rng)
     learner = prepared.make_algorithm(algorithm_rng)

@@ -52,8 +52,9 @@ class AlgorithmEntry:
             :data:`cbai_cli.options.OPTIONS`); a regime adds the ones its radius reads.
         regime_style: which confidence regimes it accepts: those whose ``adaptive`` flag
             matches (``round`` or ``adaptive``), or None for algorithms without a
-            confidence regime (the safe ones: their confidence levels are fields of the
-            instance). The default regime is ``preferred_regime`` when set, else the
+            confidence regime (the safe ones: their radii are the papers' own, their
+            confidence levels, ridge and norm bounds options whose defaults are the
+            instance file's). The default regime is ``preferred_regime`` when set, else the
             first accepted one.
         configure: ``"module:function"`` that turns a checked request into the
             algorithm's configuration (see :func:`cbai_cli.simulate.prepare`); None
@@ -414,6 +415,10 @@ def for_kind(name: str | None, kind: str) -> tuple[AlgorithmEntry, Alias | None]
 
 
 _SAFE = "cbai_cli.safe"
+# The constants of a safe instance file that every safe algorithm reads as options, the file's
+# value when not given: the confidence δ (safe-bai: δ_r), the ridge λ and the norm bound S
+# (safe-bai: S_θ); cbai_cli.safe.files says which field of the setting each replaces.
+SAFE_CONSTANTS = ("delta", "ridge", "norm_bound")
 # The options every CBAI algorithm of a style reads (its regime adds those of its radius).
 CBAI_OPTIONS = {"round": ("delta", "rounding_epsilon", "budget"), "adaptive": ("delta", "ridge", "budget")}
 
@@ -445,14 +450,16 @@ for _entry in (
     AlgorithmEntry("safe-lucb", f"{_SAFE}.safe_lucb", "SafeLUCB",
                    "Safe-LUCB (Amani et al. 2019): explore in the safe ball D^w, then optimistic actions in the "
                    "estimated safe set", ("safe-regret",), "adaptive",
-                   ("exploration", "horizon", "dw", "confidence_set", "intersect"),
+                   ("exploration", "horizon", "dw", "confidence_set", "intersect", *SAFE_CONSTANTS),
                    configure="cbai_cli.safe.solving:configure_safe_lucb"),
     AlgorithmEntry("lingape", f"{_SAFE}.lingape", "LinGapE",
                    "LinGapE (Xu et al. 2018): full pulls, ignores safety (the price-of-safety baseline)",
-                   ("safe-bai",), "adaptive", ("rule", "budget"), configure="cbai_cli.safe.solving:configure_lingape"),
+                   ("safe-bai",), "adaptive", ("rule", "budget", *SAFE_CONSTANTS),
+                   configure="cbai_cli.safe.solving:configure_lingape"),
     AlgorithmEntry("safe-lingape", f"{_SAFE}.safe_lingape", "SafeLinGapE",
                    "Safe-LinGapE: forced exploration at γ_FE, then LinGapE on the safely scaled arms γ̄_k·x_k",
-                   ("safe-bai",), "adaptive", ("rule", "updates", "budget"),
+                   ("safe-bai",), "adaptive",
+                   ("rule", "updates", "budget", *SAFE_CONSTANTS, "safety_delta", "safety_norm_bound"),
                    configure="cbai_cli.safe.solving:configure_safe_lingape", default_for=("safe-bai",)),
 ):
     register(_entry)

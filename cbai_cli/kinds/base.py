@@ -78,10 +78,11 @@ class InstanceKind:
         """One-line error for an option ``cbai bound`` does not read for this kind."""
         from cbai_cli.options import OPTIONS
 
+        read = ", ".join(OPTIONS[name].flag for name in self.bound_options) or "no option"
         for name in given:
             if name not in self.bound_options:
-                raise OptionError(f"{OPTIONS[name].flag} does not apply to {self.name} instances "
-                                  "(their constants are fields of the file)", name)
+                raise OptionError(f"{OPTIONS[name].flag} does not apply to {self.name} instances (cbai bound reads "
+                                  f"{read} there)", name)
 
     def bound(self, instance: Any, progress: Any = None, **options: Any) -> Any:
         """The instance's difficulty: a report with ``to_json()``. ``progress`` (a

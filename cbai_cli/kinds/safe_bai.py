@@ -9,16 +9,14 @@ unsafe pulls.
 
 from __future__ import annotations
 
-from cbai_cli.kinds.base import InstanceKind
-from cbai_cli.kinds.safe_regret import SAFE_IDENTITY_OPTIONS
+from cbai_cli.kinds.safe_base import SafeKind
 
 
-class SafeBaiKind(InstanceKind):
+class SafeBaiKind(SafeKind):
     name = "safe-bai"
     summary = "safe BAI: finite arms, reward θ*, safety μ*, partial pulls γ·x safe iff γxᵀμ* ≥ η₀"
     metric = ("pulls", "iterations")
     unsafe_label = "unsafe pulls"
-    identity_options = SAFE_IDENTITY_OPTIONS
 
     def parse(self, mapping, source):
         from cbai_cli.safe.files import safe_bai_from_mapping
@@ -57,7 +55,7 @@ class SafeBaiKind(InstanceKind):
         truth = prepared.instance.truth
         return SafeSolveOutcome(prepared, results, {
             "optimal_arm": truth.optimal_safe_arm, "true_gamma": _vector(truth.gamma),
-            "epsilon": prepared.instance.problem.epsilon})
+            "epsilon": prepared.instance.problem.setting.epsilon})
 
     def render_solve(self, outcome, out) -> None:
         from cbai_cli.render import print_notes

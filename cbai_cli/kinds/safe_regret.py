@@ -11,29 +11,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from cbai_cli.kinds.base import InstanceKind
-
-# The options of the request type of cbai 0.1 for safe runs (``SafeRunSpec``): a store's
-# run keys hash them, so stores written then still resume.
-SAFE_IDENTITY_OPTIONS = ("exploration", "rule", "updates", "horizon", "budget", "dw", "confidence_set", "intersect")
+from cbai_cli.kinds.safe_base import SafeKind
 
 
-class SafeRegretKind(InstanceKind):
+class SafeRegretKind(SafeKind):
     name = "safe-regret"
     summary = "Safe-LUCB: action set, unknown loss μ*, stage-wise constraint xᵀBμ* ≤ c, horizon T"
     metric = ("regret", "regret")
     judges_answers = False
     unsafe_label = "unsafe actions"
     draws_curves = True
-    identity_options = SAFE_IDENTITY_OPTIONS
+    bound_options = ("delta", "ridge", "norm_bound")
 
     def file_warnings(self, instance: Any) -> list[str]:
         """A horizon beyond what a run keeps in memory: the file stands, a run needs ``--T``."""
         from cbai_cli.options import HORIZON_LIMIT
 
-        if instance.problem.T <= HORIZON_LIMIT:
+        horizon = instance.problem.setting.T
+        if horizon <= HORIZON_LIMIT:
             return []
-        return [f"T = {instance.problem.T:,} rounds is more than a run keeps in memory (at most "
+        return [f"T = {horizon:,} rounds is more than a run keeps in memory (at most "
                 f"{HORIZON_LIMIT:.0e}, 8 bytes a round): run this file with --T of at most that"]
 
     def parse(self, mapping, source):
@@ -45,8 +42,8 @@ class SafeRegretKind(InstanceKind):
         from cbai_cli.kinds import checked_bound_options
         from cbai_cli.safe.bounds import safe_regret_bounds
 
-        checked_bound_options(self, options)
-        return safe_regret_bounds(instance)
+        given = checked_bound_options(self, options)
+        return safe_regret_bounds(instance.with_run_options(given))
 
     def render_bound(self, report, out) -> None:
         from cbai_cli.safe.render import regret_bound_table
@@ -79,7 +76,7 @@ class SafeRegretKind(InstanceKind):
 
         truth = prepared.instance.truth
         return SafeSolveOutcome(prepared, results, {
-            "horizon": prepared.instance.problem.T, "x_star": truth.x_star.tolist(), "loss_star": truth.loss_star,
+            "horizon": prepared.instance.problem.setting.T, "x_star": truth.x_star.tolist(), "loss_star": truth.loss_star,
             "safety_gap": truth.safety_gap})
 
     def render_solve(self, outcome, out) -> None:

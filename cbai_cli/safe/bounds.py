@@ -93,9 +93,9 @@ def safe_regret_bounds(instance: SafeRegretInstance) -> SafeRegretBounds:
     gap = truth.safety_gap
     return SafeRegretBounds(
         name=instance.name,
-        action_set=action_set_label(problem.action_set),
-        dim=problem.d,
-        horizon=problem.T,
+        action_set=action_set_label(setting.action_set),
+        dim=setting.d,
+        horizon=setting.T,
         x_star=tuple(float(v) for v in truth.x_star),
         loss_star=truth.loss_star,
         safety_gap=gap,
@@ -179,22 +179,22 @@ class SafeBaiBounds:
 
 def safe_bai_bounds(instance: SafeBaiInstance) -> SafeBaiBounds:
     """γ_k, k* and H_ε (full arms and at the true safe scales) of a safe-bai instance."""
-    problem = instance.problem
+    problem, setting = instance.problem, instance.problem.setting
     truth = instance.truth
-    scaled = truth.gamma[:, None] * problem.arms
+    scaled = truth.gamma[:, None] * setting.arms
     return SafeBaiBounds(
         name=instance.name,
-        n_arms=problem.K,
-        dim=problem.d,
-        eta0=problem.eta0,
-        epsilon=problem.epsilon,
+        n_arms=setting.K,
+        dim=setting.d,
+        eta0=setting.eta0,
+        epsilon=setting.epsilon,
         safety_values=tuple(map(float, truth.safety_values)),
         true_gamma=tuple(map(float, truth.gamma)),
         rewards=tuple(map(float, truth.rewards)),
         safe_rewards=tuple(map(float, truth.safe_rewards)),
         optimal_arm=truth.optimal_safe_arm,
         unconstrained_best_arm=int(np.argmax(truth.rewards)),
-        gamma_FE=problem.gamma_FE,
-        complexity_full=lingape_complexity(problem.arms, problem.theta_star, problem.epsilon),
-        complexity_safe=lingape_complexity(scaled, problem.theta_star, problem.epsilon),
+        gamma_FE=setting.gamma_FE,
+        complexity_full=lingape_complexity(setting.arms, problem.theta_star, setting.epsilon),
+        complexity_safe=lingape_complexity(scaled, problem.theta_star, setting.epsilon),
     )

@@ -38,6 +38,9 @@ what the learner knows; algorithms only ever receive ``problem.learner_view()``.
     S_theta: 2.0           # known bound S_θ ≥ ‖θ*‖
     S_mu: 1.0              # known bound S_μ ≥ ‖μ*‖
 
+δ, λ and S of either kind (and δ'_s, S_μ of safe-bai) are the defaults of run options that
+replace them for one run (:data:`REGRET_RUN_OPTIONS`, :data:`BAI_RUN_OPTIONS`).
+
 Every problem is reported as one line ``SOURCE: FIELD: RULE``; the library's own
 ``ValueError`` (shapes against the dimension, S ≥ ‖μ*‖, L ≥ max ‖x‖, spanning arms)
 is wrapped into :class:`~cbai_cli.errors.InstanceError` the same way.
@@ -62,7 +65,7 @@ from cbai_cli.instance import SCHEMA_VERSION, check_schema_version, content_hash
 from cbai_cli.linalg import RIDGE_RATIO_LIMIT
 from cbai_cli.safe.action_sets import ACTION_SET_KINDS, ActionSet
 from cbai_cli.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
-from cbai_cli.safe.problems import SafeBaiProblem, SafeRegretProblem
+from cbai_cli.safe.problems import SafeBaiProblem, SafeBaiSetting, SafeRegretProblem, SafeRegretSetting
 from cbai_cli.safe.truths import RegretTruth, SafeBaiTruth, regret_truth, safe_bai_truth
 from cbai_cli.validation import array, moderate
 from cbai_cli.validation import integer
@@ -80,6 +83,12 @@ BAI_FIELDS = ("schema_version", "kind", "name", "arms", "theta_star", "mu_star",
               "safety_noise", "epsilon", "delta_r", "delta_s", "lambda", "T_FE", "gamma_FE", "S_theta",
               "S_mu", "meta")
 _OPTIONAL = ("schema_version", "kind", "name", "meta")
+# The run options (cbai_cli.options) that replace a constant of the file for one run, and the
+# field of the setting each replaces: the learner's confidence levels, ridge and norm bounds
+# (Amani et al. 2019, §2.2; "Price of Safety", §4: δ_r and δ'_s, S_θ and S_μ).
+REGRET_RUN_OPTIONS = {"delta": "delta", "ridge": "lam", "norm_bound": "S"}
+BAI_RUN_OPTIONS = {"delta": "delta_r", "ridge": "lam", "norm_bound": "S_theta", "safety_delta": "delta_s",
+                   "safety_norm_bound": "S_mu"}
 # The library names two fields differently from the files; its messages start with them.
 _LIBRARY_NAMES = {"lam": "lambda", "noise_sd": "noise.sigma"}
 
@@ -90,12 +99,15 @@ _LIBRARY_NAMES = {"lam": "lambda", "noise_sd": "noise.sigma"}
 class _SafeInstance:
     """What both safe kinds share: name and dimension from the library problem, the checks
     of a file beyond the library problem's own, equality by file content, and the content
-    hash of records. Subclasses are frozen dataclasses with ``problem`` and ``meta`` fields
-    and define :attr:`problem_type`, :meth:`_check_problem` and :meth:`to_mapping`."""
+    hash of records, and the run options that replace constants of the file. Subclasses are
+    frozen dataclasses with ``problem`` and ``meta`` fields and define :attr:`problem_type`,
+    :attr:`run_options` (option name → the setting's field it replaces), :meth:`_check_problem`
+    and :meth:`to_mapping`."""
 
     problem: Any
     meta: Mapping[str, Any]
     problem_type: ClassVar[type]
+    run_options: ClassVar[Mapping[str, str]]
 
     def __post_init__(self) -> None:
         """Check what a file is checked for beyond the library problem's own rules (the name,
@@ -112,6 +124,36 @@ class _SafeInstance:
 
     def _check_problem(self) -> None:
         raise NotImplementedError
+
+    def with_setting(self, **changes: Any) -> Any:
+        """The same instance with the setting's fields ``changes`` replaced, checked as a
+        file's would be (:class:`InstanceError` ``FIELD: RULE``, with the file's field names)."""
+        with instance_errors():
+            try:
+                problem = self.problem.with_setting(**changes)
+            except ValueError as error:
+                raise _library_error(error) from None
+            return type(self)(problem, self.meta)
+
+    def with_run_options(self, given: Mapping[str, Any]) -> Any:
+        """The instance a run with the options ``given`` (by name, checked against their
+        ranges) runs on: each option of :attr:`run_options` that is given replaces its
+        constant of the setting; the file's value stays where none is. A value the file would
+        refuse (S below ‖μ*‖, a ridge too small for double precision) is one
+        :class:`~cbai_cli.errors.OptionError` naming the flag."""
+        from cbai_cli.errors import OptionError
+        from cbai_cli.options import OPTIONS
+
+        instance = self
+        for option, setting_field in self.run_options.items():
+            if given.get(option) is None:
+                continue
+            try:
+                instance = instance.with_setting(**{setting_field: given[option]})
+            except InstanceError as error:
+                rule = str(error).partition(": ")[2]
+                raise OptionError(f"{OPTIONS[option].flag}: {rule}", option) from None
+        return instance
 
     @property
     def name(self) -> str:
@@ -150,19 +192,20 @@ class SafeRegretInstance(_SafeInstance):
     meta: Mapping[str, Any] = field(default_factory=dict)
     kind: ClassVar[str] = REGRET_KIND
     problem_type: ClassVar[type] = SafeRegretProblem
+    run_options: ClassVar[Mapping[str, str]] = REGRET_RUN_OPTIONS
 
     def _check_problem(self) -> None:
         """Magnitudes within ±1e100 and a ridge that keeps A⁻¹ in double precision."""
-        p = self.problem
-        parameter = p.action_set.parameter
-        _check_magnitudes({"mu_star": p.mu_star, "B": p.B, "c": p.c, "S": p.S, "L": p.L, "lambda": p.lam,
-                           f"action_set.{parameter}": getattr(p.action_set, parameter)})
-        _check_ridge(p.lam, p.action_set.max_norm, f"an action of the {p.action_set.label()}")
+        s = self.problem.setting
+        parameter = s.action_set.parameter
+        _check_magnitudes({"mu_star": self.problem.mu_star, "B": s.B, "c": s.c, "S": s.S, "L": s.L, "lambda": s.lam,
+                           f"action_set.{parameter}": getattr(s.action_set, parameter)})
+        _check_ridge(s.lam, s.action_set.max_norm, f"an action of the {s.action_set.label()}")
 
     @property
     def summary(self) -> str:
         """A few words for messages: the action set and the dimension."""
-        return f"{action_set_label(self.problem.action_set)}, T = {self.problem.T:,}"
+        return f"{action_set_label(self.problem.setting.action_set)}, T = {self.problem.setting.T:,}"
 
     @cached_property
     def truth(self) -> RegretTruth:
@@ -173,26 +216,26 @@ class SafeRegretInstance(_SafeInstance):
         """The same instance with another horizon T (validated like a file's T)."""
         with instance_errors():
             _integer(horizon, "T", 1)
-        return SafeRegretInstance(dataclasses.replace(self.problem, T=int(horizon)), self.meta)
+        return self.with_setting(T=int(horizon))
 
     def to_mapping(self) -> dict[str, Any]:
         """The file's fields, in order, as plain Python values."""
-        p = self.problem
+        p, s = self.problem, self.problem.setting
         return {
             "schema_version": SCHEMA_VERSION,
             "kind": REGRET_KIND,
             "name": p.name,
-            "action_set": action_set_mapping(p.action_set),
+            "action_set": action_set_mapping(s.action_set),
             "mu_star": p.mu_star.tolist(),
-            "B": p.B.tolist(),
-            "c": float(p.c),
-            "T": int(p.T),
+            "B": s.B.tolist(),
+            "c": float(s.c),
+            "T": int(s.T),
             "noise": {"kind": "gaussian", "sigma": float(p.noise_sd)},
-            "S": float(p.S),
-            "L": float(p.L),
-            "R": float(p.R),
-            "lambda": float(p.lam),
-            "delta": float(p.delta),
+            "S": float(s.S),
+            "L": float(s.L),
+            "R": float(s.R),
+            "lambda": float(s.lam),
+            "delta": float(s.delta),
             "meta": plain(dict(self.meta)),
         }
 
@@ -205,22 +248,23 @@ class SafeBaiInstance(_SafeInstance):
     meta: Mapping[str, Any] = field(default_factory=dict)
     kind: ClassVar[str] = BAI_KIND
     problem_type: ClassVar[type] = SafeBaiProblem
+    run_options: ClassVar[Mapping[str, str]] = BAI_RUN_OPTIONS
 
     def _check_problem(self) -> None:
         """Magnitudes within ±1e100, a ridge that keeps A⁻¹ in double precision, and a
         forced exploration that is safe for every arm."""
-        p = self.problem
-        _check_magnitudes({"arms": p.arms, "theta_star": p.theta_star, "mu_star": p.mu_star, "eta0": p.eta0,
-                           "gamma_FE": p.gamma_FE, "lambda": p.lam, "S_theta": p.S_theta, "S_mu": p.S_mu})
-        _check_ridge(p.lam, float(np.linalg.norm(p.arms, axis=1).max()), "an arm")
+        p, s = self.problem, self.problem.setting
+        _check_magnitudes({"arms": s.arms, "theta_star": p.theta_star, "mu_star": p.mu_star, "eta0": s.eta0,
+                           "gamma_FE": s.gamma_FE, "lambda": s.lam, "S_theta": s.S_theta, "S_mu": s.S_mu})
+        _check_ridge(s.lam, float(np.linalg.norm(s.arms, axis=1).max()), "an arm")
         # Forced exploration plays γ_FE·x_k for every arm on the learner's word that it is safe
         # ("Price of Safety", §4: forced exploration samples "from a known safe set"); a file that
         # breaks this promise would make Safe-LinGapE unsafe by design.
-        values = p.gamma_FE * (p.arms @ p.mu_star)
-        if p.T_FE > 0 and np.any(values < p.eta0):
+        values = s.gamma_FE * (s.arms @ p.mu_star)
+        if s.T_FE > 0 and np.any(values < s.eta0):
             arm = int(np.argmin(values))
-            raise InstanceError(f"gamma_FE: forced exploration at γ_FE = {p.gamma_FE:g} is unsafe for arm {arm} "
-                                f"(γ_FE·x_kᵀμ* = {values[arm]:.6g} < η₀ = {p.eta0:g}); it must be safe for every arm")
+            raise InstanceError(f"gamma_FE: forced exploration at γ_FE = {s.gamma_FE:g} is unsafe for arm {arm} "
+                                f"(γ_FE·x_kᵀμ* = {values[arm]:.6g} < η₀ = {s.eta0:g}); it must be safe for every arm")
 
     @property
     def n_arms(self) -> int:
@@ -236,25 +280,25 @@ class SafeBaiInstance(_SafeInstance):
         return _frozen_arrays(safe_bai_truth(self.problem))
 
     def to_mapping(self) -> dict[str, Any]:
-        p = self.problem
+        p, s = self.problem, self.problem.setting
         return {
             "schema_version": SCHEMA_VERSION,
             "kind": BAI_KIND,
             "name": p.name,
-            "arms": p.arms.tolist(),
+            "arms": s.arms.tolist(),
             "theta_star": p.theta_star.tolist(),
             "mu_star": p.mu_star.tolist(),
-            "eta0": float(p.eta0),
-            "noise": {"kind": "gaussian", "sigma": float(p.sigma)},
-            "safety_noise": {"kind": "gaussian", "sigma": float(p.sigma_safe)},
-            "epsilon": float(p.epsilon),
-            "delta_r": float(p.delta_r),
-            "delta_s": float(p.delta_s),
-            "lambda": float(p.lam),
-            "T_FE": int(p.T_FE),
-            "gamma_FE": float(p.gamma_FE),
-            "S_theta": float(p.S_theta),
-            "S_mu": float(p.S_mu),
+            "eta0": float(s.eta0),
+            "noise": {"kind": "gaussian", "sigma": float(s.sigma)},
+            "safety_noise": {"kind": "gaussian", "sigma": float(s.sigma_safe)},
+            "epsilon": float(s.epsilon),
+            "delta_r": float(s.delta_r),
+            "delta_s": float(s.delta_s),
+            "lambda": float(s.lam),
+            "T_FE": int(s.T_FE),
+            "gamma_FE": float(s.gamma_FE),
+            "S_theta": float(s.S_theta),
+            "S_mu": float(s.S_mu),
             "meta": plain(dict(self.meta)),
         }
 
@@ -423,13 +467,15 @@ def _safe_regret(mapping: Mapping[str, Any], source: str) -> SafeRegretInstance:
     c = _real(mapping["c"], "c")
     if c <= 0:
         raise InstanceError(f"c: must be > 0 so that the zero action is safe (Amani et al. 2019, eq. (1)), got {c:g}")
+    horizon = _integer(mapping["T"], "T", 1)
+    noise_sd = _gaussian_sigma(mapping["noise"], "noise")
     fields = dict(
-        T=_integer(mapping["T"], "T", 1), noise_sd=_gaussian_sigma(mapping["noise"], "noise"),
-        S=_positive(mapping["S"], "S"), L=_positive(mapping["L"], "L"), R=_nonnegative(mapping["R"], "R"),
+        T=horizon, S=_positive(mapping["S"], "S"), L=_positive(mapping["L"], "L"), R=_nonnegative(mapping["R"], "R"),
         lam=_positive(mapping["lambda"], "lambda"), delta=_probability(mapping["delta"], "delta"),
     )
     try:
-        problem = SafeRegretProblem(action_set=action_set, mu_star=mu_star, B=B, c=c, name=name, **fields)
+        problem = SafeRegretProblem(SafeRegretSetting(action_set=action_set, B=B, c=c, **fields), mu_star=mu_star,
+                                    noise_sd=noise_sd, name=name)
     except ValueError as error:
         raise _library_error(error) from None
     return SafeRegretInstance(problem, meta)
@@ -465,8 +511,8 @@ def _safe_bai(mapping: Mapping[str, Any], source: str) -> SafeBaiInstance:
         S_theta=_positive(mapping["S_theta"], "S_theta"), S_mu=_positive(mapping["S_mu"], "S_mu"),
     )
     try:
-        problem = SafeBaiProblem(arms=arms, theta_star=vectors["theta_star"], mu_star=vectors["mu_star"], eta0=eta0,
-                                 gamma_FE=gamma_fe, name=name, **fields)
+        problem = SafeBaiProblem(SafeBaiSetting(arms=arms, eta0=eta0, gamma_FE=gamma_fe, **fields),
+                                 theta_star=vectors["theta_star"], mu_star=vectors["mu_star"], name=name)
     except ValueError as error:
         raise _library_error(error) from None
     return SafeBaiInstance(problem, meta)

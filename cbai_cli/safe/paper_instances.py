@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .action_sets import BoxSet
-from .problems import LinearBaiProblem, SafeBaiProblem, SafeRegretProblem
+from .problems import LinearBaiProblem, SafeBaiProblem, SafeBaiSetting, SafeRegretProblem, SafeRegretSetting
 from cbai_cli.validation import integer
 
 __all__ = ["instance_a", "instance_b", "soare_arms", "lingape_instance", "price_of_safety_instance"]
@@ -24,24 +24,25 @@ __all__ = ["instance_a", "instance_b", "soare_arms", "lingape_instance", "price_
 _MU_AB = np.array([20.8 / 23.0, 1.0 / 23.0])
 
 
+def _appendix_f_setting(B: np.ndarray, c: float, T: int) -> SafeRegretSetting:
+    """The box [−1, 1]² and the constants of both Appendix F instances (the authors' code):
+    S = 1, L = √2, R = 1, λ = 1, δ = 0.01."""
+    return SafeRegretSetting(action_set=BoxSet(d=2, half_width=1.0), B=B, c=c, T=T, S=1.0, L=math.sqrt(2.0), R=1.0,
+                             lam=1.0, delta=0.01)
+
+
 def instance_a(T: int = 100_000) -> SafeRegretProblem:
     """Appendix F instance with Δ > 0 (the authors' ``CLBwithD_0.m``): box [−1, 1]²,
     μ* = (20.8, 1)/23, B = [[3, 9], [9, 2]]/5, c = 0.9, noise N(0, 0.01²); x* = (−1, −1)."""
-    return SafeRegretProblem(
-        action_set=BoxSet(d=2, half_width=1.0), mu_star=_MU_AB,
-        B=np.array([[3.0, 9.0], [9.0, 2.0]]) / 5.0, c=0.9, T=T, noise_sd=0.01,
-        S=1.0, L=math.sqrt(2.0), R=1.0, lam=1.0, delta=0.01, name="safe-lucb-A",
-    )
+    return SafeRegretProblem(_appendix_f_setting(np.array([[3.0, 9.0], [9.0, 2.0]]) / 5.0, 0.9, T), mu_star=_MU_AB,
+                             noise_sd=0.01, name="safe-lucb-A")
 
 
 def instance_b(T: int = 100_000) -> SafeRegretProblem:
     """Appendix F instance with Δ = 0 (the authors' ``intersectCLB.m``): the same box and μ*,
     B = diag(−1, 2), c = 0.7; x* lies on the constraint line."""
-    return SafeRegretProblem(
-        action_set=BoxSet(d=2, half_width=1.0), mu_star=_MU_AB,
-        B=np.diag([-1.0, 2.0]), c=0.7, T=T, noise_sd=0.01,
-        S=1.0, L=math.sqrt(2.0), R=1.0, lam=1.0, delta=0.01, name="safe-lucb-B",
-    )
+    return SafeRegretProblem(_appendix_f_setting(np.diag([-1.0, 2.0]), 0.7, T), mu_star=_MU_AB, noise_sd=0.01,
+                             name="safe-lucb-B")
 
 
 def soare_arms(d: int, omega: float) -> np.ndarray:
@@ -90,9 +91,9 @@ def price_of_safety_instance(
     theta[0] = 2.0
     mu = np.zeros(d)
     mu[1] = -1.0
-    return SafeBaiProblem(
-        arms=arms, theta_star=theta, mu_star=mu, eta0=eta0, sigma=sigma, sigma_safe=sigma_safe,
-        epsilon=2.0 * (1.0 - math.cos(omega)), delta_r=delta_r, delta_s=delta_s, lam=1.0,
-        T_FE=200 * K if T_FE is None else T_FE, gamma_FE=gamma_FE, S_theta=2.0, S_mu=1.0,
-        name=f"soare-safe-d{d}",
+    setting = SafeBaiSetting(
+        arms=arms, eta0=eta0, sigma=sigma, sigma_safe=sigma_safe, epsilon=2.0 * (1.0 - math.cos(omega)),
+        delta_r=delta_r, delta_s=delta_s, lam=1.0, T_FE=200 * K if T_FE is None else T_FE, gamma_FE=gamma_FE,
+        S_theta=2.0, S_mu=1.0,
     )
+    return SafeBaiProblem(setting, theta_star=theta, mu_star=mu, name=f"soare-safe-d{d}")

@@ -1,10 +1,11 @@
 """What a safe-bandit learner knows, and the problems that add the hidden truth.
 
-Every problem is a frozen dataclass that validates itself and raises ``ValueError`` naming
-the offending field. Arrays are copied and made read-only, so a problem cannot change after
-construction. Each problem has a ``learner_view()`` without the unknown parameters: that is
-what the algorithms receive; only the environments (:mod:`.environment`) and the truths
-(:mod:`.truths`) read ``mu_star`` / ``theta_star``.
+Every setting and problem is a frozen dataclass that validates itself and raises
+``ValueError`` naming the offending field. Arrays are copied and made read-only, so neither can
+change after construction. A problem holds its setting, what the learner knows, and adds the
+unknown parameters; ``learner_view()`` is that setting, which is what the algorithms receive;
+only the environments (:mod:`.environment`) and the truths (:mod:`.truths`) read
+``mu_star`` / ``theta_star``.
 
 Conventions:
 
@@ -18,6 +19,7 @@ Conventions:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -108,44 +110,40 @@ class SafeRegretSetting:
 
 @dataclass(frozen=True, eq=False)
 class SafeRegretProblem:
-    """A safe linear bandit regret instance (Amani et al. 2019, §2): the setting plus the truth.
+    """A safe linear bandit regret instance (Amani et al. 2019, §2): what the learner knows
+    (``setting``) and the truth.
 
     ``mu_star``: (d,) is the unknown loss parameter (loss μ*ᵀx + N(0, noise_sd²)); the
     safety constraint is xᵀBμ* ≤ c.
     """
 
-    action_set: ActionSet
+    setting: SafeRegretSetting
     mu_star: np.ndarray
-    B: np.ndarray
-    c: float
-    T: int
     noise_sd: float
-    S: float
-    L: float
-    R: float
-    lam: float
-    delta: float
     name: str = ""
 
     def __post_init__(self) -> None:
-        view = self.learner_view()  # validates everything except mu_star / noise_sd
-        replace_field(self, "B", view.B)
+        if not isinstance(self.setting, SafeRegretSetting):
+            raise ValueError(f"setting must be a SafeRegretSetting, got {type(self.setting).__name__}")
         mu = array(self.mu_star, "mu_star", 1)
-        _check_shape(mu, "mu_star", view.d)
+        _check_shape(mu, "mu_star", self.d)
         replace_field(self, "mu_star", mu)
         nonnegative(self.noise_sd, "noise_sd")
-        if np.linalg.norm(mu) > self.S + NORM_TOL:
-            raise ValueError(f"S={self.S} is below ‖mu_star‖ = {np.linalg.norm(mu):.6g} (Assumption 2)")
+        S = self.setting.S
+        if np.linalg.norm(mu) > S + NORM_TOL:
+            raise ValueError(f"S={S} is below ‖mu_star‖ = {np.linalg.norm(mu):.6g} (Assumption 2)")
 
     def learner_view(self) -> SafeRegretSetting:
-        return SafeRegretSetting(
-            action_set=self.action_set, B=self.B, c=self.c, T=self.T, S=self.S,
-            L=self.L, R=self.R, lam=self.lam, delta=self.delta,
-        )
+        """What Safe-LUCB receives: the setting, without μ*."""
+        return self.setting
+
+    def with_setting(self, **changes: object) -> SafeRegretProblem:
+        """The same truth with the setting's fields ``changes`` replaced, validated again."""
+        return dataclasses.replace(self, setting=dataclasses.replace(self.setting, **changes))
 
     @property
     def d(self) -> int:
-        return self.action_set.d
+        return self.setting.d
 
 
 # --------------------------------------------------------------------------- best-arm identification
@@ -266,47 +264,46 @@ class SafeBaiSetting(_ArmsShape):
 
 
 @dataclass(frozen=True, eq=False)
-class SafeBaiProblem(_ArmsShape):
-    """Safe linear best-arm identification with partial pulls ("Price of Safety" §3.3).
+class SafeBaiProblem:
+    """Safe linear best-arm identification with partial pulls ("Price of Safety" §3.3): what
+    the learner knows (``setting``) and the truth θ*, μ*.
 
     Playing γ·x_k returns the reward γ x_kᵀθ* + N(0, σ²) and the safety signal
     γ x_kᵀμ* + N(0, σ_safe²); the pull is unsafe iff γ x_kᵀμ* < η₀.
     """
 
-    arms: np.ndarray
+    setting: SafeBaiSetting
     theta_star: np.ndarray
     mu_star: np.ndarray
-    eta0: float
-    sigma: float
-    sigma_safe: float
-    epsilon: float
-    delta_r: float
-    delta_s: float
-    lam: float
-    T_FE: int
-    gamma_FE: float
-    S_theta: float
-    S_mu: float
     name: str = ""
 
     def __post_init__(self) -> None:
-        view = self.learner_view()
-        replace_field(self, "arms", view.arms)
+        if not isinstance(self.setting, SafeBaiSetting):
+            raise ValueError(f"setting must be a SafeBaiSetting, got {type(self.setting).__name__}")
         theta = array(self.theta_star, "theta_star", 1)
         mu = array(self.mu_star, "mu_star", 1)
-        _check_shape(theta, "theta_star", view.d)
-        _check_shape(mu, "mu_star", view.d)
-        _check_norm_bound(theta, "theta_star", self.S_theta, "S_theta")
-        _check_norm_bound(mu, "mu_star", self.S_mu, "S_mu")
+        _check_shape(theta, "theta_star", self.d)
+        _check_shape(mu, "mu_star", self.d)
+        _check_norm_bound(theta, "theta_star", self.setting.S_theta, "S_theta")
+        _check_norm_bound(mu, "mu_star", self.setting.S_mu, "S_mu")
         replace_field(self, "theta_star", theta)
         replace_field(self, "mu_star", mu)
 
     def learner_view(self) -> SafeBaiSetting:
-        return SafeBaiSetting(
-            arms=self.arms, eta0=self.eta0, sigma=self.sigma, sigma_safe=self.sigma_safe,
-            epsilon=self.epsilon, delta_r=self.delta_r, delta_s=self.delta_s, lam=self.lam,
-            T_FE=self.T_FE, gamma_FE=self.gamma_FE, S_theta=self.S_theta, S_mu=self.S_mu,
-        )
+        """What LinGapE and Safe-LinGapE receive: the setting, without θ* and μ*."""
+        return self.setting
+
+    def with_setting(self, **changes: object) -> SafeBaiProblem:
+        """The same truth with the setting's fields ``changes`` replaced, validated again."""
+        return dataclasses.replace(self, setting=dataclasses.replace(self.setting, **changes))
+
+    @property
+    def K(self) -> int:
+        return self.setting.K
+
+    @property
+    def d(self) -> int:
+        return self.setting.d
 
 
 # --------------------------------------------------------------------------- safe scales

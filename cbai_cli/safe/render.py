@@ -25,6 +25,13 @@ def _vector(values: Sequence[float], digits: int = 4) -> str:
     return "(" + ", ".join(f"{v:.{digits}g}" for v in values) + ")"
 
 
+def _option_text(name: str, value: object) -> str:
+    """``lambda 2.0``: an option in effect as a table title shows it, by its spec name."""
+    from cbai_cli.options import OPTIONS
+
+    return f"{OPTIONS[name].spec_name if name in OPTIONS else name} {value}"
+
+
 def regret_table(outcome: SafeSolveOutcome) -> Table:
     """One row per seed: T', λ_min of the exploration design, regret at 10³, 10⁴, …, T, unsafe actions.
 
@@ -37,6 +44,7 @@ def regret_table(outcome: SafeSolveOutcome) -> Table:
     settings += [f"D^w {options['dw']}"] if options["dw"] != "ball" else []
     settings += [f"{options['confidence_set']} confidence set"] if options["confidence_set"] != "polytope" else []
     settings += ["intersected polytopes"] if options["intersect"] else []
+    settings += [_option_text(name, options[name]) for name in instance.run_options if name in options]
     table = Table(title=f"{outcome.prepared.algorithm} ({', '.join(settings)}) on {markup_safe(instance.name)} "
                         f"({instance.summary})", header_style="bold")
     table.add_column("seed", justify="right")
@@ -78,7 +86,7 @@ def bai_table(outcome: SafeSolveOutcome) -> Table:
     correct answers and the total of unsafe pulls (and their share of all pulls).
     """
     results: Sequence[BaiRun] = outcome.results
-    options = ", ".join(f"{key} {value}" for key, value in outcome.prepared.options.items() if key != "budget")
+    options = ", ".join(_option_text(key, value) for key, value in outcome.prepared.options.items() if key != "budget")
     instance = outcome.instance
     table = Table(title=f"{outcome.prepared.algorithm} ({options}) on {markup_safe(instance.name)} ({instance.summary})",
                   header_style="bold")
@@ -156,12 +164,12 @@ def _forced_exploration_note(outcome: SafeSolveOutcome) -> str | None:
     early = sum(run.gamma_bar_fe is None for run in results)
     if not early:
         return None
-    problem = outcome.instance.problem
+    setting = outcome.instance.problem.setting
     which = "the run" if len(results) == 1 else f"all {early} runs" if early == len(results) else \
         f"{early} of {len(results)} runs"
     return (f"{outcome.prepared.algorithm}: {which} reached the pull cap during forced exploration (T_FE = "
-            f"{problem.T_FE:,} pulls), "
-            f"pulling arms at γ_FE = {problem.gamma_FE:g} only, so no safe scale γ̄ was estimated; the answer "
+            f"{setting.T_FE:,} pulls), "
+            f"pulling arms at γ_FE = {setting.gamma_FE:g} only, so no safe scale γ̄ was estimated; the answer "
             "reported is arm 0 at γ_FE, a placeholder")
 
 

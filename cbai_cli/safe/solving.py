@@ -56,7 +56,7 @@ def _check_safe_lucb_sets(instance: SafeRegretInstance, confidence_set: str, int
     """The set options Safe-LUCB implements only for some action sets: the ellipsoid
     confidence set for finite sets, the intersection of past polytopes (the authors'
     ``intersectCLB.m``) for a 2-D box."""
-    action_set = instance.problem.action_set
+    action_set = instance.problem.setting.action_set
     if confidence_set == "ellipsoid" and not action_set.supports_ellipsoid_confidence:
         raise OptionError("--confidence-set ellipsoid is implemented for finite action sets only "
                           f"(this instance's action set is the {action_set.label()})", "confidence_set")
@@ -67,7 +67,8 @@ def _check_safe_lucb_sets(instance: SafeRegretInstance, confidence_set: str, int
 def configure_safe_lucb(spec, regime, request, instance: SafeRegretInstance, *, solve_oracle: bool = True):
     """Safe-LUCB's configuration (Amani et al. 2019, Algorithm 1): the exploration length
     rule, the exploration set D^w and the confidence set; ``--T`` replaces the file's
-    horizon. The run's budget is the horizon T.
+    horizon, ``--delta``, ``--lambda`` and ``--S`` its δ, λ and S (§2.2). The run's budget is
+    the horizon T.
 
     Raises :class:`OptionError` for an exploration rule the instance cannot use and
     :class:`InstanceError` when Safe-LUCB cannot run on the instance (e.g. no finite arm
@@ -77,14 +78,15 @@ def configure_safe_lucb(spec, regime, request, instance: SafeRegretInstance, *, 
     from cbai_cli.safe.safe_lucb import SafeLUCBConfig
     from cbai_cli.simulate import Configured
 
+    given = request.given()
+    instance = instance.with_run_options(given)
     horizon = request.get("horizon")
     if horizon is not None:
         instance = instance.with_horizon(horizon)
-    elif instance.problem.T > HORIZON_LIMIT:
-        raise InstanceError(f"{instance.name}: T = {instance.problem.T} rounds is more than a run can keep in memory "
-                            f"(at most {HORIZON_LIMIT:.0e}, 8 bytes a round); give a smaller --T")
+    elif instance.problem.setting.T > HORIZON_LIMIT:
+        raise InstanceError(f"{instance.name}: T = {instance.problem.setting.T} rounds is more than a run can keep in "
+                            f"memory (at most {HORIZON_LIMIT:.0e}, 8 bytes a round); give a smaller --T")
     gap = instance.truth.safety_gap
-    given = request.given()
     mode = _exploration(given.get("exploration"), gap)
     dw, confidence_set, intersect = request.get("dw"), request.get("confidence_set"), bool(request.get("intersect"))
     _check_safe_lucb_sets(instance, confidence_set, intersect)
@@ -103,7 +105,7 @@ def configure_safe_lucb(spec, regime, request, instance: SafeRegretInstance, *, 
         raise InstanceError(f"{instance.name}: safe-lucb cannot run on this instance: {error}") from None
     notes: list[str] = []
     default = " (the default when Δ > 0)" if "exploration" not in given else ""
-    horizon = instance.problem.T
+    horizon = instance.problem.setting.T
     capped = budget is not None and uncapped > budget
 
     def length(symbol: str) -> str:
@@ -133,9 +135,9 @@ def configure_safe_lucb(spec, regime, request, instance: SafeRegretInstance, *, 
         notes.append("D^w leaves the action set, so λ_− is a Monte Carlo estimate that each run draws from its own "
                      "generator: T' is decided per run (see each run's exploration_rounds)")
     options = {"exploration": mode, "exploration_rounds": budget if decided or isinstance(mode, int) else None,
-               "exploration_budget": budget, "T": instance.problem.T,
-               "dw": dw, "confidence_set": confidence_set, "intersect": intersect}
-    return Configured(view, config, instance.problem.T, options, tuple(notes), instance=instance)
+               "exploration_budget": budget, "T": horizon,
+               "dw": dw, "confidence_set": confidence_set, "intersect": intersect, **_constants(instance, given)}
+    return Configured(view, config, horizon, options, tuple(notes), instance=instance)
 
 
 def _count(value: int) -> str:
@@ -143,27 +145,43 @@ def _count(value: int) -> str:
     return f"{value:,}" if value < 10**15 else f"{float(value):.3g}"
 
 
+def _constants(instance: SafeRegretInstance | SafeBaiInstance, given: dict[str, Any]) -> dict[str, Any]:
+    """The run options given that replace constants of the file (``--delta``, ``--lambda``, …),
+    as record columns; the file's constants themselves are part of the instance's record."""
+    return {name: given[name] for name in instance.run_options if name in given}
+
+
 def configure_lingape(spec, regime, request, instance: SafeBaiInstance, *, solve_oracle: bool = True):
-    """LinGapE's configuration (Xu et al. 2018, Algorithm 1): full pulls, safety ignored."""
+    """LinGapE's configuration (Xu et al. 2018, Algorithm 1): full pulls, safety ignored;
+    ``--delta``, ``--lambda`` and ``--S`` replace the file's δ_r, λ and S_θ."""
     from cbai_cli.safe.lingape import LinGapEConfig
     from cbai_cli.simulate import Configured
 
+    given = request.given()
+    instance = instance.with_run_options(given)
     rule = request.get("rule")
     budget = request.get("budget") or DEFAULT_MAX_STEPS
-    config = LinGapEConfig.from_safe_setting(instance.problem.learner_view(), rule=rule)
-    return Configured(instance.problem.arms, config, budget, {"rule": rule, "budget": budget})
+    setting = instance.problem.learner_view()
+    config = LinGapEConfig.from_safe_setting(setting, rule=rule)
+    return Configured(setting.arms, config, budget, {"rule": rule, "budget": budget, **_constants(instance, given)},
+                      instance=instance)
 
 
 def configure_safe_lingape(spec, regime, request, instance: SafeBaiInstance, *, solve_oracle: bool = True):
-    """Safe-LinGapE's configuration: forced exploration, then LinGapE on the safely scaled arms."""
+    """Safe-LinGapE's configuration: forced exploration, then LinGapE on the safely scaled arms
+    ("Price of Safety", §4); ``--delta``, ``--lambda``, ``--S``, ``--delta-s`` and ``--S-mu``
+    replace the file's δ_r, λ, S_θ, δ'_s and S_μ."""
     from cbai_cli.safe.safe_lingape import SafeLinGapEConfig
     from cbai_cli.simulate import Configured
 
+    given = request.given()
+    instance = instance.with_run_options(given)
     rule, updates = request.get("rule"), request.get("updates")
     budget = request.get("budget") or DEFAULT_MAX_STEPS
     config = SafeLinGapEConfig(rule=rule, update=updates)
-    return Configured(instance.problem.learner_view(), config, budget, {"rule": rule, "updates": updates,
-                                                                         "budget": budget})
+    return Configured(instance.problem.learner_view(), config, budget,
+                      {"rule": rule, "updates": updates, "budget": budget, **_constants(instance, given)},
+                      instance=instance)
 
 
 # --------------------------------------------------------------------------- results

@@ -30,10 +30,11 @@ class RegretTruth:
 
 def regret_truth(problem: SafeRegretProblem) -> RegretTruth:
     """x*, its loss and the safety gap Δ of ``problem``."""
-    x = problem.action_set.optimal_action(problem.mu_star, problem.B, problem.c)
+    setting = problem.setting
+    x = setting.action_set.optimal_action(problem.mu_star, setting.B, setting.c)
     if x is None:
         raise ValueError("no arm of the finite action set is safe")
-    gap = problem.c - float(x @ problem.B @ problem.mu_star)
+    gap = setting.c - float(x @ setting.B @ problem.mu_star)
     # The LP is solved to ~1e-9; a gap that small means the constraint is active (Δ = 0).
     if abs(gap) < 1e-9:
         gap = 0.0
@@ -61,8 +62,9 @@ class SafeBaiTruth:
 
 def safe_bai_truth(problem: SafeBaiProblem) -> SafeBaiTruth:
     """γ_k, the safe rewards and k* of ``problem``."""
-    s = problem.arms @ problem.mu_star
-    g = safe_scales(s, problem.eta0)
-    r = problem.arms @ problem.theta_star
+    arms = problem.setting.arms
+    s = arms @ problem.mu_star
+    g = safe_scales(s, problem.setting.eta0)
+    r = arms @ problem.theta_star
     sr = g * r
     return SafeBaiTruth(safety_values=s, gamma=g, rewards=r, safe_rewards=sr, optimal_safe_arm=int(np.argmax(sr)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -34,10 +35,10 @@ def solve_json(cli, *args, code: int = 0) -> dict:
 
 
 @pytest.mark.parametrize("family, args, kind, check", [
-    ("amani-a", ["--T", "5000"], "safe-regret", lambda i: i.problem.T == 5000 and i.truth.safety_gap > 3),
-    ("amani-b", [], "safe-regret", lambda i: i.problem.T == 100_000 and i.truth.safety_gap == 0),
+    ("amani-a", ["--T", "5000"], "safe-regret", lambda i: i.problem.setting.T == 5000 and i.truth.safety_gap > 3),
+    ("amani-b", [], "safe-regret", lambda i: i.problem.setting.T == 100_000 and i.truth.safety_gap == 0),
     ("soare-safe", ["--d", "4", "--omega", "0.2", "--eta0", "-0.3"], "safe-bai",
-     lambda i: i.n_arms == 5 and i.problem.eta0 == -0.3 and i.truth.gamma[1] == pytest.approx(0.3)),
+     lambda i: i.n_arms == 5 and i.problem.setting.eta0 == -0.3 and i.truth.gamma[1] == pytest.approx(0.3)),
 ])
 @pytest.mark.parametrize("suffix", ["yaml", "npz"])
 def test_generate_writes_a_loadable_file(cli, tmp_path, family, args, kind, check, suffix):
@@ -77,7 +78,7 @@ def test_generate_through_a_subprocess(cbai_process, tmp_path):
     path = tmp_path / "a.npz"
     process = cbai_process("generate", "amani-a", "--T", "2000", "-o", path)
     assert process.returncode == 0, process.stderr
-    assert load(path).problem.T == 2000
+    assert load(path).problem.setting.T == 2000
 
 
 # ---------------------------------------------------------------- bound
@@ -112,7 +113,22 @@ def test_bound_safe_bai_json_and_table(cli):
 
 @pytest.mark.parametrize("option", [["--delta", "0.1"], ["--solver", "fw"], ["--epsilon", "0.1"]])
 def test_bound_rejects_cbai_options_on_safe_files(cli, option):
-    one_line_error(cli("bound", SOARE, *option), f"{option[0]} does not apply to safe-bai instances")
+    one_line_error(cli("bound", SOARE, *option),
+                   f"{option[0]} does not apply to safe-bai instances (cbai bound reads no option there)")
+
+
+def test_bound_safe_regret_reads_the_run_constants_as_options(cli):
+    """t_δ = (8L²/λ_−) log(d/δ) follows --delta; λ_− = c²/((d+2)S²‖B‖²) follows --S; β_T
+    follows --lambda; the file's values give the file's constants."""
+    file_values = json.loads(cli("bound", AMANI_A, "--json").stdout)
+    same = json.loads(cli("bound", AMANI_A, "--json", "--delta", "0.01", "--lambda", "1", "--S", "1").stdout)
+    assert same == file_values
+    other = json.loads(cli("bound", AMANI_A, "--json", "--delta", "0.1", "--S", "2").stdout)
+    assert other["lambda_minus"] == pytest.approx(file_values["lambda_minus"] / 4)
+    assert other["t_delta"] == pytest.approx(4 * file_values["t_delta"] * math.log(20) / math.log(200))
+    assert json.loads(cli("bound", AMANI_A, "--json", "--lambda", "2").stdout)["beta_T"] != file_values["beta_T"]
+    one_line_error(cli("bound", AMANI_A, "--solver", "fw"),
+                   "--solver does not apply to safe-regret instances (cbai bound reads --delta, --lambda, --S there)")
 
 
 def test_bound_through_a_subprocess(cbai_process):
@@ -132,6 +148,33 @@ def test_solve_safe_lucb_json(cli):
     assert run["exploration_rounds"] == 300 and run["iterations"] == 1500 and run["violations"] == 0
     assert run["regret_curve"][-1] == {"t": 1500, "regret": run["regret"]}
     assert [point["t"] for point in run["regret_curve"]] == [10, 20, 50, 100, 200, 500, 1000, 1500]
+
+
+@pytest.mark.parametrize("path, args, given, code", [
+    (AMANI_A, ["--algo", "safe-lucb", "--T", "1200", "--exploration", "200"], ["--delta", "0.01", "--lambda", "1", "--S", "1"],
+     0),
+    (SOARE, ["--algo", "lingape", "--budget", "800"], ["--delta", "0.001", "--lambda", "1", "--S", "2"], 1),
+    (SOARE, ["--algo", "safe-lingape", "--budget", "1500"],
+     ["--delta", "0.001", "--lambda", "1", "--S", "2", "--delta-s", "0.001", "--S-mu", "1"], 1),
+])
+def test_the_files_constants_given_as_options_change_nothing_but_the_options_shown(cli, path, args, given, code):
+    plain, explicit = solve_json(cli, path, *args, code=code), solve_json(cli, path, *args, *given, code=code)
+    assert [run | {"wall_s": 0} for run in plain["runs"]] == [run | {"wall_s": 0} for run in explicit["runs"]]
+    shown = {name: value for name, value in explicit["options"].items() if name not in plain["options"]}
+    assert len(shown) == len(given) // 2 and set(shown) <= {"delta", "ridge", "norm_bound", "safety_delta",
+                                                            "safety_norm_bound"}
+
+
+def test_run_constants_reach_the_algorithms(cli):
+    """A larger δ_r stops LinGapE sooner on the same noise; --delta-s and --S-mu change
+    Safe-LinGapE's γ̄ (a larger δ'_s, or a smaller S_μ, narrows the safety radius)."""
+    strict = solve_json(cli, SOARE, "--algo", "lingape", "--seed", "3")["runs"][0]["iterations"]
+    loose = solve_json(cli, SOARE, "--algo", "lingape", "--seed", "3", "--delta", "0.5")["runs"][0]["iterations"]
+    assert loose < strict
+    fe = ["--algo", "safe-lingape", "--budget", "900"]
+    gamma = solve_json(cli, SOARE, *fe, code=1)["runs"][0]["gamma_bar_fe"]
+    assert solve_json(cli, SOARE, *fe, "--delta-s", "0.3", code=1)["runs"][0]["gamma_bar_fe"][1] > gamma[1]
+    assert solve_json(cli, SOARE, *fe, "--S-mu", "3", code=1)["runs"][0]["gamma_bar_fe"][1] < gamma[1]
 
 
 def test_solve_safe_lucb_table(cli):
@@ -192,7 +235,15 @@ def test_step_cap_exits_with_code_one(cli):
     (AMANI_A, ["--algo", "safe-lucb", "--budget", "10"], "--budget does not apply to safe-lucb"),
     (SOARE, ["--algo", "lingape", "--updates", "dynamic"], "--updates does not apply to lingape"),
     (SOARE, ["--algo", "lingape", "--T", "10"], "--T does not apply to lingape"),
-    (SOARE, ["--algo", "safe-lingape", "--delta", "0.1"], "--delta does not apply to safe-lingape"),
+    (SOARE, ["--algo", "lingape", "--delta-s", "0.1"], "--delta-s does not apply to lingape"),
+    (SOARE, ["--algo", "lingape", "--S-mu", "2"], "--S-mu does not apply to lingape"),
+    (AMANI_A, ["--algo", "safe-lucb", "--delta-s", "0.1"], "--delta-s does not apply to safe-lucb"),
+    (AMANI_A, ["--algo", "safe-lucb", "--delta", "1"], "--delta must lie in (0, 1), got 1"),
+    (AMANI_A, ["--algo", "safe-lucb", "--S", "0.5"], "--S: 0.5 is below ‖mu_star‖ = 0.905392 (Assumption 2)"),
+    (SOARE, ["--algo", "safe-lingape", "--S", "1.5"], "--S: 1.5 is below ‖theta_star‖ = 2"),
+    (SOARE, ["--algo", "safe-lingape", "--S-mu", "0.5"], "--S-mu: 0.5 is below ‖mu_star‖ = 1"),
+    (SOARE, ["--algo", "lingape", "--lambda", "1e-16"], "--lambda: 1e-16 is 1e+16 times smaller than L² = 1"),
+    (AMANI_A, ["--algo", "safe-lucb", "--lambda", "1e200"], "--lambda: must lie within ±1e+100"),
     (SOARE, ["--algo", "safe-lingape", "--trace", "t.csv"], "--trace does not apply to safe-lingape"),
     (SOARE, ["--algo", "safe-lingape", "--rule", "best"], "--rule must be greedy or ratio"),
     (SOARE, ["--algo", "safe-lingape", "--updates", "often"], "--updates must be static or dynamic"),

@@ -39,6 +39,16 @@ def test_a_safe_spec_takes_solve_options_without_dashes():
     assert switch.request == RunRequest.of("safe-lucb", intersect=True, exploration="0")
 
 
+def test_a_safe_spec_takes_the_run_constants_and_shared_ones_apply_to_every_safe_algorithm():
+    choice = parse_algorithm("safe-lucb:delta=0.1,lambda=2,S=1.5", dict())
+    assert choice.request == RunRequest.of("safe-lucb", delta=0.1, ridge=2.0, norm_bound=1.5)
+    safety = parse_algorithm("safe-lingape:delta-s=0.01,S-mu=2", dict())
+    assert safety.request == RunRequest.of("safe-lingape", safety_delta=0.01, safety_norm_bound=2.0)
+    assert parse_algorithm("lingape", dict(delta=0.2)).request == RunRequest.of("lingape", delta=0.2)
+    with pytest.raises(OptionError, match="has no option 'delta-s'"):
+        parse_algorithm("lingape:delta-s=0.01", dict())
+
+
 def test_the_shared_budget_applies_to_bai_algorithms_only():
     shared = dict(budget=500)
     assert parse_algorithm("lingape", shared).request.get("budget") == 500

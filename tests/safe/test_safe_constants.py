@@ -134,11 +134,11 @@ def test_c4_l1_ratios(omega, p1, p2, rho, dec_p, dec_rho, d):
 def test_c5_price_of_safety_truths():
     p = price_of_safety_instance()
     tr = safe_bai_truth(p)
-    assert (p.K, p.d, p.T_FE, p.gamma_FE, p.eta0) == (4, 3, 800, 0.2, -0.5)
-    assert close(p.epsilon, 0.0099917, 7)
+    assert (p.K, p.d, p.setting.T_FE, p.setting.gamma_FE, p.setting.eta0) == (4, 3, 800, 0.2, -0.5)
+    assert close(p.setting.epsilon, 0.0099917, 7)
     np.testing.assert_allclose(tr.safety_values, [0, -1, 0, -0.099833], atol=5e-7)
     np.testing.assert_allclose(tr.gamma, [1, 0.5, 1, 1], atol=1e-12)
     np.testing.assert_allclose(tr.safe_rewards, [2, 0, 0, 1.990008], atol=5e-7)
     assert tr.optimal_safe_arm == 0
     # a_4 is itself ε-optimal: the gap equals ε exactly (up to round-off).
-    assert tr.safe_rewards[0] - tr.safe_rewards[3] == pytest.approx(p.epsilon, abs=1e-14)
+    assert tr.safe_rewards[0] - tr.safe_rewards[3] == pytest.approx(p.setting.epsilon, abs=1e-14)

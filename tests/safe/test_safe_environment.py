@@ -1,23 +1,17 @@
-"""Environments and run loops (cbai_cli/safe/environment.py): answers to queries, noise from the
-run's Generator, violation counting, results, and a generic ask/answer/tell loop."""
-
-import dataclasses
+"""Environments and scoring (cbai_cli/safe/environment.py): answers to queries, noise from the
+run's Generator, violation counting, scored runs through the one run API, and a generic
+ask/answer/tell loop."""
 
 import numpy as np
 import pytest
 
 from cbai_cli.protocol import Environment, Learner, Query
-from cbai_cli.safe.environment import (
-    LinearBaiEnvironment,
-    SafeBaiEnvironment,
-    SafeRegretEnvironment,
-    run_safe_bai,
-    run_safe_regret,
-)
-from cbai_cli.safe.lingape import LinGapE, LinGapEConfig
-from cbai_cli.safe.paper_instances import instance_a, instance_b, lingape_instance, price_of_safety_instance
+from cbai_cli.safe.environment import SafeBaiEnvironment, SafeRegretEnvironment
+from cbai_cli.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
 from cbai_cli.safe.safe_lingape import SafeLinGapE, SafeLinGapEConfig
 from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
+from cbai_cli.simulate import RunRequest, prepare, run_once, spawned_streams
+from tests.safe.runs import instance_of, run, run_with_curve
 
 
 def test_regret_environment_counts_violations_and_regret():
@@ -52,7 +46,7 @@ def _pull(env, k, scale):
 
 
 def test_bai_environment_signals_and_violations():
-    p = dataclasses.replace(price_of_safety_instance(), sigma=0.0, sigma_safe=0.0)
+    p = price_of_safety_instance().with_setting(sigma=0.0, sigma_safe=0.0)
     env = SafeBaiEnvironment(p, np.random.default_rng(0))
     assert _pull(env, 1, 0.5) == (0.0, -0.5)  # exactly at η₀: safe
     assert env.n_unsafe == 0
@@ -65,29 +59,35 @@ def test_bai_environment_signals_and_violations():
         _pull(env, 0, 1.5)
 
 
-def test_run_safe_regret_result_fields():
+def test_a_scored_regret_run_reads_its_curve():
     p = instance_a(T=3000)
-    r = run_safe_regret(p, SafeLUCBConfig(exploration=1000), np.random.default_rng(0))
-    assert r.checkpoints.tolist() == [1000, 3000]
-    assert r.regret_at.tolist() == [r.regret_curve[999], r.regret_curve[2999]]
-    assert r.final_regret == r.regret_curve[-1]
+    r, curve = run_with_curve(p, "safe-lucb", 0, exploration="1000")
+    assert r.checkpoints == ((1000, curve[999]), (3000, curve[2999]))
+    assert r.regret == curve[-1] and dict(r.curve)[2000] == curve[1999]
     assert r.exploration_rounds == 1000 and r.lambda_minus == pytest.approx(0.0381875, abs=1e-7)
     assert r.lambda_min_target == pytest.approx(1000 * r.lambda_minus / 2)
-    assert 0 <= r.x_star_in_safe_fraction <= 1
-    r2 = run_safe_regret(p, SafeLUCBConfig(exploration=10**6), np.random.default_rng(0))  # all exploration
-    assert r2.exploration_rounds == 3000 and np.isnan(r2.x_star_in_safe_fraction)
+    assert 0 <= r.x_star_in_safe <= 1
+    r2 = run(p, "safe-lucb", 0, exploration=str(10**6))  # all exploration
+    assert r2.exploration_rounds == 3000 and r2.x_star_in_safe is None
     assert r2.lambda_min_design > 0
 
 
-def test_run_safe_bai_is_reproducible():
+def test_a_scored_bai_run_is_reproducible_and_capped_by_its_budget():
     p = price_of_safety_instance()
-    a = run_safe_bai(p, SafeLinGapEConfig(), np.random.default_rng(11))
-    b = run_safe_bai(p, SafeLinGapEConfig(), np.random.default_rng(11))
-    assert a.stopping_time == b.stopping_time and np.array_equal(a.pulls, b.pulls)
-    c = run_safe_bai(p, SafeLinGapEConfig(), np.random.default_rng(11), max_steps=900)
-    assert not c.stopped and c.stopping_time == 900
-    with pytest.raises(TypeError):
-        run_safe_bai(p, object(), np.random.default_rng(0))
+    a = run(p, "safe-lingape", 11)
+    b = run(p, "safe-lingape", 11)
+    assert a.iterations == b.iterations and a.pulls == b.pulls
+    c = run(p, "safe-lingape", 11, budget=900)
+    assert c.stopped == "budget" and c.iterations == 900
+
+
+def test_spawned_streams_are_those_of_rng_spawn():
+    """A run on ``spawned_streams(default_rng(s))`` draws the algorithm's numbers from the first
+    child of ``default_rng(s).spawn(2)`` and the noise from the second."""
+    alg_rng, env_rng = np.random.default_rng(5).spawn(2)
+    noise, algorithm, trace = spawned_streams(np.random.default_rng(5))
+    assert noise.random() == env_rng.random() and algorithm.random() == alg_rng.random()
+    assert trace.random() not in (noise.random(), algorithm.random())
 
 
 def _generic_loop(learner, environment):
@@ -97,42 +97,39 @@ def _generic_loop(learner, environment):
         learner.tell(query, environment.answer(query))
 
 
-def test_a_generic_loop_reproduces_run_safe_regret():
+def test_a_generic_loop_reproduces_a_regret_run():
     p = instance_a(T=600)
-    config = SafeLUCBConfig(exploration=200)
-    alg_rng, env_rng = np.random.default_rng(3).spawn(2)  # what run_safe_regret spawns
-    env = SafeRegretEnvironment(p, env_rng)
-    alg = SafeLUCB(p.learner_view(), config, alg_rng)
+    noise_rng, alg_rng, _ = spawned_streams(np.random.default_rng(3))
+    env = SafeRegretEnvironment(p, noise_rng)
+    alg = SafeLUCB(p.learner_view(), SafeLUCBConfig(exploration=200), alg_rng)
     assert isinstance(alg, Learner) and isinstance(env, Environment)
     _generic_loop(alg, env)
-    r = run_safe_regret(p, config, np.random.default_rng(3), track_x_star=False)
-    assert env.t == p.T and env.cumulative_regret == r.final_regret and env.n_unsafe == r.n_unsafe
+    r = run(p, "safe-lucb", 3, exploration="200")
+    assert env.t == p.setting.T and env.cumulative_regret == r.regret and env.n_unsafe == r.violations
 
 
-def test_a_generic_loop_reproduces_run_safe_bai():
+def test_a_generic_loop_reproduces_a_bai_run():
     p = price_of_safety_instance()
-    alg_rng, env_rng = np.random.default_rng(4).spawn(2)
-    env = SafeBaiEnvironment(p, env_rng)
+    noise_rng, alg_rng, _ = spawned_streams(np.random.default_rng(4))
+    env = SafeBaiEnvironment(p, noise_rng)
     alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(), alg_rng)
     assert isinstance(alg, Learner) and isinstance(env, Environment)
     _generic_loop(alg, env)
-    r = run_safe_bai(p, SafeLinGapEConfig(), np.random.default_rng(4))
-    assert env.t == r.stopping_time and np.array_equal(env.pulls, r.pulls)
-    assert alg.recommendation == (r.recommended_arm, r.recommended_scale)
+    r = run(p, "safe-lingape", 4)
+    assert env.t == r.iterations and env.pulls.tolist() == list(r.pulls)
+    assert alg.recommendation == (r.recommended, r.scale)
 
 
-def test_linear_bai_environment_answers_rewards_without_a_constraint_signal():
-    p = dataclasses.replace(lingape_instance(d=2, omega=0.1), sigma=0.0)
-    env = LinearBaiEnvironment(p, np.random.default_rng(0))
-    answer = env.answer(Query.pull(2))
-    assert answer.constraint.shape == (0,) and answer.reward[0] == pytest.approx(2 * np.cos(0.1))
-    assert env.t == 1
-    alg = LinGapE(p.arms, LinGapEConfig.from_problem(p), np.random.default_rng(1))
-    assert isinstance(alg, Learner) and isinstance(env, Environment)
+def test_seeded_streams_and_spawned_streams_are_different_runs():
+    """``run_once`` without ``streams`` draws from ``SeedSequence(seed)``, as the CLI does."""
+    prepared = prepare(RunRequest.of("safe-lingape", budget=1500), instance_of(price_of_safety_instance()))
+    own = run_once(prepared, 2)
+    assert own.to_dict() | {"wall_s": 0} == run_once(prepared, 2).to_dict() | {"wall_s": 0}
+    assert own.pulls != run(price_of_safety_instance(), "safe-lingape", 2, budget=1500).pulls
 
 
 def test_a_full_pull_is_a_pull_at_scale_one():
-    p = dataclasses.replace(price_of_safety_instance(), sigma=0.0, sigma_safe=0.0)
+    p = price_of_safety_instance().with_setting(sigma=0.0, sigma_safe=0.0)
     a = SafeBaiEnvironment(p, np.random.default_rng(0)).answer(Query.pull(1))
     b = SafeBaiEnvironment(p, np.random.default_rng(0)).answer(Query.pull(1, 1.0))
     assert (a.reward[0], a.constraint[0]) == (b.reward[0], b.constraint[0]) == (0.0, -1.0)

@@ -81,21 +81,23 @@ def test_file_carries_schema_version_kind_name_and_meta(tmp_path):
 def test_generators_match_the_library_builders():
     a = family("amani-a").generate(T=5000)
     reference = instance_a(5000)
-    assert isinstance(a, SafeRegretInstance) and a.problem.T == 5000
-    for name in ("mu_star", "B"):
-        assert np.array_equal(getattr(a.problem, name), getattr(reference, name))
-    assert (a.problem.c, a.problem.L, a.problem.noise_sd) == (reference.c, reference.L, reference.noise_sd)
+    assert isinstance(a, SafeRegretInstance) and a.problem.setting.T == 5000
+    assert np.array_equal(a.problem.mu_star, reference.mu_star)
+    assert np.array_equal(a.problem.setting.B, reference.setting.B)
+    assert (a.problem.setting.c, a.problem.setting.L, a.problem.noise_sd) == (reference.setting.c, reference.setting.L,
+                                                                              reference.noise_sd)
     s = family("soare-safe").generate()
     paper = price_of_safety_instance()
     assert isinstance(s, SafeBaiInstance)
-    assert np.array_equal(s.problem.arms, paper.arms) and s.problem.T_FE == 800 and s.problem.gamma_FE == 0.2
-    assert s.problem.epsilon == pytest.approx(2 * (1 - math.cos(0.1)), abs=0)
+    assert np.array_equal(s.problem.setting.arms, paper.setting.arms)
+    assert s.problem.setting.T_FE == 800 and s.problem.setting.gamma_FE == 0.2
+    assert s.problem.setting.epsilon == pytest.approx(2 * (1 - math.cos(0.1)), abs=0)
 
 
 def test_soare_safe_keeps_forced_exploration_safe_near_zero_threshold():
     instance = family("soare-safe").generate(eta0=-0.1)
-    assert instance.problem.gamma_FE == 0.04
-    assert np.all(instance.problem.gamma_FE * (instance.problem.arms @ instance.problem.mu_star) >= -0.1)
+    assert instance.problem.setting.gamma_FE == 0.04
+    assert np.all(instance.problem.setting.gamma_FE * (instance.problem.setting.arms @ instance.problem.mu_star) >= -0.1)
 
 
 def test_missing_kind_means_cbai_and_cbai_loader_still_works(tmp_path):
@@ -126,7 +128,7 @@ def test_unknown_kind_lists_the_valid_kinds():
 def test_with_horizon_and_content_hash():
     instance = family("amani-a").generate()
     shorter = instance.with_horizon(2000)
-    assert shorter.problem.T == 2000 and instance.problem.T == 100_000
+    assert shorter.problem.setting.T == 2000 and instance.problem.setting.T == 100_000
     assert shorter.content_hash != instance.content_hash
     renamed = from_mapping({**instance.to_mapping(), "name": "other"})
     assert renamed.content_hash == instance.content_hash and renamed != instance
@@ -247,39 +249,39 @@ def test_the_least_ridge_a_refusal_names_is_accepted():
         from_mapping(_set(regret_mapping(), "lambda", 2e-12))
     least = float(str(error.value).split("set lambda to at least ")[1].split(" ")[0])
     assert least == 2.01e-12
-    assert from_mapping(_set(regret_mapping(), "lambda", least)).problem.lam == least
+    assert from_mapping(_set(regret_mapping(), "lambda", least)).problem.setting.lam == least
 
 
 def test_zero_forced_exploration_needs_no_safe_scale():
     mapping = _set(_set(bai_mapping(), "gamma_FE", 0.9), "T_FE", 0)
-    assert from_mapping(mapping).problem.T_FE == 0
+    assert from_mapping(mapping).problem.setting.T_FE == 0
 
 
 def test_integral_float_round_counts_are_accepted():
-    assert from_mapping(_set(regret_mapping(), "T", 1000.0)).problem.T == 1000
+    assert from_mapping(_set(regret_mapping(), "T", 1000.0)).problem.setting.T == 1000
 
 
 def test_yaml_written_by_hand_loads(tmp_path):
     path = tmp_path / "hand.yaml"
     path.write_text(yaml_text(FINITE))
     instance = load(path)
-    assert instance.name == "finite" and instance.problem.action_set.arms.shape == (5, 3)
+    assert instance.name == "finite" and instance.problem.setting.action_set.arms.shape == (5, 3)
 
 
 def test_a_safe_bai_instance_built_directly_refuses_a_ridge_too_small_for_its_arms():
-    problem = dataclasses.replace(bai_mapping_problem(), lam=1e-16)
+    problem = bai_mapping_problem().with_setting(lam=1e-16)
     with pytest.raises(InstanceError, match=r"^lambda: 1e-16 is 1e\+16 times smaller than L² = 1"):
         SafeBaiInstance(problem)
 
 
 def test_a_safe_bai_instance_built_directly_refuses_an_unsafe_forced_exploration():
-    problem = dataclasses.replace(bai_mapping_problem(), gamma_FE=0.9)
+    problem = bai_mapping_problem().with_setting(gamma_FE=0.9)
     with pytest.raises(InstanceError, match=r"^gamma_FE: forced exploration at γ_FE = 0.9 is unsafe for arm 1"):
         SafeBaiInstance(problem)
 
 
 def test_a_safe_regret_instance_built_directly_refuses_numbers_beyond_the_magnitude_limit():
-    problem = dataclasses.replace(instance_a(1000), c=1e200)
+    problem = instance_a(1000).with_setting(c=1e200)
     with pytest.raises(InstanceError, match=r"^c: must lie within ±1e\+100"):
         SafeRegretInstance(problem)
 

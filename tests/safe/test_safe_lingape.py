@@ -1,6 +1,5 @@
 """Safe-LinGapE ("Price of Safety" §4): γ̄, forced exploration, safety over seeds, dynamic updates, outputs."""
 
-import dataclasses
 import math
 
 import numpy as np
@@ -8,8 +7,7 @@ import pytest
 
 from cbai_cli.linalg import RidgeDesign
 from cbai_cli.protocol import Answer
-from cbai_cli.safe.environment import SafeBaiEnvironment, run_safe_bai
-from cbai_cli.safe.lingape import LinGapEConfig
+from cbai_cli.safe.environment import SafeBaiEnvironment
 from cbai_cli.safe.paper_instances import price_of_safety_instance
 from cbai_cli.safe.safe_lingape import (
     SafeLinGapE,
@@ -19,6 +17,7 @@ from cbai_cli.safe.safe_lingape import (
     safety_radius,
 )
 from cbai_cli.safe.truths import safe_bai_truth
+from tests.safe.runs import run
 
 
 def test_conservative_scales_hand_made():
@@ -50,11 +49,11 @@ def test_forced_exploration_then_initial_pulls():
     alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(), np.random.default_rng(0))
     env = SafeBaiEnvironment(p, np.random.default_rng(1))
     seen = np.zeros(p.K, dtype=int)
-    for _ in range(p.T_FE):
+    for _ in range(p.setting.T_FE):
         assert alg.phase == "fe" and alg.gamma_bar is None
         query = alg.ask()
         k, g = query.arm, query.scale
-        assert g == p.gamma_FE
+        assert g == p.setting.gamma_FE
         seen[k] += 1
         alg.tell(query, env.answer(query))
     assert np.all(seen > 150)  # i.i.d. uniform arms: 200 expected per arm
@@ -64,7 +63,7 @@ def test_forced_exploration_then_initial_pulls():
         k, g = query.arm, query.scale
         assert k == k_expected and g == alg.gamma_bar[k]
         alg.tell(query, env.answer(query))
-    assert alg.t == p.T_FE + p.K
+    assert alg.t == p.setting.T_FE + p.K
 
 
 @pytest.mark.parametrize("update", ["static", "dynamic"])
@@ -72,32 +71,32 @@ def test_zero_unsafe_pulls_and_conservative_scales_over_20_seeds(update):
     p = price_of_safety_instance()
     tr = safe_bai_truth(p)
     for seed in range(20):
-        r = run_safe_bai(p, SafeLinGapEConfig(update=update), np.random.default_rng(seed))
-        assert r.n_unsafe == 0
-        assert r.stopped and r.correct and r.epsilon_correct
+        r = run(p, "safe-lingape", seed, updates=update)
+        assert r.violations == 0 and not r.violation
+        assert r.stopped == "solved" and r.optimal and r.correct
         # γ̄ ≤ γ on the confidence event (which the seeds realise), and the output is safe.
-        assert np.all(r.gamma_bar_fe <= tr.gamma + 1e-12)
-        assert np.all(r.gamma_bar_stop <= tr.gamma + 1e-12)
-        assert r.recommended_scale == r.gamma_bar_stop[r.recommended_arm]
-        assert r.stopping_time == r.pulls.sum() >= p.T_FE + p.K
+        assert np.all(np.array(r.gamma_bar_fe) <= tr.gamma + 1e-12)
+        assert np.all(np.array(r.gamma_bar) <= tr.gamma + 1e-12)
+        assert r.scale == r.gamma_bar[r.recommended]
+        assert r.iterations == sum(r.pulls) >= p.setting.T_FE + p.K
         if update == "dynamic":
-            assert np.all(r.gamma_bar_stop >= r.gamma_bar_fe)
+            assert np.all(np.array(r.gamma_bar) >= np.array(r.gamma_bar_fe))
 
 
 def test_ratio_rule_is_safe_and_correct():
     p = price_of_safety_instance()
     for seed in range(3):
-        r = run_safe_bai(p, SafeLinGapEConfig(rule="ratio"), np.random.default_rng(seed))
-        assert r.n_unsafe == 0 and r.correct
+        r = run(p, "safe-lingape", seed, rule="ratio")
+        assert r.violations == 0 and r.optimal
 
 
 def test_plain_lingape_pulls_unsafely_on_the_soare_safe_instance():
     """LinGapE ignores safety: it pulls e_2 at full scale (safety −1 < η₀ = −0.5) most of the time."""
     p = price_of_safety_instance()
     for seed in range(5):
-        r = run_safe_bai(p, LinGapEConfig.from_safe_setting(p.learner_view()), np.random.default_rng(seed))
-        assert r.correct
-        assert r.n_unsafe == r.pulls[1] > 0.5 * r.stopping_time
+        r = run(p, "lingape", seed)
+        assert r.optimal
+        assert r.violations == r.pulls[1] > 0.5 * r.iterations
 
 
 def test_dynamic_scales_are_monotone_during_a_run():
@@ -120,7 +119,7 @@ def test_weighted_counts():
     p = price_of_safety_instance()
     alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(rule="ratio"), np.random.default_rng(0))
     env = SafeBaiEnvironment(p, np.random.default_rng(1))
-    for _ in range(p.T_FE):
+    for _ in range(p.setting.T_FE):
         query = alg.ask()
         alg.tell(query, env.answer(query))
     N = alg.weighted_counts()
@@ -128,14 +127,14 @@ def test_weighted_counts():
     np.testing.assert_allclose(N, alg.pulls * 0.04 / alg.gamma_bar**2)
     lin = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(rule="ratio", count_weight="linear"), np.random.default_rng(0))
     env = SafeBaiEnvironment(p, np.random.default_rng(1))
-    for _ in range(p.T_FE):
+    for _ in range(p.setting.T_FE):
         query = lin.ask()
         lin.tell(query, env.answer(query))
     np.testing.assert_allclose(lin.weighted_counts(), lin.pulls * 0.2 / lin.gamma_bar)
 
 
 def test_zero_forced_exploration_and_validation():
-    p = dataclasses.replace(price_of_safety_instance(), T_FE=0)
+    p = price_of_safety_instance().with_setting(T_FE=0)
     alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(), np.random.default_rng(0))
     assert alg.phase == "bai"
     # Without data γ̄_k = |η₀| / (β^s ‖x_k‖/√λ): all arms get the same, conservative scale.
@@ -150,7 +149,7 @@ def test_safe_lingape_reads_reward_and_safety_signal_of_a_scaled_pull():
     p = price_of_safety_instance()
     alg = SafeLinGapE(p.learner_view(), SafeLinGapEConfig(), np.random.default_rng(0))
     query = alg.ask()
-    assert query.scale == p.gamma_FE and query.total == 1 and alg.ask() is query
+    assert query.scale == p.setting.gamma_FE and query.total == 1 and alg.ask() is query
     alg.tell(query, Answer(constraint=np.array([-0.25]), reward=np.array([0.5])))
-    x = p.gamma_FE * p.arms[query.arm]
+    x = p.setting.gamma_FE * p.setting.arms[query.arm]
     np.testing.assert_allclose(alg.state.targets, [0.5 * x, -0.25 * x])

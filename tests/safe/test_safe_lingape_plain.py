@@ -7,7 +7,6 @@ import pytest
 
 from cbai_cli.linalg import RidgeDesign
 from cbai_cli.protocol import Answer
-from cbai_cli.safe.environment import run_bai
 from cbai_cli.safe.lingape import (
     LinGapE,
     LinGapEConfig,
@@ -18,6 +17,8 @@ from cbai_cli.safe.lingape import (
     select_direction,
 )
 from cbai_cli.safe.paper_instances import lingape_instance
+from cbai_cli.safe.problems import LinearBaiProblem, SafeBaiProblem, SafeBaiSetting
+from tests.safe.runs import run
 
 
 def _reward(value):
@@ -120,16 +121,24 @@ def test_initial_pulls_and_stopping_semantics():
         LinGapEConfig(width="narrow")
 
 
+def _without_safety(p: LinearBaiProblem) -> SafeBaiProblem:
+    """The plain problem as a safe-bai problem whose constraint never binds (μ* = 0, every full
+    pull safe): LinGapE ignores safety, so its runs there are runs of the plain problem."""
+    setting = SafeBaiSetting(arms=p.arms, eta0=-1.0, sigma=p.sigma, sigma_safe=0.0, epsilon=p.epsilon, delta_r=p.delta,
+                             delta_s=p.delta, lam=p.lam, T_FE=0, gamma_FE=1.0, S_theta=p.S, S_mu=1.0)
+    return SafeBaiProblem(setting, theta_star=p.theta_star, mu_star=np.zeros(p.d))
+
+
 @pytest.mark.parametrize("rule", ["greedy", "ratio"])
 def test_lingape_identifies_the_best_arm_on_the_soare_instance(rule):
     """The Soare instance of LinGapE's experiments (ω = 0.1 to keep it fast): correct on every
     seed, and almost all pulls go to arm 2 (e_2), the direction separating x_1 from x_{d+1}."""
-    p = lingape_instance(d=3, omega=0.1)
+    p = _without_safety(lingape_instance(d=3, omega=0.1))
     for seed in range(5):
-        r = run_bai(p, LinGapEConfig.from_problem(p, rule=rule), np.random.default_rng(seed))
-        assert r.stopped and r.correct and r.epsilon_correct
-        assert r.pulls[1] > 0.8 * r.stopping_time
-        assert r.stopping_time == r.pulls.sum()
+        r = run(p, "lingape", seed, rule=rule)
+        assert r.stopped == "solved" and r.optimal and r.correct and r.violations == 0
+        assert r.pulls[1] > 0.8 * r.iterations
+        assert r.iterations == sum(r.pulls)
 
 
 def test_ratio_cache_is_per_pair():

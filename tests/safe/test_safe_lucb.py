@@ -9,11 +9,10 @@ import pytest
 from cbai_cli.linalg import inverse_sqrt
 from cbai_cli.protocol import Answer, Query
 from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
-from cbai_cli.safe.environment import run_safe_regret
 from cbai_cli.safe.paper_instances import instance_a, instance_b
-from cbai_cli.safe.problems import SafeRegretProblem
+from cbai_cli.safe.problems import SafeRegretProblem, SafeRegretSetting
 from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig, estimated_safe_mask
-from cbai_cli.safe.truths import regret_truth
+from tests.safe.runs import run, run_with_curve
 
 # --------------------------------------------------------------------------- safe sets
 
@@ -59,11 +58,11 @@ def test_estimated_safe_set_contains_only_safe_points_noise_free():
         p = dataclasses.replace(base, noise_sd=0.0)
         alg = SafeLUCB(p.learner_view(), SafeLUCBConfig(exploration=100), np.random.default_rng(1))
         X = _grid(81)
-        true_safe = X @ p.B @ p.mu_star <= p.c
-        for t in range(p.T):
+        true_safe = X @ p.setting.B @ p.mu_star <= p.setting.c
+        for t in range(p.setting.T):
             query = alg.ask()
             x = query.action
-            assert x @ p.B @ p.mu_star <= p.c
+            assert x @ p.setting.B @ p.mu_star <= p.setting.c
             if t >= 100 and t % 175 == 0:
                 flagged = np.array([alg.in_estimated_safe_set(z) for z in X])
                 assert flagged.any()
@@ -99,20 +98,20 @@ def test_box_optimistic_step_against_dense_grid(method, which):
     elif which == "B":
         p = instance_b(T=400)
     else:
-        p = SafeRegretProblem(action_set=BoxSet(2), mu_star=np.array([-0.3, 0.5]),
-                              B=np.array([[0.5, -1.0], [0.3, 0.8]]), c=0.3, T=400, noise_sd=0.5,
-                              S=1.0, L=math.sqrt(2), R=0.5, lam=1.0, delta=0.05)
+        p = SafeRegretProblem(SafeRegretSetting(action_set=BoxSet(2), B=np.array([[0.5, -1.0], [0.3, 0.8]]), c=0.3,
+                                                T=400, S=1.0, L=math.sqrt(2), R=0.5, lam=1.0, delta=0.05),
+                              mu_star=np.array([-0.3, 0.5]), noise_sd=0.5)
     alg = SafeLUCB(p.learner_view(), SafeLUCBConfig(exploration=60, vertex_method=method), rng)
     X = _grid(501)
     for rounds in (60, 17, 150):
         _advance(alg, p, rounds, rng)
         x = alg.ask().action
         V = alg.confidence_vertices
-        rows = V @ p.B.T
-        safe = np.all(X @ rows.T <= p.c, axis=1)
+        rows = V @ p.setting.B.T
+        safe = np.all(X @ rows.T <= p.setting.c, axis=1)
         brute = _objective(X[safe], V).min()
         val = _objective(x[None], V)[0]
-        assert np.all(rows @ x <= p.c + 1e-7) and np.all(np.abs(x) <= 1 + 1e-9)
+        assert np.all(rows @ x <= p.setting.c + 1e-7) and np.all(np.abs(x) <= 1 + 1e-9)
         assert val <= brute + 1e-9
         # Grid spacing 0.004: the grid optimum is within that of the exact one.
         assert val >= brute - 0.004 * np.abs(V).sum(axis=1).max()
@@ -121,8 +120,8 @@ def test_box_optimistic_step_against_dense_grid(method, which):
 def test_box_methods_agree_in_3d_and_beat_random_sampling():
     rng0 = np.random.default_rng(3)
     B = rng0.normal(size=(3, 3))
-    p = SafeRegretProblem(action_set=BoxSet(3), mu_star=np.array([0.4, -0.2, 0.5]), B=B, c=0.5,
-                          T=300, noise_sd=0.3, S=1.0, L=math.sqrt(3), R=0.3, lam=1.0, delta=0.05)
+    p = SafeRegretProblem(SafeRegretSetting(action_set=BoxSet(3), B=B, c=0.5, T=300, S=1.0, L=math.sqrt(3), R=0.3,
+                                            lam=1.0, delta=0.05), mu_star=np.array([0.4, -0.2, 0.5]), noise_sd=0.3)
     algs = {m: SafeLUCB(p.learner_view(), SafeLUCBConfig(exploration=80, vertex_method=m), np.random.default_rng(4))
             for m in ("enumerate", "qhull", "lp")}
     noise = np.random.default_rng(5).standard_normal(200) * p.noise_sd
@@ -134,7 +133,7 @@ def test_box_methods_agree_in_3d_and_beat_random_sampling():
             vals = {m: _objective(x[None], V)[0] for m, x in xs.items()}
             assert vals["qhull"] == pytest.approx(vals["enumerate"], abs=1e-7)
             assert vals["lp"] == pytest.approx(vals["enumerate"], abs=1e-7)
-            safe = np.all(X @ (V @ B.T).T <= p.c, axis=1)
+            safe = np.all(X @ (V @ B.T).T <= p.setting.c, axis=1)
             assert vals["enumerate"] <= _objective(X[safe], V).min() + 1e-9
         # Feed all three the same (enumerate's) action so their states stay identical.
         x = xs["enumerate"]
@@ -146,8 +145,9 @@ def test_box_methods_agree_in_3d_and_beat_random_sampling():
 def test_finite_optimistic_step_is_exact_enumeration(confidence_set):
     rng = np.random.default_rng(7)
     arms = np.vstack([np.zeros(2), rng.uniform(-1, 1, size=(40, 2))])
-    p = SafeRegretProblem(action_set=FiniteSet(arms), mu_star=np.array([0.6, 0.3]), B=np.eye(2), c=0.2,
-                          T=300, noise_sd=0.2, S=1.0, L=math.sqrt(2), R=0.2, lam=1.0, delta=0.05)
+    p = SafeRegretProblem(SafeRegretSetting(action_set=FiniteSet(arms), B=np.eye(2), c=0.2, T=300, S=1.0,
+                                            L=math.sqrt(2), R=0.2, lam=1.0, delta=0.05),
+                          mu_star=np.array([0.6, 0.3]), noise_sd=0.2)
     alg = SafeLUCB(p.learner_view(), SafeLUCBConfig(exploration=30, confidence_set=confidence_set), rng)
     for t in range(300):
         query = alg.ask()
@@ -158,25 +158,25 @@ def test_finite_optimistic_step_is_exact_enumeration(confidence_set):
             best, best_val = None, np.inf
             for a in arms:  # explicit loop: the definition, arm by arm
                 if confidence_set == "ellipsoid":
-                    g = p.B.T @ a
-                    safe = a @ p.B @ mu_hat + beta * math.sqrt(g @ A_inv @ g) <= p.c
+                    g = p.setting.B.T @ a
+                    safe = a @ p.setting.B @ mu_hat + beta * math.sqrt(g @ A_inv @ g) <= p.setting.c
                     val = mu_hat @ a - beta * math.sqrt(a @ A_inv @ a)
                 else:
                     V = alg.confidence_vertices
-                    safe = bool(np.all((V @ p.B.T) @ a <= p.c))
+                    safe = bool(np.all((V @ p.setting.B.T) @ a <= p.setting.c))
                     val = float(np.min(V @ a))
                 if safe and val < best_val:
                     best, best_val = a, val
             np.testing.assert_allclose(x, best)
-        assert x @ p.B @ p.mu_star <= p.c
+        assert x @ p.setting.B @ p.mu_star <= p.setting.c
         alg.tell(query, _loss(float(p.mu_star @ x) + p.noise_sd * rng.standard_normal()))
 
 
 def test_ball_optimistic_step_against_polar_grid():
     rng = np.random.default_rng(8)
-    p = SafeRegretProblem(action_set=BallSet(2, 1.0), mu_star=np.array([0.7, 0.2]),
-                          B=np.array([[1.0, 0.3], [0.3, 0.5]]), c=0.3, T=300, noise_sd=0.1,
-                          S=1.0, L=1.0, R=0.1, lam=1.0, delta=0.05)
+    p = SafeRegretProblem(SafeRegretSetting(action_set=BallSet(2, 1.0), B=np.array([[1.0, 0.3], [0.3, 0.5]]), c=0.3,
+                                            T=300, S=1.0, L=1.0, R=0.1, lam=1.0, delta=0.05),
+                          mu_star=np.array([0.7, 0.2]), noise_sd=0.1)
     alg = SafeLUCB(p.learner_view(), SafeLUCBConfig(exploration=50), rng)
     rad = np.sqrt(np.linspace(0, 1, 400))[:, None]
     th = np.linspace(0, 2 * np.pi, 2000, endpoint=False)[None, :]
@@ -185,7 +185,7 @@ def test_ball_optimistic_step_against_polar_grid():
         _advance(alg, p, rounds, rng)
         x = alg.ask().action
         V = alg.confidence_vertices
-        safe = np.all(X @ (V @ p.B.T).T <= p.c, axis=1)
+        safe = np.all(X @ (V @ p.setting.B.T).T <= p.setting.c, axis=1)
         brute = _objective(X[safe], V).min()
         val = _objective(x[None], V)[0]
         assert np.linalg.norm(x) <= 1 + 1e-9 and val <= brute + 1e-9
@@ -195,18 +195,12 @@ def test_ball_optimistic_step_against_polar_grid():
 # --------------------------------------------------------------------------- zero violations
 
 
-def _truth_gap(p):
-    return regret_truth(p).safety_gap
-
-
 @pytest.mark.parametrize("seed", range(20))
 def test_zero_unsafe_actions_instances_a_and_b(seed):
     """20 seeds × (instance A with T' = 1000, instance B with T' = 0), T = 3000 each."""
-    ra = run_safe_regret(instance_a(T=3000), SafeLUCBConfig(exploration=1000, dw="ellipsoid"),
-                         np.random.default_rng(seed), track_x_star=False)
-    rb = run_safe_regret(instance_b(T=3000), SafeLUCBConfig(exploration=0), np.random.default_rng(seed),
-                         track_x_star=False)
-    assert ra.n_unsafe == 0 and rb.n_unsafe == 0
+    ra = run(instance_a(T=3000), "safe-lucb", seed, exploration="1000", dw="ellipsoid")
+    rb = run(instance_b(T=3000), "safe-lucb", seed, exploration="0")
+    assert ra.violations == 0 and rb.violations == 0
 
 
 def test_zero_unsafe_actions_with_noise_at_the_assumed_level():
@@ -214,24 +208,19 @@ def test_zero_unsafe_actions_with_noise_at_the_assumed_level():
     authors' σ = 0.01 ≪ R), 20 seeds, short horizon."""
     base = dataclasses.replace(instance_a(T=1500), noise_sd=1.0)
     for seed in range(20):
-        r = run_safe_regret(base, SafeLUCBConfig(exploration=300), np.random.default_rng(100 + seed),
-                            track_x_star=False)
-        assert r.n_unsafe == 0
+        assert run(base, "safe-lucb", 100 + seed, exploration="300").violations == 0
 
 
 def test_long_runs_gap_mode_and_intersection_variant():
     pa = instance_a(T=20_000)
-    ra = run_safe_regret(pa, SafeLUCBConfig(exploration="gap", safety_gap=_truth_gap(pa), dw="ellipsoid"),
-                         np.random.default_rng(0))
-    assert ra.n_unsafe == 0
+    ra = run(pa, "safe-lucb", 0, exploration="gap", dw="ellipsoid")
+    assert ra.violations == 0
     assert ra.exploration_rounds == math.ceil(ra.exploration_rounds)  # ⌈T_Δ(T = 2·10^4)⌉
     # Lemma 1: after T' ≥ t_δ rounds, λ_min(Σ x xᵀ) ≥ T'λ_−/2 (w.p. ≥ 1 − δ).
     assert ra.lambda_min_design >= ra.lambda_min_target
     # Lemma 2: with T' = ⌈T_Δ⌉, x* stays in the estimated safe set for all t > T'.
-    assert ra.x_star_in_safe_fraction == 1.0
-    pb = instance_b(T=4000)
-    rb = run_safe_regret(pb, SafeLUCBConfig(exploration=0, intersect=True), np.random.default_rng(0))
-    assert rb.n_unsafe == 0
+    assert ra.x_star_in_safe == 1.0
+    assert run(instance_b(T=4000), "safe-lucb", 0, exploration="0", intersect=True).violations == 0
 
 
 # --------------------------------------------------------------------------- regret order
@@ -246,16 +235,15 @@ def test_regret_order_with_and_without_exploration():
     """
     p = instance_a(T=20_000)
     for seed in (0, 1):
-        r_exp = run_safe_regret(p, SafeLUCBConfig(exploration="gap", safety_gap=_truth_gap(p), dw="ellipsoid"),
-                                np.random.default_rng(seed), track_x_star=False)
-        r_0 = run_safe_regret(p, SafeLUCBConfig(exploration=0), np.random.default_rng(seed), track_x_star=False)
-        Tp, T = r_exp.exploration_rounds, p.T
-        post = r_exp.regret_curve[-1] - r_exp.regret_curve[Tp - 1]
+        r_exp, curve_exp = run_with_curve(p, "safe-lucb", seed, exploration="gap", dw="ellipsoid")
+        _, curve_0 = run_with_curve(p, "safe-lucb", seed, exploration="0")
+        Tp, T = r_exp.exploration_rounds, p.setting.T
+        post = curve_exp[-1] - curve_exp[Tp - 1]
         assert post <= 2 * math.sqrt(T - Tp)
-        window0 = r_0.regret_curve[-1] - r_0.regret_curve[Tp - 1]
+        window0 = curve_0[-1] - curve_0[Tp - 1]
         assert window0 >= 10 * 2 * math.sqrt(T - Tp)
         t = np.array([2000, 4000, 8000, 16000, 20000])
-        slope = np.polyfit(np.log(t), np.log(r_0.regret_curve[t - 1]), 1)[0]
+        slope = np.polyfit(np.log(t), np.log(curve_0[t - 1]), 1)[0]
         assert slope >= 0.7
 
 
@@ -284,15 +272,15 @@ def test_ask_tell_semantics_and_validation():
     with pytest.raises(ValueError, match="vertex_method"):
         SafeLUCBConfig(exploration=0, vertex_method="magic")
     with pytest.raises(ValueError, match="intersect"):
-        SafeLUCB(dataclasses.replace(instance_a(), action_set=BallSet(2, 1.0)).learner_view(),
+        SafeLUCB(instance_a().with_setting(action_set=BallSet(2, 1.0)).learner_view(),
                  SafeLUCBConfig(exploration=0, intersect=True), np.random.default_rng(0))
     with pytest.raises(ValueError, match="finite"):
         SafeLUCB(instance_a().learner_view(), SafeLUCBConfig(exploration=0, confidence_set="ellipsoid"),
                  np.random.default_rng(0))
     # Same seed, same trajectory.
-    a1 = run_safe_regret(instance_b(T=300), SafeLUCBConfig(exploration=50), np.random.default_rng(9))
-    a2 = run_safe_regret(instance_b(T=300), SafeLUCBConfig(exploration=50), np.random.default_rng(9))
-    np.testing.assert_array_equal(a1.regret_curve, a2.regret_curve)
+    _, curve_1 = run_with_curve(instance_b(T=300), "safe-lucb", 9, exploration="50")
+    _, curve_2 = run_with_curve(instance_b(T=300), "safe-lucb", 9, exploration="50")
+    np.testing.assert_array_equal(curve_1, curve_2)
 
 
 def test_done_after_the_horizon():

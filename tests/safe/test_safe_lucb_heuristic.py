@@ -18,12 +18,14 @@ import pytest
 from cbai_cli.generators import family
 from cbai_cli.protocol import Answer
 from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
-from cbai_cli.safe.environment import SafeRegretEnvironment, run_safe_regret
+from cbai_cli.safe.environment import SafeRegretEnvironment
 from cbai_cli.safe.exploration import exploration_length, plug_in_gap, t_gap, t_zero
 from cbai_cli.safe.paper_instances import instance_a
 from cbai_cli.safe.problems import SafeRegretSetting
 from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
 from cbai_cli.safe.truths import regret_truth
+from cbai_cli.simulate import spawned_streams
+from tests.safe.runs import run, run_with_curve
 
 HEURISTIC = SafeLUCBConfig(exploration="heuristic")
 
@@ -33,7 +35,7 @@ def _explore_until_phase_2(problem, config, seed, noise_sd=0.01):
     alg = SafeLUCB(problem.learner_view(), config, np.random.default_rng(seed))
     noise = np.random.default_rng(seed + 1000)
     actions = []
-    while alg.phase == 1 and alg.t <= problem.T:
+    while alg.phase == 1 and alg.t <= problem.setting.T:
         query = alg.ask()
         x = query.action
         actions.append(x)
@@ -50,7 +52,7 @@ def amani_a_exploration():
 
 
 def _amani_a_c2(T):
-    return dataclasses.replace(instance_a(T), c=2.0, name="amani-a, c = 2")
+    return dataclasses.replace(instance_a(T).with_setting(c=2.0), name="amani-a, c = 2")
 
 
 def _setting(action_set, B, c):
@@ -144,11 +146,11 @@ def test_falls_back_to_t0_when_the_gap_is_zero():
     the run result reports (T = 30 000 so that ⌈T_0⌉ < T and phase 2 is reached)."""
     problem = family("amani-b").generate(T=30_000).problem
     assert regret_truth(problem).safety_gap == 0.0
-    r = run_safe_regret(problem, HEURISTIC, np.random.default_rng(0), track_x_star=False)
+    r = run(problem, "safe-lucb", 0, exploration="heuristic")
     budget = exploration_length(problem.learner_view(), "t23", r.lambda_minus)
-    assert budget < problem.T
+    assert budget < problem.setting.T
     assert r.exploration_rounds == budget
-    assert r.n_unsafe == 0
+    assert r.violations == 0
 
 
 # --------------------------------------------------------------------------- amani-a with c = 2
@@ -168,10 +170,10 @@ def test_zero_unsafe_actions_over_20_seeds():
     exploration nor the first 500 phase-2 rounds after the switch play an unsafe action."""
     p = _amani_a_c2(8000)
     for seed in range(20):
-        alg_rng, env_rng = np.random.default_rng(seed).spawn(2)
+        env_rng, alg_rng, _ = spawned_streams(np.random.default_rng(seed))
         env = SafeRegretEnvironment(p, env_rng)
         alg = SafeLUCB(p.learner_view(), HEURISTIC, alg_rng)
-        while alg.t <= min(p.T, alg.exploration_rounds + 500):
+        while alg.t <= min(p.setting.T, alg.exploration_rounds + 500):
             query = alg.ask()
             alg.tell(query, env.answer(query))
         assert alg.exploration_decided and alg.exploration_rounds < alg.exploration_budget
@@ -180,27 +182,27 @@ def test_zero_unsafe_actions_over_20_seeds():
 
 def test_same_seed_gives_the_same_run():
     p = _amani_a_c2(8000)
-    r1 = run_safe_regret(p, HEURISTIC, np.random.default_rng(11), track_x_star=False)
-    r2 = run_safe_regret(p, HEURISTIC, np.random.default_rng(11), track_x_star=False)
+    r1, curve_1 = run_with_curve(p, "safe-lucb", 11, exploration="heuristic")
+    r2, curve_2 = run_with_curve(p, "safe-lucb", 11, exploration="heuristic")
     assert r1.exploration_rounds == r2.exploration_rounds
-    np.testing.assert_array_equal(r1.regret_curve, r2.regret_curve)
+    np.testing.assert_array_equal(curve_1, curve_2)
 
 
 def test_run_result_reports_the_realised_exploration_length():
     """The result's T' is the round at which the rule fired (replayed by hand with the same
     generators), and the λ_min diagnostic refers to it."""
     p = _amani_a_c2(8000)
-    r = run_safe_regret(p, HEURISTIC, np.random.default_rng(5), track_x_star=False)
-    alg_rng, env_rng = np.random.default_rng(5).spawn(2)  # what run_safe_regret spawns
+    r, curve = run_with_curve(p, "safe-lucb", 5, exploration="heuristic")
+    env_rng, alg_rng, _ = spawned_streams(np.random.default_rng(5))  # the streams of the run
     env = SafeRegretEnvironment(p, env_rng)
     alg = SafeLUCB(p.learner_view(), HEURISTIC, alg_rng)
     while alg.phase == 1:
         query = alg.ask()
         alg.tell(query, env.answer(query))
     assert r.exploration_rounds == alg.exploration_rounds < alg.exploration_budget
-    assert r.regret_curve[alg.exploration_rounds - 1] == env.cumulative_regret
+    assert curve[alg.exploration_rounds - 1] == env.cumulative_regret
     assert r.lambda_min_target == pytest.approx(r.exploration_rounds * r.lambda_minus / 2)
-    design = np.linalg.eigvalsh(alg.state.gram - p.lam * np.eye(2))[0]
+    design = np.linalg.eigvalsh(alg.state.gram - p.setting.lam * np.eye(2))[0]
     assert r.lambda_min_design == pytest.approx(design, rel=1e-9)
 
 

@@ -70,6 +70,40 @@ def test_same_seed_and_key_give_the_same_run_and_keys_separate_streams(amani_a):
     assert run_once(prepared, 8).curve != first.curve
 
 
+def test_run_constants_replace_the_files_for_the_run_only(amani_a):
+    """--delta, --lambda and --S reach Safe-LUCB's setting (T' = ⌈T_Δ⌉ shrinks with a larger δ
+    and grows with a larger S), the instance as run holds them, and the file's stay as they were."""
+    longer = amani_a.with_horizon(20_000)
+    default = prepare(RunRequest.of("safe-lucb"), longer)
+    looser = prepare(RunRequest.of("safe-lucb", delta=0.5, ridge=2.0, norm_bound=1.5), longer)
+    explored = default.options["exploration_rounds"]
+    assert explored == 9_405 and "delta" not in default.options  # ⌈T_Δ⌉ at T = 2·10⁴
+    assert looser.options["exploration_rounds"] != explored
+    assert {name: looser.options[name] for name in ("delta", "ridge", "norm_bound")} == {
+        "delta": 0.5, "ridge": 2.0, "norm_bound": 1.5}
+    setting = looser.instance.problem.setting
+    assert (setting.delta, setting.lam, setting.S) == (0.5, 2.0, 1.5) == (
+        looser.configured.view.delta, looser.configured.view.lam, looser.configured.view.S)
+    assert (longer.problem.setting.delta, longer.problem.setting.lam, longer.problem.setting.S) == (0.01, 1.0, 1.0)
+    assert prepare(RunRequest.of("safe-lucb", delta=0.5), longer).options["exploration_rounds"] < explored
+    assert prepare(RunRequest.of("safe-lucb", norm_bound=2.0), longer).options["exploration_rounds"] > explored
+
+
+def test_bai_run_constants_reach_the_configurations(soare):
+    lingape = prepare(RunRequest.of("lingape", delta=0.2, ridge=3.0, norm_bound=4.0), soare).config
+    assert (lingape.delta, lingape.lam, lingape.S) == (0.2, 3.0, 4.0)
+    view = prepare(RunRequest.of("safe-lingape", safety_delta=0.2, safety_norm_bound=4.0), soare).configured.view
+    assert (view.delta_s, view.S_mu, view.delta_r, view.S_theta) == (0.2, 4.0, 0.001, 2.0)
+
+
+def test_run_constants_name_a_run_only_when_given(soare):
+    kind = prepare(RunRequest.of("lingape"), soare).kind
+    plain = kind.run_identity(RunRequest.of("lingape"))
+    assert set(plain) == {"algorithm", "exploration", "rule", "updates", "horizon", "budget", "dw", "confidence_set",
+                          "intersect"}
+    assert kind.run_identity(RunRequest.of("lingape", delta=0.1)) == {**plain, "delta": 0.1}
+
+
 def test_exploration_modes(amani_a):
     gap = prepare(RunRequest.of("safe-lucb"), amani_a)
     assert gap.options["exploration"] == "gap" and gap.options["exploration_rounds"] == 1200  # T_Δ > T: capped
@@ -79,7 +113,7 @@ def test_exploration_modes(amani_a):
     with pytest.raises(OptionError, match="Δ = 0"):
         prepare(RunRequest.of("safe-lucb", exploration="gap"), b)
     longer = prepare(RunRequest.of("safe-lucb", horizon=100_000), amani_a)
-    assert longer.instance.problem.T == 100_000 and longer.options["exploration_rounds"] == 10_245
+    assert longer.instance.problem.setting.T == 100_000 and longer.options["exploration_rounds"] == 10_245
 
 
 def test_safe_lucb_needs_an_arm_inside_the_exploration_set():
