@@ -124,7 +124,8 @@ class JsonlStore:
             if whole < path.stat().st_size:
                 self._truncate(whole)
         except BaseException:
-            self.close()
+            with contextlib.suppress(OptionError):  # the failure that stopped the opening is the one to report
+                self.close()
             raise
 
     def keys(self) -> set[str]:
@@ -159,10 +160,24 @@ class JsonlStore:
             raise OptionError(f"--out {self.path}: cannot write: {reason(error)}") from None
 
     def close(self) -> None:
-        """Close the file, which releases the lock."""
-        if self._descriptor >= 0:
-            os.close(self._descriptor)
-            self._descriptor = -1
+        """Sync and close the file, which releases the lock; a write that failed late (a
+        network file system reports a full disk or a quota at the sync) is one line
+        ``--out PATH: cannot write: REASON``, as at write time."""
+        if self._descriptor < 0:
+            return
+        descriptor, self._descriptor = self._descriptor, -1
+        failure = None
+        try:
+            os.fsync(descriptor)
+        except OSError as error:
+            if error.errno not in (errno.EINVAL, errno.ENOTSUP):  # a file system that cannot sync: nothing failed
+                failure = error
+        try:
+            os.close(descriptor)
+        except OSError as error:
+            failure = failure or error
+        if failure is not None:
+            raise OptionError(f"--out {self.path}: cannot write: {reason(failure)}")
 
 
 def _descriptor_identity(descriptor: int) -> tuple[int, int]:
@@ -300,10 +315,21 @@ class SqliteStore:
             raise
 
     def keys(self) -> set[str]:
-        return {row[0] for row in self._connection.execute("SELECT run_key FROM runs")}
+        with self._read_errors():
+            return {row[0] for row in self._connection.execute("SELECT run_key FROM runs")}
 
     def records(self) -> list[dict]:
-        return _sqlite_records(self._connection, self.path, "--out")
+        with self._read_errors():
+            return _sqlite_records(self._connection, self.path, "--out")
+
+    @contextmanager
+    def _read_errors(self) -> Iterator[None]:
+        """A failing read as one line: in WAL mode a read maps the shared-memory file beside
+        the store, which a full disk refuses ("disk I/O error")."""
+        try:
+            yield
+        except sqlite3.Error as error:
+            raise OptionError(f"--out {self.path}: cannot use as a SQLite store: {error}") from None
 
     def append(self, record: dict) -> None:
         """Store one record; a run key already stored (another writer's) is left as it is.
