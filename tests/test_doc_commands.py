@@ -294,12 +294,12 @@ def _pass_lines(stream, lines: queue.Queue) -> None:
     ("$ cbai solve missing.yaml\ncbai: error: missing.yaml: no such file", False),
     ("$ cbai solve missing.yaml\ncbai: error: missing.yaml: … is a folder", True),  # another error than shown
 ])
-def test_a_command_that_ends_otherwise_than_its_page_shows_fails_the_page(shown, fails, tmp_path, clone,
+def test_a_command_that_ends_otherwise_than_its_page_shows_fails_the_page(shown, fails, tmp_path,
                                                                            shell_environment):
     page = tmp_path / "page.md"
     page.write_text(f"```console\n{shown}\n```\n")
     if fails:
         with pytest.raises(AssertionError, match="page.md:2: cbai solve missing.yaml"):
-            run_in_order(_runnable(page), clone, shell_environment)
+            run_in_order(_runnable(page), tmp_path, shell_environment)
     else:
-        run_in_order(_runnable(page), clone, shell_environment)
+        run_in_order(_runnable(page), tmp_path, shell_environment)
