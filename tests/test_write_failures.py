@@ -233,7 +233,8 @@ def test_a_driver_picture_onto_a_full_disk_is_one_line(small_disk, tmp_path):
     assert cbai("driver-arms", "--n", "3", "-o", arms).returncode == 0
     leave_room(small_disk, 0)
     picture = small_disk / "arms.png"
-    failed_with(cbai("driver-arms", "--show", arms, "--arm", "0", "-o", picture), f"{picture}: cannot write: {NO_SPACE}")
+    process = cbai("driver-arms", "--show", arms, "--arm", "0", "-o", picture)
+    failed_with(process, f"{picture}: cannot write: {NO_SPACE}")
     assert sorted(os.listdir(small_disk)) == ["filler"]
 
 
