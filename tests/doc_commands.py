@@ -65,8 +65,8 @@ class Command:
 @dataclass(frozen=True)
 class Block:
     """A fenced block: its info string (lower case), its first line inside the fence
-    (1-based), its lines, and the reason of the ``not-run`` marker before it (None
-    without one)."""
+    (1-based), its lines (without the fence's indentation), and the reason of the
+    ``not-run`` marker before it (None without one)."""
 
     info: str
     line: int
@@ -90,8 +90,10 @@ def fenced_blocks(text: str) -> list[Block]:
             index += 1
             continue
         fence = opening["fence"]
+        indent = len(lines[index]) - len(lines[index].lstrip())  # a block inside a list item is indented
         end = next((later for later in range(index + 1, len(lines)) if _closes(lines[later], fence)), len(lines))
-        found.append(Block(opening["info"].lower(), index + 2, tuple(lines[index + 1:end]), _marker(lines[:index])))
+        inside = tuple(line[indent:] if not line[:indent].strip() else line for line in lines[index + 1:end])
+        found.append(Block(opening["info"].lower(), index + 2, inside, _marker(lines[:index])))
         index = end + 1
     return found
 
