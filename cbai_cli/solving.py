@@ -9,6 +9,7 @@ interrupted run leaves no half file, and a trace that cannot be written loses no
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -17,7 +18,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from cbai_cli.errors import OptionError
+from cbai_cli.errors import OptionError, OutputError
 from cbai_cli.options import MEMORY_LIMIT, SOLVE_RUN_BYTES, check_seed
 from cbai_cli.outputs import check_writable, reason, write_errors
 from cbai_cli.simulate import RunRequest, RunTally, prepare, run_many, run_once
@@ -156,10 +157,11 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
     streamed to a temporary file beside it while the run goes (:class:`TraceWriter`) and
     renamed into place when the block ends without an error, after the caller has shown
     the outcome, so a trace that cannot be written (``--trace PATH: cannot write: REASON``,
-    also for a disk that filled during the run) loses no result. An error in the block,
-    Ctrl-C or SIGTERM removes the temporary file. ``warn`` gets the warnings of the prepared
-    run before it starts (:func:`solve_instance`), and a failed trace write when it happens;
-    ``progress`` how the runs go (:func:`solve_instance`)."""
+    also for a disk that filled during the run) loses no result; a result that cannot be
+    shown (:class:`~cbai_cli.errors.OutputError`) loses no trace either. Any other error in
+    the block, Ctrl-C or SIGTERM removes the temporary file. ``warn`` gets the warnings of
+    the prepared run before it starts (:func:`solve_instance`), and a failed trace write
+    when it happens; ``progress`` how the runs go (:func:`solve_instance`)."""
     from cbai_cli.kinds import guess_constraint, load
 
     if runs < 1:
@@ -190,5 +192,12 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
         with write_errors(trace, "--trace"):
             target = stack.enter_context(atomic_file(trace))
         writer = TraceWriter(Path(trace), target, warn)
-        yield solve_instance(instance, request, seeds, trace=writer, bound=bound, warn=warn, progress=progress)
+        try:
+            yield solve_instance(instance, request, seeds, trace=writer, bound=bound, warn=warn, progress=progress)
+        except OutputError:
+            # the run is over and its trace complete; only showing the result failed (a full
+            # disk under stdout, a reader gone): the trace is kept, the stdout error reported
+            with contextlib.suppress(OptionError):
+                writer.commit()
+            raise
         writer.commit()

@@ -11,6 +11,7 @@ default otherwise) is Hypothesis's own defaults, random examples and the local d
 from __future__ import annotations
 
 import os
+import subprocess
 
 from cbai_cli.parallel import pin_blas_threads_by_default
 
@@ -57,6 +58,21 @@ def _no_timed_progress_lines():
         os.environ.pop(INTERVAL_VARIABLE, None)
     else:
         os.environ[INTERVAL_VARIABLE] = previous
+
+
+@pytest.fixture
+def small_disk(tmp_path, request):
+    """A folder on a 64 KiB tmpfs of its own, where writes run out of space (root mounts
+    one; elsewhere the test skips and says why); another size by indirect
+    parametrisation (``@pytest.mark.parametrize("small_disk", ["1m"], indirect=True)``)."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    size = getattr(request, "param", "64k")
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    yield folder
+    subprocess.run(["umount", str(folder)], check=True)
 
 
 @pytest.fixture

@@ -106,18 +106,6 @@ def test_a_reader_that_goes_away_ends_the_command_quietly_as_unix_tools_do():
     assert (process.returncode, stderr) == (141, b"")
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 64 KiB tmpfs (root mounts one; elsewhere the test skips)."""
-    folder = tmp_path / "small"
-    folder.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip("cannot mount a small tmpfs here (needs root)")
-    yield folder
-    subprocess.run(["umount", str(folder)], check=True)
-
-
 @pytest.mark.parametrize("arguments", [
     ("generate", "random", "--d", "50", "--n", "500", "--seed", "1"),
     ("algorithms", "--json"),

@@ -154,7 +154,8 @@ class JsonlStore:
             if whole < path.stat().st_size:
                 self._truncate(whole)
         except BaseException:
-            self.close()
+            with contextlib.suppress(OptionError):  # the failure that stopped the opening is the one to report
+                self.close()
             raise
 
     def keys(self) -> set[str]:
@@ -195,10 +196,24 @@ class JsonlStore:
             raise OptionError(f"--out {self.path}: cannot write: {reason(error)}") from None
 
     def close(self) -> None:
-        """Close the file, which releases the lock."""
-        if self._descriptor >= 0:
-            os.close(self._descriptor)
-            self._descriptor = -1
+        """Sync and close the file, which releases the lock; a write that failed late (a
+        network file system reports a full disk or a quota at the sync) is one line
+        ``--out PATH: cannot write: REASON``, as at write time."""
+        if self._descriptor < 0:
+            return
+        descriptor, self._descriptor = self._descriptor, -1
+        failure = None
+        try:
+            os.fsync(descriptor)
+        except OSError as error:
+            if error.errno not in (errno.EINVAL, errno.ENOTSUP):  # a file system that cannot sync: nothing failed
+                failure = error
+        try:
+            os.close(descriptor)
+        except OSError as error:
+            failure = failure or error
+        if failure is not None:
+            raise OptionError(f"--out {self.path}: cannot write: {reason(failure)}")
 
 
 def _descriptor_identity(descriptor: int) -> tuple[int, int]:

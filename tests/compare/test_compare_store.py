@@ -3,6 +3,7 @@ unwritable paths, files that are not stores."""
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import subprocess
@@ -467,6 +468,23 @@ def test_jsonl_store_on_a_full_disk_fails_with_one_line(tmp_path):
             store.append(make_record(1))
     finally:
         store.close()
+
+
+def test_a_jsonl_write_failing_only_at_the_sync_fails_the_close_in_one_line_and_releases_the_lock(tmp_path,
+                                                                                                  monkeypatch):
+    # a network file system may report a full disk or a quota only when the file is synced
+    path = tmp_path / "runs.jsonl"
+    store = open_store(path)
+    store.append(make_record(1))
+
+    def quota_exceeded(descriptor):
+        raise OSError(errno.EDQUOT, os.strerror(errno.EDQUOT))
+
+    with monkeypatch.context() as patched:
+        patched.setattr("cbai_cli.compare.store.os.fsync", quota_exceeded)
+        with pytest.raises(OptionError, match=r"^--out \S+runs\.jsonl: cannot write: Disk quota exceeded$"):
+            store.close()
+    open_store(path).close()  # the lock went with the descriptor
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".sqlite"])
