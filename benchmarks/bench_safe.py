@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cbai_cli.protocol import Answer
 from cbai_cli.safe.files import SafeBaiInstance, SafeRegretInstance
-from cbai_cli.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
+from cbai_cli.safe.paper_instances import TABLE1_RUNS, instance_a, instance_b, price_of_safety_instance
 from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
 from cbai_cli.simulate import RunRequest, prepare, run_once, spawned_streams
 
@@ -102,14 +102,7 @@ def main() -> None:
     print("| algorithm | runs | mean τ | mean wall s | CPU µs / pull |")
     print("|---|---|---|---|---|")
     instance = SafeBaiInstance(price_of_safety_instance())
-    requests = [
-        RunRequest.of("lingape"),
-        RunRequest.of("lingape", rule="ratio"),
-        RunRequest.of("safe-lingape"),
-        RunRequest.of("safe-lingape", updates="dynamic"),
-        RunRequest.of("safe-lingape", rule="ratio"),
-        RunRequest.of("safe-lingape", rule="ratio", updates="dynamic"),
-    ]
+    requests = [RunRequest.of(algorithm, **options) for algorithm, options in TABLE1_RUNS]
     for request in requests:
         prepared = prepare(request, instance)
         taus, walls, cpus = [], [], []

@@ -30,7 +30,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from cbai_cli.safe.files import SafeBaiInstance  # noqa: E402
-from cbai_cli.safe.paper_instances import price_of_safety_instance  # noqa: E402
+from cbai_cli.safe.paper_instances import TABLE1_RUNS, price_of_safety_instance  # noqa: E402
 from cbai_cli.simulate import RunRequest, prepare, run_once, spawned_streams  # noqa: E402
 
 
@@ -40,14 +40,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "docs" / "img" / "pos_table1.png"))
     args = ap.parse_args()
     instance = SafeBaiInstance(price_of_safety_instance())
-    requests = [
-        RunRequest.of("lingape"),
-        RunRequest.of("lingape", rule="ratio"),
-        RunRequest.of("safe-lingape"),
-        RunRequest.of("safe-lingape", updates="dynamic"),
-        RunRequest.of("safe-lingape", rule="ratio"),
-        RunRequest.of("safe-lingape", rule="ratio", updates="dynamic"),
-    ]
+    requests = [RunRequest.of(algorithm, **options) for algorithm, options in TABLE1_RUNS]
     print(f"## Price of Safety, Table 1 ({args.runs} runs, mean ± sd)\n")
     print("| algorithm | stopping time τ | unsafe pulls | unsafe fraction | k̂ = k* | ε-correct "
           "| γ̄₂ after FE | γ̄₂ at stop | wall s |")

@@ -67,6 +67,14 @@ def lingape_instance(d: int = 2, omega: float = 0.01, epsilon: float = 0.0, delt
     )
 
 
+#: The rows of "Price of Safety" Table 1: (algorithm, options) of LinGapE and Safe-LinGapE
+#: with each selection rule and, for Safe-LinGapE, static and dynamic safe scales.
+TABLE1_RUNS: tuple[tuple[str, dict[str, str]], ...] = (
+    ("lingape", {}), ("lingape", {"rule": "ratio"}), ("safe-lingape", {}), ("safe-lingape", {"updates": "dynamic"}),
+    ("safe-lingape", {"rule": "ratio"}), ("safe-lingape", {"rule": "ratio", "updates": "dynamic"}),
+)
+
+
 def price_of_safety_instance(
     d: int = 3,
     omega: float = 0.1,
