@@ -75,7 +75,8 @@ def main() -> None:
     fig.tight_layout()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=120)
-    print(f"\nFigure: {Path(args.out).relative_to(ROOT)}")
+    out = Path(args.out).resolve()
+    print(f"\nFigure: {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
 
 
 if __name__ == "__main__":
