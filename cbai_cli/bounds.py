@@ -33,7 +33,7 @@ import numpy as np
 from cbai_cli.confidence import log_ratio
 from cbai_cli.errors import OptionError
 from cbai_cli.guess import guess_note
-from cbai_cli.options import MEMORY_LIMIT, OPTIONS, bytes_text
+from cbai_cli.options import OPTIONS, bytes_text, memory_limit, memory_limit_text
 from cbai_cli.instance import Instance
 from cbai_cli.noise import GaussianNoise
 
@@ -198,13 +198,13 @@ def bound_skip_reason(n_arms: int, dim: int, asked: bool | None) -> str | None:
 
     Raises:
         OptionError: bounds asked for whose design solves cannot fit in
-            :data:`~cbai_cli.options.MEMORY_LIMIT` (:func:`design_memory`).
+            :func:`~cbai_cli.options.memory_limit` (:func:`design_memory`).
     """
     if asked:
         need = design_memory(n_arms, n_arms, dim, "auto")
-        if need > MEMORY_LIMIT:
+        if need > memory_limit():
             raise OptionError(f"--bound: the bounds' design solves over K = {n_arms:,} arms in d = {dim} dimensions "
-                              f"would hold about {bytes_text(need)}, more than the limit of {bytes_text(MEMORY_LIMIT)}; "
+                              f"would hold about {bytes_text(need)}, more than {memory_limit_text(memory_limit())}; "
                               "leave out --bound (--bounds in compare) to run without them", "bound")
     if asked is not None:
         return None if asked else "the bounds were not computed (--no-bound)"
@@ -250,17 +250,17 @@ def design_memory(n_arms: int, n_targets: int, dim: int, solver: str) -> int:
 
 def _check_memory(arms: np.ndarray, targets: np.ndarray, solver: str) -> None:
     """One line (:class:`OptionError` naming ``--solver``) when the solve cannot fit in
-    :data:`~cbai_cli.options.MEMORY_LIMIT`, before it starts."""
+    :func:`~cbai_cli.options.memory_limit`, before it starts."""
     (n_arms, dim), n_targets = arms.shape, targets.shape[0]
     need = design_memory(n_arms, n_targets, dim, solver)
-    if need <= MEMORY_LIMIT:
+    if need <= memory_limit():
         return
     first_order = design_memory(n_arms, n_targets, dim, "fw")
-    remedy = (f"--solver fw would hold about {bytes_text(first_order)}" if first_order <= MEMORY_LIMIT
-              else "no option raises the limit: use fewer arms or dimensions")
+    remedy = (f"--solver fw would hold about {bytes_text(first_order)}" if first_order <= memory_limit()
+              else "or use fewer arms or dimensions")
     raise OptionError(f"the {_SOLVED_BY[solver]} design solve over K = {n_arms:,} arms and "
                       f"{n_targets:,} targets in d = {dim} dimensions would hold about {bytes_text(need)}, more than "
-                      f"the limit of {bytes_text(MEMORY_LIMIT)}; {remedy}", "solver")
+                      f"{memory_limit_text(memory_limit())}; {remedy}", "solver")
 
 
 def _solve(arms: np.ndarray, targets: np.ndarray, solver: str, tolerance: float,
@@ -283,7 +283,7 @@ def _solve(arms: np.ndarray, targets: np.ndarray, solver: str, tolerance: float,
             design = optimal_design(arms, targets, tol=tolerance, time_limit=time_limit, progress=rounds)
             if (solver == "auto" and design.gap > tolerance and not design.time_limited
                     and arms.shape[0] * max(targets.shape[0], 1) <= EXACT_FALLBACK_ENTRIES
-                    and design_memory(arms.shape[0], targets.shape[0], arms.shape[1], "cvxpy") <= MEMORY_LIMIT):
+                    and design_memory(arms.shape[0], targets.shape[0], arms.shape[1], "cvxpy") <= memory_limit()):
                 design = _exact_if_better(design, arms, targets, deadline)
     except ValueError as error:  # every target is an arm: in the span but for the solver's tolerance
         raise unsolvable_at_scale(error) from None

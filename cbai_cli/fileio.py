@@ -44,7 +44,7 @@ import numpy as np
 import yaml
 
 from cbai_cli.errors import InstanceError
-from cbai_cli.options import MEMORY_LIMIT
+from cbai_cli.options import memory_limit, memory_limit_text
 from cbai_cli.validation import FieldError, safe_text
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -159,16 +159,16 @@ YAML_BYTES_PER_CHARACTER = 32
 
 def _within_limit(text: str, shown: str) -> str:
     """``text``, unless it is more YAML than cbai reads (:data:`YAML_CHARACTER_LIMIT`) or than
-    reading it could hold in :data:`~cbai_cli.options.MEMORY_LIMIT`: one line then."""
+    reading it could hold in :func:`~cbai_cli.options.memory_limit`: one line then."""
     from cbai_cli.options import bytes_text
 
     if len(text) > YAML_CHARACTER_LIMIT:
         raise InstanceError(f"{shown}: more than {YAML_CHARACTER_LIMIT:,} characters of YAML, more than any instance "
                             "cbai reads (arrays that large belong in .npz)")
     need = len(text) * YAML_BYTES_PER_CHARACTER
-    if need > MEMORY_LIMIT:
+    if need > memory_limit():
         raise InstanceError(f"{shown}: reading its {len(text):,} characters of YAML would hold about {bytes_text(need)}, "
-                            f"more than the limit of {bytes_text(MEMORY_LIMIT)}; the same instance as .npz holds far "
+                            f"more than {memory_limit_text(memory_limit())}; the same instance as .npz holds far "
                             "less (cbai generate … -o FILE.npz)")
     return text
 
@@ -464,7 +464,7 @@ def _header_refusal(stream: Any, size: int) -> str | None:
     cannot be loaded as its header declares it, or None: numpy allocates the declared array
     before reading it, so a header that declares more bytes than the stream holds (a corrupt
     or hostile file) would be a MemoryError, or gigabytes allocated, before the read found
-    the data missing; and an array larger than :data:`~cbai_cli.options.MEMORY_LIMIT` is
+    the data missing; and an array larger than :func:`~cbai_cli.options.memory_limit` is
     refused like every other request of that size. A header numpy cannot read is left to
     numpy's own message. The stream is left after the header."""
     try:
@@ -482,8 +482,8 @@ def _header_refusal(stream: Any, size: int) -> str | None:
     array = f"a {'×'.join(map(str, shape)) or 'scalar'} array of {declared:,} bytes"
     if declared > held:
         return f"its header declares {array} but only {held:,} bytes follow it"
-    if declared > MEMORY_LIMIT:
-        return f"{array}, more than the {MEMORY_LIMIT:,} bytes cbai loads"
+    if declared > memory_limit():
+        return f"{array}, more than {memory_limit_text(memory_limit())}"
     return None
 
 
@@ -502,7 +502,7 @@ def _directory_refusal(archive: zipfile.ZipFile) -> str | None:
     repeated YAML key); a member compressed otherwise than numpy writes them, stored or
     deflated (bzip2 and lzma decompress a whole read at once, so a few bytes could expand to
     gigabytes before any size is checked); a size its compressed bytes cannot produce; and
-    members whose loading would hold more than :data:`~cbai_cli.options.MEMORY_LIMIT`
+    members whose loading would hold more than :func:`~cbai_cli.options.memory_limit`
     (:data:`NPZ_LOAD_COPIES` times what they decompress to)."""
     from cbai_cli.options import bytes_text
 
@@ -520,10 +520,10 @@ def _directory_refusal(archive: zipfile.ZipFile) -> str | None:
             return (f"not a valid .npz file (member {member!r}: its directory declares {info.file_size:,} bytes, more "
                     f"than its {info.compress_size:,} {_NPZ_METHODS[info.compress_type]} bytes can hold)")
     total = sum(info.file_size for info in archive.infolist())
-    if total * NPZ_LOAD_COPIES > MEMORY_LIMIT:
+    if total * NPZ_LOAD_COPIES > memory_limit():
         return (f"its arrays decompress to {bytes_text(total)}, and loading them holds about "
-                f"{bytes_text(total * NPZ_LOAD_COPIES)}, more than the limit of {bytes_text(MEMORY_LIMIT)}: no option "
-                "raises it; store fewer arms or dimensions")
+                f"{bytes_text(total * NPZ_LOAD_COPIES)}, more than {memory_limit_text(memory_limit())}; or store fewer "
+                "arms or dimensions")
     return None
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from cbai_cli.errors import OptionError, UnknownNameError, unknown_name_message
 from cbai_cli.instance import Instance
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.options import MAGNITUDE_LIMIT, MEMORY_LIMIT, bytes_text
+from cbai_cli.options import MAGNITUDE_LIMIT, bytes_text, memory_limit, memory_limit_text
 
 
 @dataclass(frozen=True)
@@ -142,15 +142,15 @@ class Family:
 
     def _check_size(self, values: dict[str, Any]) -> None:
         """One line, before anything is allocated, when the instance would take more than
-        :data:`MEMORY_LIMIT` (its size parameters named)."""
+        :func:`~cbai_cli.options.memory_limit` (its size parameters named)."""
         if self.size is None:
             return
         needed = self.size(**{p.name: values[p.name] for p in self.parameters if p.name in ("n", "d")}).bytes
-        if needed > MEMORY_LIMIT:
+        if needed > memory_limit():
             given = ", ".join(f"{name} = {values[name]}" for name in ("n", "d") if name in values)
             names = " or ".join(name for name in ("n", "d") if name in values)
-            raise OptionError(f"{self.name}: {given} would take about {bytes_text(needed)} of memory, more than the "
-                              f"limit of {bytes_text(MEMORY_LIMIT)}: choose a smaller {names}")
+            raise OptionError(f"{self.name}: {given} would take about {bytes_text(needed)} of memory, more than "
+                              f"{memory_limit_text(memory_limit())}: choose a smaller {names}")
 
     def generate(self, noise: NoiseModel | None = None, **params: Any) -> Any:
         """Build the instance for ``params`` (defaults filled in, types checked)."""

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -37,10 +39,34 @@ class QueryLimitError(CbaiError):
 #: (:class:`QueryLimitError`), and ``--budget`` cannot exceed it.
 QUERY_LIMIT = 10**15
 
-#: The most memory one command may plan to hold: an instance to generate, the plan and
-#: records of a comparison, the results of ``solve --runs`` (each estimated before anything
-#: is built, so that a larger request is one line instead of a MemoryError).
-MEMORY_LIMIT = 4 * 2**30
+#: The most memory one command may plan to hold unless :data:`MEMORY_VARIABLE` says
+#: otherwise: an instance to generate or read, the plan and records of a comparison, the
+#: results of ``solve --runs``, a design solve (each estimated before anything is built, so
+#: that a larger request is one line instead of a MemoryError).
+DEFAULT_MEMORY_LIMIT = 4 * 2**30
+#: The environment variable that sets another limit: bytes, or a number with K, M, G or T
+#: (binary units: 8G is 8 GiB).
+MEMORY_VARIABLE = "CBAI_MEMORY_LIMIT"
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", re.IGNORECASE)
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def memory_limit() -> int:
+    """The most memory one command may plan to hold, in bytes: :data:`MEMORY_VARIABLE` when
+    set, else :data:`DEFAULT_MEMORY_LIMIT`; a value that is not a positive size is one line."""
+    text = os.environ.get(MEMORY_VARIABLE, "")
+    if not text.strip():
+        return DEFAULT_MEMORY_LIMIT
+    match = _SIZE.fullmatch(text)
+    limit = int(float(match.group(1)) * _UNITS[match.group(2).upper()]) if match else 0
+    if limit <= 0:
+        raise OptionError(f"{MEMORY_VARIABLE}={text!r}: expected a size such as 8G or 8589934592 (bytes)")
+    return limit
+
+
+def memory_limit_text(limit: int) -> str:
+    """The limit for messages, with how to raise it: ``the limit of 4 GiB (CBAI_MEMORY_LIMIT raises it)``."""
+    return f"the limit of {bytes_text(limit)} ({MEMORY_VARIABLE} raises it)"
 
 
 def bytes_text(count: float) -> str:

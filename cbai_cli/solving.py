@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cbai_cli.errors import OptionError, OutputError
-from cbai_cli.options import MEMORY_LIMIT, SOLVE_RUN_BYTES, check_seed
+from cbai_cli.options import SOLVE_RUN_BYTES, check_seed, memory_limit, memory_limit_text
 from cbai_cli.outputs import check_writable, reason, write_errors
 from cbai_cli.simulate import RunRequest, RunTally, prepare, run_many, run_once
 
@@ -166,11 +166,11 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
 
     if runs < 1:
         raise OptionError(f"--runs must be ≥ 1, got {runs}", "runs")
-    if runs * SOLVE_RUN_BYTES > MEMORY_LIMIT:
+    if runs * SOLVE_RUN_BYTES > memory_limit():
         from cbai_cli.options import bytes_text
 
         raise OptionError(f"--runs {runs} would keep about {bytes_text(runs * SOLVE_RUN_BYTES)} of results in memory, "
-                          f"more than the limit of {bytes_text(MEMORY_LIMIT)}: at most {MEMORY_LIMIT // SOLVE_RUN_BYTES:,} "
+                          f"more than {memory_limit_text(memory_limit())}: at most {memory_limit() // SOLVE_RUN_BYTES:,} "
                           "runs fit", "runs")
     seed = check_seed(seed)
     if trace is not None:

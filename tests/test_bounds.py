@@ -563,23 +563,23 @@ def test_a_design_solve_that_cannot_fit_in_memory_is_refused_before_it_starts(mo
     instance = random_instance()  # K = 100 arms in d = 6
     targets = int(at_least_set(instance).sum())
     fw, cvxpy = 64 * (100 + targets) * 6, 256 * 100 * targets * 36
-    monkeypatch.setattr("cbai_cli.bounds.MEMORY_LIMIT", fw)
+    monkeypatch.setenv("CBAI_MEMORY_LIMIT", str(fw))
     with pytest.raises(OptionError) as caught:
         compute_bounds(instance, solver="cvxpy")
     assert str(caught.value) == (f"the cvxpy design solve over K = 100 arms and {targets} targets in d = 6 dimensions "
-                                 f"would hold about {bytes_text(cvxpy)}, more than the limit of {bytes_text(fw)}; "
+                                 f"would hold about {bytes_text(cvxpy)}, more than the limit of {bytes_text(fw)} (CBAI_MEMORY_LIMIT raises it); "
                                  f"--solver fw would hold about {bytes_text(fw)}")
     assert caught.value.parameter == "solver"
-    monkeypatch.setattr("cbai_cli.bounds.MEMORY_LIMIT", fw - 1)
-    with pytest.raises(OptionError, match=r"^the fw design solve over K = 100 arms and .* no option raises the "
-                                          r"limit: use fewer arms or dimensions$"):
+    monkeypatch.setenv("CBAI_MEMORY_LIMIT", str(fw - 1))
+    with pytest.raises(OptionError, match=r"^the fw design solve over K = 100 arms and .* \(CBAI_MEMORY_LIMIT "
+                                          r"raises it\); or use fewer arms or dimensions$"):
         compute_bounds(instance)
 
 
 def test_forced_bounds_that_cannot_fit_in_memory_are_refused(monkeypatch):
-    monkeypatch.setattr("cbai_cli.bounds.MEMORY_LIMIT", 64 * 2 * 1000 * 10 - 1)
+    monkeypatch.setenv("CBAI_MEMORY_LIMIT", str(64 * 2 * 1000 * 10 - 1))
     with pytest.raises(OptionError, match=r"^--bound: the bounds' design solves over K = 1,000 arms in d = 10 "
-                                          r"dimensions would hold about 1\.22 MiB, more than the limit of 1\.22 MiB; leave "
+                                          r"dimensions would hold about 1\.22 MiB, more than the limit of 1\.22 MiB \(CBAI_MEMORY_LIMIT raises it\); leave "
                                           r"out --bound \(--bounds in compare\) to run without them$"):
         bound_skip_reason(1000, 10, True)
     assert bound_skip_reason(1000, 10, None) is None and bound_skip_reason(1000, 10, False) is not None

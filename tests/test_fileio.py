@@ -196,10 +196,10 @@ def test_an_npz_member_declaring_more_than_it_holds_is_refused_before_allocating
 def test_npz_members_whose_loading_would_pass_the_memory_limit_are_refused_by_the_directory(tmp_path, monkeypatch):
     path = tmp_path / "x.npz"
     np.savez_compressed(path, arms=np.ones((5, 4)))  # 128 bytes of .npy header and 160 of data
-    monkeypatch.setattr("cbai_cli.fileio.MEMORY_LIMIT", 863)
+    monkeypatch.setenv("CBAI_MEMORY_LIMIT", str(863))
     assert npz_error(path) == ("F: its arrays decompress to 288 bytes, and loading them holds about 864 bytes, more "
-                               "than the limit of 863 bytes: no option raises it; store fewer arms or dimensions")
-    monkeypatch.setattr("cbai_cli.fileio.MEMORY_LIMIT", 864)
+                               "than the limit of 863 bytes (CBAI_MEMORY_LIMIT raises it); or store fewer arms or dimensions")
+    monkeypatch.setenv("CBAI_MEMORY_LIMIT", str(864))
     assert read_mapping(path)["arms"].shape == (5, 4)
 
 

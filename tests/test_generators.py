@@ -198,12 +198,12 @@ def test_every_family_with_a_size_parameter_declares_its_size():
 
 
 def test_the_default_instances_are_far_below_the_memory_limit():
-    from cbai_cli.options import MEMORY_LIMIT
+    from cbai_cli.options import DEFAULT_MEMORY_LIMIT
 
     for chosen in FAMILIES.values():
         if chosen.size is not None:
             values = chosen.resolve()
-            assert chosen.size(**{k: values[k] for k in ("n", "d") if k in values}).bytes < MEMORY_LIMIT / 1000
+            assert chosen.size(**{k: values[k] for k in ("n", "d") if k in values}).bytes < DEFAULT_MEMORY_LIMIT / 1000
 
 
 def brute_force_closest_pair(points: np.ndarray) -> tuple[int, int]:

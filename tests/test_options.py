@@ -124,3 +124,35 @@ def test_a_seed_that_is_not_an_integer_of_at_least_zero_is_refused(seed):
     with pytest.raises(OptionError, match="^--seed must be an integer ≥ 0, got ") as caught:
         check_seed(seed)
     assert caught.value.parameter == "seed"
+
+
+@pytest.mark.parametrize("text, expected", [("", 4 * 2**30), ("8G", 8 * 2**30), ("512M", 512 * 2**20), ("1000", 1000),
+                                            ("1.5K", 1536), (" 2 GiB ", 2 * 2**30), ("1t", 2**40)])
+def test_the_memory_limit_is_read_from_its_variable(monkeypatch, text, expected):
+    from cbai_cli.options import memory_limit
+
+    monkeypatch.setenv("CBAI_MEMORY_LIMIT", text)
+    assert memory_limit() == expected
+
+
+@pytest.mark.parametrize("text", ["lots", "-1", "0", "8Q", "0.1"])
+def test_a_memory_limit_that_is_not_a_size_is_one_line(monkeypatch, text):
+    from cbai_cli.options import memory_limit
+
+    monkeypatch.setenv("CBAI_MEMORY_LIMIT", text)
+    with pytest.raises(OptionError, match="CBAI_MEMORY_LIMIT=.*expected a size such as 8G"):
+        memory_limit()
+
+
+def test_a_refusal_names_the_variable_that_raises_the_limit_and_the_variable_raises_it(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "cbai_cli", "generate", "unit-sphere", "--d", "20", "--n", "100", "-o",
+               str(tmp_path / "sphere.npz")]
+    refused = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "CBAI_MEMORY_LIMIT": "1K"})
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert "the limit of 1,024 bytes (CBAI_MEMORY_LIMIT raises it)" in refused.stderr
+    allowed = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "CBAI_MEMORY_LIMIT": "1M"})
+    assert allowed.returncode == 0, allowed.stderr

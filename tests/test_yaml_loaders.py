@@ -148,11 +148,12 @@ def test_yaml_that_reading_could_not_hold_in_memory_is_one_line(tmp_path, monkey
 
     path = tmp_path / "f.yaml"
     path.write_text("a: [1, 2, 3]\n")  # 13 characters: 416 bytes while read
-    monkeypatch.setattr("cbai_cli.fileio.MEMORY_LIMIT", 415)
+    monkeypatch.setenv("CBAI_MEMORY_LIMIT", str(415))
     with pytest.raises(InstanceError) as caught:
         read_mapping(path)
     assert str(caught.value) == (f"{path}: reading its 13 characters of YAML would hold about 416 bytes, more than the "
-                                 "limit of 415 bytes; the same instance as .npz holds far less (cbai generate … -o "
+                                 "limit of 415 bytes (CBAI_MEMORY_LIMIT raises it); the same instance as .npz holds far less (cbai "
+                                 "generate … -o "
                                  "FILE.npz)")
-    monkeypatch.setattr("cbai_cli.fileio.MEMORY_LIMIT", 416)
+    monkeypatch.setenv("CBAI_MEMORY_LIMIT", str(416))
     assert read_mapping(path) == {"a": [1, 2, 3]}

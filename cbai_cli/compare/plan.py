@@ -19,7 +19,7 @@ from typing import Any
 from cbai_cli.compare.sources import Group, parse_sources
 from cbai_cli.compare.specs import AlgorithmChoice, parse_algorithms
 from cbai_cli.errors import OptionError
-from cbai_cli.options import MEMORY_LIMIT, check_seed
+from cbai_cli.options import check_seed, memory_limit, memory_limit_text
 
 DEFAULT_SEEDS = 10
 #: Bytes a planned run and its record take (measured: ~0.6 KB planned, ~2.4 KB recorded).
@@ -183,14 +183,14 @@ def seed_bytes(groups: Sequence[Group], choices: Sequence[AlgorithmChoice]) -> i
 
 def check_memory(groups: Sequence[Group], choices: Sequence[AlgorithmChoice], seeds: int) -> None:
     """One line naming ``--seeds`` when the plan and records of ``seeds`` seeds would take
-    more than :data:`MEMORY_LIMIT`."""
+    more than :func:`~cbai_cli.options.memory_limit`."""
     per_seed = max(seed_bytes(groups, choices), 1)
-    if seeds * per_seed > MEMORY_LIMIT:
+    if seeds * per_seed > memory_limit():
         from cbai_cli.options import bytes_text
 
         raise OptionError(f"--seeds {seeds} would keep about {bytes_text(seeds * per_seed)} of planned runs and "
-                          f"records in memory, more than the limit of {bytes_text(MEMORY_LIMIT)}: at most "
-                          f"{MEMORY_LIMIT // per_seed:,} seeds fit with these sources and algorithms", "seeds")
+                          f"records in memory, more than {memory_limit_text(memory_limit())}: at most "
+                          f"{memory_limit() // per_seed:,} seeds fit with these sources and algorithms", "seeds")
 
 
 def build_grid(sources: Sequence[str], algorithms: Sequence[str], seeds: int, first_seed: int = 0,

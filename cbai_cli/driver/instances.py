@@ -52,7 +52,7 @@ from cbai_cli.errors import InstanceError, OptionError
 from cbai_cli.fileio import instance_errors
 from cbai_cli.instance import Instance, save
 from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.options import MAGNITUDE_LIMIT, MEMORY_LIMIT
+from cbai_cli.options import MAGNITUDE_LIMIT, memory_limit, memory_limit_text
 from cbai_cli.parallel import check_jobs
 
 __all__ = [
@@ -335,11 +335,11 @@ def build_arm_sets(
     names = scenario_names(scenario_choice)  # fail on a bad name before minutes of CEM
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise OptionError(f"--n must be a positive integer, got {n!r}")
-    if n * POLICY_BYTES > MEMORY_LIMIT:
+    if n * POLICY_BYTES > memory_limit():
         from cbai_cli.options import bytes_text
 
         raise OptionError(f"--n {n:,} policies would need about {bytes_text(n * POLICY_BYTES)} of memory, more "
-                          f"than the limit of {bytes_text(MEMORY_LIMIT)}: at most {MEMORY_LIMIT // POLICY_BYTES:,} fit")
+                          f"than {memory_limit_text(memory_limit())}: at most {memory_limit() // POLICY_BYTES:,} fit")
     check_jobs(jobs)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise OptionError(f"--seed must be a non-negative integer, got {seed!r}")

@@ -129,5 +129,6 @@ def test_a_cvxpy_solve_that_cannot_fit_in_memory_is_one_line(cbai_process, tmp_p
     process = cbai_process("bound", path, "--solver", "cvxpy")
     assert process.returncode == 2 and process.stdout == ""
     assert process.stderr == ("cbai: error: the cvxpy design solve over K = 1,000 arms and 1,000 targets in d = 5 "
-                              "dimensions would hold about 5.96 GiB, more than the limit of 4 GiB; --solver fw would "
+                              "dimensions would hold about 5.96 GiB, more than the limit of 4 GiB (CBAI_MEMORY_LIMIT raises it); "
+                              "--solver fw would "
                               "hold about 640,000 bytes\n")

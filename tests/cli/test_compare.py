@@ -460,9 +460,9 @@ def test_a_spec_without_a_guarantee_is_said_once_before_the_runs(cli):
 
 
 def test_forced_bounds_that_cannot_fit_in_memory_are_one_line(cli, monkeypatch):
-    monkeypatch.setattr("cbai_cli.bounds.MEMORY_LIMIT", 1279)  # regret-1d: 64 · (10 + 10) · 1 = 1,280 bytes
+    monkeypatch.setattr("cbai_cli.bounds.memory_limit", lambda: 1279)  # regret-1d: 64 · (10 + 10) · 1 = 1,280 bytes
     result = cli("compare", "regret-1d", "--algos", "g-acol", "--seeds", "1", "--jobs", "1", "--bounds")
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == ("cbai: error: --bound: the bounds' design solves over K = 10 arms in d = 1 dimensions "
-                             "would hold about 1,280 bytes, more than the limit of 1,279 bytes; leave out --bound "
+                             "would hold about 1,280 bytes, more than the limit of 1,279 bytes (CBAI_MEMORY_LIMIT raises it); leave out --bound "
                              "(--bounds in compare) to run without them\n")

@@ -75,7 +75,7 @@ def test_a_zip_bomb_is_refused_from_its_directory(tmp_path):
     path.write_bytes(zip_archive("arms.npy", zipfile.ZIP_DEFLATED, stream, size, crc))
     assert path.stat().st_size < 2 * MIB
     assert refusal(path) == ("F: its arrays decompress to 1.46 GiB, and loading them holds about 4.39 GiB, more than "
-                             "the limit of 4 GiB: no option raises it; store fewer arms or dimensions")
+                             "the limit of 4 GiB (CBAI_MEMORY_LIMIT raises it); or store fewer arms or dimensions")
 
 
 def test_a_directory_declaring_more_than_its_compressed_bytes_can_hold_is_refused(tmp_path):

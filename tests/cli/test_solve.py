@@ -275,7 +275,7 @@ def test_bound_flag_computes_the_bounds_of_a_large_instance(cli, instance_file, 
 
 
 def test_forced_bounds_that_cannot_fit_in_memory_are_refused_before_the_runs(cli, instance_file, monkeypatch):
-    monkeypatch.setattr("cbai_cli.bounds.MEMORY_LIMIT", 1000)  # the designs of 5 arms in d = 4: 64 · (5 + 5) · 4 = 2,560 bytes
+    monkeypatch.setattr("cbai_cli.bounds.memory_limit", lambda: 1000)  # the designs of 5 arms in d = 4: 64 · (5 + 5) · 4 = 2,560 bytes
     import cbai_cli.simulate
 
     ran, run_batch = [], cbai_cli.simulate._run_batch
@@ -283,7 +283,7 @@ def test_forced_bounds_that_cannot_fit_in_memory_are_refused_before_the_runs(cli
     result = cli("solve", instance_file, "--algo", "g-acol", "--bound")
     assert result.exit_code == 2 and result.stdout == "" and ran == []
     assert result.stderr == ("cbai: error: --bound: the bounds' design solves over K = 5 arms in d = 4 dimensions "
-                             "would hold about 2,560 bytes, more than the limit of 1,000 bytes; leave out --bound "
+                             "would hold about 2,560 bytes, more than the limit of 1,000 bytes (CBAI_MEMORY_LIMIT raises it); leave out --bound "
                              "(--bounds in compare) to run without them\n")
     assert cli("solve", instance_file, "--algo", "g-acol", "--no-bound").exit_code == 0 and len(ran) == 1
 
