@@ -444,7 +444,7 @@ def test_compare_refuses_seeds_beyond_the_memory_limit():
 def test_solve_refuses_runs_beyond_the_memory_limit():
     stderr = one_line_error(invoke("solve", "instances/regret-1d.yaml", "--runs", str(10**12)),
                             "--runs 1000000000000 would keep about")
-    assert "more than the limit of 4 GiB: at most 1,048,576 runs fit" in stderr
+    assert "more than the limit of 4 GiB (CBAI_MEMORY_LIMIT raises it): at most 1,048,576 runs fit" in stderr
 
 def test_compare_refuses_a_generator_spec_beyond_the_memory_limit():
     one_line_error(invoke("compare", f"random:n={10**12}", "--algos", "acol", "--seeds", "1", "-q"), "random: n =")
