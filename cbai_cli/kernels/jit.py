@@ -12,7 +12,8 @@ that compute the same bits:
 
 Calling ``kernel(...)`` from Python runs the interpreted view until the process has spent
 :data:`INTERPRETED_SECONDS` in interpreted kernels or compiled code is loaded (:func:`load`),
-then the compiled one. Both views run the same source with numba's settings chosen so
+then the compiled one; an interpreted call that raises (Python's float arithmetic, where
+numpy's gives ±∞ or NaN) is undone on its array arguments and run compiled. Both views run the same source with numba's settings chosen so
 that they round alike: ``error_model="numpy"`` (a division by zero gives ±∞/NaN, as the
 numpy scalars that the interpreted view reads from arrays do; it runs with numpy's
 floating-point warnings off) and no fast-math (every operation rounds as Python's). The
@@ -74,10 +75,18 @@ class Kernel:
 
     def __call__(self, *args):
         if not _Process.loaded:
+            saved = [(argument, argument.copy()) for argument in args
+                     if isinstance(argument, np.ndarray) and argument.flags.writeable]
             started = time.perf_counter()
             try:
                 with np.errstate(all="ignore"):
                     return self.interpreted(*args)
+            except (ArithmeticError, ValueError):
+                # Python's float arithmetic raised where numpy's scalars give ±∞ or NaN: the
+                # arrays as they were, and the compiled code from now on
+                for argument, copy in saved:
+                    argument[...] = copy
+                load()
             finally:
                 if not interpreted_for(time.perf_counter() - started):
                     load()

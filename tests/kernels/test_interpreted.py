@@ -112,3 +112,26 @@ def test_no_arm_matrix_small_enough_to_interpret_streams():
     from cbai_cli.kernels.codes import STREAM_ENTRIES
 
     assert jit.INTERPRETED_ENTRIES < STREAM_ENTRIES
+
+
+def test_a_call_from_python_that_raises_interpreted_is_undone_and_run_compiled(monkeypatch):
+    from cbai_cli.kernels import elimination
+
+    kernel = elimination.interval_bounds
+    norms2, predictions = np.array([0.5, 2.0, 0.0]), np.array([0.1, -0.3, 0.7])
+    expected_lower, expected_upper = np.full(3, 9.0), np.full(3, 9.0)
+    kernel.compiled(1.5, norms2, predictions, expected_lower, expected_upper)
+
+    def raising(radius, norms2, predictions, lower, upper):
+        norms2[:], predictions[:] = 100.0, -5.0  # inputs moved on, then Python's arithmetic raises
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setitem(kernel._views, "interpreted", raising)
+    monkeypatch.setattr(jit._Process, "loaded", False)
+    monkeypatch.setattr(jit, "INTERPRETED_SECONDS", float("inf"))
+    lower, upper = np.full(3, 9.0), np.full(3, 9.0)
+    kernel(1.5, norms2, predictions, lower, upper)
+    np.testing.assert_array_equal(norms2, [0.5, 2.0, 0.0])
+    np.testing.assert_array_equal(lower, expected_lower)
+    np.testing.assert_array_equal(upper, expected_upper)
+    assert jit.loaded()
