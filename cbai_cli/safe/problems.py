@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -108,8 +109,27 @@ class SafeRegretSetting:
         return float(np.linalg.norm(self.B, 2))
 
 
+class _SettingAndTruth:
+    """A problem: what the learner knows (its ``setting``, a frozen dataclass) and the hidden
+    truth beside it."""
+
+    setting: Any
+
+    def learner_view(self) -> Any:
+        """What the algorithms receive: the setting, without the truth."""
+        return self.setting
+
+    def with_setting(self, **changes: object) -> Any:
+        """The same truth with the setting's fields ``changes`` replaced, validated again."""
+        return dataclasses.replace(self, setting=dataclasses.replace(self.setting, **changes))
+
+    @property
+    def d(self) -> int:
+        return self.setting.d
+
+
 @dataclass(frozen=True, eq=False)
-class SafeRegretProblem:
+class SafeRegretProblem(_SettingAndTruth):
     """A safe linear bandit regret instance (Amani et al. 2019, §2): what the learner knows
     (``setting``) and the truth.
 
@@ -133,17 +153,6 @@ class SafeRegretProblem:
         if np.linalg.norm(mu) > S + NORM_TOL:
             raise ValueError(f"S={S} is below ‖mu_star‖ = {np.linalg.norm(mu):.6g} (Assumption 2)")
 
-    def learner_view(self) -> SafeRegretSetting:
-        """What Safe-LUCB receives: the setting, without μ*."""
-        return self.setting
-
-    def with_setting(self, **changes: object) -> SafeRegretProblem:
-        """The same truth with the setting's fields ``changes`` replaced, validated again."""
-        return dataclasses.replace(self, setting=dataclasses.replace(self.setting, **changes))
-
-    @property
-    def d(self) -> int:
-        return self.setting.d
 
 
 # --------------------------------------------------------------------------- best-arm identification
@@ -264,7 +273,7 @@ class SafeBaiSetting(_ArmsShape):
 
 
 @dataclass(frozen=True, eq=False)
-class SafeBaiProblem:
+class SafeBaiProblem(_SettingAndTruth):
     """Safe linear best-arm identification with partial pulls ("Price of Safety" §3.3): what
     the learner knows (``setting``) and the truth θ*, μ*.
 
@@ -289,21 +298,9 @@ class SafeBaiProblem:
         replace_field(self, "theta_star", theta)
         replace_field(self, "mu_star", mu)
 
-    def learner_view(self) -> SafeBaiSetting:
-        """What LinGapE and Safe-LinGapE receive: the setting, without θ* and μ*."""
-        return self.setting
-
-    def with_setting(self, **changes: object) -> SafeBaiProblem:
-        """The same truth with the setting's fields ``changes`` replaced, validated again."""
-        return dataclasses.replace(self, setting=dataclasses.replace(self.setting, **changes))
-
     @property
     def K(self) -> int:
         return self.setting.K
-
-    @property
-    def d(self) -> int:
-        return self.setting.d
 
 
 # --------------------------------------------------------------------------- safe scales
