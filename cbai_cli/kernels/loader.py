@@ -36,12 +36,20 @@ from cbai_cli.kernels import forms
 KERNELS = Path(__file__).resolve().parent
 
 
+#: The modules of this package that no compiled code is made from: the Python loop around
+#: the compiled runs, the warm-up script and the package's docstring (an edit of them
+#: recompiles nothing; numba keys each kernel's cache on its argument types besides).
+NOT_COMPILED = ("batch.py", "warm.py", "__init__.py")
+
+
 @functools.cache
 def sources_digest() -> bytes:
-    """sha256 of the sources every kernel is compiled from."""
+    """sha256 of the sources every kernel is compiled from (every module of this package but
+    :data:`NOT_COMPILED`)."""
     digest = hashlib.sha256()
     for path in sorted(KERNELS.glob("*.py")):
-        digest.update(path.read_bytes())
+        if path.name not in NOT_COMPILED:
+            digest.update(path.read_bytes())
     return digest.digest()
 
 

@@ -56,3 +56,24 @@ def test_the_private_temporary_locator_is_the_kernels_last_resort():
     locator = last.from_function(kernel.py_func, track_and_stop.__file__)
     assert locator.get_cache_path().startswith(loader.private_cache_root())
     assert locator.get_source_stamp() == loader.sources_digest()
+
+
+def test_the_stamp_follows_the_compiled_sources_not_the_loop_around_them(tmp_path, monkeypatch):
+    import shutil
+
+    for path in loader.KERNELS.glob("*.py"):
+        shutil.copy(path, tmp_path / path.name)
+
+    def digest() -> bytes:
+        loader.sources_digest.cache_clear()
+        try:
+            return loader.sources_digest()
+        finally:
+            loader.sources_digest.cache_clear()
+
+    monkeypatch.setattr(loader, "KERNELS", tmp_path)
+    before = digest()
+    (tmp_path / "batch.py").write_text((tmp_path / "batch.py").read_text() + "\n# the Python loop changed\n")
+    assert digest() == before
+    (tmp_path / "design.py").write_text((tmp_path / "design.py").read_text() + "\n# a kernel's module changed\n")
+    assert digest() != before
