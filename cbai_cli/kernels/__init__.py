@@ -1,14 +1,17 @@
 """The adaptive CBAI step compiled with numba (docs/sweeps.md, docs/ols.md).
 
-The modules that import numba (:mod:`.jit` and everything that uses it) are imported
-only when an adaptive run starts, so ``cbai --help``, ``bound``, ``generate`` and the
-safe kinds never load it; :mod:`.batch` and this package's ``__init__`` import neither
-numba nor numpy at import time.
+Only :mod:`.loader` imports numba, on the first call of a kernel's compiled view: a
+process runs the kernels as Python until that pays (:mod:`.jit`), so ``cbai --help``,
+``bound``, ``generate``, the safe kinds and small runs never load it.
 
 - :mod:`.forms`: the radius formulas as plain Python, called by :mod:`cbai_cli.confidence`
   and by compiled code.
-- :mod:`.jit`: the ``njit`` settings (on-disk cache, numpy's error model, no fast-math)
-  and the registration of the radius formulas of :mod:`.forms`.
+- :mod:`.jit`: a kernel's two views, interpreted and compiled (the ``njit`` settings:
+  on-disk cache, numpy's error model, no fast-math), and when a process turns to the
+  compiled one.
+- :mod:`.loader`: numba's set-up for the kernels (the stamped cache locators, the
+  threading layer, the registration of the radius formulas of :mod:`.forms`).
+- :mod:`.blas`: the dot products, computed by scipy's BLAS in both views.
 - :mod:`.radius`: the radius regimes ``theory``, ``det``, ``tuned`` as a code and a
   vector of constants.
 - :mod:`.design`: the Sherman–Morrison absorb of one observation, with the per-arm

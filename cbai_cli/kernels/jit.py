@@ -13,8 +13,8 @@ that compute the same bits:
 Calling ``kernel(...)`` from Python runs the interpreted view until the process has spent
 :data:`INTERPRETED_SECONDS` in interpreted kernels or compiled code is loaded (:func:`load`),
 then the compiled one; an interpreted call that raises (Python's float arithmetic, where
-numpy's gives ±∞ or NaN) is undone on its array arguments and run compiled. Both views run the same source with numba's settings chosen so
-that they round alike: ``error_model="numpy"`` (a division by zero gives ±∞/NaN, as the
+numpy's gives ±∞ or NaN) is undone on its array arguments and run compiled. Both views run
+the same source with numba's settings chosen so that they round alike: ``error_model="numpy"`` (a division by zero gives ±∞/NaN, as the
 numpy scalars that the interpreted view reads from arrays do; it runs with numpy's
 floating-point warnings off) and no fast-math (every operation rounds as Python's). The
 one exception, :func:`njit_reassociating`, computes the products of the passes over large
