@@ -18,7 +18,8 @@ from cbai_cli import __version__
 from cbai_cli.algorithms.registry import algorithm_help, run_option_names
 from cbai_cli.errors import WorkerLostError
 from cbai_cli.group import CbaiGroup
-from cbai_cli.typer_options import BOUND_HELP, BOUNDS_HELP, REGIME_HELP, guess_constraint_option, with_options
+from cbai_cli.typer_options import (BOUND_HELP, BOUNDS_HELP, REGIME_HELP, guess_constraint_option, quiet_option,
+                                    with_options)
 
 app = typer.Typer(
     cls=CbaiGroup,
@@ -53,11 +54,6 @@ def _warn(text: str) -> None:
     from cbai_cli.validation import safe_text
 
     typer.echo(f"cbai: warning: {safe_text(text)}", err=True)
-
-
-#: ``-q/--quiet`` of every command that shows progress.
-QUIET_HELP = ("No progress on stderr (a live display on a terminal; elsewhere a line every few seconds, "
-              "CBAI_PROGRESS_INTERVAL seconds when set); warnings and errors still print.")
 
 
 def _progress_style(quiet: bool):
@@ -116,7 +112,7 @@ def bound(
     path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
     guess: Optional[str] = guess_constraint_option(),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
+    quiet: bool = quiet_option(),
     **options,
 ) -> None:
     """How hard an instance is. cbai: H_CLB, Theorem 1, Proposition 1, Theorem 2. safe-regret: Δ, λ_−, t_δ,
@@ -141,7 +137,7 @@ def solve(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
     bound: Optional[bool] = typer.Option(None, "--bound/--no-bound", show_default=False, help=BOUND_HELP),
     guess: Optional[str] = guess_constraint_option(),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP),
+    quiet: bool = quiet_option(),
     **options,
 ) -> None:
     """Run an algorithm on an instance's simulated feedback and score it."""
@@ -205,7 +201,7 @@ def compare(
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
     plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR against the swept parameter; regret curves for safe-regret groups.", show_default=False),
     title: Optional[str] = typer.Option(None, "--title", help="Title of the tables and figure (default: the study file's title, if any).", show_default=False),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or messages on stderr (progress: a live display on a terminal; elsewhere a line every few seconds, CBAI_PROGRESS_INTERVAL seconds when set); a warning before a run estimated at more than 10^9 queries, and errors, still print."),
+    quiet: bool = quiet_option("Nor compare's messages; a warning before a run estimated at more than 10^9 queries still prints."),
     **options,
 ) -> None:
     """Run many algorithms × seeds × instances in parallel, resumably, and summarise them."""
@@ -266,7 +262,7 @@ def driver_arms(
     arm: Optional[list[int]] = typer.Option(None, "--arm", metavar="K", help="With --show: draw this arm's policy (repeat for several)."),
     highlight: Optional[int] = typer.Option(None, "--highlight", help="With --show: draw all candidates, green if feasible and red if not, this arm on top."),
     solved: Optional[str] = typer.Option(None, "--solved", help="With --show: highlight the arm recommended in `cbai solve FILE --json` output (a file, or - for stdin)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress and no summary on stderr."),
+    quiet: bool = quiet_option("Nor the summary."),
 ) -> None:
     """Driving policies as CBAI arms (paper §4.3): build a driver instance, or draw its policies.
 

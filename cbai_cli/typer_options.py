@@ -30,6 +30,16 @@ BOUNDS_HELP = ("Compute each instance's lower bound for the ratio column; defaul
                f"K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with the certified lower end.")
 
 
+#: ``-q/--quiet`` of every command that shows progress.
+QUIET_HELP = ("No progress on stderr (a live display on a terminal; elsewhere a line every few seconds, "
+              "CBAI_PROGRESS_INTERVAL seconds when set); warnings and errors still print.")
+
+
+def quiet_option(more: str = ""):
+    """The Typer option ``-q/--quiet`` (:data:`QUIET_HELP`, then ``more``)."""
+    return typer.Option(False, "--quiet", "-q", help=f"{QUIET_HELP} {more}".strip())
+
+
 def guess_constraint_option():
     """The Typer option ``--guess-constraint FILE|VALUES`` (None: not given)."""
     return typer.Option(None, "--guess-constraint", metavar="FILE|VALUES", show_default=False,
