@@ -416,24 +416,14 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
 def _interpret_piece(kernel, arguments: tuple, batch: BatchState, ahead: int) -> bool:
     """Run ``kernel``'s interpreted view on ``arguments`` (whose runs row ``batch``
     holds) for at most ``ahead`` more pulls per run; returns False, with every array and
-    generator of ``arguments`` as it was, if Python's arithmetic raised."""
-    arrays = [(array, array.copy()) for array in arguments if isinstance(array, np.ndarray) and array.flags.writeable]
-    stream = arguments[-1]  # a binary run's generator, or None
-    generators = [(stream, stream.bit_generator.state)] if stream is not None else []
+    generator of ``arguments`` as it was, if Python's arithmetic raised (:func:`cbai_cli.kernels.jit.interpret`)."""
     limit = batch.limit.copy()
     ceiling = batch.steps + ahead
     batch.limit[:] = np.where(limit < 0, ceiling, np.minimum(limit, ceiling))
     try:
-        with np.errstate(all="ignore"):
-            kernel.interpreted(*arguments)
-    except (ArithmeticError, ValueError):
-        for array, saved in arrays:
-            array[...] = saved
-        for generator, state in generators:
-            generator.bit_generator.state = state
-        return False
+        done, _ = jit.interpret(kernel, arguments)
     finally:
         batch.limit[:] = limit
-    # a run stopped by the piece's ceiling, not by its own budget, goes on
-    batch.status[(batch.status == BUDGET) & ((limit < 0) | (batch.steps < limit))] = RUNNING
-    return True
+    if done:  # a run stopped by the piece's ceiling, not by its own budget, goes on
+        batch.status[(batch.status == BUDGET) & ((limit < 0) | (batch.steps < limit))] = RUNNING
+    return done

@@ -75,21 +75,12 @@ class Kernel:
 
     def __call__(self, *args):
         if not _Process.loaded:
-            saved = [(argument, argument.copy()) for argument in args
-                     if isinstance(argument, np.ndarray) and argument.flags.writeable]
             started = time.perf_counter()
-            try:
-                with np.errstate(all="ignore"):
-                    return self.interpreted(*args)
-            except (ArithmeticError, ValueError):
-                # Python's float arithmetic raised where numpy's scalars give ±∞ or NaN: the
-                # arrays as they were, and the compiled code from now on
-                for argument, copy in saved:
-                    argument[...] = copy
+            done, result = interpret(self, args)
+            if not interpreted_for(time.perf_counter() - started) or not done:
                 load()
-            finally:
-                if not interpreted_for(time.perf_counter() - started):
-                    load()
+            if done:
+                return result
         return self.compiled(*args)
 
     @property
@@ -104,6 +95,24 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"<kernel {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+
+def interpret(kernel: Kernel, args: tuple) -> tuple[bool, Any]:
+    """``(True, result)`` of ``kernel``'s interpreted view on ``args``, numpy's floating-point
+    warnings off; ``(False, None)``, with every writable array and every generator of
+    ``args`` as it was, when Python's float arithmetic raised (where numpy's scalars, as
+    the compiled code, give ±∞ or NaN): the caller then runs the compiled view."""
+    arrays = [(value, value.copy()) for value in args if isinstance(value, np.ndarray) and value.flags.writeable]
+    generators = [(value, value.bit_generator.state) for value in args if isinstance(value, np.random.Generator)]
+    try:
+        with np.errstate(all="ignore"):
+            return True, kernel.interpreted(*args)
+    except (ArithmeticError, ValueError):
+        for array, saved in arrays:
+            array[...] = saved
+        for generator, state in generators:
+            generator.bit_generator.state = state
+        return False, None
 
 
 def njit(function: Callable, name: str | None = None) -> Kernel:
