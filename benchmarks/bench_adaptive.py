@@ -36,10 +36,10 @@ GRID = ([("g-acol", k, 10) for k in (100, 1000, 10_000, 100_000)]
 def step_time(k: int, d: int, steps: int, repeats: int, algorithm: str = "g-acol") -> float:
     import numpy as np
 
-    from cbai_cli.instance import Instance
-    from cbai_cli.kinds.cbai import Environment
-    from cbai_cli.noise import GaussianNoise
-    from cbai_cli.simulate import RunRequest, prepare
+    from cbai_cli.kinds.cbai.instance import Instance
+    from cbai_cli.kinds.cbai.kind import Environment
+    from cbai_cli.kinds.cbai.noise import GaussianNoise
+    from cbai_cli.run.simulate import RunRequest, prepare
 
     rng = np.random.default_rng(0)
     arms = rng.standard_normal((k, d))

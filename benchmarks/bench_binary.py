@@ -19,7 +19,7 @@ from pathlib import Path
 from report import emit  # benchmarks/report.py, beside this script
 
 from cbai_cli.kinds import load
-from cbai_cli.simulate import RunRequest, drive, prepare, run_streams
+from cbai_cli.run.simulate import RunRequest, drive, prepare, run_streams
 
 SPECS = (("track-and-stop", "ols", {}), ("g-acol", "tuned", {"beta": 1.0}), ("g-acol", "theory", {}),
          ("maxrew-u", "ols", {}), ("g-acol", "ols", {}))

@@ -3,7 +3,7 @@ and report the certified gaps (not run by CI).
 
 The instances are ``cbai generate random --d D --n N --seed S``. Few arms are at least
 as rewarding as x* there, so the H_CLB design has few targets and is often singular:
-the case the conic column generation of cbai_cli/design.py exists for.
+the case the conic column generation of cbai_cli/numerics/design.py exists for.
 
     python benchmarks/bench_bound.py                       # d = 30, n = 10^4, seeds 0-3
     python benchmarks/bench_bound.py --d 30 --n 10000 --seeds 0
@@ -51,8 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    from cbai_cli.bounds import compute_bounds
-    from cbai_cli.generators import generate_instance
+    from cbai_cli.kinds.cbai.bounds import compute_bounds
+    from cbai_cli.kinds.cbai.families import generate_instance
 
     compute_bounds(generate_instance("regret-1d"))  # warm-up: imports, LAPACK
     if args.grid:

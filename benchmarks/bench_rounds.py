@@ -40,7 +40,7 @@ NOISE = (("σ", None), ("R=1", 1.0))
 
 
 def load(instance):
-    from cbai_cli.generators import family
+    from cbai_cli.kinds.cbai.families import family
     from cbai_cli.kinds import load as load_file
 
     if isinstance(instance, str):
@@ -51,7 +51,7 @@ def load(instance):
 
 def measure(instance, algorithm: str, subgaussian: float | None, seeds: int, repeats: int) -> dict:
     """Times of one case in this process (the checkout on ``PYTHONPATH``)."""
-    from cbai_cli.simulate import RunRequest, prepare, run_once
+    from cbai_cli.run.simulate import RunRequest, prepare, run_once
 
     loaded = load(instance)
     request = RunRequest.of(algorithm, subgaussian=subgaussian)

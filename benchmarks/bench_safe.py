@@ -9,7 +9,7 @@ Times, as a Markdown table:
 
 - Safe-LUCB on the 2-D box: full runs of instance A (T' = 10^4) and instance B (T' = 0,
   with and without the confidence-set intersection), wall and CPU time (runs through
-  ``cbai_cli.simulate.run_once``, so they include the kind's scoring: the regret curve and
+  ``cbai_cli.run.simulate.run_once``, so they include the kind's scoring: the regret curve and
   whether x* lies in the estimated safe set each round); and the CPU cost of
   one phase-2 round for each optimistic-step method (square clipping, vectorised vertex
   enumeration, qhull, HiGHS LPs). CPU time is reported because wall time on a shared
@@ -31,11 +31,11 @@ import numpy as np
 # Use this checkout's package even when another cbai is installed in the environment.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cbai_cli.protocol import Answer
-from cbai_cli.safe.files import SafeBaiInstance, SafeRegretInstance
-from cbai_cli.safe.paper_instances import TABLE1_RUNS, instance_a, instance_b, price_of_safety_instance
-from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
-from cbai_cli.simulate import RunRequest, prepare, run_once, spawned_streams
+from cbai_cli.contracts.protocol import Answer
+from cbai_cli.kinds.safe.files import SafeBaiInstance, SafeRegretInstance
+from cbai_cli.kinds.safe.paper_instances import TABLE1_RUNS, instance_a, instance_b, price_of_safety_instance
+from cbai_cli.algorithms.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
+from cbai_cli.run.simulate import RunRequest, prepare, run_once, spawned_streams
 
 
 def with_vertex_method(prepared, method: str):
@@ -46,7 +46,7 @@ def with_vertex_method(prepared, method: str):
 
 
 def timed_run(prepared, seed=0):
-    """Wall and CPU seconds of one :func:`cbai_cli.simulate.run_once`, seeded by
+    """Wall and CPU seconds of one :func:`cbai_cli.run.simulate.run_once`, seeded by
     ``numpy.random.default_rng(seed)``, and its result."""
     w0, c0 = time.perf_counter(), time.process_time()
     r = run_once(prepared, seed, streams=spawned_streams(np.random.default_rng(seed)))

@@ -11,9 +11,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import time  # noqa: E402
 
-from cbai_cli.bounds import compute_bounds  # noqa: E402
-from cbai_cli.generators import family  # noqa: E402
-from cbai_cli.simulate import RunRequest, prepare, run_once  # noqa: E402
+from cbai_cli.kinds.cbai.bounds import compute_bounds  # noqa: E402
+from cbai_cli.kinds.cbai.families import family  # noqa: E402
+from cbai_cli.run.simulate import RunRequest, prepare, run_once  # noqa: E402
 
 
 def main() -> None:

@@ -75,7 +75,7 @@ def main() -> None:
 
     import numpy as np
 
-    from cbai_cli.generators import generate_instance
+    from cbai_cli.kinds.cbai.families import generate_instance
     from cbai_cli.session.session import Session
     from tests.serve.conftest import start_server
 

@@ -1,14 +1,14 @@
 """What a pull outside the ``ols`` fit's span costs: the exact recomputation
-(:meth:`cbai_cli.ols.LeastSquaresSpan.refresh`, O(K·d·r)) against the one-direction
-extension (:meth:`~cbai_cli.ols.LeastSquaresSpan.extend`, one pass over the arm matrix), and
+(:meth:`cbai_cli.numerics.ols.LeastSquaresSpan.refresh`, O(K·d·r)) against the one-direction
+extension (:meth:`~cbai_cli.numerics.ols.LeastSquaresSpan.extend`, one pass over the arm matrix), and
 what that does to a whole run that starts on a large arm set (not run by CI).
 
     python benchmarks/bench_span.py [--repeats 5] [--runs-K 100000] [--runs-d 100] [--budget 300]
 
-BLAS runs on one thread, as in ``cbai`` (:func:`cbai_cli.parallel.pin_blas_threads_by_default`).
+BLAS runs on one thread, as in ``cbai`` (:func:`cbai_cli.run.parallel.pin_blas_threads_by_default`).
 Part 1: random Gaussian arms, rank d/2 pulled, then one new arm pulled; minimum over
 ``--repeats`` of each way on copies of the same fit. Part 2: ``cbai solve``'s library call
-(:func:`cbai_cli.solving.solve_instance`, compiled runs) of G-ACOL with ``ols`` on ``cbai
+(:func:`cbai_cli.run.solving.solve_instance`, compiled runs) of G-ACOL with ``ols`` on ``cbai
 generate random --d D --n K --seed 3 --sigma 1`` with a budget, once with ``EXTEND_ENTRIES``
 at its value and once with it above K·d (every new direction recomputed), alternating, wall
 seconds of each run (the first run also pays numba's cache load, so each way runs twice and
@@ -25,7 +25,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from cbai_cli.parallel import pin_blas_threads_by_default  # noqa: E402  (before numpy loads)
+from cbai_cli.run.parallel import pin_blas_threads_by_default  # noqa: E402  (before numpy loads)
 
 pin_blas_threads_by_default()
 
@@ -35,7 +35,7 @@ SIZES = [(100, 10), (1000, 10), (1000, 50), (10_000, 10), (10_000, 50), (100_000
 
 
 def step_costs(repeats: int) -> list[tuple[int, int, float, float]]:
-    from cbai_cli import ols
+    from cbai_cli.numerics import ols
 
     rows = []
     for k, d in SIZES:
@@ -62,10 +62,10 @@ def step_costs(repeats: int) -> list[tuple[int, int, float, float]]:
 
 
 def run_times(k: int, d: int, budget: int) -> list[tuple[str, str, float, int]]:
-    from cbai_cli import ols
-    from cbai_cli.generators import family, make_noise
-    from cbai_cli.simulate import RunRequest
-    from cbai_cli.solving import solve_instance
+    from cbai_cli.numerics import ols
+    from cbai_cli.kinds.cbai.families import family, make_noise
+    from cbai_cli.run.simulate import RunRequest
+    from cbai_cli.run.solving import solve_instance
 
     instance = family("random").generate(make_noise("gaussian", None, 1.0), d=d, n=k, seed=3)
     saved = ols.EXTEND_ENTRIES

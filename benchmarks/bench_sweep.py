@@ -15,7 +15,7 @@ disturbed run):
   ``drive`` takes its per-step loop (each step calls the kernels from Python);
 - ``run_once``: ``run_once`` per seed, the whole run compiled (``drive``'s fast path);
 - ``batch B``: the seeds in batches of B runs advanced together
-  (:func:`cbai_cli.kernels.batch.run_compiled`).
+  (:func:`cbai_cli.numerics.kernels.batch.run_compiled`).
 
 µs per query = wall seconds of all runs / queries of all runs, after one warm-up run in
 the process (numba's load is the cold-start cost, measured apart). Every row's outcomes
@@ -69,9 +69,9 @@ CASES = {label: case for label, *case in SMALL + LARGE}
 def make_instance(source):
     import numpy as np
 
-    from cbai_cli.generators import generate_instance
-    from cbai_cli.instance import Instance
-    from cbai_cli.noise import GaussianNoise
+    from cbai_cli.kinds.cbai.families import generate_instance
+    from cbai_cli.kinds.cbai.instance import Instance
+    from cbai_cli.kinds.cbai.noise import GaussianNoise
 
     family, params = source
     if family != "random-arms":
@@ -95,7 +95,7 @@ class Silent:
 def cell(label: str, mode: str, seeds: int) -> dict:
     """Time one row of one case in this process: µs per query and the outcomes."""
     source, algorithm, regime, options, budget = CASES[label]
-    from cbai_cli.simulate import RunRequest, drive, prepare, run_once, run_streams
+    from cbai_cli.run.simulate import RunRequest, drive, prepare, run_once, run_streams
 
     prepared = prepare(RunRequest.of(algorithm, regime, budget=budget, **options), make_instance(source))
 
@@ -110,7 +110,7 @@ def cell(label: str, mode: str, seeds: int) -> dict:
         return result.seed, result.iterations, result.recommended, result.stopped
 
     def batch(seed_list, size):
-        from cbai_cli.kernels.batch import run_compiled
+        from cbai_cli.numerics.kernels.batch import run_compiled
 
         outcomes = []
         for start in range(0, len(seed_list), size):

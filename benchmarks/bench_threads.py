@@ -10,14 +10,14 @@ Each cell runs one ask/answer/tell loop (tuned radius 10 unless the cell names i
 constraint's gaps are 100 times smaller than the noise, so that ``ols`` decides nothing
 either for a long time; random Gaussian arms, as ``bench_adaptive.py``) in one
 fresh process, alternating step by step between every pass serial and the passes split
-as a normal run splits them (K·d ≥ ``cbai_cli.kernels.threads.THREADS_FROM``, or
+as a normal run splits them (K·d ≥ ``cbai_cli.numerics.kernels.threads.THREADS_FROM``, or
 ``--threads-from``), and times every step. On a shared machine the minimum over the
 ``--steps`` steps of each kind is the least disturbed one (both cores free for the
 split steps); the 10th percentile and the median show how often that was. BLAS is pinned
 to one thread before numpy loads.
 
 ``--compiled BLOCK`` times the compiled whole-run loop instead (what ``cbai solve`` and
-``cbai compare`` run: :func:`cbai_cli.kernels.batch.run_compiled` with a budget of BLOCK
+``cbai compare`` run: :func:`cbai_cli.numerics.kernels.batch.run_compiled` with a budget of BLOCK
 more pulls, alternating serial and split blocks); a step's time is its block's wall time
 over BLOCK, and ``--steps`` counts steps as before.
 
@@ -61,12 +61,12 @@ def cell(spec: str, steps: int, threads_from: int | None, compiled: int | None =
     also the time of one read of the arm matrix (``read``)."""
     import numpy as np
 
-    from cbai_cli.instance import Instance
-    from cbai_cli.kinds.cbai import Environment
-    from cbai_cli.noise import GaussianNoise
-    from cbai_cli.simulate import RunRequest, prepare
-    from cbai_cli.kernels import threads
-    from cbai_cli.kernels.batch import run_compiled
+    from cbai_cli.kinds.cbai.instance import Instance
+    from cbai_cli.kinds.cbai.kind import Environment
+    from cbai_cli.kinds.cbai.noise import GaussianNoise
+    from cbai_cli.run.simulate import RunRequest, prepare
+    from cbai_cli.numerics.kernels import threads
+    from cbai_cli.numerics.kernels.batch import run_compiled
 
     name, k, d = spec.split(",")
     k, d = int(k), int(d)

@@ -12,7 +12,7 @@ default regime and, where it accepts one, the ``ols`` regime, on the four instan
 README "Guaranteed methods against the lower bound" (benchmarks/guaranteed.py: irrelevant-dims
 d = 10 ε = 0.05 at σ = 1 and σ = 0.05, unit-sphere d = 10 n = 20 seed 0 and regret-1d at σ = 1;
 honest noise R = σ, δ = 0.05), runs seeds 0 … N−1 in this one process through
-:func:`cbai_cli.simulate.run_many` — what ``cbai solve --runs N`` runs (compiled batches
+:func:`cbai_cli.run.simulate.run_many` — what ``cbai solve --runs N`` runs (compiled batches
 where the compiled step applies, the ask/tell loop elsewhere) — and reports queries per
 CPU-second (``time.process_time`` of the N runs: instance loading, the request's
 preparation and one warm-up run of at most ``--warm-up`` queries on seed N are left out, so
@@ -25,7 +25,7 @@ a round-based algorithm pulls a round at once, so its µs per query is a round's
 Per step (``--per-step``). For G-ACOL and the default CBAI algorithm (track-and-stop), each
 (K, d) cell draws K standard Gaussian arms in R^d (benchmarks/bench_sweep.py's random arms)
 and runs the tuned regime at radius 10 (β = 100), so that nothing is decided and every step
-does the full work, through the same :func:`~cbai_cli.simulate.run_many` path with a budget of
+does the full work, through the same :func:`~cbai_cli.run.simulate.run_many` path with a budget of
 ``--steps`` queries (fewer for large K·d, never fewer than 100); µs per step is the minimum over
 ``--repeats`` runs (seeds 1 …) of CPU time / queries, after a warm-up run of 20 queries. Blocks
 shorter than the exact-refresh period of A⁻¹ (max(200, 20d) pulls) leave that refresh out. A
@@ -78,7 +78,7 @@ def paper_instances() -> list[tuple[str, str, object]]:
 
 def path_of(prepared) -> str:
     """Which loop ``run_many`` takes for this request: the compiled batch or the ask/tell loop."""
-    from cbai_cli.simulate import compilable, start_run
+    from cbai_cli.run.simulate import compilable, start_run
 
     learner, environment, _ = start_run(prepared, 0)
     return "compiled" if compilable(learner, environment) else "ask/tell"
@@ -88,7 +88,7 @@ def sweep_cell(name: str, regime: str, instance, seeds: int, budget: int, warm_u
     """One algorithm × regime × instance: seeds 0 … seeds−1 through ``run_many``, timed."""
     import numpy as np
 
-    from cbai_cli.simulate import RunRequest, prepare, run_many
+    from cbai_cli.run.simulate import RunRequest, prepare, run_many
 
     options = {"delta": 0.05}
     run_many(prepare(RunRequest.of(name, regime, budget=min(budget, warm_up), **options), instance), [seeds])
@@ -155,7 +155,7 @@ def random_arms(k: int, d: int):
 def step_cell(name: str, k: int, d: int, steps: int, repeats: int) -> dict:
     """µs per step of ``name`` (tuned regime, radius 10) at K arms in R^d: the minimum over
     ``repeats`` runs of ``steps`` queries through ``run_many``."""
-    from cbai_cli.simulate import RunRequest, prepare, run_many
+    from cbai_cli.run.simulate import RunRequest, prepare, run_many
 
     instance = random_arms(k, d)
     run_many(prepare(RunRequest.of(name, "tuned", beta=100.0, budget=20), instance), [0])
@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         import json
 
-        from cbai_cli.fileio import write_atomic
+        from cbai_cli.io.files import write_atomic
 
         command = " ".join(["python", "benchmarks/bench_throughput.py", *(sys.argv[1:] if argv is None else argv)])
         data = json.dumps({"command": command, **result}, indent=1).encode()

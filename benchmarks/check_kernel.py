@@ -9,13 +9,13 @@ R = 1 (``--subgaussian 1``, the paper's setting, where ACOL's rounds are long).
     python benchmarks/check_kernel.py --baseline /tmp/base --seeds 20 --threads-from 0
 
 Each checkout runs in its own process (``PYTHONPATH`` = the checkout) through
-:func:`cbai_cli.solving.solve_instance`, the library call of ``cbai solve``; seed 0 of
+:func:`cbai_cli.run.solving.solve_instance`, the library call of ``cbai solve``; seed 0 of
 every case is also run with a trace (the per-step ask/tell loop with an observer), the
 other seeds without (the compiled run where the algorithm has a kernel code). Prints one
 line per differing case and a summary; exit code 1 when anything differs.
 
 ``--threads-from N`` runs this checkout with every pass over an arm set of K·d ≥ N split
-across numba's threads (``cbai_cli.kernels.threads.THREADS_FROM`` replaced in the emitting
+across numba's threads (``cbai_cli.numerics.kernels.threads.THREADS_FROM`` replaced in the emitting
 process only; 0: every pass, so that the split code meets every case).
 """
 
@@ -54,8 +54,8 @@ def emit(instances: list[str], seeds: int, budget: int) -> list[dict]:
     solves take seconds)."""
     from cbai_cli.algorithms.registry import entries
     from cbai_cli.kinds import load
-    from cbai_cli.simulate import RunRequest
-    from cbai_cli.solving import solve_instance
+    from cbai_cli.run.simulate import RunRequest
+    from cbai_cli.run.solving import solve_instance
 
     rows = []
     for path in instances:
@@ -101,7 +101,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.emit:
         if args.threads_from is not None:
-            from cbai_cli.kernels import threads
+            from cbai_cli.numerics.kernels import threads
 
             threads.THREADS_FROM = args.threads_from  # this emitting process only
         json.dump(emit(args.instances, args.seeds, args.budget), sys.stdout)

@@ -1,4 +1,4 @@
-"""Check that the compiled ``ols`` step (cbai_cli/kernels/ols.py) changes no record: every
+"""Check that the compiled ``ols`` step (cbai_cli/numerics/kernels/ols.py) changes no record: every
 ``ALGO:ols`` spec of benchmarks/guaranteed.py on its four instances gives the same queries,
 answer and stop for every seed under this checkout and under a baseline checkout, and
 says how far the intervals drift apart in the last bits.
@@ -9,7 +9,7 @@ says how far the intervals drift apart in the last bits.
 ``--fresh``: guaranteed.py's ``--fresh`` instances (nobody tuned on them) instead of the four.
 
 Each checkout runs in its own process (``PYTHONPATH`` = the checkout): the seeds through
-:func:`cbai_cli.solving.solve_instance` (the library call of ``cbai solve``), and for
+:func:`cbai_cli.run.solving.solve_instance` (the library call of ``cbai solve``), and for
 ``--traced`` specs seed 0 once more with ``--trace`` (rows compared exactly) and once
 step by step, keeping l(x) and u(x) of every arm after every step (at most ``--steps``):
 the largest difference between the checkouts relative to the interval's width
@@ -45,7 +45,7 @@ def bounds_path(directory: Path, index: int, spec: str) -> Path:
 
 def step_bounds(prepared, steps: int) -> np.ndarray:
     """(n, 2, K) l and u after each of the first n ≤ ``steps`` steps of seed 0."""
-    from cbai_cli.simulate import run_streams
+    from cbai_cli.run.simulate import run_streams
 
     noise_rng, algorithm_rng, _ = run_streams(0)
     learner = prepared.make_algorithm(algorithm_rng)
@@ -67,8 +67,8 @@ def emit(seeds: int, budget: int, traced: list[str], steps: int, directory: Path
     """The records of every case under the checkout on ``PYTHONPATH``; the traced runs'
     bounds go to ``directory``."""
     from cbai_cli.compare.sources import parse_source
-    from cbai_cli.simulate import RunRequest, prepare
-    from cbai_cli.solving import solve_instance
+    from cbai_cli.run.simulate import RunRequest, prepare
+    from cbai_cli.run.solving import solve_instance
 
     rows = []
     for index, (label, source) in enumerate(instances(fresh)):

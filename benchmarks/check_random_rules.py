@@ -2,7 +2,7 @@
 the same record whichever loop runs them: for every instance × regime × seed, the run
 through the ask/tell loop (``cbai solve --trace``'s path: one seed at a time, with a trace),
 the compiled single run (``run_once``) and the compiled batches of ``cbai solve --runs``
-(``run_many``, up to :data:`cbai_cli.simulate.BATCH_RUNS` runs a batch) give equal results
+(``run_many``, up to :data:`cbai_cli.run.simulate.BATCH_RUNS` runs a batch) give equal results
 (queries, answer, correctness, stop; ``wall_s`` left out).
 
     python benchmarks/check_random_rules.py [--seeds 20] [--budget 4000]
@@ -44,7 +44,7 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--budget", type=int, default=4000)
     args = parser.parse_args()
-    from cbai_cli.simulate import RunRequest, compilable, prepare, run_many, run_once, start_run
+    from cbai_cli.run.simulate import RunRequest, compilable, prepare, run_many, run_once, start_run
 
     seeds = list(range(args.seeds))
     cases = differing = runs = 0

@@ -7,7 +7,7 @@ the multiplier sqrt(beta) goes from 0.5 to 10, on the base scenario with binary
 feedback (R = 1), and ACOL with guaranteed (static) intervals as a reference
 line. ``cbai solve --regime tuned --beta B`` takes beta itself, B = sqrt(beta)^2.
 
-Every (algorithm, sqrt(beta), seed) run is ``cbai_cli.simulate.run_once`` with
+Every (algorithm, sqrt(beta), seed) run is ``cbai_cli.run.simulate.run_once`` with
 seed ``s`` (so ``cbai solve FILE --algo A --regime tuned --beta B --seed s``
 gives the same run); runs are spread over ``--jobs`` processes. Results go to a
 JSON file keyed by the instance's content hash, so an interrupted or partial
@@ -46,9 +46,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cbai_cli.fileio import write_atomic  # noqa: E402
-from cbai_cli.instance import Instance, load  # noqa: E402
-from cbai_cli.simulate import RunRequest, prepare, run_once  # noqa: E402
+from cbai_cli.io.files import write_atomic  # noqa: E402
+from cbai_cli.kinds.cbai.instance import Instance, load  # noqa: E402
+from cbai_cli.run.simulate import RunRequest, prepare, run_once  # noqa: E402
 
 #: The five heuristic algorithms of Figure 5 / Figure 7, with the paper's labels.
 TUNED_ALGORITHMS = {

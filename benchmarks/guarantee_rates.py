@@ -17,8 +17,8 @@ import time
 import numpy as np
 
 from cbai_cli.algorithms.registry import entries
-from cbai_cli.binomial import clopper_pearson
-from cbai_cli.confidence import REGIMES
+from cbai_cli.numerics.binomial import clopper_pearson
+from cbai_cli.numerics.confidence import REGIMES
 from tests.algorithms.test_guarantee import (ALLOWED_ERRORS, HARD, POWER_ALGORITHM, RUNS, guarantee_runs,
                                              guaranteed_cases, scaled_regime)
 

@@ -53,8 +53,8 @@ FRESH_LOW, FRESH_HIGH, FRESH_PER_SHAPE = 50.0, 5000.0, 3
 def fresh_instances(first_seed: int = 1) -> list[str]:
     """Compare sources of the ``--fresh`` instances (the module docstring's selection rule),
     the seeded ones drawn from ``first_seed`` upwards."""
-    from cbai_cli.bounds import compute_bounds
-    from cbai_cli.generators import generate_instance
+    from cbai_cli.kinds.cbai.bounds import compute_bounds
+    from cbai_cli.kinds.cbai.families import generate_instance
 
     sources = list(FRESH_FIXED)
     for name, shape in FRESH_SEEDED:
@@ -74,7 +74,7 @@ def guaranteed_specs() -> list[str]:
     """``NAME:REGIME`` for every CBAI algorithm that always stops × every guaranteed
     regime it accepts, in registry order (track-and-stop is registered like any other)."""
     from cbai_cli.algorithms.registry import names_for, resolve
-    from cbai_cli.confidence import REGIMES
+    from cbai_cli.numerics.confidence import REGIMES
 
     specs = []
     for name in names_for("cbai"):

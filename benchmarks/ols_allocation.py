@@ -6,11 +6,11 @@ allocation of the bound would need").
 For each instance, δ = 0.05, R = σ:
 
 - ``track-and-stop``: the median of queries / the Theorem 1 bound over seeds 0 … n−1
-  (:func:`cbai_cli.simulate.run_many`, as ``cbai solve --runs``);
+  (:func:`cbai_cli.run.simulate.run_many`, as ``cbai solve --runs``);
 - ``oracle allocation``: the H_CLB design λ* of the true φ (Definition 2; the Oracle's
-  allocation, :func:`cbai_cli.bounds.oracle_design`), followed by tracking — pull
+  allocation, :func:`cbai_cli.kinds.cbai.bounds.oracle_design`), followed by tracking — pull
   argmin_a N_a − (n + 1)·λ*_a — with the ``ols`` intervals the regime gives a
-  track-and-stop run (:class:`cbai_cli.ols.MixtureIntervals`, τ and the rewards included) and the elimination of every algorithm
+  track-and-stop run (:class:`cbai_cli.numerics.ols.MixtureIntervals`, τ and the rewards included) and the elimination of every algorithm
   (:class:`cbai_cli.algorithms.elimination.EliminationState`), the median over n noise
   seeds (their own streams, :func:`numpy.random.default_rng` of 10⁶ + s);
 - ``mean path``: the same allocation with every observation equal to its mean, one run;
@@ -35,10 +35,10 @@ import argparse
 import numpy as np
 
 from cbai_cli.algorithms.elimination import EliminationState
-from cbai_cli.bounds import at_least_set, compute_bounds, oracle_design
+from cbai_cli.kinds.cbai.bounds import at_least_set, compute_bounds, oracle_design
 from cbai_cli.compare.sources import parse_source
-from cbai_cli.ols import MixtureIntervals
-from cbai_cli.simulate import RunRequest, prepare, run_many
+from cbai_cli.numerics.ols import MixtureIntervals
+from cbai_cli.run.simulate import RunRequest, prepare, run_many
 
 DELTA = 0.05
 DEFAULT_SOURCES = (

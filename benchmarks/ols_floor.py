@@ -34,9 +34,9 @@ import numpy as np
 from ols_allocation import default_runs, tracked_run
 from scipy.optimize import minimize
 
-from cbai_cli.bounds import at_least_set, oracle_design
-from cbai_cli.ols import LeastSquaresSpan, MixtureIntervals
-from cbai_cli.simulate import drive, run_streams
+from cbai_cli.kinds.cbai.bounds import at_least_set, oracle_design
+from cbai_cli.numerics.ols import LeastSquaresSpan, MixtureIntervals
+from cbai_cli.run.simulate import drive, run_streams
 
 DEFAULT_SOURCES = (
     "unit-sphere:d=5,n=20,seed=44,sigma=1",

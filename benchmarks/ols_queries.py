@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from cbai_cli.bounds import compute_bounds
+from cbai_cli.kinds.cbai.bounds import compute_bounds
 from cbai_cli.kinds import load
-from cbai_cli.simulate import RunRequest, prepare, run_once
+from cbai_cli.run.simulate import RunRequest, prepare, run_once
 
 
 def main() -> None:

@@ -4,12 +4,12 @@ how close the spreads stay to a fit from scratch under the fit's own rules (docs
 
 1. One step: random designs (d = 1…6, K = d+1…d+7, every arm pulled 1–3 times; in half of
    them two arms nearly parallel, 10⁻¹…10⁻⁴ apart), V⁺ from scratch, then one step of
-   :func:`cbai_cli.kernels.ols.rank_one_step` and the same formulas in numpy (BLAS order),
+   :func:`cbai_cli.numerics.kernels.ols.rank_one_step` and the same formulas in numpy (BLAS order),
    both against the formulas in extended precision (``numpy.longdouble``) on the same
    float64 V⁺. Prints the error in units of ulp·(|Δ| + b') (the unit of the fit's
    roundoff bound, STEP_ROUNDOFF = 4 of them): quantiles and maximum.
 2. Whole runs: ``--designs`` random designs (3d arms, two nearly parallel) pulled once
-   each, then 300 random pulls through :class:`cbai_cli.ols.LeastSquaresSpan` with its
+   each, then 300 random pulls through :class:`cbai_cli.numerics.ols.LeastSquaresSpan` with its
    refresh rules; the largest relative error of a spread against V⁻¹ from scratch after
    any pull. Runs under any checkout (``PYTHONPATH``), so the numpy version can be
    measured too.
@@ -23,7 +23,7 @@ import argparse
 
 import numpy as np
 
-from cbai_cli.ols import LeastSquaresSpan
+from cbai_cli.numerics.ols import LeastSquaresSpan
 
 EPS = float(np.finfo(float).eps)
 
@@ -48,8 +48,8 @@ def spread_change(arms, pinv, arm: int, count: int):
 
 
 def one_step_errors(cases: int) -> dict[str, np.ndarray]:
-    from cbai_cli.kernels.ols import rank_one_step
-    from cbai_cli.kernels.threads import NEVER
+    from cbai_cli.numerics.kernels.ols import rank_one_step
+    from cbai_cli.numerics.kernels.threads import NEVER
 
     errors = {"kernel (pair products)": [], "numpy (BLAS order)": []}
     for seed in range(cases):

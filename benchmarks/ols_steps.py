@@ -20,7 +20,7 @@ import argparse
 import time
 
 from cbai_cli.kinds import load
-from cbai_cli.simulate import RunRequest, prepare, run_streams
+from cbai_cli.run.simulate import RunRequest, prepare, run_streams
 
 
 def warmed_run(prepared):

@@ -2,7 +2,7 @@
 on the paper's instances and on the held-out instances where it did worst
 (docs/ols.md, "What changed on 2026-12-03").
 
-Seeds 0 … ``--seeds``−1 through :func:`cbai_cli.simulate.run_many` (the compiled batches of
+Seeds 0 … ``--seeds``−1 through :func:`cbai_cli.run.simulate.run_many` (the compiled batches of
 ``cbai solve --runs``: seed s is ``cbai solve … --seed s``), δ = 0.05, R = σ. For each
 instance: the median and the mean of queries / bound, the runs above three times the
 median, and the runs right. To compare versions of the regime, run the script once per
@@ -21,9 +21,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from cbai_cli.bounds import compute_bounds
+from cbai_cli.kinds.cbai.bounds import compute_bounds
 from cbai_cli.compare.sources import parse_source
-from cbai_cli.simulate import PreparedRun, RunRequest, prepare, run_many
+from cbai_cli.run.simulate import PreparedRun, RunRequest, prepare, run_many
 
 DEFAULT_SOURCES = (
     "irrelevant-dims:d=10,eps=0.05,sigma=1",

@@ -25,10 +25,10 @@ import sys
 
 import numpy as np
 
-from cbai_cli.bounds import at_least_set
+from cbai_cli.kinds.cbai.bounds import at_least_set
 from cbai_cli.kinds import load
-from cbai_cli.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior, mixture_envelope, mixture_widths, points_in_use
-from cbai_cli.simulate import RunRequest, drive, prepare, run_streams
+from cbai_cli.numerics.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior, mixture_envelope, mixture_widths, points_in_use
+from cbai_cli.run.simulate import RunRequest, drive, prepare, run_streams
 
 
 def final_intervals(instance, seed: int = 0) -> MixtureIntervals:

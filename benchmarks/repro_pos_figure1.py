@@ -35,14 +35,14 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from cbai_cli.safe.files import SafeBaiInstance  # noqa: E402
-from cbai_cli.safe.paper_instances import price_of_safety_instance  # noqa: E402
-from cbai_cli.simulate import RunRequest, prepare, run_once, spawned_streams  # noqa: E402
+from cbai_cli.kinds.safe.files import SafeBaiInstance  # noqa: E402
+from cbai_cli.kinds.safe.paper_instances import price_of_safety_instance  # noqa: E402
+from cbai_cli.run.simulate import RunRequest, prepare, run_once, spawned_streams  # noqa: E402
 
 
 def run(problem, request: RunRequest, seed: int):
     """One run of ``request`` on ``problem`` (a library problem), seeded by
-    ``numpy.random.default_rng(seed)`` (:func:`cbai_cli.simulate.spawned_streams`)."""
+    ``numpy.random.default_rng(seed)`` (:func:`cbai_cli.run.simulate.spawned_streams`)."""
     prepared = prepare(request, SafeBaiInstance(problem))
     return run_once(prepared, seed, streams=spawned_streams(np.random.default_rng(seed)))
 

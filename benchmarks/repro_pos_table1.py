@@ -29,9 +29,9 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from cbai_cli.safe.files import SafeBaiInstance  # noqa: E402
-from cbai_cli.safe.paper_instances import TABLE1_RUNS, price_of_safety_instance  # noqa: E402
-from cbai_cli.simulate import RunRequest, prepare, run_once, spawned_streams  # noqa: E402
+from cbai_cli.kinds.safe.files import SafeBaiInstance  # noqa: E402
+from cbai_cli.kinds.safe.paper_instances import TABLE1_RUNS, price_of_safety_instance  # noqa: E402
+from cbai_cli.run.simulate import RunRequest, prepare, run_once, spawned_streams  # noqa: E402
 
 
 def main() -> None:

@@ -36,9 +36,9 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from cbai_cli.safe.files import SafeRegretInstance  # noqa: E402
-from cbai_cli.safe.paper_instances import instance_a, instance_b  # noqa: E402
-from cbai_cli.simulate import RunRequest, drive, prepare, spawned_streams, start_run  # noqa: E402
+from cbai_cli.kinds.safe.files import SafeRegretInstance  # noqa: E402
+from cbai_cli.kinds.safe.paper_instances import instance_a, instance_b  # noqa: E402
+from cbai_cli.run.simulate import RunRequest, drive, prepare, spawned_streams, start_run  # noqa: E402
 
 #: Rounds of the regret table (T is added).
 CHECKPOINTS = (1_000, 10_000, 20_000, 50_000, 100_000)
@@ -46,7 +46,7 @@ CHECKPOINTS = (1_000, 10_000, 20_000, 50_000, 100_000)
 
 def run(prepared, seed: int):
     """One run of ``prepared`` seeded by ``numpy.random.default_rng(seed)``
-    (:func:`cbai_cli.simulate.spawned_streams`): its score and its cumulative regret after
+    (:func:`cbai_cli.run.simulate.spawned_streams`): its score and its cumulative regret after
     every round, (T,), which the kind's score keeps at a few points only."""
     learner, environment, observer = start_run(prepared, seed, streams=spawned_streams(np.random.default_rng(seed)))
     loop = drive(learner, environment, prepared.budget, observer)

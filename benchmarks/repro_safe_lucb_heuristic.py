@@ -16,7 +16,7 @@ Per instance and exploration mode (all with the paper's D^w ball, noise N(0, 0.0
 Prints a Markdown table: median [min, max] over seeds of T' and of the final regret R_T, total
 unsafe actions, median fraction of phase-2 rounds with x* in the estimated safe set, wall time.
 Seed s draws from the streams that ``numpy.random.default_rng(s)`` spawns
-(``cbai_cli.simulate.spawned_streams``), so the three modes see the same exploration draws and
+(``cbai_cli.run.simulate.spawned_streams``), so the three modes see the same exploration draws and
 the same noise.
 """
 
@@ -32,8 +32,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's package, even if another cbai is installed
 
-from cbai_cli.generators import family  # noqa: E402
-from cbai_cli.simulate import RunRequest, prepare, run_once, spawned_streams  # noqa: E402
+from cbai_cli.kinds.cbai.families import family  # noqa: E402
+from cbai_cli.run.simulate import RunRequest, prepare, run_once, spawned_streams  # noqa: E402
 
 
 def requests(gap: float) -> list[tuple[str, RunRequest]]:

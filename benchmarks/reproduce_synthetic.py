@@ -33,8 +33,8 @@ INSTANCES = {
 
 
 def one_run(task):
-    from cbai_cli.generators import family
-    from cbai_cli.simulate import RunRequest, prepare, run_once
+    from cbai_cli.kinds.cbai.families import family
+    from cbai_cli.run.simulate import RunRequest, prepare, run_once
 
     label, (name, params), (algorithm, regime, beta), subgaussian, seed, budget = task
     chosen = family(name)

@@ -24,9 +24,9 @@ import numpy as np
 from report import emit  # benchmarks/report.py, beside this script
 
 from cbai_cli.kinds import load
-from cbai_cli.protocol import Answer
+from cbai_cli.contracts.protocol import Answer
 from cbai_cli.session.estimate import answers_needed
-from cbai_cli.simulate import RunRequest, prepare
+from cbai_cli.run.simulate import RunRequest, prepare
 
 FRACTIONS = (0.1, 0.25, 0.5, 0.75, 0.9)
 

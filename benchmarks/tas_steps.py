@@ -19,7 +19,7 @@ import os
 import time
 
 from cbai_cli.compare.sources import parse_source
-from cbai_cli.simulate import RunRequest, prepare, run_once
+from cbai_cli.run.simulate import RunRequest, prepare, run_once
 
 DEFAULT_SOURCES = (
     "irrelevant-dims:d=10,eps=0.05,sigma=1",

@@ -1,7 +1,7 @@
 """The ``cbai`` console script.
 
 Loading the command line (numpy, Typer, the registry and every command's options) takes
-a few tenths of a second before :class:`~cbai_cli.group.CbaiGroup` handles a Ctrl-C; this
+a few tenths of a second before :class:`~cbai_cli.cli.group.CbaiGroup` handles a Ctrl-C; this
 entry point imports nothing heavy itself, so an interrupt while the rest loads ends like
 one while a command runs: ``cbai: interrupted`` and exit code 130, not a traceback.
 """
@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import sys
 
-from cbai_cli.errors import EXIT_INTERRUPTED
+from cbai_cli.contracts.errors import EXIT_INTERRUPTED
 
 
 def main() -> None:
     """Load the command line and run it."""
     try:
-        from cbai_cli.cli import main as run
+        from cbai_cli.cli.app import main as run
 
         run()
     except KeyboardInterrupt:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from cbai_cli.parallel import pin_blas_threads_by_default
+from cbai_cli.run.parallel import pin_blas_threads_by_default
 
 # As the CLI does: single-threaded BLAS before numpy loads.
 pin_blas_threads_by_default()
@@ -26,9 +26,9 @@ settings.register_profile("ci", derandomize=True, database=None, deadline=None, 
 settings.register_profile("dev")
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
-from cbai_cli.generators import family
-from cbai_cli.instance import Instance
-from cbai_cli.noise import GaussianNoise
+from cbai_cli.kinds.cbai.families import family
+from cbai_cli.kinds.cbai.instance import Instance
+from cbai_cli.kinds.cbai.noise import GaussianNoise
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -49,7 +49,7 @@ def _no_timed_progress_lines():
     """Progress lines come every CBAI_PROGRESS_INTERVAL seconds on a stderr that is no
     terminal: a day here, so that what a test sees on stderr never depends on how fast the
     machine is (tests of progress set their own interval)."""
-    from cbai_cli.progress import INTERVAL_VARIABLE
+    from cbai_cli.run.progress import INTERVAL_VARIABLE
 
     previous = os.environ.get(INTERVAL_VARIABLE)
     os.environ[INTERVAL_VARIABLE] = "86400"

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import beta
 
-from cbai_cli.binomial import clopper_pearson
+from cbai_cli.numerics.binomial import clopper_pearson
 
 
 def test_no_success_in_ten_reaches_one_minus_the_tenth_root_of_the_tail():

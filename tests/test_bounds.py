@@ -1,4 +1,4 @@
-"""cbai_cli.bounds against closed forms (paper Definition 2, Theorem 1, Proposition 1,
+"""cbai_cli.kinds.cbai.bounds against closed forms (paper Definition 2, Theorem 1, Proposition 1,
 Theorem 2), and the choices the module documents where the paper is silent.
 
 Most instances use orthonormal arms e_1..e_d. Then A_λ = diag(λ) and
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cbai_cli.bounds import (
+from cbai_cli.kinds.cbai.bounds import (
     DesignSummary,
     at_least_set,
     bound_skip_reason,
@@ -26,10 +26,10 @@ from cbai_cli.bounds import (
     kl_of_errors,
     oracle_design,
 )
-from cbai_cli.errors import OptionError
-from cbai_cli.generators import family, make_noise
-from cbai_cli.instance import Instance
-from cbai_cli.noise import GaussianNoise
+from cbai_cli.contracts.errors import OptionError
+from cbai_cli.kinds.cbai.families import family, make_noise
+from cbai_cli.kinds.cbai.instance import Instance
+from cbai_cli.kinds.cbai.noise import GaussianNoise
 
 # The designs are certified to a relative gap of 1e-6 (the default tolerance).
 REL = 1e-5
@@ -454,7 +454,7 @@ def test_bound_skip_reason_names_the_size_and_the_flag():
 
 
 def random_instance() -> Instance:
-    from cbai_cli.generators import generate_instance
+    from cbai_cli.kinds.cbai.families import generate_instance
 
     return generate_instance("random", d=6, n=100, seed=0)
 
@@ -496,9 +496,9 @@ def test_compute_bounds_refuses_a_bad_time_limit(limit):
 
 
 def test_a_failed_exact_fallback_keeps_the_first_order_design(monkeypatch):
-    import cbai_cli.design as design_module
-    from cbai_cli.bounds import _exact_if_better
-    from cbai_cli.design import DesignSolverError, optimal_design
+    import cbai_cli.numerics.design as design_module
+    from cbai_cli.kinds.cbai.bounds import _exact_if_better
+    from cbai_cli.numerics.design import DesignSolverError, optimal_design
 
     arms = np.eye(2)
     first_order = optimal_design(arms, arms)
@@ -513,9 +513,9 @@ def test_a_failed_exact_fallback_keeps_the_first_order_design(monkeypatch):
 def test_an_exact_fallback_with_a_larger_gap_is_not_kept(monkeypatch):
     import dataclasses
 
-    import cbai_cli.design as design_module
-    from cbai_cli.bounds import _exact_if_better
-    from cbai_cli.design import optimal_design
+    import cbai_cli.numerics.design as design_module
+    from cbai_cli.kinds.cbai.bounds import _exact_if_better
+    from cbai_cli.numerics.design import optimal_design
 
     arms = np.eye(2)
     first_order = optimal_design(arms, arms)
@@ -543,7 +543,7 @@ def test_the_exact_fallback_of_auto_is_stopped_at_the_deadline(monkeypatch):
     # certifies this small instance exactly, while a 1 ms cap stops it and keeps the fw design
     import dataclasses
 
-    import cbai_cli.design as design_module
+    import cbai_cli.numerics.design as design_module
 
     solve = design_module.optimal_design
 
@@ -558,7 +558,7 @@ def test_the_exact_fallback_of_auto_is_stopped_at_the_deadline(monkeypatch):
 
 
 def test_a_design_solve_that_cannot_fit_in_memory_is_refused_before_it_starts(monkeypatch):
-    from cbai_cli.options import bytes_text
+    from cbai_cli.contracts.options import bytes_text
 
     instance = random_instance()  # K = 100 arms in d = 6
     targets = int(at_least_set(instance).sum())
@@ -587,14 +587,14 @@ def test_forced_bounds_that_cannot_fit_in_memory_are_refused(monkeypatch):
 
 @pytest.mark.parametrize("solver", ["CLARABEL", "SCS"])
 def test_the_conic_solvers_accept_their_time_limit(solver):
-    from cbai_cli.design import optimal_design_cvxpy
+    from cbai_cli.numerics.design import optimal_design_cvxpy
 
     design = optimal_design_cvxpy(np.eye(2), np.eye(2), solver_name=solver, time_limit=30.0, also_scs=False)
     assert design.value == pytest.approx(2.0, rel=1e-4)  # G-optimal design of the plane: d = 2
 
 
 # --------------------------------------------------------------------------- #
-# Parameters checked as the options they are (cbai_cli.options)
+# Parameters checked as the options they are (cbai_cli.contracts.options)
 # --------------------------------------------------------------------------- #
 
 

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli.confidence import (
+from cbai_cli.numerics.confidence import (
     REGIMES,
     ConfidenceSettings,
     DeterminantRegime,
@@ -29,7 +29,7 @@ from cbai_cli.confidence import (
     minimum_radius,
     regime_notes,
 )
-from cbai_cli.linalg import DesignState, RidgeDesign
+from cbai_cli.numerics.linalg import DesignState, RidgeDesign
 
 # λ = 0.5, S = 2: the ridge term √λ·S = √0.5 × 2 = √2 = 1.4142136 in every adaptive radius below.
 SETTINGS = ConfidenceSettings(delta=0.1, subgaussian=1.0, ridge=0.5, norm_bound=2.0, arm_bound=1.0)
@@ -287,7 +287,7 @@ def test_radius_regimes_give_the_ridge_prediction_plus_minus_radius_times_norm(r
 
 def test_ols_intervals_spend_the_settings_mean_share_on_the_own_means():
     """κ from the settings: least squares at (1 − κ)δ; None takes the regime's default."""
-    from cbai_cli.ols import MEAN_SHARE
+    from cbai_cli.numerics.ols import MEAN_SHARE
 
     state = DesignState(np.eye(2), ridge=0.5)
     chosen = OLSRegime(ConfidenceSettings(delta=0.1, mean_share=0.2)).intervals(state)

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from cbai_cli.databases import resource_failure
+from cbai_cli.io.databases import resource_failure
 
 
 def error_of(path) -> sqlite3.Error:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cbai_cli import cli, entry
+from cbai_cli import entry
+from cbai_cli.cli import app as cli
 
 
 def test_an_interrupt_while_loading_ends_as_one_line_and_exit_code_130(monkeypatch, capsys):

@@ -1,8 +1,8 @@
-"""cbai_cli.errors: the message of an unknown name."""
+"""cbai_cli.contracts.errors: the message of an unknown name."""
 
 from __future__ import annotations
 
-from cbai_cli.errors import unknown_name_message
+from cbai_cli.contracts.errors import unknown_name_message
 
 
 def test_an_unknown_name_gets_the_closest_valid_one():

@@ -3,7 +3,7 @@
 - Undecidable instances (an arm of X≥(x*) exactly on the boundary) are refused up front
   by ``prepare`` unless a budget is given, with the explanation ``cbai bound`` gives.
 - Round lengths are bounded in logs; a round longer than a run can count
-  (:data:`cbai_cli.options.QUERY_LIMIT`) is one line, or the end of a budgeted run.
+  (:data:`cbai_cli.contracts.options.QUERY_LIMIT`) is one line, or the end of a budgeted run.
 - δ down to the smallest subnormal, huge sizes and B = 0 give numbers or one line.
 - A design the solver cannot certify says so; a singular optimum is certified.
 """
@@ -20,17 +20,17 @@ from typer.testing import CliRunner
 
 from cbai_cli.algorithms.acol import ACOL
 from cbai_cli.algorithms.base import AlgorithmConfig
-from cbai_cli.bounds import at_least_set, compute_bounds, h_clb_design, undecidable_arms, undecidable_reason
-from cbai_cli.cli import app
-from cbai_cli.confidence import ConfidenceSettings, log_ratio, radius_horizon, radius_lingape_script, radius_static
-from cbai_cli.design import round_design
-from cbai_cli.errors import CbaiError, InstanceError, OptionError
-from cbai_cli.generators import generate_instance
-from cbai_cli.instance import Instance
+from cbai_cli.kinds.cbai.bounds import at_least_set, compute_bounds, h_clb_design, undecidable_arms, undecidable_reason
+from cbai_cli.cli.app import app
+from cbai_cli.numerics.confidence import ConfidenceSettings, log_ratio, radius_horizon, radius_lingape_script, radius_static
+from cbai_cli.numerics.design import round_design
+from cbai_cli.contracts.errors import CbaiError, InstanceError, OptionError
+from cbai_cli.kinds.cbai.families import generate_instance
+from cbai_cli.kinds.cbai.instance import Instance
 from cbai_cli.kinds import save
-from cbai_cli.noise import GaussianNoise
-from cbai_cli.options import OPTIONS, QUERY_LIMIT, QueryLimitError
-from cbai_cli.simulate import RunRequest, drive, prepare, run_once
+from cbai_cli.kinds.cbai.noise import GaussianNoise
+from cbai_cli.contracts.options import OPTIONS, QUERY_LIMIT, QueryLimitError
+from cbai_cli.run.simulate import RunRequest, drive, prepare, run_once
 
 
 UNDECIDABLE = "arm 1 lies exactly on the constraint boundary: no algorithm can decide it; give --budget"
@@ -459,7 +459,7 @@ def zero_b_instance():
 
 
 def test_safe_regret_bound_with_zero_b_is_one_instance_error():
-    from cbai_cli.safe.bounds import safe_regret_bounds
+    from cbai_cli.kinds.safe.bounds import safe_regret_bounds
 
     with pytest.raises(InstanceError, match="B = 0: every action is safe"):
         safe_regret_bounds(zero_b_instance())

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cbai_cli.errors import InstanceError
-from cbai_cli.fileio import (
+from cbai_cli.contracts.errors import InstanceError
+from cbai_cli.io.files import (
     STALE_TEMPORARY_AGE_S,
     atomic_file,
     instance_errors,
@@ -29,7 +29,7 @@ from cbai_cli.fileio import (
     write_atomic,
     write_mapping,
 )
-from cbai_cli.validation import FieldError
+from cbai_cli.contracts.validation import FieldError
 
 POSIX_ONLY = pytest.mark.skipif(os.name != "posix", reason="signals and PIDs as on POSIX")
 
@@ -373,7 +373,7 @@ def test_a_stale_temporary_that_is_a_folder_is_kept(tmp_path):
 SLOW_WRITER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from cbai_cli.fileio import write_atomic
+    from cbai_cli.io.files import write_atomic
 
     target, ready = Path(sys.argv[1]), Path(sys.argv[2])
 
@@ -450,7 +450,7 @@ def test_sigkill_leaves_a_temporary_that_the_next_write_removes(tmp_path):
 FINALISER_SIGTERM = textwrap.dedent("""
     import gc, os, signal, sys
     from pathlib import Path
-    from cbai_cli.fileio import atomic_file
+    from cbai_cli.io.files import atomic_file
 
     class Finalised:
         def __del__(self):  # Python runs the handler here, where a raised exception is dropped
@@ -481,7 +481,7 @@ def test_sigterm_handled_inside_a_finaliser_still_ends_the_process_and_removes_t
 NESTED_SIGTERM = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
-    from cbai_cli.fileio import atomic_file
+    from cbai_cli.io.files import atomic_file
 
     folder = Path(sys.argv[1])
     with atomic_file(folder / "outer.csv"), atomic_file(folder / "inner.csv"):
@@ -544,8 +544,8 @@ def test_atomic_file_discarded_early_frees_its_temporary_at_once(tmp_path):
 def test_a_closed_stdout_is_one_line():
     script = textwrap.dedent("""
         import sys
-        from cbai_cli.errors import CbaiError
-        from cbai_cli.fileio import write_mapping
+        from cbai_cli.contracts.errors import CbaiError
+        from cbai_cli.io.files import write_mapping
         try:
             for _ in range(200):
                 write_mapping({"a": list(range(100000))}, "-")
@@ -577,7 +577,7 @@ def test_a_device_behind_a_link_is_refused_before_it_is_read(tmp_path):
 
 
 def test_yaml_on_stdin_longer_than_any_instance_is_refused(monkeypatch):
-    from cbai_cli import fileio
+    from cbai_cli.io import files as fileio
 
     monkeypatch.setattr(fileio, "YAML_CHARACTER_LIMIT", 100)
     monkeypatch.setattr(sys, "stdin", io.StringIO("\0" * 10_000))
@@ -602,7 +602,7 @@ def test_a_link_loop_is_not_called_a_missing_file(tmp_path):
 
 
 def test_a_number_in_exponent_notation_without_a_dot_is_a_number():
-    from cbai_cli.fileio import load_yaml
+    from cbai_cli.io.files import load_yaml
 
     assert load_yaml("a: [1e-3, 2E+10, 1.5e3, -3e2]\nb: e5\nc: 1e\n", "t") == {
         "a": [0.001, 2e10, 1500.0, -300.0], "b": "e5", "c": "1e"}
@@ -611,7 +611,7 @@ def test_a_number_in_exponent_notation_without_a_dot_is_a_number():
 def test_integers_are_read_as_yaml_1_2_reads_them():
     """010 is ten (YAML 1.1 made it eight), 1:30 and 0b11 are text (1.1: ninety and three),
     0o and 0x are octal and hexadecimal, underscores group digits."""
-    from cbai_cli.fileio import load_yaml
+    from cbai_cli.io.files import load_yaml
 
     assert load_yaml("a: 010\nb: 1:30\nc: 0b11\nd: 0o10\ne: 0x1F\nf: -1_000\ng: +7\n", "t") == {
         "a": 10, "b": "1:30", "c": "0b11", "d": 8, "e": 31, "f": -1000, "g": 7}
@@ -620,14 +620,14 @@ def test_integers_are_read_as_yaml_1_2_reads_them():
 def test_a_key_is_never_a_boolean():
     """YAML 1.1 reads a plain yes, no, on, off, true or false as a boolean; as a key it is a
     name (a study's answers {yes: feasible, no: infeasible}); values keep YAML's booleans."""
-    from cbai_cli.fileio import load_yaml
+    from cbai_cli.io.files import load_yaml
 
     assert load_yaml("a: {yes: feasible, No: infeasible, on: 1, OFF: 2, true: 3}\nb: [yes, off, true]\n", "t") == {
         "a": {"yes": "feasible", "No": "infeasible", "on": 1, "OFF": 2, "true": 3}, "b": [True, False, True]}
 
 
 def test_a_threshold_written_with_a_leading_zero_is_read_in_decimal(tmp_path):
-    from cbai_cli.instance import load
+    from cbai_cli.kinds.cbai.instance import load
 
     path = tmp_path / "t.yaml"
     path.write_text("schema_version: 1\nkind: cbai\nname: t\narms: [[1.0, 0.0], [0.0, 1.0]]\nreward: [1.0, 2.0]\n"
@@ -636,7 +636,7 @@ def test_a_threshold_written_with_a_leading_zero_is_read_in_decimal(tmp_path):
 
 
 def test_yaml_from_a_closed_standard_input_is_one_line(monkeypatch):
-    from cbai_cli.fileio import read_mapping
+    from cbai_cli.io.files import read_mapping
 
     monkeypatch.setattr("sys.stdin", None)  # what Python sets when started with `<&-`
     with pytest.raises(InstanceError, match=r"^<stdin>: standard input is closed, so there is nothing to read$"):

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from cbai_cli.cli import app
+from cbai_cli.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ("regret-1d.yaml", "random-d5-n20-seed0.yaml", "amani-b.yaml", "soare-safe.yaml")

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cbai_cli.bounds import at_least_set, compute_bounds
-from cbai_cli.errors import InstanceError, OptionError, UnknownNameError
-from cbai_cli.generators import FAMILIES, family, generate_instance, make_noise
-from cbai_cli.noise import BinaryNoise
+from cbai_cli.kinds.cbai.bounds import at_least_set, compute_bounds
+from cbai_cli.contracts.errors import InstanceError, OptionError, UnknownNameError
+from cbai_cli.kinds.cbai.families import FAMILIES, family, generate_instance, make_noise
+from cbai_cli.kinds.cbai.noise import BinaryNoise
 
 
 def test_irrelevant_dims_matches_the_paper():
@@ -185,7 +185,7 @@ def test_irrelevant_dims_answer_is_the_readme_value():
 
 
 def test_a_family_refuses_a_size_beyond_the_memory_limit_before_building():
-    from cbai_cli.errors import OptionError
+    from cbai_cli.contracts.errors import OptionError
 
     with pytest.raises(OptionError, match=r"random: n = 1000000000000, d = 5 would take about .* of memory"):
         family("random").resolve(n=10**12)
@@ -198,7 +198,7 @@ def test_every_family_with_a_size_parameter_declares_its_size():
 
 
 def test_the_default_instances_are_far_below_the_memory_limit():
-    from cbai_cli.options import DEFAULT_MEMORY_LIMIT
+    from cbai_cli.contracts.options import DEFAULT_MEMORY_LIMIT
 
     for chosen in FAMILIES.values():
         if chosen.size is not None:
@@ -222,7 +222,7 @@ grid_points = st.integers(1, 4).flatmap(lambda d: st.lists(
 @pytest.mark.parametrize("screen", ["tree", "inner products"])
 @given(points=grid_points)
 def test_closest_pair_is_the_brute_force_argmin_ties_and_duplicates_included(screen, points):
-    import cbai_cli.generators as generators
+    import cbai_cli.kinds.cbai.families as generators
 
     points = np.array(points, dtype=float)
     tree_dimensions = generators.TREE_DIMENSIONS if screen == "tree" else 0
@@ -234,7 +234,7 @@ def test_closest_pair_is_the_brute_force_argmin_ties_and_duplicates_included(scr
 
 @pytest.mark.parametrize("d", [3, 30])
 def test_closest_pair_of_sphere_points_is_the_brute_force_argmin(d):
-    from cbai_cli.generators import closest_pair
+    from cbai_cli.kinds.cbai.families import closest_pair
 
     for seed in range(5):
         points = np.random.default_rng(seed).standard_normal((300, d))

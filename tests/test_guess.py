@@ -1,5 +1,5 @@
 """A guessed constraint in the library: ``Instance.with_guessed_constraint``,
-:func:`cbai_cli.guess.apply_guess`, and that bounds and runs of a guess are those of the
+:func:`cbai_cli.kinds.cbai.guess.apply_guess`, and that bounds and runs of a guess are those of the
 truth it stands for, marked as a guess."""
 
 from __future__ import annotations
@@ -9,16 +9,16 @@ import re
 import numpy as np
 import pytest
 
-from cbai_cli.bounds import compute_bounds
-from cbai_cli.errors import CbaiError, InstanceError, OptionError
-from cbai_cli.guess import apply_guess, read_guess
-from cbai_cli.instance import Instance, save
-from cbai_cli.generators import generate_instance
+from cbai_cli.kinds.cbai.bounds import compute_bounds
+from cbai_cli.contracts.errors import CbaiError, InstanceError, OptionError
+from cbai_cli.kinds.cbai.guess import apply_guess, read_guess
+from cbai_cli.kinds.cbai.instance import Instance, save
+from cbai_cli.kinds.cbai.families import generate_instance
 from cbai_cli.kinds import guess_constraint, load
 from cbai_cli.kinds import save as save_any
-from cbai_cli.noise import BinaryNoise
-from cbai_cli.simulate import RunRequest
-from cbai_cli.solving import solve_instance
+from cbai_cli.kinds.cbai.noise import BinaryNoise
+from cbai_cli.run.simulate import RunRequest
+from cbai_cli.run.solving import solve_instance
 
 # Arms whose threshold is folded in by the learner (threshold_known: false): the guess is φ in
 # the file's two coordinates, and the learner appends −τ.

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from cbai_cli.errors import InstanceError, MissingTruthError
-from cbai_cli.instance import Instance, from_mapping, load, save
-from cbai_cli.noise import BinaryNoise, GaussianNoise
+from cbai_cli.contracts.errors import InstanceError, MissingTruthError
+from cbai_cli.kinds.cbai.instance import Instance, from_mapping, load, save
+from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise
 
 
 def base_mapping(**changes):
@@ -293,7 +293,7 @@ def test_an_array_field_that_is_not_a_list_names_the_field():
 @pytest.mark.parametrize("field, value", [("arms", [[1.0e299], [2.0]]), ("constraint", [1.0e150]),
                                           ("reward", [-1.0e120]), ("threshold", 2.5e299)])
 def test_numbers_that_overflow_the_linear_algebra_are_rejected(field, value):
-    from cbai_cli.instance import from_mapping
+    from cbai_cli.kinds.cbai.instance import from_mapping
 
     mapping = {"schema_version": 1, "kind": "cbai", "name": "big", "arms": [[0.1], [0.5]], "reward": [1.0],
                "constraint": [1.0], "threshold": 0.3, "noise": {"kind": "gaussian", "sigma": 0.05}, field: value}

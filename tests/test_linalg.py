@@ -1,4 +1,4 @@
-"""Design-matrix states (cbai_cli/linalg.py): rank-one updates agree with direct solves."""
+"""Design-matrix states (cbai_cli/numerics/linalg.py): rank-one updates agree with direct solves."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from cbai_cli.linalg import (
+from cbai_cli.numerics.linalg import (
     DesignState,
     RidgeDesign,
     inverse_sqrt,
@@ -270,8 +270,8 @@ def test_max_variance_arm_takes_the_first_of_ties_among_candidates():
 
 
 def test_a_design_matrix_that_is_not_positive_definite_is_a_numerical_error_naming_the_remedy():
-    from cbai_cli.errors import NumericalError
-    from cbai_cli.linalg import exact_design
+    from cbai_cli.contracts.errors import NumericalError
+    from cbai_cli.numerics.linalg import exact_design
 
     arms = np.array([[1e90, 1e90], [2e90, 2e90]])  # collinear: only λ makes A positive definite
     gram = 0.1 * np.eye(2) + arms.T @ arms  # and λ = 0.1 is lost beside 1e180: singular in floating point
@@ -293,7 +293,7 @@ def test_ridge_design_recomputes_an_inverse_that_round_off_broke_instead_of_fail
 
 
 def test_ridge_design_whose_matrix_is_not_positive_definite_is_a_numerical_error():
-    from cbai_cli.errors import NumericalError
+    from cbai_cli.contracts.errors import NumericalError
 
     design = RidgeDesign(2, 1.0)
     design.inverse = -np.eye(2)  # as if round-off had broken A⁻¹

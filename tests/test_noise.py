@@ -7,8 +7,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from cbai_cli.errors import InstanceError
-from cbai_cli.noise import BinaryNoise, GaussianNoise
+from cbai_cli.contracts.errors import InstanceError
+from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise
 
 
 def test_gaussian_sums_have_the_right_mean_and_variance():

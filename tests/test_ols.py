@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
-from cbai_cli.kernels.ols import mean_width, tangent_lines
-from cbai_cli.ols import (Envelope, LeastSquaresSpan, MixtureIntervals, ScalePrior, lower_envelope, mean_shares,
+from cbai_cli.numerics.kernels.ols import mean_width, tangent_lines
+from cbai_cli.numerics.ols import (Envelope, LeastSquaresSpan, MixtureIntervals, ScalePrior, lower_envelope, mean_shares,
                           mixture_envelope, mixture_widths, points_in_use)
 
 # Two scales λ ∈ {1, 2} with weight ½ each, and tangent points e^{−4}, e^{−4+h}, 4, … (h chosen
@@ -390,7 +390,7 @@ class Spy:
     """Counts the fit's extensions and recomputations (after its construction)."""
 
     def __init__(self, monkeypatch, entries: int = 0):
-        from cbai_cli import ols
+        from cbai_cli.numerics import ols
 
         self.extended, self.refreshed = [], 0
         extend, refresh = ols.LeastSquaresSpan.extend, ols.LeastSquaresSpan.refresh
@@ -442,7 +442,7 @@ def test_extending_and_recomputing_keep_the_same_span_on_awkward_arms(monkeypatc
     """Nearly parallel pairs and arms a thousand times shorter (designs of condition up to
     10⁹): pull by pull, extending the span and recomputing it give the same span, the same
     epochs, and caches within 10⁻⁹ relative of each other."""
-    from cbai_cli import ols
+    from cbai_cli.numerics import ols
 
     def run(entries: float) -> list:
         monkeypatch.setattr(ols, "EXTEND_ENTRIES", entries)
@@ -499,7 +499,7 @@ def test_an_arm_pulled_before_outside_the_span_is_recomputed(monkeypatch):
 
 
 def test_small_arm_matrices_recompute_instead_of_extending(monkeypatch):
-    from cbai_cli.ols import EXTEND_ENTRIES
+    from cbai_cli.numerics.ols import EXTEND_ENTRIES
 
     spy = Spy(monkeypatch, entries=EXTEND_ENTRIES)
     fit = four_pulls_of_e1()
@@ -642,7 +642,7 @@ def test_the_sides_an_answer_depends_on_never_spend_more_than_the_budget(data, k
 
 def test_the_regime_shares_the_own_mean_budget_by_the_instances_rewards():
     from cbai_cli.compare.sources import parse_source
-    from cbai_cli.simulate import RunRequest, prepare, start_run
+    from cbai_cli.run.simulate import RunRequest, prepare, start_run
 
     instance = parse_source("random:d=3,n=6,seed=1,sigma=1", 0)[0].instance_for(0)
     learner, _, _ = start_run(prepare(RunRequest.of("track-and-stop", "ols", delta=0.05), instance), 0)

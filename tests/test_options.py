@@ -1,4 +1,4 @@
-"""cbai_cli.options: every option's type and range checked in one place (:meth:`Option.check`),
+"""cbai_cli.contracts.options: every option's type and range checked in one place (:meth:`Option.check`),
 the check of unknown names (:func:`checked`) and of seeds (:func:`check_seed`)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from cbai_cli.errors import OptionError
-from cbai_cli.options import OPTIONS, check_seed, checked
+from cbai_cli.contracts.errors import OptionError
+from cbai_cli.contracts.options import OPTIONS, check_seed, checked
 
 
 def test_a_bool_option_given_as_text_is_refused():
@@ -129,7 +129,7 @@ def test_a_seed_that_is_not_an_integer_of_at_least_zero_is_refused(seed):
 @pytest.mark.parametrize("text, expected", [("", 4 * 2**30), ("8G", 8 * 2**30), ("512M", 512 * 2**20), ("1000", 1000),
                                             ("1.5K", 1536), (" 2 GiB ", 2 * 2**30), ("1t", 2**40)])
 def test_the_memory_limit_is_read_from_its_variable(monkeypatch, text, expected):
-    from cbai_cli.options import memory_limit
+    from cbai_cli.contracts.options import memory_limit
 
     monkeypatch.setenv("CBAI_MEMORY_LIMIT", text)
     assert memory_limit() == expected
@@ -137,7 +137,7 @@ def test_the_memory_limit_is_read_from_its_variable(monkeypatch, text, expected)
 
 @pytest.mark.parametrize("text", ["lots", "-1", "0", "8Q", "0.1"])
 def test_a_memory_limit_that_is_not_a_size_is_one_line(monkeypatch, text):
-    from cbai_cli.options import memory_limit
+    from cbai_cli.contracts.options import memory_limit
 
     monkeypatch.setenv("CBAI_MEMORY_LIMIT", text)
     with pytest.raises(OptionError, match="CBAI_MEMORY_LIMIT=.*expected a size such as 8G"):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cbai_cli.errors import InstanceError, OptionError
-from cbai_cli.outputs import check_writable, write_errors
+from cbai_cli.contracts.errors import InstanceError, OptionError
+from cbai_cli.io.outputs import check_writable, write_errors
 
 NO_PROC = not Path("/proc/self").is_dir()
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -112,7 +112,7 @@ def test_an_output_typed_empty_or_with_a_trailing_slash_is_refused(tmp_path, mon
 def test_generate_refuses_an_output_with_a_trailing_slash(tmp_path):
     from typer.testing import CliRunner
 
-    from cbai_cli.cli import app
+    from cbai_cli.cli.app import app
 
     result = CliRunner().invoke(app, ["generate", "regret-1d", "-o", f"{tmp_path}/x.yaml/"])
     assert result.exit_code == 2 and "ends with a slash" in result.stderr
@@ -122,8 +122,8 @@ def test_generate_refuses_an_output_with_a_trailing_slash(tmp_path):
 def test_a_device_as_an_output_is_refused_not_replaced(tmp_path):
     """The atomic write renames a finished file over its target: over /dev/null that would
     replace the device for everyone when run as root."""
-    from cbai_cli.errors import OptionError
-    from cbai_cli.outputs import check_writable
+    from cbai_cli.contracts.errors import OptionError
+    from cbai_cli.io.outputs import check_writable
 
     with pytest.raises(OptionError, match="not a regular file"):
         check_writable("/dev/null", "--trace")

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from cbai_cli.parallel import BLAS_THREAD_VARIABLES, pin_blas_threads_by_default, single_threaded_blas, spawn_pool
+from cbai_cli.run.parallel import BLAS_THREAD_VARIABLES, pin_blas_threads_by_default, single_threaded_blas, spawn_pool
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _environment_after_pinning(**preset: str) -> dict[str, str | None]:
     """The BLAS variables in a fresh interpreter (numpy not loaded) after pinning."""
-    script = ("import json, os; from cbai_cli.parallel import BLAS_THREAD_VARIABLES, pin_blas_threads_by_default; "
+    script = ("import json, os; from cbai_cli.run.parallel import BLAS_THREAD_VARIABLES, pin_blas_threads_by_default; "
               "pin_blas_threads_by_default(); print(json.dumps({v: os.environ.get(v) for v in BLAS_THREAD_VARIABLES}))")
     environment = {key: value for key, value in os.environ.items() if key not in BLAS_THREAD_VARIABLES}
     environment.update(preset, PYTHONPATH=str(REPO))
@@ -41,7 +41,7 @@ def test_pinning_after_numpy_loaded_changes_nothing(monkeypatch):
 
 
 def test_importing_the_module_leaves_the_environment_alone():
-    script = "import os; before = dict(os.environ); import cbai_cli.parallel; print(before == dict(os.environ))"
+    script = "import os; before = dict(os.environ); import cbai_cli.run.parallel; print(before == dict(os.environ))"
     environment = {key: value for key, value in os.environ.items() if key not in BLAS_THREAD_VARIABLES}
     result = subprocess.run([sys.executable, "-c", script], env={**environment, "PYTHONPATH": str(REPO)},
                             capture_output=True, text=True, check=True)
@@ -89,7 +89,7 @@ def test_spawned_workers_start_with_one_blas_thread(mixed_environment):
 
 
 def test_a_worker_that_dies_ends_the_pool_with_one_user_error():
-    from cbai_cli.errors import WorkerLostError
+    from cbai_cli.contracts.errors import WorkerLostError
 
     with pytest.raises(WorkerLostError, match="a worker process ended abruptly"):
         with spawn_pool(1) as pool:
@@ -98,16 +98,16 @@ def test_a_worker_that_dies_ends_the_pool_with_one_user_error():
 
 @pytest.mark.parametrize("jobs", [0, -1, 2.5, True])
 def test_jobs_that_are_not_a_positive_integer_are_refused(jobs):
-    from cbai_cli.errors import OptionError
-    from cbai_cli.parallel import check_jobs
+    from cbai_cli.contracts.errors import OptionError
+    from cbai_cli.run.parallel import check_jobs
 
     with pytest.raises(OptionError, match="--jobs must be an integer ≥ 1"):
         check_jobs(jobs)
 
 
 def test_more_than_a_few_workers_per_core_are_refused_in_one_line():
-    from cbai_cli.errors import OptionError
-    from cbai_cli.parallel import JOBS_PER_CORE, check_jobs, default_jobs
+    from cbai_cli.contracts.errors import OptionError
+    from cbai_cli.run.parallel import JOBS_PER_CORE, check_jobs, default_jobs
 
     limit = JOBS_PER_CORE * default_jobs()
     assert check_jobs(limit) == limit

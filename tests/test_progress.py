@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from cbai_cli.errors import OptionError
-from cbai_cli.progress import INTERVAL_VARIABLE, Progress, ProgressStyle, reporting
+from cbai_cli.contracts.errors import OptionError
+from cbai_cli.run.progress import INTERVAL_VARIABLE, Progress, ProgressStyle, reporting
 
 
 class Clock:
@@ -98,8 +98,8 @@ def _records(results) -> list[dict]:
 def test_a_tally_watches_runs_without_changing_them(first, runs, spec):
     # compiled batches (g-acol, maxrew-u, track-and-stop), round-based runs (acol), and more
     # seeds than one batch of 16: the last update counts every run and every query
-    from cbai_cli.generators import generate_instance
-    from cbai_cli.simulate import RunRequest, RunTally, prepare, run_many
+    from cbai_cli.kinds.cbai.families import generate_instance
+    from cbai_cli.run.simulate import RunRequest, RunTally, prepare, run_many
 
     name, regime, options = spec
     prepared = prepare(RunRequest.of(name, regime, **options), generate_instance("irrelevant-dims", d=3, eps=0.2))

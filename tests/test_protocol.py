@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cbai_cli.errors import ProtocolError
+from cbai_cli.contracts.errors import ProtocolError
 from cbai_cli.kinds import load
-from cbai_cli.protocol import Answer, CheckedLearner, Query
-from cbai_cli.simulate import RunRequest, drive, prepare, run_once, start_run
+from cbai_cli.contracts.protocol import Answer, CheckedLearner, Query
+from cbai_cli.run.simulate import RunRequest, drive, prepare, run_once, start_run
 
 REPO = Path(__file__).resolve().parents[1]
 

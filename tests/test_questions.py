@@ -13,14 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from cbai_cli.cli import app
-from cbai_cli.errors import InstanceError, OptionError
-from cbai_cli.instance import Instance, from_mapping
+from cbai_cli.cli.app import app
+from cbai_cli.contracts.errors import InstanceError, OptionError
+from cbai_cli.kinds.cbai.instance import Instance, from_mapping
 from cbai_cli.kinds import load, save
-from cbai_cli.noise import BinaryNoise, GaussianNoise
-from cbai_cli.questions import (BINARY_QUESTION, GAUSSIAN_QUESTION, check_media, feasible_threshold, media_type,
+from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise
+from cbai_cli.kinds.cbai.questions import (BINARY_QUESTION, GAUSSIAN_QUESTION, check_media, feasible_threshold, media_type,
                                         questions_of)
-from cbai_cli.session.values import observation
+from cbai_cli.kinds.cbai.answers import observation
 
 SAFE = {"question": "Does this driving feel safe?", "answers": {"yes": "feasible", "no": "infeasible"}}
 UNSAFE = {"question": "Did this driving feel unsafe?", "answers": {"safe": "feasible", "unsafe": "infeasible"}}

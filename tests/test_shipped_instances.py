@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cbai_cli.generators import family, make_noise
+from cbai_cli.kinds.cbai.families import family, make_noise
 from cbai_cli.kinds import load
 
 ROOT = Path(__file__).resolve().parents[1] / "instances"

@@ -1,4 +1,4 @@
-"""cbai_cli.simulate: a request's options and seeds are checked once, before a run, with
+"""cbai_cli.run.simulate: a request's options and seeds are checked once, before a run, with
 one-line errors; an algorithm of None is the default of the instance's kind."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cbai_cli.errors import OptionError, UnknownNameError
-from cbai_cli.generators import generate_instance
+from cbai_cli.contracts.errors import OptionError, UnknownNameError
+from cbai_cli.kinds.cbai.families import generate_instance
 from cbai_cli.kinds import load
-from cbai_cli.simulate import RunRequest, prepare, run_many, run_once, run_streams
+from cbai_cli.run.simulate import RunRequest, prepare, run_many, run_once, run_streams
 
 REGRET = Path(__file__).resolve().parents[1] / "instances" / "regret-1d.yaml"
 

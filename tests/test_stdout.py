@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from cbai_cli.errors import OutputError
-from cbai_cli.stdout import GuardedStdout
+from cbai_cli.contracts.errors import OutputError
+from cbai_cli.io.stdout import GuardedStdout
 
 
 class FailingStream(io.StringIO):
@@ -77,7 +77,7 @@ def test_a_command_started_with_stdout_closed_ends_with_one_line_and_exit_code_2
 
 def test_write_fully_reports_what_a_buffered_write_lost_after_a_partial_write():
     # a pipe whose reader takes 100 bytes and leaves: the rest must fail, not vanish
-    from cbai_cli.stdout import write_fully
+    from cbai_cli.io.stdout import write_fully
 
     read_end, write_end = os.pipe()
     stream = os.fdopen(write_end, "w")

@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from cbai_cli.errors import InstanceError
-from cbai_cli.fileio import instance_errors
-from cbai_cli.validation import (FieldError, array, flag, integer, moderate, nonnegative, numbers, positive, probability, real,
+from cbai_cli.contracts.errors import InstanceError
+from cbai_cli.io.files import instance_errors
+from cbai_cli.contracts.validation import (FieldError, array, flag, integer, moderate, nonnegative, numbers, positive, probability, real,
                                  safe_text, text)
 
 NON_FINITE = [math.nan, math.inf, -math.inf]

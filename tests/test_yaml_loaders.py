@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from cbai_cli import fileio
-from cbai_cli.errors import InstanceError
-from cbai_cli.fileio import YAML_HINT_CHARACTERS, load_yaml, yaml_text
+from cbai_cli.io import files as fileio
+from cbai_cli.contracts.errors import InstanceError
+from cbai_cli.io.files import YAML_HINT_CHARACTERS, load_yaml, yaml_text
 from cbai_cli.kinds import from_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +44,7 @@ def test_every_shipped_yaml_file_reads_the_same_with_both_parsers(path):
                         ("soare-safe", {"d": 3})]),
        st.integers(0, 2**16), st.booleans())
 def test_generated_instances_give_the_same_instance_with_both_parsers(family, seed, binary):
-    from cbai_cli.generators import generate_instance
+    from cbai_cli.kinds.cbai.families import generate_instance
 
     name, params = family
     seeded = {"seed": seed} if name in ("unit-sphere", "random") else {}
@@ -135,7 +135,7 @@ def test_a_long_yaml_file_gets_a_hint_to_use_npz(tmp_path):
 def test_long_yaml_on_standard_input_gets_the_hint_too(monkeypatch):
     import io
 
-    from cbai_cli.fileio import read_mapping
+    from cbai_cli.io.files import read_mapping
 
     said = []
     monkeypatch.setattr("sys.stdin", io.StringIO("a: 1\n# " + "x" * YAML_HINT_CHARACTERS + "\n"))
@@ -144,7 +144,7 @@ def test_long_yaml_on_standard_input_gets_the_hint_too(monkeypatch):
 
 
 def test_yaml_that_reading_could_not_hold_in_memory_is_one_line(tmp_path, monkeypatch):
-    from cbai_cli.fileio import read_mapping
+    from cbai_cli.io.files import read_mapping
 
     path = tmp_path / "f.yaml"
     path.write_text("a: [1, 2, 3]\n")  # 13 characters: 416 bytes while read

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from cbai_cli.algorithms.base import Adaptive
-from cbai_cli.kernels.codes import ADAPTIVE_UNIFORM
+from cbai_cli.numerics.kernels.codes import ADAPTIVE_UNIFORM
 
 
 class AdaptiveUniform(Adaptive):
     """Pull an arm drawn uniformly from X: the ⌊u·K⌋-th for the next double u of the
-    algorithm's generator (compiled, :func:`cbai_cli.kernels.select.uniform_choice`)."""
+    algorithm's generator (compiled, :func:`cbai_cli.numerics.kernels.select.uniform_choice`)."""
 
     kernel_code = ADAPTIVE_UNIFORM

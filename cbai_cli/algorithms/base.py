@@ -1,15 +1,15 @@
 """Ask/tell interface of the CBAI algorithms and the two shared skeletons.
 
-An algorithm never sees φ: it gets the learner's :class:`~cbai_cli.instance.Problem`
+An algorithm never sees φ: it gets the learner's :class:`~cbai_cli.kinds.cbai.instance.Problem`
 (arms, known rewards, threshold), its configuration and a random generator, asks for
 pulls with :meth:`Algorithm.ask` and learns the sums of their noisy observations
-through :meth:`Algorithm.tell` (the protocol of :mod:`cbai_cli.protocol`).
-:mod:`cbai_cli.simulate` drives the loop.
+through :meth:`Algorithm.tell` (the protocol of :mod:`cbai_cli.contracts.protocol`).
+:mod:`cbai_cli.run.simulate` drives the loop.
 
 - :class:`RoundBased` asks for a whole round (arm → pull count) and refits on that
   round's data only (static intervals, paper Proposition 2).
 - :class:`Adaptive` asks for one pull at a time and keeps all data in a
-  :class:`~cbai_cli.linalg.DesignState` (adaptive intervals, Proposition 3).
+  :class:`~cbai_cli.numerics.linalg.DesignState` (adaptive intervals, Proposition 3).
 """
 
 from __future__ import annotations
@@ -22,20 +22,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cbai_cli.algorithms.elimination import EliminationState
-from cbai_cli.confidence import ConfidenceSettings, log_ratio, regimes
-from cbai_cli.instance import Problem
-from cbai_cli.linalg import DesignState, least_squares_widths
-from cbai_cli.options import OPTIONS, QUERY_LIMIT, QueryLimitError
-from cbai_cli.protocol import Answer, Query
+from cbai_cli.numerics.confidence import ConfidenceSettings, log_ratio, regimes
+from cbai_cli.kinds.cbai.instance import Problem
+from cbai_cli.numerics.linalg import DesignState, least_squares_widths
+from cbai_cli.contracts.options import OPTIONS, QUERY_LIMIT, QueryLimitError
+from cbai_cli.contracts.protocol import Answer, Query
 
 if TYPE_CHECKING:
-    from cbai_cli.design import DesignCache
+    from cbai_cli.numerics.design import DesignCache
 
 
 def _design_cache() -> DesignCache:
-    """An empty :class:`~cbai_cli.design.DesignCache` (imported here: the solver's module
+    """An empty :class:`~cbai_cli.numerics.design.DesignCache` (imported here: the solver's module
     loads scipy, which adaptive runs do not need)."""
-    from cbai_cli.design import DesignCache
+    from cbai_cli.numerics.design import DesignCache
 
     return DesignCache()
 
@@ -50,7 +50,7 @@ class AlgorithmConfig:
         rounding_epsilon: ε of the (1+ε)-approximate rounding (round-based only).
         design_tolerance: relative duality gap of the design solves inside algorithms.
         designs: the designs solved so far by the runs of this configuration, by target
-            set (:class:`cbai_cli.design.DesignCache`): the seeds of one request share one
+            set (:class:`cbai_cli.numerics.design.DesignCache`): the seeds of one request share one
             configuration, so each distinct design is solved once; not part of equality.
         own_options: the values of the options that the algorithm's registry entry
             declares itself (a plugin's), by name.
@@ -124,7 +124,7 @@ class RoundBased(Algorithm):
     def log_arms_over_delta_round(self, t: int) -> float:
         """log(K/δ_t), the log term of the round lengths and of Proposition 2's radius:
         ``math.log(K / δ_t)`` as always where δ_t is a normal float, and computed in logs
-        where δ_t underflows or K/δ_t overflows (see :func:`cbai_cli.confidence.log_ratio`)."""
+        where δ_t underflows or K/δ_t overflows (see :func:`cbai_cli.numerics.confidence.log_ratio`)."""
         return log_ratio(self.problem.n_arms, self.delta_round(t), self.log_delta_round(t))
 
     def checked_length(self, t: int, log_length: float, length, why: str, hint: str = "") -> int:
@@ -132,10 +132,10 @@ class RoundBased(Algorithm):
         can be), after refusing lengths that no run can count.
 
         ``log_length`` is the log of the length, computed in logs so that it cannot
-        overflow; a round longer than :data:`cbai_cli.options.QUERY_LIMIT` raises
-        :class:`~cbai_cli.options.QueryLimitError` (``why`` says where the length comes
+        overflow; a round longer than :data:`cbai_cli.contracts.options.QUERY_LIMIT` raises
+        :class:`~cbai_cli.contracts.options.QueryLimitError` (``why`` says where the length comes
         from, ``hint`` what to change besides giving a budget).
-        :func:`cbai_cli.simulate.drive` ends a run with a budget there (any budget is
+        :func:`cbai_cli.run.simulate.drive` ends a run with a budget there (any budget is
         smaller) and reports the error in one line otherwise.
         """
         if not log_length <= math.log(QUERY_LIMIT) + 1.0:  # also catches NaN
@@ -201,14 +201,14 @@ class Adaptive(Algorithm):
     the elimination update.
 
     ``design`` is the ridge design the sampling rules read; ``intervals`` the regime's
-    per-run intervals (:class:`cbai_cli.confidence.Intervals`). Subclasses give
+    per-run intervals (:class:`cbai_cli.numerics.confidence.Intervals`). Subclasses give
     :meth:`select`, the arm to pull next, or declare ``kernel_code``, the code of their
-    rule in the compiled step (:mod:`cbai_cli.kernels.codes`), which :meth:`select` then
-    calls and with which :func:`cbai_cli.simulate.drive` runs a whole run compiled (a
+    rule in the compiled step (:mod:`cbai_cli.numerics.kernels.codes`), which :meth:`select` then
+    calls and with which :func:`cbai_cli.run.simulate.drive` runs a whole run compiled (a
     subclass that gives both keeps its :meth:`select` the compiled rule's one call).
     """
 
-    #: The rule's code (:mod:`cbai_cli.kernels.codes`, run by :func:`cbai_cli.kernels.advance.step`);
+    #: The rule's code (:mod:`cbai_cli.numerics.kernels.codes`, run by :func:`cbai_cli.numerics.kernels.advance.step`);
     #: None: a Python :meth:`select`.
     kernel_code: int | None = None
 
@@ -219,13 +219,13 @@ class Adaptive(Algorithm):
 
     def select(self) -> int:
         """Index of the arm to pull next: the compiled rule ``kernel_code``
-        (:func:`cbai_cli.kernels.select.select`); a random rule
-        (:data:`~cbai_cli.kernels.codes.UNIFORM_RULES`) reads the next double of ``rng``."""
+        (:func:`cbai_cli.numerics.kernels.select.select`); a random rule
+        (:data:`~cbai_cli.numerics.kernels.codes.UNIFORM_RULES`) reads the next double of ``rng``."""
         if self.kernel_code is None:
             raise NotImplementedError(f"{type(self).__name__} gives neither select() nor kernel_code")
-        from cbai_cli.kernels.codes import UNIFORM_RULES
-        from cbai_cli.kernels.select import select
-        from cbai_cli.kernels.threads import threads_from
+        from cbai_cli.numerics.kernels.codes import UNIFORM_RULES
+        from cbai_cli.numerics.kernels.select import select
+        from cbai_cli.numerics.kernels.threads import threads_from
 
         design = self.design
         u = self.rng.random() if self.kernel_code in UNIFORM_RULES else 0.0
@@ -235,7 +235,7 @@ class Adaptive(Algorithm):
 
     def compiled(self) -> bool:
         """Whether a whole run can go through the compiled step
-        (:func:`cbai_cli.kernels.batch.run_compiled`): a rule with a kernel code, whose
+        (:func:`cbai_cli.numerics.kernels.batch.run_compiled`): a rule with a kernel code, whose
         :meth:`select` is :class:`Adaptive`'s or defined beside the code (not changed by a
         subclass), and a regime whose intervals are compiled (a radius, or ``ols``)."""
         def owner(name: str) -> type:
@@ -250,7 +250,7 @@ class Adaptive(Algorithm):
 
     def lookahead(self) -> np.ndarray | None:
         """(K,) bool: the candidates among which the next :meth:`select` takes the arm of
-        largest variance (:meth:`~cbai_cli.linalg.DesignState.greedy_arm`), so that the
+        largest variance (:meth:`~cbai_cli.numerics.linalg.DesignState.greedy_arm`), so that the
         design update can prepare its product; None when :meth:`select` does not."""
         return None
 

@@ -39,8 +39,8 @@ class EliminationState:
 
     def update(self, lower: np.ndarray, upper: np.ndarray) -> None:
         """Apply one set of confidence bounds (K,) and (K,) to F, r̄ and U
-        (:func:`cbai_cli.kernels.elimination.apply_bounds`)."""
-        from cbai_cli.kernels.elimination import apply_bounds
+        (:func:`cbai_cli.numerics.kernels.elimination.apply_bounds`)."""
+        from cbai_cli.numerics.kernels.elimination import apply_bounds
 
         lower = np.ascontiguousarray(lower, dtype=float)
         upper = np.ascontiguousarray(upper, dtype=float)
@@ -52,7 +52,7 @@ class EliminationState:
 
     def recommendation(self) -> int | None:
         """argmax_{x∈F} θᵀx (first index among ties, as the compiled rules'
-        :func:`~cbai_cli.kernels.select.first_max`, which MaxRew-F pulls), or None when F is
+        :func:`~cbai_cli.numerics.kernels.select.first_max`, which MaxRew-F pulls), or None when F is
         empty. In numpy: a status or a final answer then loads no compiled code."""
         feasible = np.flatnonzero(self.feasible)
         if feasible.size == 0:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cbai_cli.algorithms.base import Adaptive
-from cbai_cli.kernels.codes import G_ACOL
+from cbai_cli.numerics.kernels.codes import G_ACOL
 
 
 class GACOL(Adaptive):
@@ -15,7 +15,7 @@ class GACOL(Adaptive):
     The paper's box pulls y itself; the authors' code (and this implementation)
     pulls the most informative arm about y, which is y when nothing is better.
     Ties: the first index. Cost O(K·d + d²). The rule is compiled
-    (:func:`cbai_cli.kernels.select.select`).
+    (:func:`cbai_cli.numerics.kernels.select.select`).
     """
 
     kernel_code = G_ACOL

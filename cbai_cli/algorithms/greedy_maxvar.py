@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cbai_cli.algorithms.g_acol import GACOL
-from cbai_cli.kernels.codes import GREEDY_MAXVAR
+from cbai_cli.numerics.kernels.codes import GREEDY_MAXVAR
 
 
 class GreedyMaxVar(GACOL):

@@ -1,7 +1,7 @@
 """The one registry of algorithms, CBAI and safe: names, capabilities, options, aliases.
 
 Every algorithm has one :class:`AlgorithmEntry`: the instance kinds it runs on, its
-style, the confidence regimes it accepts, the options (:mod:`cbai_cli.options`) it
+style, the confidence regimes it accepts, the options (:mod:`cbai_cli.contracts.options`) it
 reads, and whether it always stops. ``cbai algorithms``, the ``--algo`` help, compare's
 spec parser and every option check read this registry, so help text and code cannot
 drift apart. Registering a name or alias twice is an error.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from cbai_cli.errors import OptionError, UnknownNameError, unknown_name_message
+from cbai_cli.contracts.errors import OptionError, UnknownNameError, unknown_name_message
 
 ENTRY_POINT_GROUP = "cbai.algorithms"
 # The paper's tuned multiplier √β = 0.5 (authors' ``sqbeta_tuned``).
@@ -32,7 +32,7 @@ STYLES = ("round", "adaptive")
 
 
 def _regimes() -> Mapping[str, Any]:
-    from cbai_cli.confidence import regimes
+    from cbai_cli.numerics.confidence import regimes
 
     return regimes()
 
@@ -49,7 +49,7 @@ class AlgorithmEntry:
         style: ``round`` (asks for whole rounds of pulls) or ``adaptive`` (one query at
             a time).
         options: the options it reads whatever its regime (names of
-            :data:`cbai_cli.options.OPTIONS`); a regime adds the ones its radius reads.
+            :data:`cbai_cli.contracts.options.OPTIONS`); a regime adds the ones its radius reads.
         regime_style: which confidence regimes it accepts: those whose ``adaptive`` flag
             matches (``round`` or ``adaptive``), or None for algorithms without a
             confidence regime (the safe ones: their radii are the papers' own, their
@@ -57,7 +57,7 @@ class AlgorithmEntry:
             instance file's). The default regime is ``preferred_regime`` when set, else the
             first accepted one.
         configure: ``"module:function"`` that turns a checked request into the
-            algorithm's configuration (see :func:`cbai_cli.simulate.prepare`); None
+            algorithm's configuration (see :func:`cbai_cli.run.simulate.prepare`); None
             uses the instance kind's standard one.
         needs_oracle: given the H_CLB design of the true constraint (Oracle only).
         guaranteed_stop: False when it can fail to stop (MaxRew-F).
@@ -65,9 +65,9 @@ class AlgorithmEntry:
             first accepted one).
         default_for: the instance kinds whose runs use this algorithm when none is
             named (``cbai solve FILE`` without ``--algo``; see :func:`default_algorithm`).
-        declares: options of its own (:class:`cbai_cli.options.Option`), added to the
+        declares: options of its own (:class:`cbai_cli.contracts.options.Option`), added to the
             options table when it is registered (a plugin's; cbai's algorithms declare theirs
-            in :mod:`cbai_cli.options`); each must be listed in ``options`` too. Its class
+            in :mod:`cbai_cli.contracts.options`); each must be listed in ``options`` too. Its class
             reads their values from ``config.own_options``.
     """
 
@@ -146,7 +146,7 @@ class AlgorithmEntry:
     def check_options(self, given: Iterable[str], regime: str | None) -> None:
         """One-line error for the first given option this run cannot use, and for an
         option the regime needs that is missing."""
-        from cbai_cli.options import OPTIONS
+        from cbai_cli.contracts.options import OPTIONS
 
         given = list(given)
         accepted = self.accepts(regime)
@@ -178,7 +178,7 @@ class AlgorithmEntry:
 
     def describe(self) -> dict[str, Any]:
         """The entry as ``cbai algorithms --json`` shows it."""
-        from cbai_cli.options import OPTIONS
+        from cbai_cli.contracts.options import OPTIONS
 
         names = self.describe_option_names()
         return {
@@ -220,7 +220,7 @@ def register(entry: AlgorithmEntry) -> None:
     not a non-empty str, an unknown option or instance kind, and a style or regime style
     outside :data:`STYLES` (or a regime style other than the style) are errors."""
     from cbai_cli.kinds import KINDS
-    from cbai_cli.options import OPTIONS, declare
+    from cbai_cli.contracts.options import OPTIONS, declare
 
     if not isinstance(entry.name, str) or not entry.name:
         raise ValueError(f"an algorithm's name must be a non-empty str, got {entry.name!r}")
@@ -240,7 +240,7 @@ def register(entry: AlgorithmEntry) -> None:
                          f"got {entry.regime_style!r}")
     if not entry.kinds:
         raise ValueError(f"{entry.name}: no instance kind")
-    # the kinds registered so far: plugins' kinds are read before plugins' algorithms (cbai_cli.plugins)
+    # the kinds registered so far: plugins' kinds are read before plugins' algorithms (cbai_cli.contracts.plugins)
     unknown_kinds = [kind for kind in entry.kinds if kind not in KINDS]
     if unknown_kinds:
         raise ValueError(f"{entry.name}: unknown instance kind(s) {unknown_kinds} (known: {', '.join(KINDS)})")
@@ -271,8 +271,8 @@ def _register_plugin(entry: Any) -> None:
 
 def load_plugins() -> None:
     """Register the algorithms of the ``cbai.algorithms`` entry points, once per process
-    (:func:`cbai_cli.plugins.load_entry_points`)."""
-    from cbai_cli.plugins import load_entry_points
+    (:func:`cbai_cli.contracts.plugins.load_entry_points`)."""
+    from cbai_cli.contracts.plugins import load_entry_points
 
     load_entry_points(ENTRY_POINT_GROUP, _register_plugin)
 
@@ -337,7 +337,7 @@ def option_users(name: str, kinds: tuple[str, ...] | None = None) -> str:
 def run_option_names(kinds: tuple[str, ...] | None = None) -> tuple[str, ...]:
     """The options some algorithm reads (in some regime; an algorithm of ``kinds`` when given),
     in the order of the table."""
-    from cbai_cli.options import OPTIONS
+    from cbai_cli.contracts.options import OPTIONS
 
     read = {name for entry in _entries_for(kinds).values() for name in entry.describe_option_names()}
     return tuple(name for name in OPTIONS if name in read)
@@ -367,14 +367,14 @@ class Listing:
         return {"algorithms": [entry.describe() for entry in entries().values()]}
 
     def render(self, out) -> None:
-        from cbai_cli.render import algorithms_table
+        from cbai_cli.cli.render import algorithms_table
 
         algorithms_table(out, tuple(entries().values()), dict(ALIASES))
 
     def to_markdown(self) -> str:
         """Every algorithm (kinds, style, regimes with the default first, summary), then the
-        regimes (:func:`cbai_cli.confidence.regimes_markdown`): the README's tables."""
-        from cbai_cli.confidence import regimes_markdown
+        regimes (:func:`cbai_cli.numerics.confidence.regimes_markdown`): the README's tables."""
+        from cbai_cli.numerics.confidence import regimes_markdown
 
         rows = ["| name | instance kinds | style | regimes (default first) | what it does |", "| --- | --- | --- | --- | --- |"]
         rows += [f"| `{entry.name}` | {', '.join(entry.kinds)} | {entry.style} | {', '.join(entry.regimes) or '—'} | "
@@ -414,10 +414,10 @@ def for_kind(name: str | None, kind: str) -> tuple[AlgorithmEntry, Alias | None]
     return entry, alias
 
 
-_SAFE = "cbai_cli.safe"
+_SAFE = "cbai_cli.algorithms.safe"
 # The constants of a safe instance file that every safe algorithm reads as options, the file's
 # value when not given: the confidence δ (safe-bai: δ_r), the ridge λ and the norm bound S
-# (safe-bai: S_θ); cbai_cli.safe.files says which field of the setting each replaces.
+# (safe-bai: S_θ); cbai_cli.kinds.safe.files says which field of the setting each replaces.
 SAFE_CONSTANTS = ("delta", "ridge", "norm_bound")
 # The options every CBAI algorithm of a style reads (its regime adds those of its radius).
 CBAI_OPTIONS = {"round": ("delta", "rounding_epsilon", "budget"), "adaptive": ("delta", "ridge", "budget")}
@@ -451,16 +451,16 @@ for _entry in (
                    "Safe-LUCB (Amani et al. 2019): explore in the safe ball D^w, then optimistic actions in the "
                    "estimated safe set", ("safe-regret",), "adaptive",
                    ("exploration", "horizon", "dw", "confidence_set", "intersect", *SAFE_CONSTANTS),
-                   configure="cbai_cli.safe.solving:configure_safe_lucb"),
+                   configure="cbai_cli.kinds.safe.solving:configure_safe_lucb"),
     AlgorithmEntry("lingape", f"{_SAFE}.lingape", "LinGapE",
                    "LinGapE (Xu et al. 2018): full pulls, ignores safety (the price-of-safety baseline)",
                    ("safe-bai",), "adaptive", ("rule", "budget", *SAFE_CONSTANTS),
-                   configure="cbai_cli.safe.solving:configure_lingape"),
+                   configure="cbai_cli.kinds.safe.solving:configure_lingape"),
     AlgorithmEntry("safe-lingape", f"{_SAFE}.safe_lingape", "SafeLinGapE",
                    "Safe-LinGapE: forced exploration at γ_FE, then LinGapE on the safely scaled arms γ̄_k·x_k",
                    ("safe-bai",), "adaptive",
                    ("rule", "updates", "budget", *SAFE_CONSTANTS, "safety_delta", "safety_norm_bound"),
-                   configure="cbai_cli.safe.solving:configure_safe_lingape", default_for=("safe-bai",)),
+                   configure="cbai_cli.kinds.safe.solving:configure_safe_lingape", default_for=("safe-bai",)),
 ):
     register(_entry)
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from cbai_cli.algorithms.base import Adaptive, AlgorithmConfig
-from cbai_cli.instance import Problem
-from cbai_cli.kernels.codes import TRACK_AND_STOP
+from cbai_cli.kinds.cbai.instance import Problem
+from cbai_cli.numerics.kernels.codes import TRACK_AND_STOP
 
 #: κ of the answer rule: an arm counts as predicted feasible while φ̂ᵀx − κ·w(x) ≤ τ,
 #: w(x) its current confidence half-width (see :meth:`TrackAndStop.empirical_answer`);
@@ -40,7 +40,7 @@ class TrackAndStop(Adaptive):
        half-width of the arm's current interval (first index among ties); the relevant
        set is
        R = U ∩ X≥(x̂*) = {x ∈ U : θᵀx ≥ θᵀx̂*}, or all of U when no arm is predicted
-       feasible (the convention of :func:`cbai_cli.bounds.at_least_set`).
+       feasible (the convention of :func:`cbai_cli.kinds.cbai.bounds.at_least_set`).
     2. Forced exploration: if max_{x∈R} ‖x‖²_{A⁻¹} > d/√n — worse than a G-optimal
        allocation of √n pulls on R would give (Kiefer–Wolfowitz) — pull the arm that
        most reduces the variance of the least known relevant arm (G-ACOL's greedy step
@@ -101,7 +101,7 @@ class TrackAndStop(Adaptive):
         feasible) and predicted feasible, φ̂ᵀx − κ·w(x) ≤ τ with κ = :data:`OPTIMISM` and
         w(x) the half-width of the run's last interval; first index among ties; None
         when there is none."""
-        from cbai_cli.kernels import track_and_stop as rule
+        from cbai_cli.numerics.kernels import track_and_stop as rule
 
         state = self.state
         answer = rule.empirical_answer(self.problem.rewards, self.problem.threshold, state.uncertain, state.feasible,
@@ -110,20 +110,20 @@ class TrackAndStop(Adaptive):
 
     def relevant(self, answer: int | None) -> np.ndarray:
         """(K,) bool: R = U ∩ X≥(x̂*), or U when ``answer`` is None."""
-        from cbai_cli.kernels.track_and_stop import relevant_arms
+        from cbai_cli.numerics.kernels.track_and_stop import relevant_arms
 
         return relevant_arms(self.problem.rewards, self.state.uncertain, -1 if answer is None else answer)
 
     def _extremes(self, relevant: np.ndarray) -> tuple[int, float]:
         """(the least known arm of R, the largest |ĝ| over R)."""
-        from cbai_cli.kernels.track_and_stop import relevant_extremes
+        from cbai_cli.numerics.kernels.track_and_stop import relevant_extremes
 
         return relevant_extremes(self.design.norms2, self.design.predictions, self.problem.threshold, relevant,
                                  self.problem.rewards, -np.inf)
 
     def exploration_due(self, relevant: np.ndarray) -> bool:
         """Whether max_{x∈R} ‖x‖²_{A⁻¹} exceeds d/√n (step 2 of the class docstring)."""
-        from cbai_cli.kernels.track_and_stop import exploration_due
+        from cbai_cli.numerics.kernels.track_and_stop import exploration_due
 
         least_known, _ = self._extremes(relevant)
         return bool(exploration_due(self.design.norms2, least_known, self.problem.dim, self.design.n_samples))
@@ -131,7 +131,7 @@ class TrackAndStop(Adaptive):
     def active_target(self, relevant: np.ndarray) -> int:
         """y* = argmax_{x∈R} ‖x‖²_{A⁻¹}/ĝ(x)², the target that sets the plug-in objective F
         (step 3), with ĝ(x) = φ̂ᵀx − τ floored at a millionth of the largest |ĝ| over R."""
-        from cbai_cli.kernels.track_and_stop import active_target
+        from cbai_cli.numerics.kernels.track_and_stop import active_target
 
         _, top = self._extremes(relevant)
         return int(active_target(self.design.norms2, self.design.predictions, self.problem.threshold, relevant,
@@ -139,18 +139,18 @@ class TrackAndStop(Adaptive):
 
     def frank_wolfe_arm(self, target: int) -> int:
         """argmax_a (aᵀA⁻¹y)² for y = ``arms[target]``: the Frank–Wolfe vertex of step 3."""
-        from cbai_cli.kernels.threads import threads_from
-        from cbai_cli.kernels.track_and_stop import frank_wolfe_arm
+        from cbai_cli.numerics.kernels.threads import threads_from
+        from cbai_cli.numerics.kernels.track_and_stop import frank_wolfe_arm
 
         design = self.design
         return int(frank_wolfe_arm(design.arms, design.inverse, target, design.block, threads_from(design.arms)))
 
     def select(self) -> int:
         """The next pull, steps 1–3 of the class docstring in one compiled call
-        (:func:`cbai_cli.kernels.track_and_stop.track_and_stop_arm`, built from the same
+        (:func:`cbai_cli.numerics.kernels.track_and_stop.track_and_stop_arm`, built from the same
         pieces as the methods above)."""
-        from cbai_cli.kernels.threads import threads_from
-        from cbai_cli.kernels.track_and_stop import track_and_stop_arm
+        from cbai_cli.numerics.kernels.threads import threads_from
+        from cbai_cli.numerics.kernels.track_and_stop import track_and_stop_arm
 
         design, state = self.design, self.state
         arm, forced, _ = track_and_stop_arm(design.arms, self.problem.rewards, self.problem.threshold,

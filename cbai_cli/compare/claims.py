@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from cbai_cli.compare.store import SQLITE_BUSY_TIMEOUT_MS, immediate
-from cbai_cli.errors import CbaiError, OptionError
+from cbai_cli.contracts.errors import CbaiError, OptionError
 
 #: Seconds a writer's claims stay its own after its last heartbeat (``--lease``).
 DEFAULT_LEASE = 60.0

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from cbai_cli.errors import OptionError, WorkerLostError
+from cbai_cli.contracts.errors import OptionError, WorkerLostError
 
-from cbai_cli.parallel import check_jobs, default_jobs, single_threaded_blas
+from cbai_cli.run.parallel import check_jobs, default_jobs, single_threaded_blas
 
 TARGET_BATCH_SECONDS = 0.25
 MAX_BATCH = 512
@@ -124,7 +124,7 @@ def perform(tasks: tuple) -> BatchResult:
 
     A request is prepared once per (instance, spec) within the batch, so the Oracle's
     design is solved once for all seeds of a fixed instance in the batch, and the seeds
-    of one (instance, spec) run together (:func:`~cbai_cli.simulate.run_many`: as one
+    of one (instance, spec) run together (:func:`~cbai_cli.run.simulate.run_many`: as one
     compiled batch where they can; every record as if run alone).
     """
     from cbai_cli.compare.plan import stream_key
@@ -218,7 +218,7 @@ class ProcessPoolBackend:
 
     Nothing is shared between the workers (no queue, no lock), so a worker that dies at any
     moment (the out-of-memory killer, ``kill -9``, a crash) is noticed within 0.2 s and ends
-    the comparison with :class:`~cbai_cli.errors.WorkerLostError`, and ``close(cancel=True)``
+    the comparison with :class:`~cbai_cli.contracts.errors.WorkerLostError`, and ``close(cancel=True)``
     (Ctrl-C, SIGTERM, an error) kills the workers without waiting on anything they hold.
     ``multiprocessing.Pool`` did neither: it waited forever for the batch of a killed worker,
     and its ``terminate`` could hang on a result lock that a killed worker held.
@@ -479,9 +479,9 @@ class Scheduler:
                 RunTask(run.index, instance, choice.request, choice.label, run.seed))
 
     def _bound_time_limit(self) -> float | None:
-        """Bounds that ``--bounds`` forces are capped (:data:`cbai_cli.options.FORCED_BOUND_TIME_LIMIT`);
+        """Bounds that ``--bounds`` forces are capped (:data:`cbai_cli.contracts.options.FORCED_BOUND_TIME_LIMIT`);
         those the size rule lets through are cheap and stay deterministic."""
-        from cbai_cli.options import FORCED_BOUND_TIME_LIMIT
+        from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT
 
         return FORCED_BOUND_TIME_LIMIT if self.with_bounds else None
 

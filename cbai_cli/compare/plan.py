@@ -18,8 +18,8 @@ from typing import Any
 
 from cbai_cli.compare.sources import Group, parse_sources
 from cbai_cli.compare.specs import AlgorithmChoice, parse_algorithms
-from cbai_cli.errors import OptionError
-from cbai_cli.options import check_seed, memory_limit, memory_limit_text
+from cbai_cli.contracts.errors import OptionError
+from cbai_cli.contracts.options import check_seed, memory_limit, memory_limit_text
 
 DEFAULT_SEEDS = 10
 #: Bytes a planned run and its record take (measured: ~0.6 KB planned, ~2.4 KB recorded).
@@ -136,9 +136,9 @@ def validate(grid: Grid) -> dict[tuple[int, int], str]:
     """Check every (group, algorithm) pair of one kind as ``cbai solve`` would, before any
     run: an unknown regime, tuned without β, an option the algorithm cannot use…; and
     that every algorithm has some group of its kind to run on. Returns the warnings of the
-    pairs (:attr:`cbai_cli.simulate.PreparedRun.warnings`, for the instance of the first
+    pairs (:attr:`cbai_cli.run.simulate.PreparedRun.warnings`, for the instance of the first
     seed), each as ``algorithm spec 'S' on GROUP: …``."""
-    from cbai_cli.simulate import prepare
+    from cbai_cli.run.simulate import prepare
 
     kinds = {group.kind for group in grid.groups}
     for choice in grid.algorithms:
@@ -172,7 +172,7 @@ def seed_bytes(groups: Sequence[Group], choices: Sequence[AlgorithmChoice]) -> i
     for group in groups:
         total += CELL_BYTES + RUN_BYTES * sum(group.kind in choice.kinds for choice in choices)
         if group.per_seed:
-            from cbai_cli.generators import family
+            from cbai_cli.kinds.cbai.families import family
 
             chosen = family(group.family)
             params = chosen.resolve(**dict(group.params))
@@ -183,10 +183,10 @@ def seed_bytes(groups: Sequence[Group], choices: Sequence[AlgorithmChoice]) -> i
 
 def check_memory(groups: Sequence[Group], choices: Sequence[AlgorithmChoice], seeds: int) -> None:
     """One line naming ``--seeds`` when the plan and records of ``seeds`` seeds would take
-    more than :func:`~cbai_cli.options.memory_limit`."""
+    more than :func:`~cbai_cli.contracts.options.memory_limit`."""
     per_seed = max(seed_bytes(groups, choices), 1)
     if seeds * per_seed > memory_limit():
-        from cbai_cli.options import bytes_text
+        from cbai_cli.contracts.options import bytes_text
 
         raise OptionError(f"--seeds {seeds} would keep about {bytes_text(seeds * per_seed)} of planned runs and "
                           f"records in memory, more than {memory_limit_text(memory_limit())}: at most "

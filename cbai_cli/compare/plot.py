@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from cbai_cli.compare.summary import SummaryRow, record_kind
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 from cbai_cli.kinds import get
 
 MARKERS = "osD^v<>phX*"
@@ -75,8 +75,8 @@ def plot_comparison(rows: Sequence[SummaryRow], records: Sequence[dict], path: P
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
-    from cbai_cli import fileio
-    from cbai_cli.outputs import write_errors
+    from cbai_cli.io import files as fileio
+    from cbai_cli.io.outputs import write_errors
 
     if not rows:
         raise OptionError(f"--plot {path}: no records to plot")

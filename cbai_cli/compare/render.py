@@ -13,11 +13,11 @@ from pathlib import Path
 
 from rich.table import Table
 
-from cbai_cli.render import markup_safe
+from cbai_cli.cli.render import markup_safe
 
 from cbai_cli.compare.records import RECORD_KEYS
 from cbai_cli.compare.summary import SummaryRow, by_group
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 
 PLOT_SUFFIXES = (".png", ".pdf", ".svg")
 
@@ -25,8 +25,8 @@ PLOT_SUFFIXES = (".png", ".pdf", ".svg")
 def check_outputs(as_json: bool, as_csv: bool, plot: str | Path | None, out: str | Path | None = None) -> None:
     """Reject impossible output requests, and a figure or store that could not be
     written, before anything runs. ``plot`` and ``out`` as typed (text): an empty path and
-    one ending in a slash are refused too (:func:`~cbai_cli.outputs.check_writable`)."""
-    from cbai_cli.outputs import check_writable
+    one ending in a slash are refused too (:func:`~cbai_cli.io.outputs.check_writable`)."""
+    from cbai_cli.io.outputs import check_writable
 
     if as_json and as_csv:
         raise OptionError("--json and --csv both write to stdout: choose one")
@@ -43,7 +43,7 @@ def check_outputs(as_json: bool, as_csv: bool, plot: str | Path | None, out: str
 def _number(value: float | None, digits: int = 4) -> str:
     """``digits`` significant digits, but whole numbers with thousands separators from
     1,000 on (a median of 37,571.5 reads better as 37,572 than as 3.757e+04)."""
-    from cbai_cli.render import fmt
+    from cbai_cli.cli.render import fmt
 
     if value is not None and math.isfinite(value) and abs(value) >= 10 ** (digits - 1):
         return f"{value:,.0f}"
@@ -147,7 +147,7 @@ def json_document(records: Sequence[dict], rows: Sequence[SummaryRow]) -> dict:
 
 
 def print_json_document(records: Sequence[dict], rows: Sequence[SummaryRow]) -> None:
-    from cbai_cli.render import print_json
+    from cbai_cli.cli.render import print_json
 
     print_json(json_document(records, rows))
 
@@ -203,6 +203,6 @@ def show_comparison(records: Sequence[dict], title: str | None, *, as_json: bool
         from cbai_cli.compare.plot import plot_comparison
 
         sys.stdout.flush()
-        from cbai_cli.validation import safe_text
+        from cbai_cli.contracts.validation import safe_text
 
         plot_comparison(rows, records, plot, safe_text(title) if title else title)

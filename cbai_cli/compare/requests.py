@@ -1,8 +1,8 @@
 """One run of a comparison: prepare a request on an instance, run a seed, and shape the
 result as a record's columns.
 
-Every instance kind goes through the same :func:`cbai_cli.simulate.prepare` and
-:func:`cbai_cli.simulate.run_once`; the kind says which columns its options and results
+Every instance kind goes through the same :func:`cbai_cli.run.simulate.prepare` and
+:func:`cbai_cli.run.simulate.run_once`; the kind says which columns its options and results
 fill (:meth:`~cbai_cli.kinds.base.InstanceKind.record_options`, ``result.record()``).
 Randomness comes from ``SeedSequence(seed, spawn_key=key)``, so common random numbers
 and ``--jobs`` independence hold for every kind.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cbai_cli.simulate import PreparedRun, RunRequest, prepare, run_many
+from cbai_cli.run.simulate import PreparedRun, RunRequest, prepare, run_many
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def prepare_request(request: RunRequest, instance: Any, *, solve_oracle: bool = 
 
 def run_prepared(prepared: PreparedRun, seeds, key: tuple[int, ...]) -> list[RunParts]:
     """Run seeds of a prepared request (together where the compiled step can,
-    :func:`cbai_cli.simulate.run_many`) and score each."""
+    :func:`cbai_cli.run.simulate.run_many`) and score each."""
     kind = prepared.kind
     options = kind.record_options(prepared)
     return [RunParts(prepared.algorithm, prepared.regime, options, kind.result_record(result))

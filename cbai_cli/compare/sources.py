@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cbai_cli.compare.specs import parse_pairs
-from cbai_cli.errors import CbaiError, InstanceError, OptionError, UnknownNameError, unknown_name_message
+from cbai_cli.contracts.errors import CbaiError, InstanceError, OptionError, UnknownNameError, unknown_name_message
 
 if TYPE_CHECKING:
-    from cbai_cli.noise import NoiseModel
+    from cbai_cli.kinds.cbai.noise import NoiseModel
 
 INSTANCE_SUFFIXES = (".yaml", ".yml", ".npz")
 NOISE_KEYS = ("noise", "sigma")
@@ -64,7 +64,7 @@ class Group:
         """The instance kind of the group (cbai, safe-regret or safe-bai)."""
         if self.instance is not None:
             return self.instance.kind
-        from cbai_cli.generators import family
+        from cbai_cli.kinds.cbai.families import family
 
         return family(self.family).kind
 
@@ -72,7 +72,7 @@ class Group:
         """The instance of seed ``seed`` (the fixed one, or a fresh draw with that seed)."""
         if self.instance is not None:
             return self.instance
-        from cbai_cli.generators import family
+        from cbai_cli.kinds.cbai.families import family
 
         return family(self.family).generate(self.noise, **dict(self.params), seed=seed)
 
@@ -89,11 +89,11 @@ def parse_source(text: str, index: int, base: Path | None = None) -> list[Group]
             return _folder_groups(text, located, index)
         if located.is_file():
             return [_file_group(text, located, index)]
-        from cbai_cli.fileio import not_regular
+        from cbai_cli.io.files import not_regular
 
         raise not_regular(text)  # a FIFO, a device
     name, colon, _ = text.partition(":")
-    from cbai_cli.generators import FAMILIES
+    from cbai_cli.kinds.cbai.families import FAMILIES
 
     if name in FAMILIES:
         return _generator_groups(text, index)
@@ -132,7 +132,7 @@ def _folder_groups(text: str, folder: Path, index: int) -> list[Group]:
 
 
 def _generator_groups(text: str, index: int) -> list[Group]:
-    from cbai_cli.generators import coerce, family, make_noise
+    from cbai_cli.kinds.cbai.families import coerce, family, make_noise
 
     name, colon, body = text.partition(":")
     chosen = family(name)

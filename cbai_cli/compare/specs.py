@@ -2,7 +2,7 @@
 
 ``acol``, ``g-acol:tuned:beta=0.25``, ``g-acol:theory``, ``maxrew-u:tuned:beta=0.25,budget=10000``,
 ``safe-lucb:exploration=0``, ``safe-lingape:updates=dynamic,rule=ratio``. The options are
-those of ``cbai solve`` without dashes (:attr:`cbai_cli.options.Option.spec_name`);
+those of ``cbai solve`` without dashes (:attr:`cbai_cli.contracts.options.Option.spec_name`);
 algorithms without a confidence regime (the safe ones) take no regime field.
 
 Options given once for all algorithms (``--beta 0.25`` on the command line, ``options:``
@@ -12,7 +12,7 @@ that has one), so ``--beta 0.25`` can sit beside ``acol`` (one that no algorithm
 comparison reads is refused, as ``cbai solve`` refuses it); an option written in a spec
 always applies (the more specific value wins; a different value given for all algorithms
 is named in one line, :meth:`AlgorithmChoice.override_notice`, never dropped silently), and
-one the algorithm cannot use is reported by :func:`cbai_cli.simulate.prepare` with
+one the algorithm cannot use is reported by :func:`cbai_cli.run.simulate.prepare` with
 ``cbai solve``'s message.
 """
 
@@ -22,8 +22,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cbai_cli.errors import OptionError
-from cbai_cli.simulate import RunRequest
+from cbai_cli.contracts.errors import OptionError
+from cbai_cli.run.simulate import RunRequest
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def coerce_option(spec_name: str, value: Any, where: str, accepted: Iterable[str
 
     ``accepted``: the library names allowed here (None: every option of the table).
     """
-    from cbai_cli.options import OPTIONS, by_spec_name
+    from cbai_cli.contracts.options import OPTIONS, by_spec_name
 
     option = by_spec_name(spec_name)
     allowed = list(OPTIONS) if accepted is None else list(accepted)
@@ -151,7 +151,7 @@ def value_text(value: Any) -> str:
 
 
 def _spec_name(option: str) -> str:
-    from cbai_cli.options import OPTIONS
+    from cbai_cli.contracts.options import OPTIONS
 
     return OPTIONS[option].spec_name
 
@@ -161,7 +161,7 @@ def parse_algorithms(texts: Iterable[str], shared: Mapping[str, Any]) -> tuple[A
     for all algorithms are checked against their ranges here, and one that no algorithm of
     the comparison reads is refused, as ``cbai solve`` refuses an option its algorithm does
     not read (it would be ignored silently)."""
-    from cbai_cli.options import checked
+    from cbai_cli.contracts.options import checked
 
     checked(shared)
     choices: list[AlgorithmChoice] = []

@@ -26,7 +26,7 @@ store and merge them with ``cbai compare --from A --from B --out ALL``.
 
 Both are append-only, so they are not written through a temporary file: a record once
 stored is never rewritten. Resuming means skipping the runs whose key is stored.
-Every problem with a store file is one :class:`~cbai_cli.errors.OptionError` naming
+Every problem with a store file is one :class:`~cbai_cli.contracts.errors.OptionError` naming
 the option and the file.
 """
 
@@ -44,9 +44,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from cbai_cli.compare.records import record_problem
-from cbai_cli.databases import resource_failure
-from cbai_cli.errors import OptionError
-from cbai_cli.outputs import check_writable, file_identity, is_device_or_pipe, reason, unwritable_reason
+from cbai_cli.io.databases import resource_failure
+from cbai_cli.contracts.errors import OptionError
+from cbai_cli.io.outputs import check_writable, file_identity, is_device_or_pipe, reason, unwritable_reason
 
 if TYPE_CHECKING:
     from cbai_cli.compare.claims import Claims

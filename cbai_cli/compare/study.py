@@ -17,9 +17,9 @@ from typing import Any
 from cbai_cli.compare.claims import DEFAULT_LEASE, check_lease
 from cbai_cli.compare.plan import DEFAULT_SEEDS, Grid, Plan, PlannedRun, build_grid, build_plan, parse_shard
 from cbai_cli.compare.study_file import load_study
-from cbai_cli.errors import OptionError
-from cbai_cli.options import checked
-from cbai_cli.parallel import check_jobs
+from cbai_cli.contracts.errors import OptionError
+from cbai_cli.contracts.options import checked
+from cbai_cli.run.parallel import check_jobs
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class CompareSettings:
 
     ``None`` means "not given": the study file's value, else the default.
     ``options`` holds the shared options of ``cbai solve`` by their library names
-    (:data:`cbai_cli.options.OPTIONS`: delta, beta, ridge, norm_bound, …). ``lease``
+    (:data:`cbai_cli.contracts.options.OPTIONS`: delta, beta, ridge, norm_bound, …). ``lease``
     (seconds, SQLite stores only) is how long this process's claims on runs outlive its
     last heartbeat (:mod:`cbai_cli.compare.claims`).
     """
@@ -61,7 +61,7 @@ class CompareSettings:
 
     def check_nothing_to_run(self) -> None:
         """With ``--from`` (show stores as they are), any setting that decides runs is an error."""
-        from cbai_cli.options import OPTIONS
+        from cbai_cli.contracts.options import OPTIONS
 
         given = [flag for flag, value in (("SOURCES", self.sources or None), ("--algos", self.algorithms or None),
                                           ("--config", self.config), ("--seeds", self.seeds),
@@ -124,7 +124,7 @@ class PlannedComparison:
         runs to do here: once per request, however many seeds it runs; and once per spec
         whose regime carries no correctness guarantee (``tuned``), as ``solve`` says too."""
         from cbai_cli.algorithms.registry import resolve
-        from cbai_cli.confidence import regimes
+        from cbai_cli.numerics.confidence import regimes
 
         pending = {(run.group, run.algorithm) for run in self.pending}
         said = [text for key, text in self.grid.warnings.items() if key in pending]
@@ -140,7 +140,7 @@ class PlannedComparison:
     def _shared_source(self, option: str, value: Any) -> str:
         """Where a value given for all algorithms came from: its flag, or the study file."""
         from cbai_cli.compare.specs import value_text
-        from cbai_cli.options import OPTIONS
+        from cbai_cli.contracts.options import OPTIONS
 
         if self.settings.options.get(option) is not None:  # the command line wins over the study file
             return f"{OPTIONS[option].flag} {value_text(value)}"
@@ -228,7 +228,7 @@ def run_comparison(planned: PlannedComparison, progress: Callable[[int], None] |
     """
     from cbai_cli.compare.claims import await_runs, sharing
     from cbai_cli.compare.execute import Scheduler, make_backend
-    from cbai_cli.interrupts import terminate_as_interrupt
+    from cbai_cli.run.interrupts import terminate_as_interrupt
 
     new_records: list[dict] = []
     pending = {run.run_key: run for run in planned.pending}

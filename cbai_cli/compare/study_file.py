@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from cbai_cli.compare.specs import coerce_option
-from cbai_cli.errors import InstanceError, OptionError
+from cbai_cli.contracts.errors import InstanceError, OptionError
 
 STUDY_KEYS = ("title", "description", "sources", "algorithms", "seeds", "first_seed", "options")
 
@@ -36,7 +36,7 @@ def load_study(path: str | Path) -> Study:
     ``first_seed``, ``options`` (by their spec names: delta, beta, subgaussian, lambda,
     S, epsilon, budget, …; held by their library names), and an optional ``title`` and
     ``description``."""
-    from cbai_cli.fileio import YAML_SUFFIXES, read_mapping
+    from cbai_cli.io.files import YAML_SUFFIXES, read_mapping
 
     path = Path(path)
     if path.suffix.lower() not in YAML_SUFFIXES:

@@ -13,7 +13,7 @@ Each group is summarised by one measure (its ``metric``), with its median and qu
 
 The fraction correct (of the runs whose answer can be judged, budget stops with their
 anytime answer included) comes with its exact 95 % Clopper–Pearson interval
-(:func:`cbai_cli.binomial.clopper_pearson`): ten right runs out of ten say only that
+(:func:`cbai_cli.numerics.binomial.clopper_pearson`): ten right runs out of ten say only that
 the true fraction is at least 69 %.
 """
 
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from cbai_cli.binomial import clopper_pearson
+from cbai_cli.numerics.binomial import clopper_pearson
 from cbai_cli.compare.records import order_key
 from cbai_cli.kinds import DEFAULT_KIND
 
@@ -82,7 +82,7 @@ class SummaryRow:
     def guaranteed(self) -> bool | None:
         """Whether the spec's regime carries a correctness guarantee (None: no regime, or
         one this process does not know)."""
-        from cbai_cli.confidence import regimes
+        from cbai_cli.numerics.confidence import regimes
 
         regime = regimes().get(self.regime) if self.regime is not None else None
         return None if regime is None else regime.guaranteed

@@ -26,7 +26,7 @@ from cbai_cli.driver.dynamics import HORIZON
 from cbai_cli.driver.features import policy_features
 from cbai_cli.driver.scenarios import Scenario
 from cbai_cli.driver.scenarios import scenario as get_scenario
-from cbai_cli.validation import FieldError
+from cbai_cli.contracts.validation import FieldError
 
 __all__ = [
     "RESCALE_NUDGE",

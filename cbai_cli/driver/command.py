@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 
 
 def driver_arms(output: str | Path | None, *, show: str | Path | None = None, arms: Sequence[int] = (),
@@ -23,7 +23,7 @@ def driver_arms(output: str | Path | None, *, show: str | Path | None = None, ar
     building = {"--n": n, "--seed": seed, "--scenario": scenario, "--jobs": jobs, "--feedback": feedback,
                 "--sigma": sigma, "--policies": policies, "--rescale-rewards": rescale_rewards or None,
                 "--no-truth": no_truth or None}
-    from cbai_cli.outputs import check_writable, typed_path, write_errors
+    from cbai_cli.io.outputs import check_writable, typed_path, write_errors
 
     if show is not None:
         given = [name for name, value in building.items() if value is not None]

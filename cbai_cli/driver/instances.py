@@ -4,7 +4,7 @@ Lindner et al. (ICML 2022), Section 4.3 and Appendix C.2 (binary feedback) and C
 (the arms and their rescaling); docs/driver.md has the commands and measurements.
 
 :func:`driver_instance` turns ``n`` action sequences and a scenario into an
-ordinary :class:`~cbai_cli.instance.Instance`:
+ordinary :class:`~cbai_cli.kinds.cbai.instance.Instance`:
 
 - arms: the 9-dimensional ``(f1..f8, 1) / scale`` of every policy, with the
   threshold folded in (``phi' = (phi, -tau)``, ``tau = 0``,
@@ -48,12 +48,12 @@ from cbai_cli.driver.duplicates import distinct_rows
 from cbai_cli.driver.dynamics import HORIZON
 from cbai_cli.driver.policies import PolicySet, build_policies
 from cbai_cli.driver.scenarios import SCENARIO_NAMES, UnknownScenarioError, scenario
-from cbai_cli.errors import InstanceError, OptionError
-from cbai_cli.fileio import instance_errors
-from cbai_cli.instance import Instance, save
-from cbai_cli.noise import BinaryNoise, GaussianNoise, NoiseModel
-from cbai_cli.options import MAGNITUDE_LIMIT, memory_limit, memory_limit_text
-from cbai_cli.parallel import check_jobs
+from cbai_cli.contracts.errors import InstanceError, OptionError
+from cbai_cli.io.files import instance_errors
+from cbai_cli.kinds.cbai.instance import Instance, save
+from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise, NoiseModel
+from cbai_cli.contracts.options import MAGNITUDE_LIMIT, memory_limit, memory_limit_text
+from cbai_cli.run.parallel import check_jobs
 
 __all__ = [
     "GENERATOR",
@@ -219,7 +219,7 @@ def load_policies(path: str | Path) -> np.ndarray:
     path = Path(path)
     if path.suffix.lower() != ".npy":
         raise InstanceError(f"{path}: --policies reads a .npy array of shape (n, {HORIZON}, 2)")
-    from cbai_cli.fileio import read_npy
+    from cbai_cli.io.files import read_npy
 
     return check_policies(read_npy(path), str(path))
 
@@ -336,7 +336,7 @@ def build_arm_sets(
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise OptionError(f"--n must be a positive integer, got {n!r}")
     if n * POLICY_BYTES > memory_limit():
-        from cbai_cli.options import bytes_text
+        from cbai_cli.contracts.options import bytes_text
 
         raise OptionError(f"--n {n:,} policies would need about {bytes_text(n * POLICY_BYTES)} of memory, more "
                           f"than {memory_limit_text(memory_limit())}: at most {memory_limit() // POLICY_BYTES:,} fit")

@@ -24,7 +24,7 @@ import numpy as np
 
 from cbai_cli.driver.cem import CEMConfig, CEMResult, Problem, cross_entropy
 from cbai_cli.driver.scenarios import SCENARIO_NAMES, Environment, scenario
-from cbai_cli.validation import integer
+from cbai_cli.contracts.validation import integer
 
 __all__ = ["DEFAULT_PENALTIES", "PenaltyStudy", "penalty_study"]
 

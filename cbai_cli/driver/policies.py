@@ -27,8 +27,8 @@ from cbai_cli.driver.arrays import read_only
 from cbai_cli.driver.cem import CEMConfig, Problem, cross_entropy
 from cbai_cli.driver.features import N_FEATURES
 from cbai_cli.driver.scenarios import PHI, TAU, THETA_TARGET_LOCATION, THETA_TARGET_VELOCITY, environment
-from cbai_cli.parallel import spawn_pool
-from cbai_cli.validation import integer
+from cbai_cli.run.parallel import spawn_pool
+from cbai_cli.contracts.validation import integer
 
 __all__ = [
     "PERTURBATION_STD",
@@ -214,7 +214,7 @@ def build_policies(
         n: number of policies (the paper uses 1000).
         seed: root seed; policy ``i`` uses child ``i`` of ``SeedSequence(seed)``.
         jobs: worker processes. ``1`` runs in this process; more use a pool of
-            spawned workers with one BLAS thread each (:func:`cbai_cli.parallel.spawn_pool`).
+            spawned workers with one BLAS thread each (:func:`cbai_cli.run.parallel.spawn_pool`).
             The result is bit-identical for every value.
         config: CEM parameters (default: the paper's 50 x 50, elite 5).
         progress: called as ``progress(done, n)`` once per finished policy, in

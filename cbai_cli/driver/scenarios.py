@@ -29,7 +29,7 @@ import numpy as np
 from cbai_cli.driver.dynamics import DEFAULT_DYNAMICS, HORIZON, Dynamics, rollout
 from cbai_cli.driver.features import DEFAULT_FEATURE_PARAMS, N_FEATURES, FeatureParams
 from cbai_cli.driver.road import DEFAULT_ROAD, LEFT_LANE, MIDDLE_LANE, RIGHT_LANE, Road
-from cbai_cli.errors import UnknownNameError
+from cbai_cli.contracts.errors import UnknownNameError
 
 __all__ = [
     "TRAFFIC_NAMES",
@@ -76,7 +76,7 @@ SCENARIO_NAMES = ("base", "different-reward", "different-environment")
 class UnknownScenarioError(UnknownNameError, ValueError):
     """An unknown scenario or traffic name.
 
-    A :class:`ValueError` for library users and a :class:`cbai_cli.errors.CbaiError`
+    A :class:`ValueError` for library users and a :class:`cbai_cli.contracts.errors.CbaiError`
     so the CLI reports it as a one-line usage error.
     """
 

@@ -24,9 +24,9 @@ import numpy as np
 from cbai_cli.driver.dynamics import rollout
 from cbai_cli.driver.instances import GENERATOR, check_policies
 from cbai_cli.driver.scenarios import Scenario, scenario
-from cbai_cli.errors import InstanceError, OptionError
-from cbai_cli.instance import Instance
-from cbai_cli.validation import safe_text
+from cbai_cli.contracts.errors import InstanceError, OptionError
+from cbai_cli.kinds.cbai.instance import Instance
+from cbai_cli.contracts.validation import safe_text
 
 __all__ = ["FIGURE_SUFFIXES", "DriverView", "driver_view", "check_figure_path", "show_arms", "show_candidates",
            "solved_arm", "solved_run", "SolvedRun"]
@@ -89,8 +89,8 @@ def driver_view(instance: Instance, source: str = "instance") -> DriverView:
 
 def check_figure_path(path: str | Path) -> Path:
     """The picture's path: its suffix picks the format; it must be writable
-    (:func:`cbai_cli.outputs.check_writable`)."""
-    from cbai_cli.outputs import check_writable
+    (:func:`cbai_cli.io.outputs.check_writable`)."""
+    from cbai_cli.io.outputs import check_writable
 
     path = Path(path)
     if path.suffix.lower() not in FIGURE_SUFFIXES and not path.is_dir():
@@ -170,11 +170,11 @@ def solved_run(path: str | Path, run: int = 0) -> SolvedRun:
     """Run ``run`` of ``cbai solve --json`` output (``-``: stdin): its recommended arm, and
     what the document says of the instance it ran on."""
     source = "<stdin>" if str(path) == "-" else str(path)
-    from cbai_cli.outputs import is_device_or_pipe
+    from cbai_cli.io.outputs import is_device_or_pipe
 
     if str(path) != "-" and is_device_or_pipe(path):
         raise InstanceError(f"{source}: not a regular file (a pipe or a device), so not `cbai solve --json` output")
-    from cbai_cli.fileio import read_stdin
+    from cbai_cli.io.files import read_stdin
 
     try:
         text = read_stdin(None, source) if str(path) == "-" else Path(path).read_text(encoding="utf-8")
@@ -209,9 +209,9 @@ def draw(instance_file: str | Path, output: str | Path, arms: Sequence[int] = ()
     was drawn. ``arms``: these arms' policies; else all candidates, green if feasible and
     red if not, with ``highlight`` (or the arm recommended in the ``cbai solve --json``
     output ``solved``) on top. At most one of the three may be given."""
-    from cbai_cli.errors import OptionError
-    from cbai_cli.fileio import read_mapping
-    from cbai_cli.instance import from_mapping
+    from cbai_cli.contracts.errors import OptionError
+    from cbai_cli.io.files import read_mapping
+    from cbai_cli.kinds.cbai.instance import from_mapping
 
     picked = [name for name, value in (("--arm", list(arms) or None), ("--highlight", highlight), ("--solved", solved))
               if value is not None]

@@ -1,6 +1,6 @@
 """Instance kinds: one file format, several problems, and the registry of kinds.
 
-Every instance file is one mapping of fields (YAML or NPZ, see :mod:`cbai_cli.fileio`)
+Every instance file is one mapping of fields (YAML or NPZ, see :mod:`cbai_cli.io.files`)
 with ``schema_version``, ``kind``, ``name`` and ``meta``; the remaining fields depend on
 the kind. Each kind is one module with a subclass of
 :class:`~cbai_cli.kinds.base.InstanceKind` that says how its files are parsed, bounded,
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cbai_cli.errors import InstanceError, UnknownNameError, unknown_name_message
+from cbai_cli.contracts.errors import InstanceError, UnknownNameError, unknown_name_message
 from cbai_cli.kinds.base import InstanceKind
 
 DEFAULT_KIND = "cbai"
@@ -70,14 +70,14 @@ def _register_entry(entry: Any) -> None:
     KINDS[entry.name] = entry
 
 
-register("cbai", "cbai_cli.kinds.cbai:CbaiKind", sessions=True)
-register("safe-regret", "cbai_cli.kinds.safe_regret:SafeRegretKind")
-register("safe-bai", "cbai_cli.kinds.safe_bai:SafeBaiKind")
+register("cbai", "cbai_cli.kinds.cbai.kind:CbaiKind", sessions=True)
+register("safe-regret", "cbai_cli.kinds.safe.regret:SafeRegretKind")
+register("safe-bai", "cbai_cli.kinds.safe.bai:SafeBaiKind")
 
 
 def kind_entries() -> dict[str, KindEntry]:
     """Every registered kind by name, those of the ``cbai.kinds`` entry points included."""
-    from cbai_cli.plugins import load_entry_points
+    from cbai_cli.contracts.plugins import load_entry_points
 
     load_entry_points(ENTRY_POINT_GROUP, _register_entry)
     return KINDS
@@ -90,7 +90,7 @@ def session_kinds() -> tuple[str, ...]:
 
 def get(name: str) -> InstanceKind:
     """The kind named ``name`` (its class is imported on first use); an unknown name is an
-    :class:`~cbai_cli.errors.UnknownNameError` listing the kinds."""
+    :class:`~cbai_cli.contracts.errors.UnknownNameError` listing the kinds."""
     known = kind_entries()
     if not isinstance(name, str) or name not in known:
         raise UnknownNameError(unknown_name_message("instance kind", name, known), "kind")
@@ -118,7 +118,7 @@ def from_mapping(mapping: Mapping[str, Any], source: str = "<instance>") -> Any:
 def load(path: str | Path, warn: Callable[[str], None] | None = None) -> Any:
     """Read and validate an instance file of any registered kind (YAML, NPZ or ``-``);
     ``warn`` is told when long YAML would read faster as NPZ."""
-    from cbai_cli.fileio import read_mapping
+    from cbai_cli.io.files import read_mapping
 
     source = "<stdin>" if str(path) == "-" else str(path)
     return from_mapping(read_mapping(path, warn), source)
@@ -126,7 +126,7 @@ def load(path: str | Path, warn: Callable[[str], None] | None = None) -> Any:
 
 def save(instance: Any, path: str | Path) -> None:
     """Write any instance (it has ``to_mapping()``) as YAML or NPZ by extension, atomically."""
-    from cbai_cli.fileio import write_mapping
+    from cbai_cli.io.files import write_mapping
 
     write_mapping(instance.to_mapping(), path)
 
@@ -148,7 +148,7 @@ class Bounds:
 def guess_constraint(instance: Any, guess: Any, warn: Callable[[str], None] | None = None) -> Any:
     """``instance`` with ``guess`` (VALUES text, a FILE, or the numbers of φ) put in as its
     hidden constraint, for bounds and simulated runs of a real problem (``--guess-constraint``,
-    :mod:`cbai_cli.guess`); a one-line error for a kind whose files always hold the truth."""
+    :mod:`cbai_cli.kinds.cbai.guess`); a one-line error for a kind whose files always hold the truth."""
     return get(instance.kind).guess_constraint(instance, guess, warn)
 
 
@@ -157,7 +157,7 @@ def bound_file(path: str | Path, guess: Any = None, warn: Callable[[str], None] 
     """``cbai bound FILE``: the instance's difficulty, with the options (by name; None: not
     given) that its kind's bound reads; any other is a one-line error. With ``guess``, the
     bounds are those of the guessed constraint (:func:`guess_constraint`, which tells
-    ``warn`` its warnings). ``progress`` (a :class:`cbai_cli.progress.Progress`) is told how
+    ``warn`` its warnings). ``progress`` (a :class:`cbai_cli.run.progress.Progress`) is told how
     long computations go."""
     instance = load(path, warn)
     kind = get(instance.kind)
@@ -169,10 +169,10 @@ def bound_file(path: str | Path, guess: Any = None, warn: Callable[[str], None] 
 
 def checked_bound_options(kind: InstanceKind, options: Mapping[str, Any]) -> dict[str, Any]:
     """The options given (not None) to ``kind``'s ``bound``, each checked against its type
-    and range (:func:`cbai_cli.options.checked`); an unknown option, or one the kind's bound
-    does not read, is a one-line :class:`~cbai_cli.errors.OptionError`. Every kind's
+    and range (:func:`cbai_cli.contracts.options.checked`); an unknown option, or one the kind's bound
+    does not read, is a one-line :class:`~cbai_cli.contracts.errors.OptionError`. Every kind's
     ``bound`` starts with it, so ``cbai bound`` and the library check alike."""
-    from cbai_cli.options import checked
+    from cbai_cli.contracts.options import checked
 
     given = checked(options)
     kind.check_bound_options(given)

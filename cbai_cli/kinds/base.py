@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 
 
 class InstanceKind:
@@ -20,7 +20,7 @@ class InstanceKind:
     Class attributes:
         name: the value of the file's ``kind`` field.
         summary: one line for listings.
-        bound_options: the options (:mod:`cbai_cli.options`) that ``cbai bound`` reads
+        bound_options: the options (:mod:`cbai_cli.contracts.options`) that ``cbai bound`` reads
             for this kind.
         metric: (name, record key) of the measure compare summarises (queries, regret…).
         traces: whether ``cbai solve --trace`` can record its runs.
@@ -59,16 +59,16 @@ class InstanceKind:
         raise NotImplementedError
 
     def require_truth(self, instance: Any) -> None:
-        """One line (:class:`~cbai_cli.errors.MissingTruthError`) when ``instance`` lacks the
+        """One line (:class:`~cbai_cli.contracts.errors.MissingTruthError`) when ``instance`` lacks the
         hidden truth that bounds, simulated runs and scores read; ``cbai bound``, ``solve``
         and ``compare`` call it before any work. Kinds whose truth is always part of the
         instance need nothing."""
 
     def guess_constraint(self, instance: Any, guess: Any, warn: Any = None) -> Any:
         """``instance`` with ``guess`` put in as its hidden truth, its bounds and simulated runs
-        then for that guess (``--guess-constraint``; :mod:`cbai_cli.guess`); ``warn`` gets
+        then for that guess (``--guess-constraint``; :mod:`cbai_cli.kinds.cbai.guess`); ``warn`` gets
         one line per warning. Kinds whose truth is always part of the file refuse in one line."""
-        from cbai_cli.guess import FLAG, PARAMETER
+        from cbai_cli.kinds.cbai.guess import FLAG, PARAMETER
 
         raise OptionError(f"{FLAG} does not apply to {self.name} instances (their files always hold the truth)",
                           PARAMETER)
@@ -76,7 +76,7 @@ class InstanceKind:
     # ------------------------------------------------------------ bounds
     def check_bound_options(self, given: Iterable[str]) -> None:
         """One-line error for an option ``cbai bound`` does not read for this kind."""
-        from cbai_cli.options import OPTIONS
+        from cbai_cli.contracts.options import OPTIONS
 
         read = ", ".join(OPTIONS[name].flag for name in self.bound_options) or "no option"
         for name in given:
@@ -86,7 +86,7 @@ class InstanceKind:
 
     def bound(self, instance: Any, progress: Any = None, **options: Any) -> Any:
         """The instance's difficulty: a report with ``to_json()``. ``progress`` (a
-        :class:`cbai_cli.progress.Progress`) is told how long computations go; kinds whose
+        :class:`cbai_cli.run.progress.Progress`) is told how long computations go; kinds whose
         bounds are quick tell it nothing. A kind that computes none says so in one line."""
         raise OptionError(f"cbai bound computes nothing for {self.name} instances: the kind declares no bound")
 
@@ -102,7 +102,7 @@ class InstanceKind:
     def undecidable(self, instance: Any) -> str | None:
         """Why no algorithm can finish on ``instance`` without a budget (None: some can).
 
-        :func:`cbai_cli.simulate.prepare` refuses runs on such instances unless
+        :func:`cbai_cli.run.simulate.prepare` refuses runs on such instances unless
         ``--budget`` is given, so that ``solve`` and ``compare`` cannot run forever."""
         return None
 
@@ -113,7 +113,7 @@ class InstanceKind:
 
     # ------------------------------------------------------------ runs
     def configure(self, spec: Any, regime: str | None, request: Any, instance: Any, *, solve_oracle: bool) -> Any:
-        """The standard :class:`~cbai_cli.simulate.Configured` of an algorithm of this kind
+        """The standard :class:`~cbai_cli.run.simulate.Configured` of an algorithm of this kind
         whose registry entry names no ``configure`` function of its own."""
         raise OptionError(f"algorithm {spec.name!r} has no configure function for {self.name} instances")
 
@@ -124,7 +124,7 @@ class InstanceKind:
     def observer(self, prepared: Any, environment: Any, rng: Any, rows: Any) -> Any:
         """What watches a run step by step (None: nothing): it may read the environment;
         ``rng`` is the run's trace stream, ``rows`` what gets the trace rows through
-        ``extend`` as the run goes: a list, or a :class:`cbai_cli.solving.TraceWriter` that
+        ``extend`` as the run goes: a list, or a :class:`cbai_cli.run.solving.TraceWriter` that
         streams them to a file (None: no trace asked for)."""
         return None
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cbai_cli.errors import CbaiError, OptionError
+from cbai_cli.contracts.errors import CbaiError, OptionError
 from cbai_cli.serve.served import Served
 from cbai_cli.session.export import write_csv
 

@@ -12,7 +12,7 @@ import re
 import secrets
 from urllib.parse import parse_qs
 
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 
 #: A token goes into links as it is: URL-safe characters only.
 TOKEN_PATTERN = r"[A-Za-z0-9_~.-]{8,256}"

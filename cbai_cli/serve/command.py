@@ -24,7 +24,7 @@ from typing import Optional
 
 import typer
 
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 from cbai_cli.session.defaults import DEFAULT_GRACE, DEFAULT_LEASE
 
 #: The longest lease and undo grace the session takes (s): a week, as

@@ -101,7 +101,7 @@ def _kind(value: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    from cbai_cli.validation import safe_text
+    from cbai_cli.contracts.validation import safe_text
 
     text = safe_text(repr(value))
     return text if len(text) <= 40 else text[:40] + "…"

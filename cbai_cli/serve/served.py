@@ -135,7 +135,7 @@ class Served:
 def _media_type(path: Path) -> str:
     """The media type of a study's media file, by its suffix (a study accepts only the
     suffixes browsers show or play)."""
-    from cbai_cli.questions import MEDIA_TYPES
+    from cbai_cli.kinds.cbai.questions import MEDIA_TYPES
 
     return MEDIA_TYPES.get(Path(path).suffix.lower()) or mimetypes.guess_type(Path(path).name)[0] \
         or "application/octet-stream"

@@ -10,8 +10,8 @@ in a durable study.
   the user's cache so that a new process reads only what is new;
 - :mod:`~cbai_cli.session.pending`: the rule for several queries at once;
 - :mod:`~cbai_cli.session.estimate`: the answers still needed;
-- :mod:`~cbai_cli.session.values`: observations as people type them (what a study asks
-  is :mod:`cbai_cli.questions`);
+- :mod:`~cbai_cli.kinds.cbai.answers`: observations as people type them (what a study asks
+  is :mod:`cbai_cli.kinds.cbai.questions`);
 - :mod:`~cbai_cli.session.command`, :mod:`~cbai_cli.session.render`,
   :mod:`~cbai_cli.session.interactive`, :mod:`~cbai_cli.session.export`,
   :mod:`~cbai_cli.session.defaults`: ``cbai session``; :mod:`~cbai_cli.session.upgrade`:

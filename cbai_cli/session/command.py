@@ -20,7 +20,7 @@ from cbai_cli.algorithms.registry import algorithm_help, run_option_names
 from cbai_cli.kinds import session_kinds
 from cbai_cli.session.defaults import DEFAULT_GRACE, DEFAULT_LEASE
 from cbai_cli.session.export import LOG_COLUMNS, write_csv
-from cbai_cli.typer_options import REGIME_HELP, with_options
+from cbai_cli.cli.typer_options import REGIME_HELP, with_options
 
 session_app = typer.Typer(
     help="Live sessions: run any cbai algorithm against real answers (people, trials), durable and resumable.",
@@ -35,7 +35,7 @@ STUDY_HELP = "The study file (SQLite) made by `cbai session start`."
 @session_app.callback()
 def _session(ctx: typer.Context) -> None:
     """Live sessions: run any cbai algorithm against real answers (people, trials), durable and resumable."""
-    from cbai_cli.interrupts import terminate_as_interrupt
+    from cbai_cli.run.interrupts import terminate_as_interrupt
 
     # SIGTERM stops a session command on Ctrl-C's path, in words (nothing acknowledged is lost)
     ctx.with_resource(terminate_as_interrupt())
@@ -43,7 +43,7 @@ JSON_HELP = "Print one JSON document instead of tables."
 
 
 def _json(document: dict) -> None:
-    from cbai_cli.render import print_json
+    from cbai_cli.cli.render import print_json
 
     print_json(document)
 
@@ -68,7 +68,7 @@ def start(
     **options,
 ) -> None:
     """Create a study: the instance, the algorithm, its options and the seed, in a new SQLite file."""
-    from cbai_cli.outputs import check_writable
+    from cbai_cli.io.outputs import check_writable
     from cbai_cli.session.session import Session
 
     check_writable(output, "-o")  # before the instance is read; the text as typed: a trailing slash still shows
@@ -100,7 +100,7 @@ def next_queries(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Hand a rater queries: the ones they hold first (the same until answered), then free or new ones."""
-    from cbai_cli.render import console
+    from cbai_cli.cli.render import console
     from cbai_cli.session.render import outcome_line, queries_table
     from cbai_cli.session.session import Session
 
@@ -136,7 +136,7 @@ def record(
 ) -> None:
     """Record answers, all in one transaction, before anything else (nothing is recorded if any is refused).
     A late answer (its query complete, or the study stopped) is kept as surplus."""
-    from cbai_cli.errors import OptionError
+    from cbai_cli.contracts.errors import OptionError
     from cbai_cli.session.render import outcome_line
     from cbai_cli.session.session import Session
 
@@ -193,10 +193,10 @@ def undo(
 
 def read_answers(path: Path) -> list[tuple[str, str]]:
     """The ``(id, value)`` rows of an answers CSV file (header ``id,value``)."""
-    from cbai_cli.errors import OptionError
+    from cbai_cli.contracts.errors import OptionError
 
     if str(path) == "-":
-        from cbai_cli.fileio import YAML_CHARACTER_LIMIT, read_stdin
+        from cbai_cli.io.files import YAML_CHARACTER_LIMIT, read_stdin
 
         # an endless stdin stops at the limit
         text = read_stdin(YAML_CHARACTER_LIMIT + 1, "--file -", OptionError).removeprefix("\ufeff")
@@ -204,7 +204,7 @@ def read_answers(path: Path) -> list[tuple[str, str]]:
             raise OptionError(f"--file -: more than {YAML_CHARACTER_LIMIT:,} characters on stdin, more than any "
                               "answers file cbai reads")
         return _answer_rows(text, path)
-    from cbai_cli.outputs import is_device_or_pipe
+    from cbai_cli.io.outputs import is_device_or_pipe
 
     if is_device_or_pipe(path):
         raise OptionError(f"--file {path}: not a regular file (a pipe or a device), so not an answers file")
@@ -217,7 +217,7 @@ def read_answers(path: Path) -> list[tuple[str, str]]:
 
 def _answer_rows(text: str, path: Path) -> list[tuple[str, str]]:
     """The ``(id, value)`` rows of an answers CSV text read from ``path`` (named in messages)."""
-    from cbai_cli.errors import OptionError
+    from cbai_cli.contracts.errors import OptionError
 
     reader = csv.reader(io.StringIO(text))
     try:
@@ -247,7 +247,7 @@ def status(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Answers and pending queries, raters and leases, the recommendation, and every arm's interval and state."""
-    from cbai_cli.render import console
+    from cbai_cli.cli.render import console
     from cbai_cli.session.render import counts_line, outcome_line, status_table
     from cbai_cli.session.session import Session
 
@@ -269,8 +269,8 @@ def log(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Every answer, skip and undo in the order recorded, with its query, arm, rater and time."""
-    from cbai_cli.errors import OptionError
-    from cbai_cli.render import console
+    from cbai_cli.contracts.errors import OptionError
+    from cbai_cli.cli.render import console
     from cbai_cli.session.render import log_table
     from cbai_cli.session.session import Session
 
@@ -299,7 +299,7 @@ def ask(
 ) -> None:
     """Ask a person at the terminal, one answer at a time, until the study is done or they quit (q).
     Every answer is recorded at once: Ctrl-C loses nothing; s skips, u undoes the last answer."""
-    from cbai_cli.errors import OptionError
+    from cbai_cli.contracts.errors import OptionError
     from cbai_cli.session.interactive import run
 
     if sys.stdin is None:  # started with standard input closed (`<&-`)
@@ -317,7 +317,7 @@ def upgrade(
                                "never overwritten."),
 ) -> None:
     """Copy a study made by an earlier cbai into the current journal schema, every answer kept (OLD is only read)."""
-    from cbai_cli.outputs import check_writable
+    from cbai_cli.io.outputs import check_writable
     from cbai_cli.session.upgrade import upgrade as copy_study
 
     check_writable(output, "-o")

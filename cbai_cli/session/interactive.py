@@ -1,6 +1,6 @@
 """``cbai session ask``: the loop for a person at a terminal.
 
-Shows the question of the study (:mod:`cbai_cli.questions`), the arm to judge
+Shows the question of the study (:mod:`cbai_cli.kinds.cbai.questions`), the arm to judge
 (its label; for a driver instance, the picture of its trajectory drawn with
 :mod:`cbai_cli.driver.plot`, without its reward, which would bias the answer) and the
 answers as a numbered list; reads one line at a time: a number of the list, an answer,
@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from cbai_cli.errors import CbaiError, OptionError
+from cbai_cli.contracts.errors import CbaiError, OptionError
 from cbai_cli.session.journal import StudyFileError
 from cbai_cli.session.render import outcome_line
 from cbai_cli.session.session import HandedQuery, Session, Status
@@ -123,7 +123,7 @@ def picture_drawer(session: Session, folder: Path, study: Path):
         return None
     from cbai_cli.driver.plot import plot_trajectories
     from cbai_cli.driver.show import driver_view
-    from cbai_cli.outputs import check_writable
+    from cbai_cli.io.outputs import check_writable
 
     view = driver_view(instance, str(study))
     environment = view.scenario.environment

@@ -23,7 +23,7 @@ is append-only; every write is one transaction (``BEGIN IMMEDIATE``) in WAL mode
 half of one. A study is created in a temporary file beside the target and linked into
 place, which fails if the target exists: ``start`` never overwrites anything.
 
-Every problem with a study file is one :class:`~cbai_cli.errors.OptionError` naming it;
+Every problem with a study file is one :class:`~cbai_cli.contracts.errors.OptionError` naming it;
 :class:`StudyFileError` when the file itself fails (it cannot be read or written, it was
 removed or replaced while open, or its rows are damaged), which ``session ask`` does not
 take for a mistyped answer.
@@ -44,10 +44,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from cbai_cli.databases import resource_failure
-from cbai_cli.errors import OptionError
-from cbai_cli.fileio import temporary_prefix
-from cbai_cli.outputs import check_writable, file_identity, reason, unwritable_reason
+from cbai_cli.io.databases import resource_failure
+from cbai_cli.contracts.errors import OptionError
+from cbai_cli.io.files import temporary_prefix
+from cbai_cli.io.outputs import check_writable, file_identity, reason, unwritable_reason
 
 #: SQLite's application_id of a study ("cbss" in ASCII), distinct from compare's stores.
 APPLICATION_ID = 0x63627373
@@ -324,8 +324,8 @@ class Journal:
     def _events(self, rows: list[tuple], after: int = 0, consecutive: bool = True) -> list[EventRow]:
         """Event rows checked as cbai writes them: seqs following ``after`` one by one (when
         ``consecutive``), every value a finite number within
-        ±:data:`~cbai_cli.options.MAGNITUDE_LIMIT` (the bound every recorded value meets)."""
-        from cbai_cli.options import MAGNITUDE_LIMIT
+        ±:data:`~cbai_cli.contracts.options.MAGNITUDE_LIMIT` (the bound every recorded value meets)."""
+        from cbai_cli.contracts.options import MAGNITUDE_LIMIT
 
         for position, row in enumerate(rows, start=after + 1):
             seq, kind, query_id, rater, value, given, target, until, key, moment = row

@@ -33,8 +33,8 @@ from collections.abc import Callable, Hashable
 
 import numpy as np
 
-from cbai_cli.errors import OptionError
-from cbai_cli.protocol import Answer, Query
+from cbai_cli.contracts.errors import OptionError
+from cbai_cli.contracts.protocol import Answer, Query
 
 
 def believed_answer(learner, query: Query) -> Answer:

@@ -1,11 +1,11 @@
 """A live session: any algorithm of the registry against real answers from several raters,
 durable and exact.
 
-A :class:`Session` wraps one algorithm of the ask/tell protocol (:mod:`cbai_cli.protocol`)
+A :class:`Session` wraps one algorithm of the ask/tell protocol (:mod:`cbai_cli.contracts.protocol`)
 around a study file (:mod:`cbai_cli.session.journal`). The study stores only what the
 algorithm asked and what raters did; the state (:mod:`cbai_cli.session.state`) is rebuilt
 from it with the algorithm's random stream of the recorded seed — the one ``cbai solve
---seed S`` gives it (:func:`cbai_cli.simulate.run_streams`) — so a session fed the
+--seed S`` gives it (:func:`cbai_cli.run.simulate.run_streams`) — so a session fed the
 observations of a simulated run asks for exactly the queries that run asked for. A replay
 whose queries differ from the recorded ones (a study made by a cbai whose algorithm
 changed) is refused. Every call first reads only the rows written since the last one (by
@@ -39,13 +39,13 @@ from typing import Any
 
 import numpy as np
 
-from cbai_cli.errors import InstanceError, OptionError
-from cbai_cli.protocol import Answer
+from cbai_cli.contracts.errors import InstanceError, OptionError
+from cbai_cli.contracts.protocol import Answer
 from cbai_cli.session import snapshots
 from cbai_cli.session.defaults import DEFAULT_LEASE
 from cbai_cli.session.estimate import Estimate, answers_needed
 from cbai_cli.session.journal import EventRow, Journal, NewEvent, StudyFileError, create, iso, now
-from cbai_cli.questions import check_media, questions_of
+from cbai_cli.kinds.cbai.questions import check_media, questions_of
 from cbai_cli.session.state import Damaged, HistoryPoint, Rebuild, ReplayMismatch, StudyState
 
 #: The most queries one ``ask`` hands out: an adaptive algorithm asks one at a time, about
@@ -123,7 +123,7 @@ class ArmStatus:
     state: str
 
     def to_json(self) -> dict[str, Any]:
-        from cbai_cli.bounds import json_number
+        from cbai_cli.kinds.cbai.bounds import json_number
 
         return {"arm": self.arm, "lower": json_number(self.lower), "upper": json_number(self.upper),
                 "state": self.state}
@@ -238,7 +238,7 @@ class Session:
         from cbai_cli import __version__
         from cbai_cli.algorithms.registry import default_algorithm
         from cbai_cli.kinds import load
-        from cbai_cli.options import check_seed, checked
+        from cbai_cli.contracts.options import check_seed, checked
         from cbai_cli.session.journal import SCHEMA_VERSION
 
         seed = check_seed(seed)
@@ -296,7 +296,7 @@ class Session:
     @property
     def questions(self):
         """What the study asks raters and how their answers become observations
-        (:class:`~cbai_cli.questions.Questions`, from the instance's ``meta``)."""
+        (:class:`~cbai_cli.kinds.cbai.questions.Questions`, from the instance's ``meta``)."""
         if self._questions is None:
             self._questions = questions_of(self.instance)
         return self._questions
@@ -465,7 +465,7 @@ class Session:
                hold: float = 0.0) -> Recorded:
         """Store one answer to query ``query_id`` in its own transaction, before anything
         else is computed, then take it in. ``given`` is a number or a word (see
-        :mod:`cbai_cli.session.values`); ``key``, a client's id for this answer, makes a
+        :mod:`cbai_cli.kinds.cbai.answers`); ``key``, a client's id for this answer, makes a
         retry of the same answer a no-op; ``hold`` seconds of grace in which the rater may
         undo it, and before which the algorithm is not told it. A late answer is kept
         (surplus), never refused; a query the study never handed out, or a value the noise
@@ -600,7 +600,7 @@ class Session:
 
     def status(self) -> Status:
         """Counts, the recommendation, every arm's interval and state, raters and leases."""
-        from cbai_cli.confidence import regimes
+        from cbai_cli.numerics.confidence import regimes
 
         moment = now()
         state = self._sync(moment)
@@ -696,7 +696,7 @@ def prepare_session(instance: Any, algorithm: str, regime: str | None, options: 
     """The prepared run of a session: ``cbai solve``'s checks of the request, for an
     algorithm that needs no hidden truth, on an instance of finite arms."""
     from cbai_cli.algorithms.registry import for_kind
-    from cbai_cli.simulate import RunRequest, prepare
+    from cbai_cli.run.simulate import RunRequest, prepare
 
     check_kind(instance)
     spec, _ = for_kind(algorithm, instance.kind)
@@ -776,7 +776,7 @@ def _query_id(value: Any) -> int:
     # them: no study hands out 10¹⁸ queries, and int() refuses strings of over 4,300 digits
     if re.fullmatch(r"[0-9]{1,18}", text):
         return int(text)
-    from cbai_cli.validation import safe_text
+    from cbai_cli.contracts.validation import safe_text
 
     shown = text if len(text) <= 40 else text[:40] + "…"
     raise OptionError(f"{safe_text(shown)!r} is not a query id (ids are whole numbers from 1)")

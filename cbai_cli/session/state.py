@@ -47,8 +47,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cbai_cli.options import QueryLimitError
-from cbai_cli.protocol import Answer, Query
+from cbai_cli.contracts.options import QueryLimitError
+from cbai_cli.contracts.protocol import Answer, Query
 from cbai_cli.session.journal import EventRow, QueryRow
 from cbai_cli.session.pending import Believer
 
@@ -98,7 +98,7 @@ class StudyState:
     :meth:`apply` from journal rows. Picklable (a snapshot, :mod:`cbai_cli.session.snapshots`)."""
 
     def __init__(self, prepared, seed: int) -> None:
-        from cbai_cli.simulate import run_streams
+        from cbai_cli.run.simulate import run_streams
 
         _, algorithm_rng, _ = run_streams(seed)
         self.learner = prepared.make_algorithm(algorithm_rng)

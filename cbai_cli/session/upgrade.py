@@ -20,7 +20,7 @@ import uuid
 from datetime import datetime
 from pathlib import Path
 
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 from cbai_cli.session.journal import (APPLICATION_ID, SCHEMA_VERSION, EventRow, Journal, QueryRow, StudyFileError,
                                       create)
 

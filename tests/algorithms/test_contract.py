@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from cbai_cli.algorithms.registry import ALGORITHMS, ALIASES, AlgorithmEntry, entries, register, resolve
-from cbai_cli.errors import OptionError, UnknownNameError
-from cbai_cli.generators import family
-from cbai_cli.instance import Instance
-from cbai_cli.noise import GaussianNoise
-from cbai_cli.options import OPTIONS
-from cbai_cli.simulate import RunRequest, prepare, run_once
+from cbai_cli.contracts.errors import OptionError, UnknownNameError
+from cbai_cli.kinds.cbai.families import family
+from cbai_cli.kinds.cbai.instance import Instance
+from cbai_cli.kinds.cbai.noise import GaussianNoise
+from cbai_cli.contracts.options import OPTIONS
+from cbai_cli.run.simulate import RunRequest, prepare, run_once
 
 
 def small(kind: str):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from cbai_cli.algorithms.registry import ALGORITHMS, names_for
-from cbai_cli.generators import family
-from cbai_cli.simulate import RunRequest, prepare, run_once
+from cbai_cli.kinds.cbai.families import family
+from cbai_cli.run.simulate import RunRequest, prepare, run_once
 
 SEEDS = range(20)
 PAPER_INSTANCES = {

@@ -6,7 +6,7 @@ arm" when there is none, with probability ≥ 1 − δ).
 The cases come from the registry: every algorithm of the ``cbai`` kind that always stops
 (``guaranteed_stop``) × every regime it accepts whose ``guaranteed`` flag is set, so a
 new algorithm or regime is tested as soon as it is registered. The Oracle gets the
-H_CLB design of the true φ from :func:`cbai_cli.simulate.prepare`, as in ``cbai solve``.
+H_CLB design of the true φ from :func:`cbai_cli.run.simulate.prepare`, as in ``cbai solve``.
 
 The test. ``RUNS`` = 1000 seeded runs at δ = 0.1 (seeds 0–999, :func:`run_once`). Each
 run is independent and errs with probability at most δ, so the number of errors is
@@ -62,10 +62,10 @@ import numpy as np
 import pytest
 
 from cbai_cli.algorithms.registry import entries
-from cbai_cli.confidence import REGIMES
-from cbai_cli.instance import Instance
-from cbai_cli.noise import GaussianNoise
-from cbai_cli.simulate import RunRequest, prepare, run_once
+from cbai_cli.numerics.confidence import REGIMES
+from cbai_cli.kinds.cbai.instance import Instance
+from cbai_cli.kinds.cbai.noise import GaussianNoise
+from cbai_cli.run.simulate import RunRequest, prepare, run_once
 
 DELTA = 0.1
 RUNS = 1000
@@ -107,7 +107,7 @@ def guaranteed_cases() -> list[tuple[str, str]]:
 
 def guarantee_runs(algorithm: str, regime: str, **options) -> Iterator:
     """``RUNS`` seeded runs (seeds 0, 1, …) at δ = ``DELTA`` on the hard instance of the
-    algorithm's style, one :class:`cbai_cli.kinds.cbai.RunResult` at a time; the first
+    algorithm's style, one :class:`cbai_cli.kinds.cbai.kind.RunResult` at a time; the first
     run that spends its budget fails the test."""
     hard = HARD[entries()[algorithm].style]
     prepared = prepare(RunRequest.of(algorithm, regime, delta=DELTA, budget=hard.budget, **options),

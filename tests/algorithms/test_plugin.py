@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cbai_cli import plugins
+from cbai_cli.contracts import plugins
 from cbai_cli.algorithms import registry
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "examples" / "plugin"
@@ -117,8 +117,8 @@ def test_the_plugin_regime_is_never_wider_than_either_form_at_half_delta():
         from cbai_round_robin.regime import BestOfRegime
     finally:
         sys.path.remove(str(PLUGIN))
-    from cbai_cli.confidence import ConfidenceSettings, radius_determinant, radius_horizon
-    from cbai_cli.linalg import DesignState
+    from cbai_cli.numerics.confidence import ConfidenceSettings, radius_determinant, radius_horizon
+    from cbai_cli.numerics.linalg import DesignState
 
     settings = ConfidenceSettings(delta=0.1, subgaussian=0.5, ridge=2.0, norm_bound=1.5)
     state = DesignState(np.eye(3), ridge=2.0)
@@ -200,7 +200,7 @@ def test_a_plugin_option_reaches_its_algorithm_from_solve_and_compare(plugin_pat
 
 def test_a_plugin_option_cannot_take_a_name_or_flag_of_cbai():
     from cbai_cli.algorithms.registry import AlgorithmEntry, register
-    from cbai_cli.options import OPTIONS, Option
+    from cbai_cli.contracts.options import OPTIONS, Option
 
     for clash in (Option("delta", "--delta-plugin", float, "clash by name"),
                   Option("my_delta", "--delta", float, "clash by flag")):

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from cbai_cli.algorithms.registry import ALGORITHMS, AlgorithmEntry, entries, for_kind, register, resolve
-from cbai_cli.errors import OptionError, UnknownNameError
+from cbai_cli.contracts.errors import OptionError, UnknownNameError
 from cbai_cli.kinds import load
-from cbai_cli.simulate import RunRequest, prepare, run_once
+from cbai_cli.run.simulate import RunRequest, prepare, run_once
 
 REGRET = Path(__file__).resolve().parents[2] / "instances" / "regret-1d.yaml"
 UNIFORM = ("cbai_cli.algorithms.adaptive_uniform", "AdaptiveUniform")

@@ -1,11 +1,11 @@
 """The round-based algorithms share their design solves across the seeds of one request
-(:class:`cbai_cli.design.DesignCache` on the configuration) without changing a record."""
+(:class:`cbai_cli.numerics.design.DesignCache` on the configuration) without changing a record."""
 
 from __future__ import annotations
 
 import pytest
 
-from cbai_cli.simulate import RunRequest, prepare, run_once
+from cbai_cli.run.simulate import RunRequest, prepare, run_once
 
 
 def _record(result) -> tuple:

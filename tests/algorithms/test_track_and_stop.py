@@ -12,14 +12,14 @@ from cbai_cli.algorithms.base import AlgorithmConfig
 from cbai_cli.algorithms.registry import AlgorithmEntry, cbai_entry, default_algorithm, register, resolve
 from cbai_cli.algorithms.track_and_stop import OPTIMISM, TrackAndStop
 from cbai_cli.compare.specs import parse_algorithms
-from cbai_cli.confidence import ConfidenceSettings
-from cbai_cli.design import optimal_design
-from cbai_cli.bounds import compute_bounds
-from cbai_cli.generators import family, generate_instance
-from cbai_cli.instance import Instance
-from cbai_cli.noise import GaussianNoise
-from cbai_cli.protocol import Answer
-from cbai_cli.simulate import RunRequest, prepare, run_once
+from cbai_cli.numerics.confidence import ConfidenceSettings
+from cbai_cli.numerics.design import optimal_design
+from cbai_cli.kinds.cbai.bounds import compute_bounds
+from cbai_cli.kinds.cbai.families import family, generate_instance
+from cbai_cli.kinds.cbai.instance import Instance
+from cbai_cli.kinds.cbai.noise import GaussianNoise
+from cbai_cli.contracts.protocol import Answer
+from cbai_cli.run.simulate import RunRequest, prepare, run_once
 from tests.cli.conftest import cbai_process, cli, instance_file  # noqa: F401 (fixtures)
 
 
@@ -38,7 +38,7 @@ def learner(instance: Instance, regime: str = "det") -> TrackAndStop:
 
 def feed(algorithm: TrackAndStop, arm: int, count: int, mean: float) -> None:
     """``count`` noise-free pulls of ``arm`` that each observe ``mean``."""
-    from cbai_cli.protocol import Query
+    from cbai_cli.contracts.protocol import Query
 
     algorithm.tell(Query.pulls(np.array([arm]), np.array([count])), Answer(np.array([mean * count])))
 

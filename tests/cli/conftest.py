@@ -8,7 +8,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from cbai_cli.cli import app
+from cbai_cli.cli.app import app
 
 
 @pytest.fixture

@@ -36,11 +36,11 @@ def test_solve_help_lists_algorithms_from_the_registry(cli):
 def test_help_of_every_command_imports_no_heavy_module():
     """Start-up stays fast: help never loads numpy, scipy, cvxpy, numba, matplotlib, Dask or
     the safe-bandit library (the one registry names every algorithm)."""
-    code = ("import sys; from cbai_cli.cli import app; from typer.testing import CliRunner; r = CliRunner(); "
+    code = ("import sys; from cbai_cli.cli.app import app; from typer.testing import CliRunner; r = CliRunner(); "
             "[r.invoke(app, args) for args in (['--help'], *[[c, '--help'] for c in "
             "('generate', 'bound', 'solve', 'compare', 'driver-arms', 'algorithms')])]; "
             "print(sorted(m for m in sys.modules if m in ('numpy', 'scipy', 'cvxpy', 'numba', 'matplotlib', 'distributed') "
-            "or m.startswith('cbai_cli.safe.')))")
+            "or m.startswith('cbai_cli.algorithms.safe.')))")
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.strip() == "[]"
 

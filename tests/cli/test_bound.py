@@ -115,9 +115,9 @@ def test_bound_with_cvxpy_honours_the_time_limit(cli, random_file):
 
 
 def test_a_cvxpy_solve_that_cannot_fit_in_memory_is_one_line(cbai_process, tmp_path):
-    from cbai_cli.instance import Instance
+    from cbai_cli.kinds.cbai.instance import Instance
     from cbai_cli.kinds import save
-    from cbai_cli.noise import GaussianNoise
+    from cbai_cli.kinds.cbai.noise import GaussianNoise
 
     # no arm feasible: both designs target all 1,000 arms, so cvxpy's problem has
     # 1,000 × 1,000 × 5² coefficients (256 bytes each: 5.96 GiB)

@@ -390,7 +390,7 @@ def test_forced_bounds_are_capped(cli, tmp_path, monkeypatch):
     assert cli("generate", "random", "--d", "10", "--n", "300", "--seed", "0", "-o", path).exit_code == 0
     args = (path, "--algos", "g-acol:tuned:beta=0.25", "--seeds", "1", "--jobs", "1")
     # A cap that has passed at the solver's first check: the certified lower end of one round.
-    monkeypatch.setattr("cbai_cli.options.FORCED_BOUND_TIME_LIMIT", 1e-9)
+    monkeypatch.setattr("cbai_cli.contracts.options.FORCED_BOUND_TIME_LIMIT", 1e-9)
     exact = compare_json(cli, *args)["records"][0]["lower_bound"]
     capped = compare_json(cli, *args, "--bounds")["records"][0]["lower_bound"]
     assert 0 < capped < exact * (1 - 1e-3)
@@ -460,7 +460,7 @@ def test_a_spec_without_a_guarantee_is_said_once_before_the_runs(cli):
 
 
 def test_forced_bounds_that_cannot_fit_in_memory_are_one_line(cli, monkeypatch):
-    monkeypatch.setattr("cbai_cli.bounds.memory_limit", lambda: 1279)  # regret-1d: 64 · (10 + 10) · 1 = 1,280 bytes
+    monkeypatch.setattr("cbai_cli.kinds.cbai.bounds.memory_limit", lambda: 1279)  # regret-1d: 64 · (10 + 10) · 1 = 1,280 bytes
     result = cli("compare", "regret-1d", "--algos", "g-acol", "--seeds", "1", "--jobs", "1", "--bounds")
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == ("cbai: error: --bound: the bounds' design solves over K = 10 arms in d = 1 dimensions "

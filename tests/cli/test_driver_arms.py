@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cbai_cli.instance import load
+from cbai_cli.kinds.cbai.instance import load
 
 REPO = Path(__file__).resolve().parents[2]
 PUBLISHED = REPO / ".." / "shared" / "data" / "driver_policies_1000.npy"
@@ -29,7 +29,7 @@ def built(tmp_path_factory):
     """A 6-policy base instance written by the command (6 full CEM runs)."""
     from typer.testing import CliRunner
 
-    from cbai_cli.cli import app
+    from cbai_cli.cli.app import app
 
     path = tmp_path_factory.mktemp("driver") / "arms.npz"
     result = CliRunner().invoke(app, ["driver-arms", "--n", "6", "--seed", "3", "-o", str(path)])
@@ -134,7 +134,7 @@ def built_without_truth(built, tmp_path_factory):
     """The policies of ``built`` written again with --no-truth (no CEM: --policies)."""
     from typer.testing import CliRunner
 
-    from cbai_cli.cli import app
+    from cbai_cli.cli.app import app
 
     folder = tmp_path_factory.mktemp("real")
     np.save(folder / "p.npy", load(built[0]).data["actions"])
@@ -252,7 +252,7 @@ def test_real_process(cbai_process, tmp_path):
 
 def test_solved_json_nested_past_the_parsers_depth_is_refused_in_one_line(cli, tmp_path):
     from cbai_cli.driver.show import solved_arm
-    from cbai_cli.errors import InstanceError
+    from cbai_cli.contracts.errors import InstanceError
 
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000)
@@ -262,7 +262,7 @@ def test_solved_json_nested_past_the_parsers_depth_is_refused_in_one_line(cli, t
 
 def test_solved_output_that_is_a_pipe_is_refused_before_it_is_read(tmp_path):
     from cbai_cli.driver.show import solved_arm
-    from cbai_cli.errors import InstanceError
+    from cbai_cli.contracts.errors import InstanceError
 
     pipe = tmp_path / "solved.json"
     os.mkfifo(pipe)

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from cbai_cli.fileio import temporary_prefix
+from cbai_cli.io.files import temporary_prefix
 
 POSIX_ONLY = pytest.mark.skipif(os.name != "posix", reason="signals and PIDs as on POSIX")
 
@@ -37,7 +37,7 @@ STALLED_CLI = textwrap.dedent("""
         time.sleep(60)
 
     os.fsync = stalled_fsync
-    from cbai_cli.cli import main
+    from cbai_cli.cli.app import main
     sys.argv[0] = "cbai"
     main()
 """)
@@ -162,7 +162,7 @@ def npz_file(tmp_path, **changes):
     """The CBAI example as an NPZ file, with some arrays replaced."""
     import numpy as np
 
-    from cbai_cli.fileio import read_mapping, write_mapping
+    from cbai_cli.io.files import read_mapping, write_mapping
 
     source = bad_file(tmp_path, CBAI, name="example.yaml")
     path = tmp_path / "f.npz"
@@ -255,7 +255,7 @@ def test_markup_safe_prints_brackets_and_escapes_controls():
     from rich.console import Console
     from rich.table import Table
 
-    from cbai_cli.render import markup_safe
+    from cbai_cli.cli.render import markup_safe
 
     out = Console(record=True, width=80, force_terminal=False)
     name = "a[/x]b[red]c\x1b[2J"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from cbai_cli.instance import load
+from cbai_cli.kinds.cbai.instance import load
 
 
 def test_generate_writes_a_loadable_file(cli, tmp_path):

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from cbai_cli.generators import FAMILIES
+from cbai_cli.kinds.cbai.families import FAMILIES
 from cbai_cli.kinds import load
 
 CBAI_FAMILIES = sorted(name for name, family in FAMILIES.items() if family.kind == "cbai")

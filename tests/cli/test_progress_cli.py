@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cbai_cli.progress import INTERVAL_VARIABLE
+from cbai_cli.run.progress import INTERVAL_VARIABLE
 
 REGRET = Path(__file__).resolve().parents[2] / "instances" / "regret-1d.yaml"
 

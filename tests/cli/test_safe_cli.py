@@ -338,7 +338,7 @@ def test_algorithms_lists_the_safe_algorithms(cli):
 
 def test_solve_help_lists_the_safe_algorithms_and_options(cli):
     from cbai_cli.algorithms.registry import entries, names_for
-    from cbai_cli.options import OPTIONS
+    from cbai_cli.contracts.options import OPTIONS
 
     text = " ".join(cli("solve", "--help").stdout.split())
     safe = names_for("safe-regret") + names_for("safe-bai")

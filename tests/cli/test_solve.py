@@ -35,7 +35,7 @@ def test_solve_json_names_the_content_hash_of_the_instance_solved(cli, name):
 
 
 def test_solve_json_leaves_the_hash_of_a_large_instance_out(cli, monkeypatch):
-    monkeypatch.setattr("cbai_cli.kinds.cbai.SOLVE_HASH_ENTRIES", 9)  # regret-1d has K·d = 10 entries
+    monkeypatch.setattr("cbai_cli.kinds.cbai.kind.SOLVE_HASH_ENTRIES", 9)  # regret-1d has K·d = 10 entries
     path = Path(__file__).resolve().parents[2] / "instances" / "regret-1d.yaml"
     assert solve_json(cli, path, "--runs", "1")["instance_hash"] is None
 
@@ -114,8 +114,8 @@ class OneSplitPerQuery:
 def trace_written_at_once(path, request, seed: int, suffix: str) -> bytes:
     """The trace file of ``cbai solve PATH --seed SEED`` as written before traces were streamed."""
     from cbai_cli.kinds import load
-    from cbai_cli.simulate import drive, prepare, run_streams, start_run
-    from cbai_cli.solving import TRACE_COLUMNS
+    from cbai_cli.run.simulate import drive, prepare, run_streams, start_run
+    from cbai_cli.run.solving import TRACE_COLUMNS
 
     prepared = prepare(request, load(path))
     learner, environment, _ = start_run(prepared, seed)
@@ -148,11 +148,11 @@ TRACED = [  # round-based (whole rounds per query) and adaptive algorithms, Gaus
 @pytest.mark.parametrize("name, algorithm, options, seed", TRACED, ids=[f"{c[0].split('.')[0]}-{c[1]}" for c in TRACED])
 def test_trace_is_byte_identical_to_the_trace_written_at_once(cli, tmp_path, monkeypatch, name, algorithm, options,
                                                             seed, chunk):
-    from cbai_cli.simulate import RunRequest
+    from cbai_cli.run.simulate import RunRequest
 
     if chunk is not None:  # rounds longer than a piece: split and written piece by piece
-        monkeypatch.setattr("cbai_cli.noise.TRACE_CHUNK", chunk)
-        monkeypatch.setattr("cbai_cli.solving.TRACE_FLUSH_CHARS", 10 * chunk)
+        monkeypatch.setattr("cbai_cli.kinds.cbai.noise.TRACE_CHUNK", chunk)
+        monkeypatch.setattr("cbai_cli.run.solving.TRACE_FLUSH_CHARS", 10 * chunk)
     path = SHIPPED / name
     if name == "BINARY":
         path = tmp_path / "binary.yaml"
@@ -170,13 +170,13 @@ def test_trace_is_byte_identical_to_the_trace_written_at_once(cli, tmp_path, mon
 
 def test_a_round_reaches_the_trace_in_pieces_of_at_most_the_chunk(monkeypatch):
     from cbai_cli.kinds import load
-    from cbai_cli.simulate import RunRequest, prepare, run_once
+    from cbai_cli.run.simulate import RunRequest, prepare, run_once
 
     class Pieces(list):
         def extend(self, rows):
             self.append(len(rows))
 
-    monkeypatch.setattr("cbai_cli.noise.TRACE_CHUNK", 500)
+    monkeypatch.setattr("cbai_cli.kinds.cbai.noise.TRACE_CHUNK", 500)
     prepared = prepare(RunRequest.of("acol", subgaussian=3.0), load(SHIPPED / "regret-1d.yaml"))
     pieces = Pieces()
     result = run_once(prepared, 0, tracer_rows=pieces)
@@ -260,7 +260,7 @@ def test_no_bound_leaves_the_runs_unchanged(cli, instance_file):
 
 
 def test_large_instance_skips_the_bounds_and_says_why(cli, instance_file, monkeypatch):
-    monkeypatch.setattr("cbai_cli.bounds.AUTO_BOUND_ENTRIES", 7)  # fewer than the K·d of any instance
+    monkeypatch.setattr("cbai_cli.kinds.cbai.bounds.AUTO_BOUND_ENTRIES", 7)  # fewer than the K·d of any instance
     document = solve_json(cli, instance_file, "--algo", "g-acol")
     assert all(document[key] is None for key in BOUND_KEYS)
     assert any("arm entries, more than 7 (--bound computes them" in note for note in document["notes"])
@@ -269,17 +269,17 @@ def test_large_instance_skips_the_bounds_and_says_why(cli, instance_file, monkey
 
 
 def test_bound_flag_computes_the_bounds_of_a_large_instance(cli, instance_file, monkeypatch):
-    monkeypatch.setattr("cbai_cli.bounds.AUTO_BOUND_ENTRIES", 7)
+    monkeypatch.setattr("cbai_cli.kinds.cbai.bounds.AUTO_BOUND_ENTRIES", 7)
     document = solve_json(cli, instance_file, "--algo", "g-acol", "--bound")
     assert all(document[key] is not None for key in BOUND_KEYS) and document["notes"] == []
 
 
 def test_forced_bounds_that_cannot_fit_in_memory_are_refused_before_the_runs(cli, instance_file, monkeypatch):
-    monkeypatch.setattr("cbai_cli.bounds.memory_limit", lambda: 1000)  # the designs of 5 arms in d = 4: 64 · (5 + 5) · 4 = 2,560 bytes
-    import cbai_cli.simulate
+    monkeypatch.setattr("cbai_cli.kinds.cbai.bounds.memory_limit", lambda: 1000)  # the designs of 5 arms in d = 4: 64 · (5 + 5) · 4 = 2,560 bytes
+    import cbai_cli.run.simulate
 
-    ran, run_batch = [], cbai_cli.simulate._run_batch
-    monkeypatch.setattr("cbai_cli.simulate._run_batch", lambda *args: ran.append(args) or run_batch(*args))
+    ran, run_batch = [], cbai_cli.run.simulate._run_batch
+    monkeypatch.setattr("cbai_cli.run.simulate._run_batch", lambda *args: ran.append(args) or run_batch(*args))
     result = cli("solve", instance_file, "--algo", "g-acol", "--bound")
     assert result.exit_code == 2 and result.stdout == "" and ran == []
     assert result.stderr == ("cbai: error: --bound: the bounds' design solves over K = 5 arms in d = 4 dimensions "
@@ -298,7 +298,7 @@ def random_file(tmp_path, cli):
 
 def test_forced_bounds_are_capped_and_say_so(cli, random_file, monkeypatch):
     # A cap that has passed at the solver's first check stands in for 60 s on a large instance.
-    monkeypatch.setattr("cbai_cli.options.FORCED_BOUND_TIME_LIMIT", 1e-9)
+    monkeypatch.setattr("cbai_cli.contracts.options.FORCED_BOUND_TIME_LIMIT", 1e-9)
     capped = solve_json(cli, random_file, "--algo", "g-acol", "--bound")
     assert capped["time_limit_reached"] is True
     assert any("time limit of 1e-09 s was reached" in note for note in capped["notes"])
@@ -307,7 +307,7 @@ def test_forced_bounds_are_capped_and_say_so(cli, random_file, monkeypatch):
 
 
 def test_bounds_of_the_size_rule_are_not_capped(cli, random_file, monkeypatch):
-    monkeypatch.setattr("cbai_cli.options.FORCED_BOUND_TIME_LIMIT", 1e-9)
+    monkeypatch.setattr("cbai_cli.contracts.options.FORCED_BOUND_TIME_LIMIT", 1e-9)
     document = solve_json(cli, random_file, "--algo", "g-acol")
     assert document["time_limit_reached"] is False and document["notes"] == []
 

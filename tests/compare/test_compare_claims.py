@@ -17,7 +17,7 @@ from cbai_cli.compare.claims import LONGEST_LEASE, SoleClaims, Standing, await_r
 from cbai_cli.compare.execute import InProcessBackend, Scheduler
 from cbai_cli.compare.plan import build_grid, build_plan
 from cbai_cli.compare.store import open_store
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 
 from tests.compare.common import FAST_ALGORITHMS, SPHERE
 from tests.compare.test_compare_store import make_record

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from cbai_cli.options import FORCED_BOUND_TIME_LIMIT
+from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT
 from cbai_cli.compare.execute import InProcessBackend, Scheduler, start_worker
 from cbai_cli.compare.plan import build_grid, build_plan
 from cbai_cli.compare.records import RECORD_KEYS
@@ -166,7 +166,7 @@ def test_rerun_of_a_finished_study_runs_nothing(tmp_path):
 @pytest.mark.parametrize(("flag", "threshold", "computed"), [(None, 10**6, True), (None, 1, False), (True, 1, True),
                                                              (False, 10**6, False)])
 def test_bounds_by_default_only_below_the_size_threshold(monkeypatch, flag, threshold, computed):
-    monkeypatch.setattr("cbai_cli.bounds.AUTO_BOUND_ENTRIES", threshold)
+    monkeypatch.setattr("cbai_cli.kinds.cbai.bounds.AUTO_BOUND_ENTRIES", threshold)
     monkeypatch.setattr("cbai_cli.compare.execute.reference_lower_bound", lambda instance, delta, time_limit: 10.0)
     result = compare(settings(bounds=flag))
     assert {record["lower_bound"] for record in result.records} == ({10.0} if computed else {None})
@@ -211,7 +211,7 @@ def test_an_exception_in_a_worker_is_raised_in_the_parent(one_worker):
 def test_a_killed_worker_ends_the_wait_with_an_error_naming_it(one_worker):
     import multiprocessing
 
-    from cbai_cli.errors import WorkerLostError
+    from cbai_cli.contracts.errors import WorkerLostError
 
     [worker] = multiprocessing.active_children()
     os.kill(worker.pid, signal.SIGKILL)
@@ -244,7 +244,7 @@ def test_a_script_that_starts_workers_unguarded_is_told_to_guard_its_call(tmp_pa
     process = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert process.returncode != 0
     last = process.stderr.strip().splitlines()[-1]
-    assert last.startswith("cbai_cli.errors.WorkerLostError: worker process")
+    assert last.startswith("cbai_cli.contracts.errors.WorkerLostError: worker process")
     assert last.endswith('call compare under `if __name__ == "__main__":`, since each worker imports the script '
                          "afresh)")
 

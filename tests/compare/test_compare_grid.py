@@ -10,9 +10,9 @@ from cbai_cli.compare.plan import build_grid, build_plan, parse_shard
 from cbai_cli.compare.sources import parse_sources
 from cbai_cli.compare.specs import parse_algorithm, parse_algorithms, split_algorithm_specs
 from cbai_cli.compare.study_file import load_study
-from cbai_cli.errors import CbaiError, OptionError
-from cbai_cli.generators import family
-from cbai_cli.instance import save
+from cbai_cli.contracts.errors import CbaiError, OptionError
+from cbai_cli.kinds.cbai.families import family
+from cbai_cli.kinds.cbai.instance import save
 
 from tests.compare.common import FAST_ALGORITHMS, SPHERE, SWEEP
 

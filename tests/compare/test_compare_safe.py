@@ -10,8 +10,8 @@ from cbai_cli.compare.specs import parse_algorithm
 from cbai_cli.compare.records import RECORD_KEYS
 from cbai_cli.compare.study import compare
 from cbai_cli.compare.summary import summarize
-from cbai_cli.errors import OptionError, UnknownNameError
-from cbai_cli.simulate import RunRequest
+from cbai_cli.contracts.errors import OptionError, UnknownNameError
+from cbai_cli.run.simulate import RunRequest
 
 from tests.compare.common import settings, stable
 
@@ -122,8 +122,8 @@ def test_safe_records_are_the_same_on_two_processes(safe_records):
 def test_safe_runs_match_cbai_solve_for_the_same_seed(safe_records):
     """A compare run of seed s is the solve run of seed s with the instance's stream key."""
     from cbai_cli.compare.plan import stream_key
-    from cbai_cli.generators import family
-    from cbai_cli.simulate import prepare, run_once
+    from cbai_cli.kinds.cbai.families import family
+    from cbai_cli.run.simulate import prepare, run_once
 
     instance = family("soare-safe").generate()
     direct = run_once(prepare(RunRequest.of("safe-lingape", budget=3000), instance), 1, (stream_key(instance),))

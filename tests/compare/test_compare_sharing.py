@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cbai_cli.cli import app
+from cbai_cli.cli.app import app
 from cbai_cli.compare.store import open_store, read_store
 from cbai_cli.compare.study import compare
 

@@ -13,7 +13,7 @@ import pytest
 
 from cbai_cli.compare.records import RECORD_KEYS
 from cbai_cli.compare.store import open_store, read_store
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 
 
 def make_record(number: int) -> dict:
@@ -293,7 +293,7 @@ def test_second_jsonl_writer_process_is_refused_with_one_line(tmp_path):
     try:
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         environment = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        code = ("import sys\nfrom cbai_cli.compare.store import open_store\nfrom cbai_cli.errors import CbaiError\n"
+        code = ("import sys\nfrom cbai_cli.compare.store import open_store\nfrom cbai_cli.contracts.errors import CbaiError\n"
                 "try:\n    open_store(sys.argv[1])\nexcept CbaiError as error:\n    print(error)\n    sys.exit(2)\n")
         result = subprocess.run([sys.executable, "-c", code, str(path)], env=environment, capture_output=True,
                                 text=True, timeout=60)

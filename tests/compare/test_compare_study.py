@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cbai_cli.compare.study import CompareSettings, plan_comparison
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 
 
 def test_a_single_source_given_as_a_str_is_refused_rather_than_read_letter_by_letter():

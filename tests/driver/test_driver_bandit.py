@@ -15,7 +15,7 @@ from cbai_cli.driver.bandit import (
     rescale_without_truth,
 )
 from cbai_cli.driver.scenarios import SCENARIO_NAMES, scenario
-from cbai_cli.validation import FieldError
+from cbai_cli.contracts.validation import FieldError
 
 
 def test_fold_threshold():

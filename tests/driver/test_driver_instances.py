@@ -20,10 +20,10 @@ from cbai_cli.driver.instances import (
 )
 from cbai_cli.driver.scenarios import SCENARIO_NAMES, UnknownScenarioError, scenario
 from cbai_cli.driver.show import driver_view, show_arms, show_candidates, solved_arm
-from cbai_cli.errors import CbaiError, InstanceError, OptionError
-from cbai_cli.instance import Instance, load, save
-from cbai_cli.noise import BinaryNoise, GaussianNoise
-from cbai_cli.simulate import RunRequest, prepare, run_once
+from cbai_cli.contracts.errors import CbaiError, InstanceError, OptionError
+from cbai_cli.kinds.cbai.instance import Instance, load, save
+from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise
+from cbai_cli.run.simulate import RunRequest, prepare, run_once
 
 REPO = Path(__file__).resolve().parents[2]
 PUBLISHED = REPO / ".." / "shared" / "data" / "driver_policies_1000.npy"
@@ -247,7 +247,7 @@ def test_solved_arm_reads_solve_json(tmp_path):
 
 def test_more_policies_than_fit_in_memory_are_refused_before_the_cem():
     from cbai_cli.driver.instances import build_arm_sets
-    from cbai_cli.errors import OptionError
+    from cbai_cli.contracts.errors import OptionError
 
     with pytest.raises(OptionError, match="at most .* fit"):
         build_arm_sets("base", Feedback("binary", None, False), n=99_999_999_999_999, seed=0, jobs=1)

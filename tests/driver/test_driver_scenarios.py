@@ -14,7 +14,7 @@ from cbai_cli.driver.scenarios import (
     scenario,
     traffic,
 )
-from cbai_cli.errors import CbaiError
+from cbai_cli.contracts.errors import CbaiError
 
 
 def speed(t, v0=0.41, a2=0.328):

@@ -8,12 +8,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from cbai_cli import simulate
-from cbai_cli.generators import family
-from cbai_cli.instance import Instance
-from cbai_cli.kernels.batch import run_compiled
-from cbai_cli.noise import BinaryNoise, GaussianNoise
-from cbai_cli.simulate import RunRequest, compilable, drive, prepare, run_many, run_once, run_streams
+from cbai_cli.run import simulate
+from cbai_cli.kinds.cbai.families import family
+from cbai_cli.kinds.cbai.instance import Instance
+from cbai_cli.numerics.kernels.batch import run_compiled
+from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise
+from cbai_cli.run.simulate import RunRequest, compilable, drive, prepare, run_many, run_once, run_streams
 
 RANDOM_RULES = ("adaptive-uniform", "g-acol-uniform", "maxrew-f")  # they read the algorithm's stream
 RULES = ("g-acol", "greedy-maxvar", "maxrew-u", "track-and-stop", *RANDOM_RULES)
@@ -132,7 +132,7 @@ def test_a_chunk_of_uniforms_is_the_doubles_drawn_one_by_one():
 
 @pytest.mark.parametrize("sigma", [1.0, 0.05])
 def test_adaptive_uniform_pulls_the_arms_of_its_own_stream_whatever_the_noise(irrelevant_dims, sigma):
-    from cbai_cli.kernels.select import uniform_index
+    from cbai_cli.numerics.kernels.select import uniform_index
 
     prepared = prepare(RunRequest.of("adaptive-uniform", "ols", budget=600), replace(irrelevant_dims,
                                                                                      noise=GaussianNoise(sigma)))
@@ -155,7 +155,7 @@ class Pulls(Silent):
 
 
 def test_g_acol_uniform_choices_before_the_first_elimination_do_not_depend_on_the_noise(irrelevant_dims):
-    from cbai_cli.kernels.select import uniform_index
+    from cbai_cli.numerics.kernels.select import uniform_index
 
     firsts = []
     for sigma in (1.0, 0.2):  # the same intervals (R = 1), observations of another scale
@@ -270,7 +270,7 @@ def fit_events(monkeypatch):
     """Every recomputation of an ols fit (updates since the last one, rank before and
     after), every call to extend its span (the arm, rank before and after, whether it
     recomputed instead) and every new epoch, in order."""
-    from cbai_cli import ols
+    from cbai_cli.numerics import ols
 
     events = []
     refresh, new_epoch, extend = ols.LeastSquaresSpan.refresh, ols.LeastSquaresSpan.new_epoch, ols.LeastSquaresSpan.extend
@@ -327,7 +327,7 @@ def event_kinds(events) -> set:
 @pytest.mark.parametrize("instance_seed, scale", [(3, 0.5), (2, 0.3)])  # runs with every kind of recomputation
 def test_track_and_stop_ols_compiled_meets_every_recomputation_as_the_ask_tell_loop(fit_events, monkeypatch, extend,
                                                                                     instance_seed, scale):
-    from cbai_cli import ols
+    from cbai_cli.numerics import ols
 
     if extend:
         monkeypatch.setattr(ols, "EXTEND_ENTRIES", 0)

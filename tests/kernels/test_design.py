@@ -10,9 +10,9 @@ import numba
 import numpy as np
 import pytest
 
-from cbai_cli.kernels.design import absorb, greedy_arm, predict_contender, watch_largest
-from cbai_cli.kernels.threads import NEVER
-from cbai_cli.linalg import DesignState
+from cbai_cli.numerics.kernels.design import absorb, greedy_arm, predict_contender, watch_largest
+from cbai_cli.numerics.kernels.threads import NEVER
+from cbai_cli.numerics.linalg import DesignState
 
 #: (K, d) of the test and shipped instances, the benchmarks' and one of several blocks.
 SHAPES = [(11, 10), (20, 5), (30, 30), (41, 40), (50, 30), (2, 1), (3000, 32), (8300, 32)]

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from cbai_cli.kernels.elimination import apply_bounds, interval_bounds
+from cbai_cli.numerics.kernels.elimination import apply_bounds, interval_bounds
 
 
 def test_intervals_are_the_prediction_plus_minus_radius_times_the_norm():

@@ -1,6 +1,6 @@
 """The kernels' interpreted views compute the compiled views' bits: whole runs of every rule
 and regime give the same records and the same final state whichever view runs them, or
-whichever runs first (:mod:`cbai_cli.kernels.jit`)."""
+whichever runs first (:mod:`cbai_cli.numerics.kernels.jit`)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cbai_cli.generators import family
-from cbai_cli.kernels import advance as advance_module
-from cbai_cli.kernels import jit
-from cbai_cli.kernels.batch import run_compiled
-from cbai_cli.kernels.blas import dot
-from cbai_cli.noise import BinaryNoise, GaussianNoise
-from cbai_cli.simulate import drive
+from cbai_cli.kinds.cbai.families import family
+from cbai_cli.numerics.kernels import advance as advance_module
+from cbai_cli.numerics.kernels import jit
+from cbai_cli.numerics.kernels.batch import run_compiled
+from cbai_cli.numerics.kernels.blas import dot
+from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise
+from cbai_cli.run.simulate import drive
 
 from .test_batch import RULES, Silent, assert_same_state, prepared_run, started
 
@@ -109,13 +109,13 @@ def test_dot_products_interpreted_are_the_compiled_ones(rows, columns, seed):
 
 def test_no_arm_matrix_small_enough_to_interpret_streams():
     # the passes over matrices that stream reassociate their sums, which Python cannot copy
-    from cbai_cli.kernels.codes import STREAM_ENTRIES
+    from cbai_cli.numerics.kernels.codes import STREAM_ENTRIES
 
     assert jit.INTERPRETED_ENTRIES < STREAM_ENTRIES
 
 
 def test_a_call_from_python_that_raises_interpreted_is_undone_and_run_compiled(monkeypatch):
-    from cbai_cli.kernels import elimination
+    from cbai_cli.numerics.kernels import elimination
 
     kernel = elimination.interval_bounds
     norms2, predictions = np.array([0.5, 2.0, 0.0]), np.array([0.1, -0.3, 0.7])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cbai_cli.kernels import advance, design, loader, ols, threads
+from cbai_cli.numerics.kernels import advance, design, loader, ols, threads
 
 
 def test_every_kernel_cache_is_stamped_with_all_kernel_sources():
@@ -46,7 +46,7 @@ def test_a_shared_private_cache_folder_is_not_used(tmp_path, monkeypatch):
 def test_the_private_temporary_locator_is_the_kernels_last_resort():
     from numba.core import caching
 
-    from cbai_cli.kernels import track_and_stop
+    from cbai_cli.numerics.kernels import track_and_stop
 
     implementation = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
     last = implementation._locator_classes[-1]

@@ -1,5 +1,5 @@
 """numba is loaded only by adaptive CBAI runs too long to interpret (loading it and the
-compiled kernels costs about half a second, :mod:`cbai_cli.kernels.jit`)."""
+compiled kernels costs about half a second, :mod:`cbai_cli.numerics.kernels.jit`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ INSTANCES = Path(__file__).resolve().parents[2] / "instances"
 def loads_numba(*commands: list[str]) -> bool:
     """Whether running ``commands`` through the CLI in one fresh process imports numba
     (each command succeeds; exit code 1 is a run stopped by its budget)."""
-    code = ("import sys; from cbai_cli.cli import app; from typer.testing import CliRunner; r = CliRunner(); "
+    code = ("import sys; from cbai_cli.cli.app import app; from typer.testing import CliRunner; r = CliRunner(); "
             f"results = [r.invoke(app, args) for args in {list(commands)!r}]; "
             "assert all(result.exit_code in (0, 1) for result in results), [result.output for result in results]; "
             "print('numba' in sys.modules)")

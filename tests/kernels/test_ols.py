@@ -1,4 +1,4 @@
-"""The compiled per-pull work of the ``ols`` regime (cbai_cli/kernels/ols.py): the rank-one
+"""The compiled per-pull work of the ``ols`` regime (cbai_cli/numerics/kernels/ols.py): the rank-one
 step against the same update written out in numpy and against a fit from scratch, the
 drift test and the epoch test, and the interval bounds against numpy's elementwise formula
 (how much roundoff a step adds is measured, not tested: benchmarks/ols_roundoff.py)."""
@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import erfc, log_ndtr
 
-from cbai_cli.kernels.ols import (EPOCH, KEEP, LOG_TWO_PHI, REFRESH, Z_STEPS_PER_UNIT, arm_growth, assign_lines,
+from cbai_cli.numerics.kernels.ols import (EPOCH, KEEP, LOG_TWO_PHI, REFRESH, Z_STEPS_PER_UNIT, arm_growth, assign_lines,
                                   joint_certificate, mark_points,
                                   mean_width,
                                   mixture_bounds, rank_one_step)
-from cbai_cli.kernels.threads import NEVER
-from cbai_cli.ols import DRIFT_TOLERANCE, STEP_ROUNDOFF, ScalePrior
+from cbai_cli.numerics.kernels.threads import NEVER
+from cbai_cli.numerics.ols import DRIFT_TOLERANCE, STEP_ROUNDOFF, ScalePrior
 
 RATIO = DRIFT_TOLERANCE / STEP_ROUNDOFF
 
@@ -230,7 +230,7 @@ def test_the_points_in_use_are_the_two_around_each_arms_reach(seed, k):
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 30))
 def test_each_arm_takes_the_line_of_envelope_lines_bitwise(seed, k):
-    from cbai_cli.ols import mixture_envelope, points_in_use, spread_ratios
+    from cbai_cli.numerics.ols import mixture_envelope, points_in_use, spread_ratios
 
     prior = ScalePrior(1.0)
     variances, spreads, inside = epoch_inputs(seed, k)
@@ -249,7 +249,7 @@ def test_the_fit_recomputes_after_a_step_that_would_lose_its_spreads_digits(monk
     """Through LeastSquaresSpan: after the pull of e2 the spreads equal V⁺ from scratch
     (the step alone leaves the second arm's off by 5·10⁻⁴ relative, checked with the
     drift test switched off)."""
-    from cbai_cli import ols
+    from cbai_cli.numerics import ols
 
     arms = np.array([[1.0, 0.0], [0.0, 1e-3], [0.0, 1.0]])
 
@@ -271,7 +271,7 @@ def test_the_fit_recomputes_after_a_step_that_would_lose_its_spreads_digits(monk
 def test_a_warm_started_mean_width_is_the_root_or_just_above_it(steps, threshold):
     """Pull after pull (1–4 at a time), the width started from the last root is at least the
     width of the exact root (found cold, by bisection) and within 10⁻⁶ of it."""
-    from cbai_cli.ols import ScalePrior
+    from cbai_cli.numerics.ols import ScalePrior
 
     prior = ScalePrior(1.0)
     count, root, scratch = 0.0, 0.0, np.empty((3, prior.scales.size))

@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cbai_cli.confidence import REGIMES, ConfidenceSettings
-from cbai_cli.kernels.radius import radius
+from cbai_cli.numerics.confidence import REGIMES, ConfidenceSettings
+from cbai_cli.numerics.kernels.radius import radius
 
 
 class FakeDesign:

@@ -1,5 +1,5 @@
 """The random rules' choice of an arm from a uniform u ∈ [0, 1) (one formula for the
-compiled run and the ask/tell step), and the rules of :func:`cbai_cli.kernels.select.select`
+compiled run and the ask/tell step), and the rules of :func:`cbai_cli.numerics.kernels.select.select`
 that read it."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cbai_cli.kernels.codes import ADAPTIVE_UNIFORM, G_ACOL_UNIFORM, MAXREW_F
-from cbai_cli.kernels.select import select, uniform_choice, uniform_index
+from cbai_cli.numerics.kernels.codes import ADAPTIVE_UNIFORM, G_ACOL_UNIFORM, MAXREW_F
+from cbai_cli.numerics.kernels.select import select, uniform_choice, uniform_index
 
 JUST_BELOW_ONE = float(np.nextafter(1.0, 0.0))
 

@@ -13,13 +13,13 @@ import numba
 import numpy as np
 import pytest
 
-from cbai_cli.instance import Instance
-from cbai_cli.kernels.batch import run_compiled
-from cbai_cli.kernels.codes import STREAM_ENTRIES, STREAM_MIN_DIM, streams
-from cbai_cli.kernels.elimination import apply_bounds, interval_bounds
-from cbai_cli.kernels.threads import NEVER, THREADS_FROM, absorb_pass, greedy_pass, pair_products, threads_from
-from cbai_cli.noise import GaussianNoise
-from cbai_cli.simulate import RunRequest, prepare, run_streams
+from cbai_cli.kinds.cbai.instance import Instance
+from cbai_cli.numerics.kernels.batch import run_compiled
+from cbai_cli.numerics.kernels.codes import STREAM_ENTRIES, STREAM_MIN_DIM, streams
+from cbai_cli.numerics.kernels.elimination import apply_bounds, interval_bounds
+from cbai_cli.numerics.kernels.threads import NEVER, THREADS_FROM, absorb_pass, greedy_pass, pair_products, threads_from
+from cbai_cli.kinds.cbai.noise import GaussianNoise
+from cbai_cli.run.simulate import RunRequest, prepare, run_streams
 
 SPLIT = 0  # threads_from that splits every pass
 
@@ -224,6 +224,6 @@ def test_openmp_threads_sleep_while_they_wait_unless_the_user_chose(chosen, expe
     env = {name: value for name, value in os.environ.items() if name != "OMP_WAIT_POLICY"}
     if chosen is not None:
         env["OMP_WAIT_POLICY"] = chosen
-    code = "import os, cbai_cli.kernels.loader as l; l.numba_ready(); print(os.environ['OMP_WAIT_POLICY'])"
+    code = "import os, cbai_cli.numerics.kernels.loader as l; l.numba_ready(); print(os.environ['OMP_WAIT_POLICY'])"
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == expected

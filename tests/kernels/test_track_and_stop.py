@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from cbai_cli.algorithms.base import AlgorithmConfig
 from cbai_cli.algorithms.track_and_stop import OPTIMISM, TrackAndStop
-from cbai_cli.confidence import ConfidenceSettings
-from cbai_cli.generators import generate_instance
-from cbai_cli.kernels.threads import NEVER
-from cbai_cli.kernels.track_and_stop import companion_vertex, track_and_stop_arm
-from cbai_cli.protocol import Answer, Query
+from cbai_cli.numerics.confidence import ConfidenceSettings
+from cbai_cli.kinds.cbai.families import generate_instance
+from cbai_cli.numerics.kernels.threads import NEVER
+from cbai_cli.numerics.kernels.track_and_stop import companion_vertex, track_and_stop_arm
+from cbai_cli.contracts.protocol import Answer, Query
 
 
 def numpy_pull(learner: TrackAndStop) -> tuple[int, bool]:

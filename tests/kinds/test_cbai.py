@@ -1,6 +1,6 @@
 """The ``cbai`` kind's pre-checks: the lower bound on a run's queries and the warning of a
-run that will take very long (:func:`cbai_cli.kinds.cbai.query_floor`,
-:func:`cbai_cli.kinds.cbai.long_run_text`)."""
+run that will take very long (:func:`cbai_cli.kinds.cbai.kind.query_floor`,
+:func:`cbai_cli.kinds.cbai.kind.long_run_text`)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 from cbai_cli.kinds import get, load
-from cbai_cli.kinds.cbai import long_run_text, query_floor
-from cbai_cli.simulate import RunRequest, prepare, run_many
+from cbai_cli.kinds.cbai.kind import long_run_text, query_floor
+from cbai_cli.run.simulate import RunRequest, prepare, run_many
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"
 REGRET = INSTANCES / "regret-1d.yaml"
@@ -57,7 +57,7 @@ def test_a_floor_no_larger_than_the_threshold_is_not_warned(monkeypatch):
     prepared = prepare(RunRequest.of("acol", subgaussian=20000.0), load(REGRET))
     settings = prepared.config.confidence
     floor = query_floor(prepared.regime, settings, prepared.instance)
-    monkeypatch.setattr("cbai_cli.kinds.cbai.LONG_RUN_QUERIES", floor.queries)
+    monkeypatch.setattr("cbai_cli.kinds.cbai.kind.LONG_RUN_QUERIES", floor.queries)
     assert long_run_text(floor, None) is None
 
 

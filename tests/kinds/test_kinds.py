@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cbai_cli.errors import OptionError, UnknownNameError
-from cbai_cli.generators import generate_instance
+from cbai_cli.contracts.errors import OptionError, UnknownNameError
+from cbai_cli.kinds.cbai.families import generate_instance
 from cbai_cli.kinds import bound_file, get
 
 REGRET = Path(__file__).resolve().parents[2] / "instances" / "regret-1d.yaml"

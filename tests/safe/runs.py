@@ -1,13 +1,13 @@
-"""Runs of library problems (cbai_cli.safe.paper_instances, or built in a test) through the one
-run API, seeded as ``numpy.random.default_rng(seed)`` (cbai_cli.simulate.spawned_streams)."""
+"""Runs of library problems (cbai_cli.kinds.safe.paper_instances, or built in a test) through the one
+run API, seeded as ``numpy.random.default_rng(seed)`` (cbai_cli.run.simulate.spawned_streams)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from cbai_cli.safe.files import SafeBaiInstance, SafeRegretInstance
-from cbai_cli.safe.problems import SafeRegretProblem
-from cbai_cli.simulate import RunRequest, drive, prepare, run_once, spawned_streams, start_run
+from cbai_cli.kinds.safe.files import SafeBaiInstance, SafeRegretInstance
+from cbai_cli.kinds.safe.problems import SafeRegretProblem
+from cbai_cli.run.simulate import RunRequest, drive, prepare, run_once, spawned_streams, start_run
 
 
 def instance_of(problem):

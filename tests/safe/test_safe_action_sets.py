@@ -1,11 +1,11 @@
-"""Action sets (cbai_cli/safe/action_sets.py): membership, optima, the optimistic step, geometry, file form."""
+"""Action sets (cbai_cli/kinds/safe/action_sets.py): membership, optima, the optimistic step, geometry, file form."""
 
 import math
 
 import numpy as np
 import pytest
 
-from cbai_cli.safe.action_sets import ACTION_SET_KINDS, ActionSet, BallSet, BoxSet, FiniteSet
+from cbai_cli.kinds.safe.action_sets import ACTION_SET_KINDS, ActionSet, BallSet, BoxSet, FiniteSet
 
 
 def test_action_set_validation():

@@ -1,4 +1,4 @@
-"""Closed forms over the confidence ellipsoid and its L1 outer polytope (cbai_cli/safe/confidence_sets.py).
+"""Closed forms over the confidence ellipsoid and its L1 outer polytope (cbai_cli/algorithms/safe/confidence_sets.py).
 
 """
 
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cbai_cli.linalg import inverse_sqrt, weighted_norms
-from cbai_cli.safe.confidence_sets import (
+from cbai_cli.numerics.linalg import inverse_sqrt, weighted_norms
+from cbai_cli.algorithms.safe.confidence_sets import (
     ellipsoid_max,
     ellipsoid_min,
     l1_polytope_halfspaces,

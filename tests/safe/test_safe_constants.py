@@ -12,10 +12,10 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli.safe.exploration import beta_T, build_exploration_set, exploration_length, t_delta, t_gap, t_zero
-from cbai_cli.safe.lingape import l1_ratio
-from cbai_cli.safe.paper_instances import instance_a, instance_b, lingape_instance, price_of_safety_instance, soare_arms
-from cbai_cli.safe.truths import regret_truth, safe_bai_truth
+from cbai_cli.algorithms.safe.exploration import beta_T, build_exploration_set, exploration_length, t_delta, t_gap, t_zero
+from cbai_cli.algorithms.safe.lingape import l1_ratio
+from cbai_cli.kinds.safe.paper_instances import instance_a, instance_b, lingape_instance, price_of_safety_instance, soare_arms
+from cbai_cli.kinds.safe.truths import regret_truth, safe_bai_truth
 
 
 def close(value, printed, decimals):

@@ -1,16 +1,16 @@
-"""Environments and scoring (cbai_cli/safe/environment.py): answers to queries, noise from the
+"""Environments and scoring (cbai_cli/kinds/safe/environment.py): answers to queries, noise from the
 run's Generator, violation counting, scored runs through the one run API, and a generic
 ask/answer/tell loop."""
 
 import numpy as np
 import pytest
 
-from cbai_cli.protocol import Environment, Learner, Query
-from cbai_cli.safe.environment import SafeBaiEnvironment, SafeRegretEnvironment
-from cbai_cli.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
-from cbai_cli.safe.safe_lingape import SafeLinGapE, SafeLinGapEConfig
-from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
-from cbai_cli.simulate import RunRequest, prepare, run_once, spawned_streams
+from cbai_cli.contracts.protocol import Environment, Learner, Query
+from cbai_cli.kinds.safe.environment import SafeBaiEnvironment, SafeRegretEnvironment
+from cbai_cli.kinds.safe.paper_instances import instance_a, instance_b, price_of_safety_instance
+from cbai_cli.algorithms.safe.safe_lingape import SafeLinGapE, SafeLinGapEConfig
+from cbai_cli.algorithms.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
+from cbai_cli.run.simulate import RunRequest, prepare, run_once, spawned_streams
 from tests.safe.runs import instance_of, run, run_with_curve
 
 

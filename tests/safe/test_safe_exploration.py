@@ -5,15 +5,15 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
-from cbai_cli.safe.exploration import (
+from cbai_cli.kinds.safe.action_sets import BallSet, BoxSet, FiniteSet
+from cbai_cli.algorithms.safe.exploration import (
     build_exploration_set,
     exploration_length,
     sample_exploration,
     uniform_ball,
 )
-from cbai_cli.safe.paper_instances import instance_a, instance_b
-from cbai_cli.safe.problems import SafeRegretSetting
+from cbai_cli.kinds.safe.paper_instances import instance_a, instance_b
+from cbai_cli.kinds.safe.problems import SafeRegretSetting
 
 
 def _setting(action_set, B, c=0.9, S=1.0, T=1000):

@@ -1,4 +1,4 @@
-"""Instance files of the safe kinds: round trips, kind dispatch, validation (cbai_cli/safe/files.py)."""
+"""Instance files of the safe kinds: round trips, kind dispatch, validation (cbai_cli/kinds/safe/files.py)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli import instance as cbai_instance
-from cbai_cli.errors import InstanceError
-from cbai_cli.fileio import read_mapping, yaml_text
-from cbai_cli.generators import family
+from cbai_cli.kinds.cbai import instance as cbai_instance
+from cbai_cli.contracts.errors import InstanceError
+from cbai_cli.io.files import read_mapping, yaml_text
+from cbai_cli.kinds.cbai.families import family
 from cbai_cli.kinds import KINDS, from_mapping, load, save
-from cbai_cli.safe.files import SafeBaiInstance, SafeRegretInstance, amani_a, soare_safe
-from cbai_cli.safe.paper_instances import instance_a, price_of_safety_instance
+from cbai_cli.kinds.safe.files import SafeBaiInstance, SafeRegretInstance, amani_a, soare_safe
+from cbai_cli.kinds.safe.paper_instances import instance_a, price_of_safety_instance
 
 BALL = {
     "kind": "safe-regret", "name": "ball", "action_set": {"kind": "ball", "radius": 1.5},

@@ -5,18 +5,18 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli.linalg import RidgeDesign
-from cbai_cli.protocol import Answer
-from cbai_cli.safe.environment import SafeBaiEnvironment
-from cbai_cli.safe.paper_instances import price_of_safety_instance
-from cbai_cli.safe.safe_lingape import (
+from cbai_cli.numerics.linalg import RidgeDesign
+from cbai_cli.contracts.protocol import Answer
+from cbai_cli.kinds.safe.environment import SafeBaiEnvironment
+from cbai_cli.kinds.safe.paper_instances import price_of_safety_instance
+from cbai_cli.algorithms.safe.safe_lingape import (
     SafeLinGapE,
     SafeLinGapEConfig,
     conservative_scales,
     reward_radius,
     safety_radius,
 )
-from cbai_cli.safe.truths import safe_bai_truth
+from cbai_cli.kinds.safe.truths import safe_bai_truth
 from tests.safe.runs import run
 
 

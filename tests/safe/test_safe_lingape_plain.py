@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli.linalg import RidgeDesign
-from cbai_cli.protocol import Answer
-from cbai_cli.safe.lingape import (
+from cbai_cli.numerics.linalg import RidgeDesign
+from cbai_cli.contracts.protocol import Answer
+from cbai_cli.algorithms.safe.lingape import (
     LinGapE,
     LinGapEConfig,
     confidence_width,
@@ -16,8 +16,8 @@ from cbai_cli.safe.lingape import (
     ratio_arm,
     select_direction,
 )
-from cbai_cli.safe.paper_instances import lingape_instance
-from cbai_cli.safe.problems import LinearBaiProblem, SafeBaiProblem, SafeBaiSetting
+from cbai_cli.kinds.safe.paper_instances import lingape_instance
+from cbai_cli.kinds.safe.problems import LinearBaiProblem, SafeBaiProblem, SafeBaiSetting
 from tests.safe.runs import run
 
 

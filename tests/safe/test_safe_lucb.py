@@ -6,12 +6,12 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli.linalg import inverse_sqrt
-from cbai_cli.protocol import Answer, Query
-from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
-from cbai_cli.safe.paper_instances import instance_a, instance_b
-from cbai_cli.safe.problems import SafeRegretProblem, SafeRegretSetting
-from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig, estimated_safe_mask
+from cbai_cli.numerics.linalg import inverse_sqrt
+from cbai_cli.contracts.protocol import Answer, Query
+from cbai_cli.kinds.safe.action_sets import BallSet, BoxSet, FiniteSet
+from cbai_cli.kinds.safe.paper_instances import instance_a, instance_b
+from cbai_cli.kinds.safe.problems import SafeRegretProblem, SafeRegretSetting
+from cbai_cli.algorithms.safe.safe_lucb import SafeLUCB, SafeLUCBConfig, estimated_safe_mask
 from tests.safe.runs import run, run_with_curve
 
 # --------------------------------------------------------------------------- safe sets

@@ -15,16 +15,16 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli.generators import family
-from cbai_cli.protocol import Answer
-from cbai_cli.safe.action_sets import BallSet, BoxSet, FiniteSet
-from cbai_cli.safe.environment import SafeRegretEnvironment
-from cbai_cli.safe.exploration import exploration_length, plug_in_gap, t_gap, t_zero
-from cbai_cli.safe.paper_instances import instance_a
-from cbai_cli.safe.problems import SafeRegretSetting
-from cbai_cli.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
-from cbai_cli.safe.truths import regret_truth
-from cbai_cli.simulate import spawned_streams
+from cbai_cli.kinds.cbai.families import family
+from cbai_cli.contracts.protocol import Answer
+from cbai_cli.kinds.safe.action_sets import BallSet, BoxSet, FiniteSet
+from cbai_cli.kinds.safe.environment import SafeRegretEnvironment
+from cbai_cli.algorithms.safe.exploration import exploration_length, plug_in_gap, t_gap, t_zero
+from cbai_cli.kinds.safe.paper_instances import instance_a
+from cbai_cli.kinds.safe.problems import SafeRegretSetting
+from cbai_cli.algorithms.safe.safe_lucb import SafeLUCB, SafeLUCBConfig
+from cbai_cli.kinds.safe.truths import regret_truth
+from cbai_cli.run.simulate import spawned_streams
 from tests.safe.runs import run, run_with_curve
 
 HEURISTIC = SafeLUCBConfig(exploration="heuristic")

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cbai_cli.safe.polytopes import (
+from cbai_cli.kinds.safe.polytopes import (
     ball_argmin,
     bilinear_argmin,
     box_halfspaces,

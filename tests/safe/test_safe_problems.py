@@ -1,4 +1,4 @@
-"""Problem dataclasses (cbai_cli/safe/problems.py): validation, immutability, learner views, safe scales."""
+"""Problem dataclasses (cbai_cli/kinds/safe/problems.py): validation, immutability, learner views, safe scales."""
 
 import dataclasses
 import math
@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli.safe.action_sets import BoxSet
-from cbai_cli.safe.paper_instances import instance_a, price_of_safety_instance
-from cbai_cli.safe.problems import (
+from cbai_cli.kinds.safe.action_sets import BoxSet
+from cbai_cli.kinds.safe.paper_instances import instance_a, price_of_safety_instance
+from cbai_cli.kinds.safe.problems import (
     LinearBaiProblem,
     SafeBaiProblem,
     SafeBaiSetting,
@@ -17,7 +17,7 @@ from cbai_cli.safe.problems import (
     safe_scales,
     worst_case_safe_scale,
 )
-from cbai_cli.safe.truths import safe_bai_truth
+from cbai_cli.kinds.safe.truths import safe_bai_truth
 
 
 def _regret_problem(**over):

@@ -1,6 +1,6 @@
 """Every safe run gives the record it gave with the code of commit 6b8fc94, before δ, λ and S
 became run options, the problems came to hold their settings and the run functions of
-``cbai_cli.safe.environment`` gave way to ``cbai_cli.simulate``: the values in
+``cbai_cli.kinds.safe.environment`` gave way to ``cbai_cli.run.simulate``: the values in
 ``records_6b8fc94.json`` beside this file were computed with that commit's code by running this
 module as a script (``PYTHONPATH=. python tests/safe/test_safe_records.py``)."""
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from cbai_cli.generators import family
+from cbai_cli.kinds.cbai.families import family
 from cbai_cli.kinds import from_mapping, get
-from cbai_cli.simulate import RunRequest, prepare, run_many, run_once
+from cbai_cli.run.simulate import RunRequest, prepare, run_many, run_once
 
 REFERENCE = Path(__file__).with_name("records_6b8fc94.json")
 

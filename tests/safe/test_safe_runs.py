@@ -1,5 +1,5 @@
-"""Runs on the safe kinds as library calls (cbai_cli/safe/solving.py, cbai_cli/kinds/safe_*.py,
-cbai_cli/safe/bounds.py)."""
+"""Runs on the safe kinds as library calls (cbai_cli/kinds/safe/solving.py, cbai_cli/kinds/safe_*.py,
+cbai_cli/kinds/safe/bounds.py)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import math
 import numpy as np
 import pytest
 
-from cbai_cli.errors import InstanceError, OptionError, UnknownNameError
-from cbai_cli.generators import family
+from cbai_cli.contracts.errors import InstanceError, OptionError, UnknownNameError
+from cbai_cli.kinds.cbai.families import family
 from cbai_cli.kinds import from_mapping
-from cbai_cli.safe.bounds import lingape_complexity, safe_bai_bounds, safe_regret_bounds
+from cbai_cli.kinds.safe.bounds import lingape_complexity, safe_bai_bounds, safe_regret_bounds
 from cbai_cli.algorithms.registry import ALGORITHMS, AlgorithmEntry, for_kind, register
-from cbai_cli.safe.solving import curve_points, regret_checkpoints
-from cbai_cli.simulate import RunRequest, prepare, run_once, run_streams
+from cbai_cli.kinds.safe.solving import curve_points, regret_checkpoints
+from cbai_cli.run.simulate import RunRequest, prepare, run_once, run_streams
 
 RECORD_KEYS = {"seed", "algorithm", "kind", "iterations", "regret", "recommended", "scale", "correct", "violation",
                "violations", "exploration_rounds", "stopped", "wall_s"}

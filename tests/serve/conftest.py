@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from cbai_cli.generators import generate_instance
+from cbai_cli.kinds.cbai.families import generate_instance
 from cbai_cli.kinds import save
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -180,9 +180,9 @@ def driver_instance(path: Path) -> Path:
     """A small driver-like instance with yes/no answers: three policies of the base scenario
     (so each arm's trajectory can be drawn) as three independent arms, the first the
     answer; with its truth (arm 1 is infeasible)."""
-    from cbai_cli.instance import Instance
-    from cbai_cli.instance import save as save_instance
-    from cbai_cli.noise import BinaryNoise
+    from cbai_cli.kinds.cbai.instance import Instance
+    from cbai_cli.kinds.cbai.instance import save as save_instance
+    from cbai_cli.kinds.cbai.noise import BinaryNoise
 
     actions = np.zeros((3, 20, 2))
     actions[0, :, 1] = 0.5  # steer one way

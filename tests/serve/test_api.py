@@ -139,7 +139,7 @@ def serve_in_process(*args) -> tuple[int, str, str]:
     serves): exit code, stdout, stderr."""
     from typer.testing import CliRunner
 
-    from cbai_cli.cli import app
+    from cbai_cli.cli.app import app
 
     result = CliRunner().invoke(app, ["session", "serve", *map(str, args)])
     return result.exit_code, result.stdout, result.stderr

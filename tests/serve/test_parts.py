@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 from cbai_cli.serve import routes
 from cbai_cli.serve.auth import allowed, checked_token, given_token
 from cbai_cli.serve.dashboard import estimate_text
@@ -175,7 +175,7 @@ def test_a_driver_arm_is_drawn_as_svg_without_its_reward(tmp_path):
 
 
 def test_an_instance_that_is_not_a_driver_instance_has_no_drawer(tmp_path):
-    from cbai_cli.generators import generate_instance
+    from cbai_cli.kinds.cbai.families import generate_instance
     from cbai_cli.serve.pictures import driver_drawer
 
     assert driver_drawer(generate_instance("irrelevant-dims", d=3, eps=0.2)) is None

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cbai_cli.cli import app
-from cbai_cli.generators import generate_instance
+from cbai_cli.cli.app import app
+from cbai_cli.kinds.cbai.families import generate_instance
 from cbai_cli.kinds import save
 
 ROOT = Path(__file__).resolve().parents[2]

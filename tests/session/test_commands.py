@@ -339,7 +339,7 @@ def test_a_study_whose_meta_cbai_cannot_have_written_is_one_line(started, cli, k
 
 
 def test_a_study_removed_while_open_refuses_the_write(started):
-    from cbai_cli.errors import OptionError
+    from cbai_cli.contracts.errors import OptionError
 
     study, query = started
     with Session.open(study) as session:

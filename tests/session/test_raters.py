@@ -258,7 +258,7 @@ ACTIONS = st.lists(st.tuples(st.sampled_from(["ask", "answer", "answer", "answer
 @given(actions=ACTIONS, algorithm=st.sampled_from(["g-acol", "acol"]))
 def test_any_sequence_of_rater_actions_replays_to_the_live_state(tmp_path_factory, instance_file, actions,
                                                                   algorithm):
-    from cbai_cli.errors import OptionError
+    from cbai_cli.contracts.errors import OptionError
     from cbai_cli.session import journal, session as session_module
 
     clock = Clock()

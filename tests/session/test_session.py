@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 from cbai_cli.kinds import load
 from cbai_cli.session import ReplayError, Session
-from cbai_cli.simulate import RunRequest, prepare, run_once
+from cbai_cli.run.simulate import RunRequest, prepare, run_once
 
 
 def _simulated_rater(instance, seed):
@@ -93,7 +93,7 @@ def test_pending_pulls_grow_the_design_but_not_the_estimate(tmp_path, instance_f
         learner = session._state.learner
         design = learner.design
         before = design.predictions.copy(), design.norms2.copy()
-        from cbai_cli.protocol import Query
+        from cbai_cli.contracts.protocol import Query
 
         query = Query.pull(2)
         design.update(2, float(believed_answer(learner, query).constraint[0]), 1)
@@ -159,7 +159,7 @@ def test_a_query_of_a_file_without_labels_is_labelled_by_its_index(tmp_path, ins
     ("[plain, [a, b], oat]", "meta.labels: must be a list with one text per arm"),
 ])
 def test_labels_that_do_not_name_every_arm_are_refused_at_start(tmp_path, labels, message):
-    from cbai_cli.errors import InstanceError
+    from cbai_cli.contracts.errors import InstanceError
 
     with pytest.raises(InstanceError, match=message):
         Session.start(tmp_path / "s.db", _labelled(tmp_path, labels), "g-acol")

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from cbai_cli.errors import OptionError
+from cbai_cli.contracts.errors import OptionError
 from cbai_cli.kinds import load
 from cbai_cli.session import Session
 from cbai_cli.session.journal import APPLICATION_ID

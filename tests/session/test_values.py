@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cbai_cli.errors import OptionError
-from cbai_cli.session.values import observation
+from cbai_cli.contracts.errors import OptionError
+from cbai_cli.kinds.cbai.answers import observation
 
 
 @pytest.mark.parametrize(("text", "value"), [("yes", 1.0), ("Y", 1.0), ("1", 1.0), ("+1", 1.0), (1.0, 1.0),

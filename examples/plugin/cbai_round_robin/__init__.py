@@ -9,7 +9,7 @@ This module is light: it only declares the registry entry. The class lives in
 """
 
 from cbai_cli.algorithms.registry import AlgorithmEntry
-from cbai_cli.options import Option
+from cbai_cli.contracts.options import Option
 
 #: An option of its own: cbai adds it to `cbai solve` and `cbai compare` (``--first-arm``,
 #: ``round-robin:det:first-arm=2`` in a spec), checked against its range.

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from cbai_cli.confidence import ConfidenceSettings, RadiusRegime, minimum_radius, radius_determinant, radius_horizon
+from cbai_cli.numerics.confidence import ConfidenceSettings, RadiusRegime, minimum_radius, radius_determinant, radius_horizon
 
 
 @dataclass(frozen=True)

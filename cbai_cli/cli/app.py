@@ -1,0 +1,298 @@
+"""The ``cbai`` command line: parse options, call the library, render.
+
+Heavy modules (numpy-based library code, cvxpy, matplotlib) are imported inside the
+commands, so ``cbai --help`` starts fast. The options of runs are declared once, in
+:mod:`cbai_cli.contracts.options`, and added to ``solve``, ``bound`` and ``compare`` from there.
+Every :class:`~cbai_cli.contracts.errors.CbaiError` and every usage error ends as one line on
+stderr with exit code 2 (:mod:`cbai_cli.cli.group`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from cbai_cli import __version__
+from cbai_cli.algorithms.registry import algorithm_help, run_option_names
+from cbai_cli.contracts.errors import WorkerLostError
+from cbai_cli.cli.group import CbaiGroup
+from cbai_cli.cli.typer_options import (BOUND_HELP, BOUNDS_HELP, REGIME_HELP, guess_constraint_option, quiet_option,
+                                    with_options)
+
+app = typer.Typer(
+    cls=CbaiGroup,
+    help="Constrained linear best-arm identification and safe linear bandits: bound an instance's "
+    "difficulty and solve it with ACOL or any baseline of Lindner et al. (ICML 2022), or with "
+    "Safe-LUCB, LinGapE and Safe-LinGapE.",
+    add_completion=True,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"cbai {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """Constrained linear best-arm identification from the shell."""
+    from cbai_cli.run.parallel import pin_blas_threads_by_default
+
+    pin_blas_threads_by_default()
+
+
+def _warn(text: str) -> None:
+    """One warning line on stderr (never on stdout, which may carry JSON)."""
+    from cbai_cli.contracts.validation import safe_text
+
+    typer.echo(f"cbai: warning: {safe_text(text)}", err=True)
+
+
+def _progress_style(quiet: bool):
+    from cbai_cli.run.progress import ProgressStyle
+
+    return ProgressStyle.for_stderr(quiet)
+
+
+def _show(outcome, as_json: bool) -> None:
+    """One JSON document on stdout, or the outcome's tables."""
+    from cbai_cli.cli.render import console, print_json
+
+    if as_json:
+        print_json(outcome.to_json())
+    else:
+        outcome.render(console())
+
+
+@app.command()
+def generate(
+    family: str = typer.Argument(..., help="Instance family: irrelevant-dims, unit-sphere, regret-1d, random (cbai); "
+                                 "amani-a, amani-b (safe-regret); soare-safe (safe-bai)."),
+    output: str = typer.Option("-", "-o", "--output", help="Output file (.yaml, .yml, .npz); '-' writes YAML to stdout."),
+    d: Optional[int] = typer.Option(None, "--d", help="Dimension (irrelevant-dims, unit-sphere, random, soare-safe)."),
+    eps: Optional[float] = typer.Option(None, "--eps", help="Distance ε of the relevant arms from the boundary (irrelevant-dims)."),
+    n: Optional[int] = typer.Option(None, "--n", help="Number of arms (unit-sphere, random)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (unit-sphere, random)."),
+    horizon: Optional[int] = typer.Option(None, "--T", help="Horizon T (amani-a, amani-b; default 100000)."),
+    omega: Optional[float] = typer.Option(None, "--omega", help="Angle ω of the extra arm (soare-safe; default 0.1)."),
+    eta0: Optional[float] = typer.Option(None, "--eta0", help="Safety threshold η₀ < 0 (soare-safe; default −0.5)."),
+    sigma: Optional[float] = typer.Option(None, "--sigma", help="Gaussian noise σ (cbai families; default 0.05)."),
+    noise: Optional[str] = typer.Option(None, "--noise", help="Noise model: gaussian (default) or binary (cbai families)."),
+    no_truth: bool = typer.Option(False, "--no-truth", help="Leave out the hidden constraint φ: the file of a real "
+                                  "problem, for `cbai session` (cbai families)."),
+) -> None:
+    """Write one of the papers' instances (or a random one) to a file."""
+    from cbai_cli.kinds.cbai.families import generate_instance
+    from cbai_cli.kinds import get, save
+    from cbai_cli.io.outputs import check_writable
+
+    if output != "-":
+        check_writable(output, "-o")  # the text as typed: a trailing slash still shows
+    instance = generate_instance(family, noise=noise, sigma=sigma, truth=not no_truth, d=d, eps=eps, n=n, seed=seed,
+                                 T=horizon, omega=omega, eta0=eta0)
+    save(instance, output)
+    for warning in get(instance.kind).file_warnings(instance):
+        _warn(warning)
+    if output != "-":
+        summary = getattr(instance, "summary", None) or f"{instance.n_arms} arms, d = {instance.dim}"
+        typer.echo(f"wrote {instance.name} ({summary}) to {output}", err=True)
+
+
+@app.command()
+@with_options("delta", "ridge", "norm_bound", "solver", "rounding_epsilon", "time_limit")
+def bound(
+    path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
+    guess: Optional[str] = guess_constraint_option(),
+    quiet: bool = quiet_option(),
+    **options,
+) -> None:
+    """How hard an instance is. cbai: H_CLB, Theorem 1, Proposition 1, Theorem 2. safe-regret: Δ, λ_−, t_δ,
+    T_Δ, T_0. safe-bai: true safe scales γ_k, the optimal safe arm, LinGapE's complexity."""
+    from cbai_cli.kinds import bound_file
+    from cbai_cli.run.progress import reporting
+
+    with reporting("bound", _progress_style(quiet)) as progress:
+        outcome = bound_file(path, guess, _warn, progress=progress, **options)
+    _show(outcome, as_json)
+
+
+@app.command()
+@with_options(*run_option_names())
+def solve(
+    path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
+    algo: Optional[str] = typer.Option(None, "--algo", "-a", show_default=False, help=algorithm_help(with_defaults=True)),
+    regime: Optional[str] = typer.Option(None, "--regime", help=REGIME_HELP),
+    seed: int = typer.Option(0, "--seed", help="Seed of the first run."),
+    runs: int = typer.Option(1, "--runs", help="Run seeds seed, seed+1, …, seed+runs−1."),
+    trace: Optional[str] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
+    bound: Optional[bool] = typer.Option(None, "--bound/--no-bound", show_default=False, help=BOUND_HELP),
+    guess: Optional[str] = guess_constraint_option(),
+    quiet: bool = quiet_option(),
+    **options,
+) -> None:
+    """Run an algorithm on an instance's simulated feedback and score it."""
+    from cbai_cli.run.progress import reporting
+    from cbai_cli.run.simulate import RunRequest
+    from cbai_cli.run.solving import solving
+
+    # the trace is written while the run goes, and renamed into place once the result is shown
+    with reporting("solve", _progress_style(quiet), runs, "runs") as progress:
+        with solving(path, RunRequest.of(algo, regime, **options), seed, runs, trace, bound, warn=_warn,
+                     guess=guess, progress=progress) as outcome:
+            progress.close()  # the display leaves the terminal before the results are printed
+            _show(outcome, as_json)
+    if outcome.hit_budget:
+        raise typer.Exit(1)
+
+
+@app.command("algorithms")
+def list_algorithms(
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document ({\"algorithms\": [...]}) instead of "
+                                 "tables."),
+    as_markdown: bool = typer.Option(False, "--markdown", help="Print the algorithms and the regimes as markdown "
+                                     "tables (those of the README)."),
+) -> None:
+    """List the registered algorithms: instance kinds, style, regimes and options."""
+    from cbai_cli.algorithms.registry import Listing
+    from cbai_cli.contracts.errors import OptionError
+
+    if as_json and as_markdown:
+        raise OptionError("choose one of --json and --markdown")
+    if as_markdown:
+        typer.echo(Listing().to_markdown())
+        return
+    _show(Listing(), as_json)
+
+
+@app.command()
+@with_options(*run_option_names())
+def compare(
+    sources: Optional[list[str]] = typer.Argument(None, metavar="SOURCES", show_default=False, help=(
+        "Instance files, folders (every .yaml/.yml/.npz inside) or generator specs such as "
+        "irrelevant-dims:d=10,eps=0.02|0.05 (one parameter may list values: a sweep) or unit-sphere:d=30,n=30 "
+        "(a fresh instance per seed).")),
+    algos: Optional[list[str]] = typer.Option(None, "--algos", "-a", metavar="SPEC[,SPEC...]", show_default=False, help=(
+        "Algorithm specs NAME[:REGIME][:OPTION=VALUE,...], comma-separated or repeated: acol, "
+        "g-acol:tuned:beta=0.25, maxrew-f:tuned:beta=0.25,budget=100000, safe-lucb:exploration=0, "
+        "safe-lingape:updates=dynamic,rule=ratio. Options are solve's flags without dashes (lambda, S, epsilon, T, "
+        "confidence-set, …); safe algorithms take no regime. Options given as flags apply to every spec that "
+        "reads them; a value written in a spec wins, and is named on stderr when it differs.")),
+    seeds: Optional[int] = typer.Option(None, "--seeds", metavar="N", help="Seeds per instance group (default 10).", show_default=False),
+    first_seed: Optional[int] = typer.Option(None, "--first-seed", metavar="S", help="First seed (default 0): seeds S, S+1, …", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="STUDY.yaml", help="Study file (YAML) with sources, algorithms, seeds and options; command-line values win.", show_default=False),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="J", help="Worker processes (default: the number of cores; 1 runs here).", show_default=False),
+    shard: Optional[str] = typer.Option(None, "--shard", metavar="I/N", help="Run only shard i of n (i/n, 1 ≤ i ≤ n), e.g. one per job of a Slurm array.", show_default=False),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Run on a Dask cluster at this address (pip install 'cbai[dask]').", show_default=False),
+    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE", help="Store records as they finish (.jsonl or .sqlite); re-running skips stored runs. Several processes may share one .sqlite store: each run is done once, and each process ends with the whole table.", show_default=False),
+    lease: Optional[float] = typer.Option(None, "--lease", metavar="SECONDS", help="With a shared .sqlite --out: seconds this process's claimed runs stay its own after its last heartbeat, before another process takes them over (default 60).", show_default=False),
+    from_stores: Optional[list[Path]] = typer.Option(None, "--from", metavar="FILE", help="Show the tables and plots of stores (repeat to merge shards) without running anything; with --out, also copy their records into that store.", show_default=False),
+    bounds: Optional[bool] = typer.Option(None, "--bounds/--no-bounds", show_default=False, help=BOUNDS_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
+    as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
+    plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR against the swept parameter; regret curves for safe-regret groups.", show_default=False),
+    title: Optional[str] = typer.Option(None, "--title", help="Title of the tables and figure (default: the study file's title, if any).", show_default=False),
+    quiet: bool = quiet_option("Nor compare's messages; a warning before a run estimated at more than 10^9 queries still prints."),
+    **options,
+) -> None:
+    """Run many algorithms × seeds × instances in parallel, resumably, and summarise them."""
+    from cbai_cli.compare.render import check_outputs, show_comparison
+    from cbai_cli.run.progress import reporting
+    from cbai_cli.compare.study import CompareSettings, RecordCounter, merge_stores, plan_comparison, run_comparison
+
+    check_outputs(as_json, as_csv, plot, out)  # the text as typed: a trailing slash still shows
+    out = Path(out) if out is not None else None
+    plot = Path(plot) if plot is not None else None
+    settings = CompareSettings(sources=tuple(sources or ()), algorithms=tuple(algos or ()), seeds=seeds,
+                               first_seed=first_seed, config=config, options=options, jobs=jobs, shard=shard,
+                               scheduler=scheduler, out=out, bounds=bounds, lease=lease)
+    say = (lambda text: None) if quiet else (lambda text: typer.echo(f"cbai compare: {text}", err=True))
+    if from_stores:
+        settings.check_nothing_to_run()
+        merged = merge_stores(from_stores, out)
+        for message in merged.messages(out):
+            say(message)
+        show_comparison(merged.records, title, as_json=as_json, as_csv=as_csv, plot=plot)
+        return
+    planned = plan_comparison(settings)
+    for message in planned.messages():
+        say(message)
+    for warning in planned.warnings():  # once per request with runs to do, even with --quiet
+        _warn(warning)
+    stored_now = RecordCounter()
+    try:
+        with reporting("compare", _progress_style(quiet), len(planned.pending), "runs") as progress:
+            result = run_comparison(planned, progress.update, on_record=stored_now, tell=say)
+    except (KeyboardInterrupt, WorkerLostError):  # a lost worker is then one line of error, exit 2
+        if out is not None:
+            typer.echo(f"cbai compare: {stored_now.count} new runs are stored in {out}; run the same command again to resume",
+                       err=True)
+        raise  # the command line says "cbai: interrupted" (130) or "cbai: terminated" (143)
+    if result.by_others:
+        say(f"{result.by_others} of the runs were done by other processes writing {out}")
+    show_comparison(result.records, title or result.title, as_json=as_json, as_csv=as_csv, plot=plot)
+
+
+@app.command("driver-arms")
+def driver_arms(
+    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE", help="Instance file to write (.npz recommended, or .yaml); "
+                                         "with --scenario all, one file per scenario named FILE-base.npz, FILE-different-reward.npz, "
+                                         "FILE-different-environment.npz. With --show: the picture (.png, .pdf, .svg)."),
+    n: Optional[int] = typer.Option(None, "--n", help="Number of candidate policies, one CEM each (default 1000, the paper's)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Root seed; policy i uses child i of SeedSequence(seed) (default 0)."),
+    scenario: Optional[str] = typer.Option(None, "--scenario", help="base, different-reward, different-environment, or all (default base)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes for the CEM runs (default 1; any value gives the same policies)."),
+    feedback: Optional[str] = typer.Option(None, "--feedback", help="binary (default: yes/no answers, arms rescaled per arm so φᵀx ∈ [−1, 1]) or gaussian (no rescaling)."),
+    sigma: Optional[float] = typer.Option(None, "--sigma", help="Noise σ of --feedback gaussian (default 0.1)."),
+    rescale_rewards: bool = typer.Option(False, "--rescale-rewards", help="Compute rewards on the rescaled arms, as the authors' code did "
+                                         "(default: θᵀ of the unscaled features)."),
+    policies: Optional[Path] = typer.Option(None, "--policies", help="Evaluate these action sequences (.npy, n × 20 × 2, in [−1, 1]) instead of running the CEM."),
+    no_truth: bool = typer.Option(False, "--no-truth", help="Leave out the hidden constraint (a user study's file, for "
+                                  "`cbai session`): binary arms are rescaled by S‖x‖, which does not reveal feasibility."),
+    show: Optional[Path] = typer.Option(None, "--show", help="Draw policies of this driver instance file instead of building one; needs -o PICTURE."),
+    arm: Optional[list[int]] = typer.Option(None, "--arm", metavar="K", help="With --show: draw this arm's policy (repeat for several)."),
+    highlight: Optional[int] = typer.Option(None, "--highlight", help="With --show: draw all candidates, green if feasible and red if not, this arm on top."),
+    solved: Optional[str] = typer.Option(None, "--solved", help="With --show: highlight the arm recommended in `cbai solve FILE --json` output (a file, or - for stdin)."),
+    quiet: bool = quiet_option("Nor the summary."),
+) -> None:
+    """Driving policies as CBAI arms (paper §4.3): build a driver instance, or draw its policies.
+
+    Build: run n constrained/penalised CEMs on randomly perturbed problems (or read --policies) and write the
+    scenario's instance: 9-dim arms (f1..f8, 1) with the threshold folded in, binary feedback, per-arm
+    rewards θᵀf. Show: `cbai driver-arms --show FILE.npz --arm 17 -o fig.png`, or
+    `cbai solve FILE.npz --algo g-acol --regime tuned --beta 1 --json > run.json` then
+    `cbai driver-arms --show FILE.npz --solved run.json -o fig.png`.
+    """
+    from cbai_cli.driver.command import driver_arms as run
+    from cbai_cli.run.progress import reporting
+
+    # only the CEM runs take long: drawing and imported policies show no progress
+    style = _progress_style(quiet or show is not None or policies is not None)
+    with reporting("driver-arms", style, n or 1000, "policies") as progress:
+        lines = run(output, show=show, arms=arm or (), highlight=highlight, solved=solved, n=n, seed=seed,
+                    scenario=scenario, jobs=jobs, feedback=feedback, sigma=sigma, rescale_rewards=rescale_rewards,
+                    policies=policies, no_truth=no_truth, progress=progress.update)
+    for line in [] if quiet else lines:
+        typer.echo(line, err=True)
+
+
+from cbai_cli.session.command import session_app  # noqa: E402  (it declares its options with with_options)
+
+from cbai_cli.serve.command import serve  # noqa: E402  (the web stack loads when the command runs)
+
+session_app.command()(serve)
+app.add_typer(session_app, name="session")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

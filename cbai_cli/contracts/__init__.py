@@ -1,0 +1,2 @@
+"""What every part of cbai agrees on: the error hierarchy, the ask/tell protocol, the table
+of options with their checks, the validators of single fields, and the plugin loader."""

@@ -1,0 +1,373 @@
+"""Every option of a run, declared once: name, type, range, default, flag, help.
+
+The Typer options of ``cbai solve`` and ``cbai compare``, the ``NAME:REGIME:OPTION=VALUE``
+specs of ``cbai compare`` and study files, the request of a run and every range check
+derive from :data:`OPTIONS`. Which algorithm reads which option is declared by the
+algorithm's registry entry (:mod:`cbai_cli.algorithms.registry`) and by the confidence
+regime it runs with (:mod:`cbai_cli.numerics.confidence`), not here.
+
+Library code names options by :attr:`Option.name` (``ridge``, ``norm_bound``); the
+command line spells them :attr:`Option.flag` (``--lambda``, ``--S``) and compare specs
+:attr:`Option.spec_name` (``lambda``, ``S``). Errors carry the option's name in
+:attr:`cbai_cli.contracts.errors.OptionError.parameter`; their text names the flag, which is what
+a user of the command line typed.
+
+This module imports nothing heavy: ``cbai --help`` reads it.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cbai_cli.contracts.errors import CbaiError, OptionError
+
+
+class QueryLimitError(CbaiError):
+    """A query asks for more observations than one run can count (:data:`QUERY_LIMIT`)."""
+
+#: The most observations one run may ask for, in all. Counts of pulls travel as int64
+#: and their Gaussian sums are drawn with float64 arithmetic, exact for integers below
+#: 2^53 ≈ 9.0e15; a run that would need more (a round-based algorithm whose rounds grow
+#: without end, an absurd ``--epsilon``) cannot be simulated faithfully and is refused
+#: (:class:`QueryLimitError`), and ``--budget`` cannot exceed it.
+QUERY_LIMIT = 10**15
+
+#: The most memory one command may plan to hold unless :data:`MEMORY_VARIABLE` says
+#: otherwise: an instance to generate or read, the plan and records of a comparison, the
+#: results of ``solve --runs``, a design solve (each estimated before anything is built, so
+#: that a larger request is one line instead of a MemoryError).
+DEFAULT_MEMORY_LIMIT = 4 * 2**30
+#: The environment variable that sets another limit: bytes, or a number with K, M, G or T
+#: (binary units: 8G is 8 GiB).
+MEMORY_VARIABLE = "CBAI_MEMORY_LIMIT"
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", re.IGNORECASE)
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def memory_limit() -> int:
+    """The most memory one command may plan to hold, in bytes: :data:`MEMORY_VARIABLE` when
+    set, else :data:`DEFAULT_MEMORY_LIMIT`; a value that is not a positive size is one line."""
+    text = os.environ.get(MEMORY_VARIABLE, "")
+    if not text.strip():
+        return DEFAULT_MEMORY_LIMIT
+    match = _SIZE.fullmatch(text)
+    limit = int(float(match.group(1)) * _UNITS[match.group(2).upper()]) if match else 0
+    if limit <= 0:
+        raise OptionError(f"{MEMORY_VARIABLE}={text!r}: expected a size such as 8G or 8589934592 (bytes)")
+    return limit
+
+
+def memory_limit_text(limit: int) -> str:
+    """The limit for messages, with how to raise it: ``the limit of 4 GiB (CBAI_MEMORY_LIMIT raises it)``."""
+    return f"the limit of {bytes_text(limit)} ({MEMORY_VARIABLE} raises it)"
+
+
+def bytes_text(count: float) -> str:
+    """A number of bytes as people read it: ``4 GiB``, ``1.5 MiB``, ``512 bytes``."""
+    for unit, size in (("EiB", 2**60), ("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
+        if count >= size:
+            return f"{count / size:,.3g} {unit}"
+    return f"{count:,.0f} bytes"
+
+
+#: The largest magnitude a number of an instance, an observation or a noise scale may have:
+#: squares and products of such numbers (designs, norms, Gram matrices, σ²) stay finite in float64.
+MAGNITUDE_LIMIT = 1e100
+
+#: Bytes the result of one run of ``solve --runs`` takes until it is shown (measured: about
+#: 1.9 KB a run of regret-1d, its result and its JSON entry).
+SOLVE_RUN_BYTES = 4 * 2**10
+
+#: The longest safe-regret run: a run keeps its regret curve (8 bytes a round) in memory
+#: and plays about 20,000 rounds a second, so 10^8 rounds are 800 MB and over an hour.
+HORIZON_LIMIT = 10**8
+
+#: Seconds after which the design solves of bounds that ``--bound``/``--bounds`` forces on
+#: ``cbai solve``/``cbai compare`` stop with a certified interval (``cbai bound`` has no cap
+#: unless ``--time-limit`` sets one). At K = 10⁴, d = 30 a solve is certified in a few seconds.
+FORCED_BOUND_TIME_LIMIT = 60.0
+
+_SWITCHES = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a run.
+
+    Attributes:
+        name: the library's name (a keyword of :class:`cbai_cli.run.simulate.RunRequest`).
+        flag: the command-line flag.
+        type: ``float``, ``int``, ``str`` or ``bool`` (a switch).
+        help: one line for ``--help`` and ``cbai algorithms``.
+        default: the value used when the option is not given, or None when the default
+            depends on the algorithm or the instance (``default_text`` says how).
+        default_text: the default as help shows it.
+        low, high: the range of a number; ``low_open``/``high_open`` exclude the end.
+        choices: the accepted words of a ``str`` option with a fixed list.
+        values: the accepted values as help shows them.
+    """
+
+    name: str
+    flag: str
+    type: type
+    help: str
+    default: Any = None
+    default_text: str = ""
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] = ()
+    values: str = ""
+
+    @property
+    def spec_name(self) -> str:
+        """The option's name in ``cbai compare`` specs and study files."""
+        return self.flag.lstrip("-")
+
+    def range_text(self) -> str:
+        """The accepted values in words: ``(0, 1)``, ``≥ 1``, ``greedy or ratio``."""
+        if self.choices:
+            return " or ".join(self.choices)
+        if self.low is not None and self.high is not None:
+            return f"{'(' if self.low_open else '['}{self.low:g}, {self.high:g}{')' if self.high_open else ']'}"
+        if self.low is not None:
+            return f"{'>' if self.low_open else '≥'} {self.low:g}"
+        return self.values
+
+    def check(self, value: Any) -> Any:
+        """``value`` as a plain Python value of the option's type, if it is one and lies in
+        the declared range; else :class:`OptionError` naming the option. None (not given)
+        stays None.
+
+        The type is checked as strictly as a spec's text is by :meth:`coerce`: an ``int``
+        option takes an integral number, a ``float`` option a real number, neither a bool;
+        a ``bool`` option takes a bool only (the word ``"false"`` is not one); a ``str``
+        option takes text. Numpy scalars become the Python number or bool they hold, so
+        every value that passes can be written to JSON.
+        """
+        if value is None:
+            return None
+        value = self._typed(value)
+        if self.choices:
+            if value not in self.choices:
+                raise OptionError(f"{self.flag} must be {self.range_text()}, got {value!r}", self.name)
+            return value
+        if self.type in (str, bool):
+            return value
+        if self.low is not None and self.high is not None and self.type is not int:
+            inside = (self.low < value if self.low_open else self.low <= value) and (
+                value < self.high if self.high_open else value <= self.high)
+            if not inside:
+                raise OptionError(f"{self.flag} must lie in {self.range_text()}, got {value}", self.name)
+            return value
+        if self.low is not None:
+            finite = self.type is int or math.isfinite(value)
+            if not finite or not (value > self.low if self.low_open else value >= self.low):
+                what = "a finite number > " if self.low_open and self.type is float else "≥ " if not self.low_open else "> "
+                raise OptionError(f"{self.flag} must be {what}{self.low:g}, got {shown(value)}", self.name)
+        if self.high is not None and self.type is int and value > self.high:
+            large = f"{value:,}" if value < 10**20 else shown(value)  # not 300 digits
+            raise OptionError(f"{self.flag} must be at most {self.high:g}, got {large}", self.name)
+        return value
+
+    def _typed(self, value: Any) -> Any:
+        """``value`` converted to the option's Python type, or :class:`OptionError` when it
+        is not a value of that type (see :meth:`check`)."""
+        flag = _is_bool(value)
+        if self.type is bool:
+            if flag:
+                return bool(value)
+        elif self.type is str:
+            if isinstance(value, str):
+                return str(value)
+        elif not flag and isinstance(value, numbers.Real):
+            if self.type is int and isinstance(value, numbers.Integral):
+                return int(value)
+            try:
+                number = float(value)
+            except OverflowError:  # an integer beyond float's range (10**400): no float holds it
+                number = None
+            if number is not None and self.type is float:
+                return number
+            if number is not None and math.isfinite(number) and number.is_integer():
+                return int(number)
+        expected = {bool: "true or false (a bool)", int: "an integer", float: "a real number",
+                    str: f"text ({self.range_text()})" if self.range_text() else "text"}[self.type]
+        raise OptionError(f"{self.flag} must be {expected}, got {shown(value)}", self.name)
+
+    def coerce(self, value: Any, where: str) -> Any:
+        """A value written in a spec or a study file (text or YAML scalar), converted to the
+        option's type; the range is checked by :meth:`check` when the run is prepared."""
+        try:
+            if self.type is bool:
+                switch = value if isinstance(value, bool) else _SWITCHES.get(str(value).lower())
+                if switch is None:
+                    raise ValueError
+                return switch
+            if self.type is str:
+                return str(value)
+            if isinstance(value, bool):
+                raise ValueError
+            number = float(value)
+            if self.type is int:
+                if not number.is_integer():
+                    raise ValueError
+                return int(number)
+            if not math.isfinite(number):
+                raise ValueError
+            return number
+        except (TypeError, ValueError):
+            expected = {bool: "true or false", int: "an integer", float: "a finite number"}[self.type]
+            raise OptionError(f"{where}: {self.spec_name} must be {expected}, got {value!r}", self.name) from None
+
+
+def _declare(*options: Option) -> dict[str, Option]:
+    table: dict[str, Option] = {}
+    for option in options:
+        if option.name in table or any(other.flag == option.flag for other in table.values()):
+            raise ValueError(f"option {option.name!r} ({option.flag}) is declared twice")
+        table[option.name] = option
+    return table
+
+
+OPTIONS: dict[str, Option] = _declare(
+    Option("delta", "--delta", float, "Target error probability δ (of a safe BAI file: δ_r)", 0.05,
+           "0.05, or the safe file's", 0.0, 1.0, True, True),
+    Option("beta", "--beta", float, "Tuned regime: radius √β (the paper's β is 0.25)", None, "none", 0.0,
+           low_open=True),
+    Option("subgaussian", "--subgaussian", float, "Sub-Gaussian scale R of one observation", None,
+           "σ, or 1 for binary noise; the paper used 1", 0.0, MAGNITUDE_LIMIT, low_open=True),
+    Option("ridge", "--lambda", float, "Ridge λ of the adaptive design matrix", 0.1, "0.1, or the safe file's", 0.0,
+           low_open=True),
+    Option("norm_bound", "--S", float, "Bound S ≥ ‖φ‖ of the theory and det regimes (of a safe file: S ≥ ‖μ*‖, or "
+           "S_θ ≥ ‖θ*‖ for safe BAI)", None, "the instance's, else 1", 0.0, low_open=True),
+    Option("rounding_epsilon", "--epsilon", float, "Rounding ε of round-based algorithms", 0.01, "0.01", 0.0,
+           low_open=True),
+    Option("budget", "--budget", int, "Stop after this many queries (pulls) and give the anytime answer; at most "
+           "10^15, the most one run can count", None, "none (safe BAI: 1,000,000)", 1.0, QUERY_LIMIT),
+    Option("exploration", "--exploration", str,
+           "Safe-LUCB's pure-exploration length T': ⌈T_Δ⌉ from the known safety gap, ⌈T_0⌉ (the T^{2/3} "
+           "rule), the plug-in Δ̂ heuristic (not the paper's) or N rounds (Amani et al. 2019, §3)",
+           None, "gap if Δ > 0, else t23", values="gap | t23 | heuristic | N"),
+    Option("horizon", "--T", int, "Horizon T of a safe-regret run (the T' rules use it); at most 10^8, as a run keeps "
+           "its regret curve, 8 bytes a round, in memory", None, "the file's T", 1.0, HORIZON_LIMIT),
+    Option("dw", "--dw", str, "Safe-LUCB's exploration set D^w: the paper's ball ‖x‖ ≤ c/(‖B‖S) or the authors' "
+           "code's ellipsoid ‖Bx‖ ≤ c/S", "ball", "ball", choices=("ball", "ellipsoid")),
+    Option("confidence_set", "--confidence-set", str, "Safe-LUCB's confidence set: the L1 outer polytope of the "
+           "authors' code, or the ellipsoid itself (finite action sets)", "polytope", "polytope",
+           choices=("polytope", "ellipsoid")),
+    Option("intersect", "--intersect", bool, "Safe-LUCB: intersect all past confidence polytopes (2-D box; the "
+           "authors' intersectCLB.m)", False, "off", values="switch"),
+    Option("rule", "--rule", str, "LinGapE's arm selection rule (Xu et al. 2018, Algorithm 1)", "greedy", "greedy",
+           choices=("greedy", "ratio")),
+    Option("solver", "--solver", str, "Design solver of the bounds: auto, fw (certified first-order), cvxpy "
+           "(exact)", "auto", "auto", choices=("auto", "fw", "cvxpy")),
+    Option("time_limit", "--time-limit", float, "Seconds after which the design solver of the bounds stops with a "
+           "certified interval [lower, upper] of H_CLB instead of its target gap (a capped result depends on the "
+           "machine's speed)", None, f"none; {FORCED_BOUND_TIME_LIMIT:g} s for the bounds that --bound forces on solve and "
+           "compare", 0.0,
+           low_open=True),
+    Option("tolerance", "--tolerance", float, "Relative duality gap to which the design solves of the bounds are "
+           "certified (a parameter of cbai_cli.kinds.cbai.bounds.compute_bounds, no flag of a command)", 1e-6, "1e-06", 0.0, 1.0,
+           True, True),
+    Option("updates", "--updates", str, "Safe-LinGapE's safe scales γ̄: from forced exploration only, or refreshed "
+           "every pull", "static", "static", choices=("static", "dynamic")),
+    Option("safety_delta", "--delta-s", float, "Safe-LinGapE's safety confidence δ'_s of its conservative safe scales "
+           "γ̄ (\"Price of Safety\", §4)", None, "the file's delta_s", 0.0, 1.0, True, True),
+    Option("safety_norm_bound", "--S-mu", float, "Safe-LinGapE's known bound S_μ ≥ ‖μ*‖ on the safety parameter", None,
+           "the file's S_mu", 0.0, low_open=True),
+)
+
+
+def declare(options: Iterable[Option]) -> None:
+    """Add the options that a plugin's algorithm reads (its registry entry's ``declares``),
+    all or none: a name, flag or spec name that another option has is an error, so a plugin
+    can neither shadow nor change an option of cbai's."""
+    options = list(options)
+    table = dict(OPTIONS)
+    for option in options:
+        if not isinstance(option, Option):
+            raise TypeError(f"an option is an Option, got a {type(option).__name__}")
+        if not option.flag.startswith("--") or len(option.flag) < 3:
+            raise ValueError(f"option {option.name!r}: its flag must start with --, got {option.flag!r}")
+        for other in table.values():
+            if option.name == other.name or option.flag == other.flag or option.spec_name == other.spec_name:
+                raise ValueError(f"option {option.name!r} ({option.flag}) clashes with the option {other.name!r} "
+                                 f"({other.flag})")
+        table[option.name] = option
+    OPTIONS.update({option.name: option for option in options})
+
+
+def by_spec_name(name: str) -> Option | None:
+    """The option written ``name`` in a compare spec or study file (``lambda``, ``S``, ``T``)."""
+    for option in OPTIONS.values():
+        if option.spec_name == name:
+            return option
+    return None
+
+
+def by_flag(flag: str) -> Option:
+    """The option of a command-line flag."""
+    return next(option for option in OPTIONS.values() if option.flag == flag)
+
+
+def default(name: str) -> Any:
+    """The declared default of option ``name``."""
+    return OPTIONS[name].default
+
+
+def refuse_unknown(names: Iterable[Any]) -> None:
+    """One line naming the given option names that :data:`OPTIONS` does not declare (the
+    options of plugins' algorithms included)."""
+    from cbai_cli.algorithms.registry import load_plugins
+
+    load_plugins()
+    unknown = [str(name) for name in names if name not in OPTIONS]
+    if unknown:
+        raise OptionError(f"unknown option(s) {', '.join(unknown)} (valid: {', '.join(OPTIONS)})", unknown[0])
+
+
+def checked(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` with every given (non-None) option checked against its type and range,
+    as plain Python values (:meth:`Option.check`); an undeclared name is an error."""
+    refuse_unknown(values)
+    return {name: OPTIONS[name].check(value) for name, value in values.items() if value is not None}
+
+
+def check_seed(seed: Any, flag: str = "--seed", parameter: str = "seed") -> int:
+    """``seed`` as a Python int if it is an integer ≥ 0 (numpy integers converted); else
+    :class:`OptionError` naming ``flag``. A bool is no seed, and neither is None: numpy would
+    draw it from the system's entropy, a run nobody can repeat."""
+    if _is_bool(seed) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise OptionError(f"{flag} must be an integer ≥ 0, got {shown(seed)}", parameter)
+    return int(seed)
+
+
+def _is_bool(value: Any) -> bool:
+    """Whether ``value`` is a bool, Python's or numpy's (numpy is not imported for this:
+    a numpy bool exists only once numpy is)."""
+    numpy = sys.modules.get("numpy")
+    return isinstance(value, bool) or numpy is not None and isinstance(value, numpy.bool_)
+
+
+def shown(value: Any) -> str:
+    """``value`` for a one-line message: an integer in scientific notation from 10^20 on
+    (never hundreds of digits), anything else as its repr cut to 60 characters."""
+    if isinstance(value, numbers.Integral) and not _is_bool(value):
+        value = int(value)
+        if abs(value) < 10**20:
+            return str(value)
+        try:
+            return f"{float(value):g}"
+        except OverflowError:  # beyond float: its order of magnitude from its bit length
+            return f"about {'-' if value < 0 else ''}1e+{int(value.bit_length() * math.log10(2))}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,268 @@
+"""Whole adaptive runs inside compiled code: the loop of :func:`cbai_cli.run.simulate.drive`
+(ask, answer, tell) for every run of a batch, with one pull per step and Gaussian noise
+read from the run's own standard normals.
+
+:func:`advance` runs the radius regimes (``theory``, ``det``, ``tuned``) on the ridge
+design alone; :func:`advance_fit` the ``ols`` regime, whose least-squares fit and mixture
+intervals (:mod:`cbai_cli.numerics.ols`) take the compiled per-pull work of :mod:`cbai_cli.numerics.kernels.ols`
+and leave to Python what needs an eigendecomposition. Both pull through :func:`step`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cbai_cli.numerics.kernels.codes import (BUDGET, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
+                                    STREAM_ENTRIES, TRACK_AND_STOP)
+from cbai_cli.numerics.kernels.design import absorb_and_eliminate, predict_contender
+from cbai_cli.numerics.kernels.elimination import apply_bounds, interval_bounds
+from cbai_cli.numerics.kernels.jit import njit
+from cbai_cli.numerics.kernels.ols import EXTEND, KEEP, REFRESH, absorb_and_rank_one, mixture_bounds, own_mean_sides
+from cbai_cli.numerics.kernels.radius import radius
+from cbai_cli.numerics.kernels.select import select
+from cbai_cli.numerics.kernels.track_and_stop import track_and_stop_arm
+
+
+@njit
+def waiting(steps, limit, used_normals, chunk):
+    """What stops a run before its next pull: BUDGET when the pull would make ``steps``
+    exceed ``limit`` (≥ 0), NEED_NOISE when its ``chunk`` normals are used, else RUNNING."""
+    if limit >= 0 and steps + 1 > limit:
+        return BUDGET
+    if used_normals == chunk:
+        return NEED_NOISE
+    return RUNNING
+
+
+@njit
+def eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status, b):
+    """The elimination update of run b from its intervals ``last_lower[b]``, ``last_upper[b]``
+    (:func:`~cbai_cli.numerics.kernels.elimination.apply_bounds`); returns whether U is empty (the
+    run is then SOLVED). Shapes: as :func:`advance`."""
+    best[b], empty = apply_bounds(last_lower[b], last_upper[b], rewards, threshold, uncertain[b], feasible[b],
+                                  best[b])
+    pending[b] = 0
+    if empty:
+        status[b] = SOLVED
+    return empty
+
+
+@njit
+def watch_size(contenders):
+    """The length of the prediction's watch: ``contenders``, 1 (unused) when it is None. The
+    branch on ``is None`` is one that numba prunes, so that runs without a prediction do
+    not compile it."""
+    if contenders is None:
+        return 1
+    return contenders
+
+
+@njit
+def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate, norms2,
+         predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit, pending, status,
+         forced, normals, uniforms, used_normals, contender, contender_arm, companion, block, contenders, watch,
+         watch_bound, threads_from, eliminating, radius_code, params, absorbing, stream):
+    """Run b's next pull and its counters, unless its budget or its chunk of noise stops it
+    first (``status[b]``, :func:`waiting`); returns (arm, −1 when stopped; observation;
+    contender of the next pull and its greedy arm).
+
+    The pull: rule ``select_code``'s arm — Track-and-Stop's
+    (:func:`cbai_cli.numerics.kernels.track_and_stop.track_and_stop_arm`, κ = ``optimism``, counted in
+    ``forced[b]`` when it is a forced-exploration pull) or
+    :func:`cbai_cli.numerics.kernels.select.select`'s (with the pull's uniform from ``uniforms``) —,
+    its observation — ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm],
+    sigma)`` for the stream's standard normal z) when ``stream`` is None, else a binary
+    answer ``2·stream.binomial(1, p) − 1`` with p = (means[arm] + 1)/2 clipped to [0, 1]
+    (bitwise :meth:`cbai_cli.kinds.cbai.noise.BinaryNoise.sample_sums`, drawn from run b's own
+    generator) — and
+    :func:`~cbai_cli.numerics.kernels.design.absorb_and_eliminate` (unless ``absorbing`` is False: the
+    caller then takes the pull into the design, :func:`advance_fit`); ``eliminating``: its pass also
+    does the elimination update (the run is then SOLVED when U is empty), else that is left
+    ``pending``. ``contenders`` not None: predict the next greedy direction before the update
+    (:func:`~cbai_cli.numerics.kernels.design.predict_contender`, from the arms in ``watch``
+    (contenders,) and ``watch_bound`` (1,), kept from pull to pull) so that one pass over
+    the arms computes both products. Track-and-Stop's contender is its active target: the
+    update's pass computes that target's products for the next pull's Frank–Wolfe vertex
+    (:func:`cbai_cli.numerics.kernels.track_and_stop.track_and_stop_arm`). Shapes: as :func:`advance`.
+
+    The pull is written here rather than in a function of its own: every level of calls
+    makes numba optimise the code below it once more when it first compiles a run.
+    """
+    status[b] = waiting(steps[b], limit[b], used_normals[b], normals.shape[1])
+    if status[b] != RUNNING:
+        return -1, 0.0, contender, contender_arm
+    n_samples = steps[b]
+    following = -1
+    if select_code == TRACK_AND_STOP:
+        # contender: the target whose products the last update's pass left in companion
+        arm, was_forced, target = track_and_stop_arm(arms, rewards, threshold, uncertain[b], feasible[b],
+                                                     last_upper[b], inverse[b], norms2[b], predictions[b], n_samples,
+                                                     optimism, block, threads_from, contender, companion)
+        # the target's products ride on the update's pass only where that saves a read of a matrix
+        # out of cache; on a smaller one the vertex's own pass costs less than the update's extra work
+        following = target if arms.shape[0] * arms.shape[1] >= STREAM_ENTRIES else -1
+    else:
+        arm = select(select_code, arms, inverse[b], norms2[b], rewards, uncertain[b], feasible[b],
+                     uniforms[b, used_normals[b]], contender, contender_arm, block, threads_from)
+        was_forced = False
+    if stream is None:
+        observed = means[arm] + sigma * normals[b, used_normals[b]]
+    else:
+        observed = 2.0 * stream.binomial(1, min(max((means[arm] + 1.0) / 2.0, 0.0), 1.0)) - 1.0
+    if contenders is not None:
+        following = predict_contender(arms, inverse[b], norms2[b], uncertain[b], select_code == GREEDY_MAXVAR,
+                                      arms[arm], 1, watch, watch_bound)
+    empty = False
+    if absorbing:
+        logdet[b], contender_arm, best[b], empty = absorb_and_eliminate(
+            arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b], arms[arm],
+            observed, 1, following, companion, block, threads_from, eliminating, radius_code, params, n_samples + 1,
+            rewards, threshold, uncertain[b], feasible[b], last_lower[b], last_upper[b], best[b])
+    used_normals[b] += 1
+    if was_forced:
+        forced[b] += 1
+    steps[b] += 1
+    since[b] += 1
+    pending[b] = not eliminating
+    if empty:
+        status[b] = SOLVED
+    return arm, observed, following, contender_arm
+
+
+@njit
+def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radius_code, params, refresh_every,
+            inverse, gram, targets, estimate, norms2, predictions, logdet, uncertain, feasible, best,
+            last_lower, last_upper, steps, since, limit, pending, status, forced, normals, uniforms, used_normals,
+            companion, block, contenders, threads_from, stream):
+    """Advance every run b with ``status[b] == RUNNING`` until it stops or needs Python.
+
+    One step is :func:`step` (a pull by rule ``select_code``), and, unless an exact refresh is due
+    first, the intervals of the regime's radius and the elimination update.
+    ``pending[b]``: the last step's elimination waits for a refresh. A run stops when U
+    is empty (SOLVED) or before a pull would make ``steps`` exceed ``limit`` (BUDGET;
+    ``limit < 0``: no budget).
+
+    Shapes: arms (K, d); rewards, means (K,); params (7,); inverse, gram (B, d, d);
+    targets, estimate (B, d); norms2, predictions, uncertain, feasible, last_lower,
+    last_upper (B, K); logdet, best, steps, since, limit, pending, status, forced,
+    used_normals (B,); normals (B, C); uniforms (B, C) the random rules' uniforms, read
+    beside the normals (one per pull, index ``used_normals``); companion (K,) scratch;
+    ``block``: rows per block of a pass over the arms (``DesignState.block``);
+    ``threads_from``: the K·d from which a pass is split across threads
+    (:mod:`cbai_cli.numerics.kernels.threads`). ``stream``: None for Gaussian noise (the normals),
+    or for binary answers the noise generator of the batch's one run (B = 1; :func:`step`).
+    ``contenders``: None, or on large arm sets with
+    G-ACOL or Greedy MaxVar the number of arms that the prediction of the next greedy
+    direction watches (:func:`step`); None compiles no prediction. ``forced[b]`` counts
+    Track-and-Stop's forced-exploration pulls.
+    """
+    watched = watch_size(contenders)
+    for b in range(inverse.shape[0]):
+        # companion holds no product of this run yet; an int64, not the literal −1, so that
+        # numba compiles the functions it is passed to once (a literal compiles them twice)
+        contender = contender_arm = np.int64(-1)
+        watch, watch_bound = np.full(watched, -1, dtype=np.int64), np.full(1, -np.inf)
+        while status[b] == RUNNING:
+            if pending[b]:
+                r = radius(radius_code, steps[b], logdet[b], params)
+                interval_bounds(r, norms2[b], predictions[b], last_lower[b], last_upper[b])
+                if eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status,
+                             b):
+                    break
+            # the elimination in the update's pass, unless an exact refresh must come first
+            arm, observed, contender, contender_arm = step(
+                b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
+                norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
+                pending, status, forced, normals, uniforms, used_normals, contender, contender_arm, companion, block,
+                contenders, watch, watch_bound, threads_from, since[b] + 1 < refresh_every, radius_code, params,
+                np.bool_(True), stream)
+            if arm < 0:
+                break
+            if since[b] >= refresh_every:
+                status[b] = NEED_REFRESH
+                break
+
+
+@njit
+def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, refresh_every, inverse, gram,
+                targets, estimate, norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper,
+                steps, since, limit, pending, status, forced, normals, uniforms, used_normals, companion, block,
+                contenders, threads_from, pinv, caches, roundoff, directions, growths, growth_basis, growth, margin,
+                inside, counts, sums, fit_steps, fit_since, fit_refresh_every, drift_ratio, intercepts, slopes,
+                inflations, mean_widths, mean_roots, mean_thresholds, mean_scale, mean_scales, mean_log_weights, stale,
+                due, stream):
+    """:func:`advance` for the ``ols`` regime: every run b with ``status[b] == RUNNING``
+    until it stops or needs Python.
+
+    One step is :func:`step`'s pull (the rule reads the ridge design), then the fit's
+    update as :meth:`cbai_cli.numerics.ols.LeastSquaresSpan.update` does it: the pull's count and sum,
+    the pulled arm's own mean widths (:func:`~cbai_cli.numerics.kernels.ols.own_mean_sides`), and for
+    an arm inside the span, unless the fit's ``fit_refresh_every``-th update is due, the
+    design's update and :func:`~cbai_cli.numerics.kernels.ols.rank_one_step` in one pass over the arms
+    (:func:`~cbai_cli.numerics.kernels.ols.absorb_and_rank_one`; otherwise the design's update alone);
+    then, unless Python must act first, the
+    mixture intervals (:func:`~cbai_cli.numerics.kernels.ols.mixture_bounds`) and the elimination
+    update. Python acts (status NEED_REFRESH, the elimination ``pending``) when the ridge
+    design's refresh is due (``since`` ≥ ``refresh_every``), when the fit needs its exact
+    recomputation, a new epoch or an extended span (``due[b]`` = REFRESH, EPOCH or EXTEND of
+    :mod:`cbai_cli.numerics.kernels.ols`: the fit's periodic refresh, the roundoff or growth test of
+    the rank-one step, an arm outside the span), or when the intervals' coefficients belong to an older epoch
+    (``stale[b]``).
+
+    Shapes: the ridge design, the elimination state, the noise (``stream`` too) and the
+    uniforms as :func:`advance`; the fit: pinv (B, d, d) V⁺; caches (B, 3, K) xᵀV⁺x, ‖V⁺x‖², xᵀφ̂;
+    roundoff, growths, inside, counts, sums (B, K); growth_basis (B, d, d); directions (B, 2, d) scratch; growth,
+    margin, fit_steps, fit_since, stale, due (B,); intercepts, slopes, inflations (B, K) 2R²β·a,
+    2R²β·b and 1/(2β) of each arm's tangent line; mean_widths, mean_roots (B, 2, K) the widths of
+    the lower and upper sides of the arms' own means and the roots their next widths start from;
+    mean_thresholds (B, 2, K) log(1/(κδ·share)) of each side (∞: no means); mean_scale (B,) R;
+    mean_scales, mean_log_weights (M,) the means' prior.
+    """
+    # the intervals come from the fit, not from the pass: numpy values, not literals (see advance)
+    no_elimination, no_params = np.bool_(False), np.empty(0)
+    mean_scratch = np.empty((3, mean_scales.shape[0]))  # own_mean_sides's, shared by every pull
+    watched = watch_size(contenders)
+    for b in range(inverse.shape[0]):
+        contender = contender_arm = np.int64(-1)  # see advance
+        watch, watch_bound = np.full(watched, -1, dtype=np.int64), np.full(1, -np.inf)
+        while status[b] == RUNNING:
+            if pending[b]:
+                mixture_bounds(intercepts[b], slopes[b], inflations[b], growth[b], caches[b, 0], caches[b, 1],
+                               inside[b], caches[b, 2], counts[b], sums[b], mean_widths[b], threshold,
+                               mean_thresholds[b], mean_scale[b], mean_scales, mean_log_weights, last_lower[b],
+                               last_upper[b])
+                if eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status,
+                             b):
+                    break
+            arm, observed, contender, contender_arm = step(
+                b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
+                norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
+                pending, status, forced, normals, uniforms, used_normals, contender, contender_arm, companion, block,
+                contenders, watch, watch_bound, threads_from, no_elimination, np.int64(0), no_params, np.bool_(False),
+                stream)
+            if arm < 0:
+                break
+            counts[b, arm] += 1
+            sums[b, arm] += observed
+            own_mean_sides(arm, counts[b, arm], counts[b, arm] - 1, mean_thresholds[b], mean_roots[b], mean_widths[b],
+                           mean_scale[b], mean_scales, mean_log_weights, mean_scratch)
+            fit_steps[b] += 1
+            fit_since[b] += 1
+            if not inside[b, arm] or fit_since[b] >= fit_refresh_every:
+                # the fit is recomputed or extended in Python: the design's update alone
+                due[b] = REFRESH if fit_since[b] >= fit_refresh_every else EXTEND
+                logdet[b], contender_arm, best[b], _ = absorb_and_eliminate(
+                    arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b],
+                    arms[arm], observed, 1, contender, companion, block, threads_from, no_elimination, np.int64(0),
+                    no_params, steps[b], rewards, threshold, uncertain[b], feasible[b], last_lower[b], last_upper[b],
+                    best[b])
+            else:
+                logdet[b], contender_arm, due[b], grown = absorb_and_rank_one(
+                    arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b],
+                    contender, companion, block, threads_from, pinv[b], caches[b], roundoff[b], directions[b],
+                    growths[b], growth_basis[b], arm, observed, growth[b], margin[b], drift_ratio)
+                if due[b] != REFRESH:
+                    growth[b] = grown
+            if since[b] >= refresh_every or due[b] != KEEP or stale[b]:
+                status[b] = NEED_REFRESH
+                break

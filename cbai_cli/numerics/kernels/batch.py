@@ -1,0 +1,429 @@
+"""Adaptive runs of one instance and one request advanced together by the compiled step.
+
+:func:`run_compiled` stacks the state of B learners (B = 1 for a single run) into arrays
+with a leading batch axis (:class:`BatchState`, and :class:`FitState` for the ``ols``
+regime's fits), lets :func:`cbai_cli.numerics.kernels.advance.advance` (radius regimes) or
+:func:`cbai_cli.numerics.kernels.advance.advance_fit` (``ols``) run them, serves what they return
+for — the next chunk of a run's noise, drawn from that run's own stream (and for the
+random rules the same number of uniforms from the run's algorithm stream), or the exact
+refresh, in numpy (:func:`cbai_cli.numerics.linalg.exact_design`; for ``ols`` also the fit's
+recomputation or new epoch, by the learner's own :class:`~cbai_cli.numerics.ols.LeastSquaresSpan`
+and :class:`~cbai_cli.numerics.ols.MixtureIntervals`) — and writes each run's final state back
+into its learner. Every run keeps its own noise stream, its own BLAS calls and its own
+refreshes, so its record does not depend on B.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from cbai_cli.numerics.kernels import jit
+from cbai_cli.numerics.kernels.codes import (BUDGET, G_ACOL, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
+                                    UNIFORM_RULES)
+from cbai_cli.numerics.linalg import exact_design
+
+#: Standard normals (and a random rule's uniforms) drawn ahead per run and chunk: a refill
+#: costs about as much as a few steps of a small instance, and a run wastes at most one
+#: chunk's draws.
+NOISE_CHUNK = 256
+#: Seconds of one piece of an interpreted run (:func:`run_compiled`), between which it may
+#: turn to compiled code.
+INTERPRETED_CALL_SECONDS = 0.05
+
+
+@dataclass(frozen=True)
+class BatchState:
+    """The state of B adaptive runs on one arm matrix, row b being run b.
+
+    Attributes:
+        inverse, gram: (B, d, d) A⁻¹ and A.
+        targets, estimate: (B, d) b and φ̂.
+        norms2, predictions: (B, K) ‖x‖²_{A⁻¹} and xᵀφ̂.
+        uncertain, feasible: (B, K) bool, U and F.
+        last_lower, last_upper: (B, K) the last intervals.
+        logdet, best: (B,) log det A and r̄.
+        steps, since, limit: (B,) int, pulls so far, updates since the last refresh, and
+            the pulls at which the budget stops the run (−1: no budget).
+        pending, status: (B,) int, see :func:`cbai_cli.numerics.kernels.advance.advance`.
+        forced: (B,) int, Track-and-Stop's forced-exploration pulls so far (0 for the
+            other rules).
+    """
+
+    inverse: np.ndarray
+    gram: np.ndarray
+    targets: np.ndarray
+    estimate: np.ndarray
+    norms2: np.ndarray
+    predictions: np.ndarray
+    uncertain: np.ndarray
+    feasible: np.ndarray
+    last_lower: np.ndarray
+    last_upper: np.ndarray
+    logdet: np.ndarray
+    best: np.ndarray
+    steps: np.ndarray
+    since: np.ndarray
+    limit: np.ndarray
+    pending: np.ndarray
+    status: np.ndarray
+    forced: np.ndarray
+
+    @classmethod
+    def stack(cls, learners: Sequence, budget: int | None) -> BatchState:
+        """The rows of ``learners`` (:class:`~cbai_cli.algorithms.base.Adaptive`), copied."""
+        designs = [learner.design for learner in learners]
+        states = [learner.state for learner in learners]
+        steps = np.array([design.n_samples for design in designs], dtype=np.int64)
+        uncertain = np.stack([state.uncertain for state in states])
+        return cls(
+            inverse=np.stack([design.inverse for design in designs]),
+            gram=np.stack([design.gram for design in designs]),
+            targets=np.stack([design.targets[0] for design in designs]),
+            estimate=np.stack([design._estimate for design in designs]),
+            norms2=np.stack([design.norms2 for design in designs]),
+            predictions=np.stack([design.predictions for design in designs]),
+            uncertain=uncertain,
+            feasible=np.stack([state.feasible for state in states]),
+            last_lower=np.stack([state.last_lower for state in states]).astype(float),
+            last_upper=np.stack([state.last_upper for state in states]).astype(float),
+            logdet=np.array([design.logdet for design in designs], dtype=float),
+            best=np.array([state.best_feasible_reward for state in states], dtype=float),
+            steps=steps,
+            since=np.array([design._since_refresh for design in designs], dtype=np.int64),
+            limit=steps + budget if budget is not None else np.full(len(designs), -1, dtype=np.int64),
+            pending=np.zeros(len(designs), dtype=np.int64),
+            status=np.where(uncertain.any(axis=1), NEED_NOISE, SOLVED).astype(np.int64),
+            forced=np.array([getattr(learner, "forced_pulls", 0) for learner in learners], dtype=np.int64),
+        )
+
+    def refresh(self, b: int, arms: np.ndarray) -> None:
+        """:meth:`cbai_cli.numerics.linalg.DesignState.refresh` of row b."""
+        (self.inverse[b], self.logdet[b], self.estimate[b], self.norms2[b],
+         self.predictions[b]) = exact_design(arms, self.gram[b], self.targets[b])
+        self.since[b] = 0
+
+    def write_back(self, b: int, learner) -> None:
+        """Row b into ``learner``'s design and elimination state."""
+        design, state = learner.design, learner.state
+        design.inverse = self.inverse[b].copy()
+        design.gram = self.gram[b].copy()
+        design.targets[0] = self.targets[b]
+        design._estimate = self.estimate[b].copy()
+        design.norms2 = self.norms2[b].copy()
+        design.predictions = self.predictions[b].copy()
+        design.logdet = float(self.logdet[b])
+        design.n_samples = int(self.steps[b])
+        design._since_refresh = int(self.since[b])
+        design.contender = -1
+        state.uncertain[:] = self.uncertain[b]
+        state.feasible[:] = self.feasible[b]
+        state.best_feasible_reward = float(self.best[b])
+        state.last_lower = self.last_lower[b].copy()
+        state.last_upper = self.last_upper[b].copy()
+        if hasattr(learner, "forced_pulls"):
+            learner.forced_pulls = int(self.forced[b])
+
+
+#: The rows of :class:`FitState`: (field, part of the learner's intervals — their fit, the
+#: intervals themselves, or the intervals' per-epoch line coefficients, which are not
+#: written back before they have been computed —, attribute, the Python type of a scalar).
+_FIT_ROWS = (("pinv", "fit", "pinv", None), ("caches", "fit", "_caches", None), ("roundoff", "fit", "_roundoff", None),
+             ("directions", "fit", "_directions", None), ("growths", "fit", "_growths", None),
+             ("growth_basis", "fit", "_growth_basis", None),
+             ("growth", "fit", "_growth", float), ("margin", "fit", "margin", float), ("inside", "fit", "inside", None),
+             ("counts", "fit", "_counts", None), ("sums", "fit", "_sums", None), ("steps", "fit", "n_samples", int),
+             ("since", "fit", "_since_refresh", int), ("intercepts", "lines", "_intercepts", None),
+             ("slopes", "lines", "_slopes", None), ("inflations", "lines", "_inflations", None),
+             ("mean_widths", "intervals", "_mean_widths", None), ("mean_roots", "intervals", "_mean_roots", None))
+
+
+@dataclass(frozen=True)
+class FitState:
+    """The ``ols`` regime's state of B runs (:class:`cbai_cli.numerics.ols.LeastSquaresSpan` and
+    :class:`cbai_cli.numerics.ols.MixtureIntervals`), row b being run b: what
+    :func:`cbai_cli.numerics.kernels.advance.advance_fit` reads and writes.
+
+    Attributes:
+        pinv: (B, d, d) V⁺.
+        caches: (B, 3, K) xᵀV⁺x, ‖V⁺x‖² and xᵀφ̂.
+        roundoff, growths, counts, sums: (B, K) the roundoff estimates, the epoch's
+            per-pull growths (NaN for an arm not pulled yet in the epoch), and the pulls and
+            observation sums per arm.
+        growth_basis: (B, d, d) the epoch's basis for the growths
+            (:func:`cbai_cli.numerics.kernels.ols.arm_growth`).
+        directions: (B, 2, d) the rank-one step's scratch.
+        inside: (B, K) bool, the arms in the span.
+        growth, margin: (B,) the epoch's growth sum and its limit.
+        steps, since: (B,) int, the fit's pulls and updates since its last recomputation.
+        intercepts, slopes, inflations: (B, K) 2R²β·a, 2R²β·b and 1/(2β) of each arm's
+            tangent line.
+        mean_widths, mean_roots: (B, 2, K) the widths of the lower and upper sides of the
+            arms' own means and the roots their next widths start from.
+        stale: (B,) bool, the intervals' coefficients are of an older epoch than the fit.
+        due: (B,) int, what the fit asks of Python after the last pull (KEEP, REFRESH, EPOCH
+            or EXTEND of :mod:`cbai_cli.numerics.kernels.ols`).
+        views: per run, the row views that its learner's arrays are while the batch runs
+            (:meth:`share`): an array of the learner's that is not its view was replaced by
+            one of its methods and is copied back (:meth:`serve`).
+    """
+
+    pinv: np.ndarray
+    caches: np.ndarray
+    roundoff: np.ndarray
+    directions: np.ndarray
+    growths: np.ndarray
+    growth_basis: np.ndarray
+    growth: np.ndarray
+    margin: np.ndarray
+    inside: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+    steps: np.ndarray
+    since: np.ndarray
+    intercepts: np.ndarray
+    slopes: np.ndarray
+    inflations: np.ndarray
+    mean_widths: np.ndarray
+    mean_roots: np.ndarray
+    stale: np.ndarray
+    due: np.ndarray
+    views: list[dict[str, np.ndarray]]
+
+    @staticmethod
+    def _part(learner, part: str):
+        return learner.intervals.fit if part == "fit" else learner.intervals
+
+    @classmethod
+    def stack(cls, learners: Sequence) -> FitState:
+        """The rows of ``learners``' intervals, copied, and each learner's arrays then laid
+        over its row (:meth:`share`; coefficients not computed yet count as stale)."""
+        k = learners[0].problem.n_arms
+        rows = {}
+        for name, part, attribute, kind in _FIT_ROWS:
+            values = [getattr(cls._part(learner, part), attribute, None) for learner in learners]
+            if kind is not None:
+                rows[name] = np.array(values, dtype=np.int64 if kind is int else float)
+            else:
+                rows[name] = np.stack([np.zeros(k) if value is None else value for value in values])
+        stale = np.array([learner.intervals.fit.epoch != learner.intervals._epoch for learner in learners])
+        fits = cls(**rows, stale=stale, due=np.zeros(len(learners), dtype=np.int64),
+                   views=[{} for _ in learners])
+        for b, learner in enumerate(learners):
+            fits.share(b, learner)
+        return fits
+
+    def share(self, b: int, learner) -> None:
+        """Lay ``learner``'s arrays over row b (not coefficients of an older epoch), so that
+        what its methods change in place is the row itself."""
+        for name, part, attribute, kind in _FIT_ROWS:
+            if kind is None and not (part == "lines" and self.stale[b]):
+                self.views[b][name] = view = getattr(self, name)[b]
+                setattr(self._part(learner, part), attribute, view)
+
+    def _scalars_out(self, b: int, learner) -> None:
+        """Row b's scalars (the kernels update them) into ``learner``."""
+        for name, part, attribute, kind in _FIT_ROWS:
+            if kind is not None:
+                setattr(self._part(learner, part), attribute, kind(getattr(self, name)[b]))
+
+    def _take_back(self, b: int, learner) -> None:
+        """What ``learner``'s methods changed into row b: its scalars, and each array they
+        replaced (copied into the row, which the learner's array then is again)."""
+        for name, part, attribute, kind in _FIT_ROWS:
+            rows, value = getattr(self, name), getattr(self._part(learner, part), attribute)
+            if kind is not None:
+                rows[b] = value
+            elif value is not self.views[b].get(name):
+                rows[b] = value
+                self.views[b][name] = view = rows[b]
+                setattr(self._part(learner, part), attribute, view)
+        self.stale[b] = False
+
+    def write_back(self, b: int, learner) -> None:
+        """Row b into ``learner``'s fit and intervals as copies of its own (not coefficients
+        that were never computed)."""
+        for name, part, attribute, kind in _FIT_ROWS:
+            if part == "lines" and self.stale[b]:
+                continue
+            row = getattr(self, name)[b]
+            setattr(self._part(learner, part), attribute, row.copy() if kind is None else kind(row))
+
+    def serve(self, b: int, learner) -> None:
+        """What run b's fit asked for after its last pull, done by the learner's own fit as
+        :meth:`~cbai_cli.numerics.ols.LeastSquaresSpan.update` does it (the exact recomputation or a
+        new epoch), then the intervals' coefficients of the fit's epoch
+        (:meth:`~cbai_cli.numerics.ols.MixtureIntervals.follow_epoch`)."""
+        from cbai_cli.numerics.kernels.ols import EPOCH, EXTEND, KEEP, REFRESH
+
+        if self.due[b] == KEEP and not self.stale[b]:
+            return
+        fit = learner.intervals.fit
+        self._scalars_out(b, learner)
+        action = {KEEP: None, REFRESH: fit.refresh, EPOCH: fit.new_epoch, EXTEND: lambda: _extend(fit)}[int(self.due[b])]
+        if action is not None:
+            action()
+        learner.intervals.follow_epoch()
+        self._take_back(b, learner)
+        self.due[b] = KEEP
+
+
+def _extend(fit) -> None:
+    """The compiled loop's last pull was of an arm outside ``fit``'s span (one pull): the one
+    pulled arm outside it extends the span (:meth:`~cbai_cli.numerics.ols.LeastSquaresSpan.extend`,
+    which recomputes if that arm was pulled before); with more than one such arm (a pulled
+    arm the span cut left out) the fit is recomputed."""
+    outside = np.flatnonzero(~fit.inside & (fit.counts > 0))
+    if outside.size == 1:
+        fit.extend(int(outside[0]), 1)
+    else:
+        fit.refresh()
+
+
+def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
+                 threads_from: int | None = None, interpret: bool | None = None,
+                 load: Callable[[], None] = jit.load,
+                 progress: Callable[[int], None] | None = None) -> list[tuple[int, bool]]:
+    """Run every learner against its environment until it stops or its next pull would
+    exceed ``budget`` pulls; returns (pulls, solved) per run.
+
+    The learners share one problem, one rule and one regime (one prepared request, as
+    :meth:`~cbai_cli.algorithms.base.Adaptive.compiled` allows); each environment answers
+    from its own stream (``environment.compiled_noise()``): Gaussian noise from standard
+    normals drawn ahead, binary answers drawn in the step from the environment's generator
+    itself (runs of binary answers advance one at a time: a batch would make numba compile
+    for each batch size); a random rule
+    (:data:`~cbai_cli.numerics.kernels.codes.UNIFORM_RULES`) reads its uniforms from chunks of the
+    learner's own ``rng.random`` (the doubles that the learner's ``select`` draws one per
+    pull, so the same ones; the learner's generator ends up ahead by the unused rest of the
+    last chunk). ``threads_from``:
+    the K·d from which a pass over the arms is split across threads (None:
+    :func:`cbai_cli.numerics.kernels.threads.threads_from`); the records do not depend on it.
+
+    ``interpret``: True runs the kernels' interpreted views throughout, False the compiled
+    ones; None (the default) starts interpreted where :func:`cbai_cli.numerics.kernels.jit.interpreting`
+    says so and calls ``load`` (:func:`cbai_cli.numerics.kernels.jit.load`, or a caller's function that
+    also times it) once the process has spent its interpreted seconds. Interpreted calls are
+    cut into pieces of about :data:`INTERPRETED_CALL_SECONDS` (a budget of a few steps ahead,
+    lifted after the call), and a piece that raises (Python's float arithmetic raises
+    where numpy's gives ±∞ or NaN) is undone and run compiled. The records do not depend on
+    ``interpret`` (``tests/kernels/test_interpreted.py``).
+
+    ``progress`` is told the pulls of all the runs so far each time the step hands back
+    control (every few hundred pulls of a run, and once at the end); it only watches.
+    """
+    from cbai_cli.numerics.kernels.advance import advance, advance_fit
+    from cbai_cli.numerics.kernels.threads import threads_from as default_threads_from
+    from cbai_cli.numerics.ols import DRIFT_TOLERANCE, STEP_ROUNDOFF, MixtureIntervals
+
+    first = learners[0]
+    problem, design = first.problem, first.design
+    fits = FitState.stack(learners) if isinstance(first.intervals, MixtureIntervals) else None
+    if fits is not None:  # constants of each run's own means, read by the loop, never written
+        mean_thresholds = np.stack([learner.intervals._mean_thresholds for learner in learners])
+        mean_scale = np.array([learner.intervals.subgaussian for learner in learners], dtype=float)
+    noise = [environment.compiled_noise() for environment in environments]
+    means, sigma = np.ascontiguousarray(noise[0][0], dtype=float), noise[0][1]
+    if sigma is None and len(learners) > 1:
+        outcomes: list[tuple[int, bool]] = []
+        for learner, environment in zip(learners, environments):
+            before = sum(used for used, _ in outcomes)
+            watch = None if progress is None else (lambda pulls, before=before: progress(before + pulls))
+            outcomes.append(run_compiled([learner], [environment], budget, threads_from, interpret, load, watch)[0])
+        return outcomes
+    # binary answers: the one run's generator, read in the step; Gaussian noise: normals drawn ahead
+    stream = noise[0][2] if sigma is None else None
+    rewards = np.ascontiguousarray(problem.rewards, dtype=float)
+    batch = BatchState.stack(learners, budget)
+    start = batch.steps.copy()
+    normals = np.empty((len(learners), NOISE_CHUNK))
+    uniforms = np.zeros((len(learners), NOISE_CHUNK))
+    draws = first.kernel_code in UNIFORM_RULES
+    used_normals = np.full(len(learners), NOISE_CHUNK, dtype=np.int64)
+    companion = np.zeros(problem.n_arms)
+    if threads_from is None:
+        threads_from = default_threads_from(design.arms)
+    interpreting = jit.interpreting(design.arms.size) if interpret is None else interpret
+    step_seconds = None  # an interpreted step's time, measured
+    # the greedy direction is predicted only where a pass computes both products
+    contenders = (design.MAX_CONTENDERS if design._streaming and first.kernel_code in (G_ACOL, GREEDY_MAXVAR)
+                  else None)
+    while True:
+        if progress is not None:
+            progress(int((batch.steps - start).sum()))
+        for b in np.flatnonzero(batch.status == NEED_NOISE):
+            if stream is None:
+                normals[b] = noise[b][2].standard_normal(NOISE_CHUNK)
+            if draws:
+                uniforms[b] = learners[b].rng.random(NOISE_CHUNK)
+            used_normals[b] = 0
+            batch.status[b] = RUNNING
+        for b in np.flatnonzero(batch.status == NEED_REFRESH):
+            if batch.since[b] >= design.refresh_every:
+                batch.refresh(b, design.arms)
+            if fits is not None:
+                fits.serve(b, learners[b])
+            batch.status[b] = RUNNING
+        if not (batch.status == RUNNING).any():
+            break
+        shared = (design.arms, rewards, float(problem.threshold), means, 0.0 if sigma is None else sigma,
+                  first.kernel_code,
+                  float(getattr(first, "optimism", 0.0)))
+        runs = (batch.inverse, batch.gram, batch.targets, batch.estimate, batch.norms2, batch.predictions,
+                batch.logdet, batch.uncertain, batch.feasible, batch.best, batch.last_lower, batch.last_upper,
+                batch.steps, batch.since, batch.limit, batch.pending, batch.status, batch.forced, normals,
+                uniforms, used_normals, companion, design.block, contenders,
+                threads_from)
+        if fits is None:
+            code, params = first.regime.kernel(problem.dim)
+            kernel, arguments = advance, (*shared, code, np.array(params), design.refresh_every, *runs, stream)
+        else:
+            fit = first.intervals.fit
+            kernel, arguments = advance_fit, (
+                *shared, design.refresh_every, *runs, fits.pinv, fits.caches, fits.roundoff, fits.directions,
+                fits.growths, fits.growth_basis, fits.growth, fits.margin, fits.inside, fits.counts, fits.sums,
+                fits.steps, fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts,
+                fits.slopes, fits.inflations, fits.mean_widths, fits.mean_roots, mean_thresholds, mean_scale,
+                first.intervals.mean_prior.scales, first.intervals.mean_prior.log_weights, fits.stale, fits.due,
+                stream)
+        if not interpreting:
+            kernel.compiled(*arguments)
+            continue
+        running = int((batch.status == RUNNING).sum())
+        ahead = 1 if step_seconds is None else max(1, int(INTERPRETED_CALL_SECONDS / (step_seconds * running)))
+        before = int(batch.steps.sum())
+        started = time.perf_counter()
+        if not _interpret_piece(kernel, arguments, batch, ahead):
+            load()
+            interpreting = False
+            continue
+        spent = time.perf_counter() - started
+        done = int(batch.steps.sum()) - before
+        step_seconds = spent / done if done else step_seconds
+        if not jit.interpreted_for(spent) and interpret is None:
+            load()
+            interpreting = False
+    for b, learner in enumerate(learners):
+        batch.write_back(b, learner)
+        if fits is not None:
+            fits.write_back(b, learner)
+    return [(int(batch.steps[b] - start[b]), bool(batch.status[b] == SOLVED)) for b in range(len(learners))]
+
+
+def _interpret_piece(kernel, arguments: tuple, batch: BatchState, ahead: int) -> bool:
+    """Run ``kernel``'s interpreted view on ``arguments`` (whose runs row ``batch``
+    holds) for at most ``ahead`` more pulls per run; returns False, with every array and
+    generator of ``arguments`` as it was, if Python's arithmetic raised (:func:`cbai_cli.numerics.kernels.jit.interpret`)."""
+    limit = batch.limit.copy()
+    ceiling = batch.steps + ahead
+    batch.limit[:] = np.where(limit < 0, ceiling, np.minimum(limit, ceiling))
+    try:
+        done, _ = jit.interpret(kernel, arguments)
+    finally:
+        batch.limit[:] = limit
+    if done:  # a run stopped by the piece's ceiling, not by its own budget, goes on
+        batch.status[(batch.status == BUDGET) & ((limit < 0) | (batch.steps < limit))] = RUNNING
+    return done
