@@ -271,9 +271,12 @@ def _register_plugin(entry: Any) -> None:
 
 def load_plugins() -> None:
     """Register the algorithms of the ``cbai.algorithms`` entry points, once per process
-    (:func:`cbai_cli.contracts.plugins.load_entry_points`)."""
+    (:func:`cbai_cli.contracts.plugins.load_entry_points`), after the kinds' (an algorithm
+    names the kinds it runs on)."""
     from cbai_cli.contracts.plugins import load_entry_points
+    from cbai_cli.kinds import kind_entries
 
+    kind_entries()
     load_entry_points(ENTRY_POINT_GROUP, _register_plugin)
 
 
@@ -356,30 +359,6 @@ def algorithm_help(with_defaults: bool = False, kinds: tuple[str, ...] | None = 
                               if kinds is None or kind in kinds)
         text += " Default: " + ", ".join(f"{default_algorithm(kind)} for {kind} files" for kind in shown) + "."
     return text
-
-
-@dataclass(frozen=True)
-class Listing:
-    """``cbai algorithms``: every entry, as JSON or as a table."""
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"algorithms": [...]}``, one description per entry."""
-        return {"algorithms": [entry.describe() for entry in entries().values()]}
-
-    def render(self, out) -> None:
-        from cbai_cli.cli.render import algorithms_table
-
-        algorithms_table(out, tuple(entries().values()), dict(ALIASES))
-
-    def to_markdown(self) -> str:
-        """Every algorithm (kinds, style, regimes with the default first, summary), then the
-        regimes (:func:`cbai_cli.numerics.confidence.regimes_markdown`): the README's tables."""
-        from cbai_cli.numerics.confidence import regimes_markdown
-
-        rows = ["| name | instance kinds | style | regimes (default first) | what it does |", "| --- | --- | --- | --- | --- |"]
-        rows += [f"| `{entry.name}` | {', '.join(entry.kinds)} | {entry.style} | {', '.join(entry.regimes) or '—'} | "
-                 f"{entry.summary} |" for entry in entries().values()]
-        return "\n".join(rows) + "\n\n" + regimes_markdown()
 
 
 def names_for(kind: str) -> list[str]:

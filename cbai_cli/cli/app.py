@@ -163,7 +163,7 @@ def list_algorithms(
                                      "tables (those of the README)."),
 ) -> None:
     """List the registered algorithms: instance kinds, style, regimes and options."""
-    from cbai_cli.algorithms.registry import Listing
+    from cbai_cli.cli.render import Listing
     from cbai_cli.contracts.errors import OptionError
 
     if as_json and as_markdown:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from cbai_cli.compare.store import SQLITE_BUSY_TIMEOUT_MS, immediate
+from cbai_cli.io.databases import immediate
 from cbai_cli.contracts.errors import CbaiError, OptionError
 
 #: Seconds a writer's claims stay its own after its last heartbeat (``--lease``).
@@ -135,6 +135,8 @@ class SqliteClaims:
         self.lease = lease
         self.writer = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self._connection = connection
+        # the heartbeat's own connection waits for a busy store as long as the store's does
+        self._busy_timeout_ms = connection.execute("PRAGMA busy_timeout").fetchone()[0]
         self._clock = clock
         self._seen: dict[str, tuple[int, float]] = {}  # writer → (its beat, when this process first saw it)
         self._failure: str | None = None
@@ -242,7 +244,8 @@ class SqliteClaims:
         stop. A writer whose row another process removed (it saw no beat for a lease: this
         process was frozen) is written again. A failure is kept for the main thread."""
         try:
-            connection = sqlite3.connect(self.path, timeout=SQLITE_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            connection = sqlite3.connect(self.path, timeout=self._busy_timeout_ms / 1000,
+                                         isolation_level=None)
             try:
                 while not self._stop.wait(self.lease / BEATS_PER_LEASE):
                     with immediate(connection):

@@ -161,8 +161,10 @@ def parse_algorithms(texts: Iterable[str], shared: Mapping[str, Any]) -> tuple[A
     for all algorithms are checked against their ranges here, and one that no algorithm of
     the comparison reads is refused, as ``cbai solve`` refuses an option its algorithm does
     not read (it would be ignored silently)."""
+    from cbai_cli.algorithms.registry import load_plugins
     from cbai_cli.contracts.options import checked
 
+    load_plugins()  # a plugin's options are declared as its algorithm loads
     checked(shared)
     choices: list[AlgorithmChoice] = []
     for text in split_algorithm_specs(texts):

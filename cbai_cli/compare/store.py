@@ -37,14 +37,12 @@ import errno
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from cbai_cli.compare.records import record_problem
-from cbai_cli.io.databases import resource_failure
+from cbai_cli.io.databases import immediate, resource_failure
 from cbai_cli.contracts.errors import OptionError
 from cbai_cli.io.outputs import check_writable, file_identity, is_device_or_pipe, reason, unwritable_reason
 
@@ -401,21 +399,6 @@ class SqliteStore:
 
     def close(self) -> None:
         self._connection.close()
-
-
-@contextmanager
-def immediate(connection: sqlite3.Connection) -> Iterator[None]:
-    """One write transaction on ``connection`` (opened with ``isolation_level=None``),
-    rolled back on any exception."""
-    # IMMEDIATE takes the write lock up front, so a busy store makes this writer wait
-    # (busy timeout) instead of failing halfway through its transaction.
-    connection.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
 
 
 def _tables(connection: sqlite3.Connection) -> set[str]:

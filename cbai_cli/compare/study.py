@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cbai_cli.algorithms.registry import load_plugins
 from cbai_cli.compare.claims import DEFAULT_LEASE, check_lease
 from cbai_cli.compare.plan import DEFAULT_SEEDS, Grid, Plan, PlannedRun, build_grid, build_plan, parse_shard
 from cbai_cli.compare.study_file import load_study
@@ -167,6 +168,7 @@ def plan_comparison(settings: CompareSettings) -> PlannedComparison:
     seeds = settings.seeds if settings.seeds is not None else (study.seeds if study and study.seeds else DEFAULT_SEEDS)
     first_seed = settings.first_seed if settings.first_seed is not None else (study.first_seed if study and study.first_seed is not None else 0)
     options = dict(study.options) if study else {}
+    load_plugins()  # a plugin's options are declared as its algorithm loads
     options.update(checked(settings.options))
     if settings.jobs is not None:
         check_jobs(settings.jobs)

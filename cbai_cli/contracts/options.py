@@ -325,11 +325,9 @@ def default(name: str) -> Any:
 
 
 def refuse_unknown(names: Iterable[Any]) -> None:
-    """One line naming the given option names that :data:`OPTIONS` does not declare (the
-    options of plugins' algorithms included)."""
-    from cbai_cli.algorithms.registry import load_plugins
-
-    load_plugins()
+    """One line naming the given option names that :data:`OPTIONS` does not declare. The
+    options of plugins' algorithms are declared when the registry loads its plugins
+    (:func:`cbai_cli.algorithms.registry.load_plugins`), which callers that take them do first."""
     unknown = [str(name) for name in names if name not in OPTIONS]
     if unknown:
         raise OptionError(f"unknown option(s) {', '.join(unknown)} (valid: {', '.join(OPTIONS)})", unknown[0])

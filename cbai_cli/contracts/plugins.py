@@ -18,7 +18,6 @@ from cbai_cli.contracts.errors import OptionError
 
 #: What each entry-point group adds.
 GROUPS = {"cbai.algorithms": "algorithm", "cbai.regimes": "confidence regime", "cbai.kinds": "instance kind"}
-KINDS_GROUP = "cbai.kinds"
 
 _READ: set[str] = set()  # the groups this process has read (a cache: reading twice would register twice)
 
@@ -35,14 +34,9 @@ def _installed() -> Any:
 def load_entry_points(group: str, register: Callable[[Any], None]) -> None:
     """Hand every object that the entry points of ``group`` name (each item of a list or
     tuple) to ``register``, once per process; a failure is an
-    :class:`~cbai_cli.contracts.errors.OptionError` naming the plugin. Kinds are read before
-    algorithms and regimes, which may name them."""
+    :class:`~cbai_cli.contracts.errors.OptionError` naming the plugin."""
     if group in _READ:
         return
-    if group != KINDS_GROUP:
-        from cbai_cli.kinds import kind_entries
-
-        kind_entries()
     _READ.add(group)
     for point in _installed().select(group=group):
         try:

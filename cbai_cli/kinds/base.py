@@ -13,6 +13,12 @@ from typing import Any, ClassVar
 
 from cbai_cli.contracts.errors import OptionError
 
+#: The option that puts a guessed constraint into a file without one
+#: (:meth:`InstanceKind.guess_constraint`), and its library name
+#: (:attr:`cbai_cli.contracts.errors.OptionError.parameter`).
+GUESS_FLAG = "--guess-constraint"
+GUESS_PARAMETER = "guess_constraint"
+
 
 class InstanceKind:
     """One kind of instance file and everything that depends on it.
@@ -68,10 +74,8 @@ class InstanceKind:
         """``instance`` with ``guess`` put in as its hidden truth, its bounds and simulated runs
         then for that guess (``--guess-constraint``; :mod:`cbai_cli.kinds.cbai.guess`); ``warn`` gets
         one line per warning. Kinds whose truth is always part of the file refuse in one line."""
-        from cbai_cli.kinds.cbai.guess import FLAG, PARAMETER
-
-        raise OptionError(f"{FLAG} does not apply to {self.name} instances (their files always hold the truth)",
-                          PARAMETER)
+        raise OptionError(f"{GUESS_FLAG} does not apply to {self.name} instances (their files always hold the truth)",
+                          GUESS_PARAMETER)
 
     # ------------------------------------------------------------ bounds
     def check_bound_options(self, given: Iterable[str]) -> None:

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from cbai_cli.algorithms.registry import AlgorithmEntry, for_kind
+from cbai_cli.algorithms.registry import AlgorithmEntry, for_kind, load_plugins
 from cbai_cli.contracts.errors import OptionError
 from cbai_cli.contracts.options import OPTIONS, QueryLimitError, check_seed, checked, refuse_unknown
 from cbai_cli.contracts.protocol import Answer, Environment, Learner, Query
@@ -45,7 +45,8 @@ class RunRequest:
 
     @classmethod
     def of(cls, algorithm: str | None, regime: str | None = None, **options: Any) -> RunRequest:
-        """A request from keyword options; ``None`` means not given."""
+        """A request from keyword options (a plugin's own among them); ``None`` means not given."""
+        load_plugins()
         refuse_unknown(options)
         return cls(algorithm, regime, tuple(sorted((k, v) for k, v in options.items() if v is not None)))
 

@@ -236,7 +236,7 @@ class Session:
         and ``algorithm`` None is ``cbai solve``'s default. An existing ``path`` is
         refused, never overwritten."""
         from cbai_cli import __version__
-        from cbai_cli.algorithms.registry import default_algorithm
+        from cbai_cli.algorithms.registry import default_algorithm, load_plugins
         from cbai_cli.kinds import load
         from cbai_cli.contracts.options import check_seed, checked
         from cbai_cli.session.journal import SCHEMA_VERSION
@@ -246,6 +246,7 @@ class Session:
             instance = load(instance)
         folder = media_folder(instance)
         # checked here as well as by prepare, so that the study stores plain Python values
+        load_plugins()  # a plugin's options are declared as its algorithm loads
         given = checked({name: value for name, value in options.items() if value is not None})
         check_kind(instance)
         instance = instance.without_truth()  # a study never holds the hidden constraint

@@ -29,10 +29,8 @@ from typing import Any
 import numpy as np
 
 from cbai_cli.contracts.errors import InstanceError, OptionError
+from cbai_cli.kinds.base import GUESS_FLAG as FLAG, GUESS_PARAMETER as PARAMETER
 
-FLAG = "--guess-constraint"
-#: The library's name of the option (:attr:`cbai_cli.contracts.errors.OptionError.parameter`).
-PARAMETER = "guess_constraint"
 INSTANCE_SUFFIXES = (".yaml", ".yml", ".npz")
 VECTOR_SUFFIXES = (".npy", ".txt")
 #: The most characters of a ``.txt`` guess that are read: a million numbers, more than any
