@@ -1,5 +1,5 @@
 """Building cbai compiles its kernels into the built package (everything else is in
-pyproject.toml): after the usual copy of the sources, :mod:`cbai_cli.numerics.kernels.warm` runs on
+pyproject.toml): after the usual copy of the sources, :mod:`cbai_cli.warm` runs on
 the built files, so numba's cache beside them (``cbai_cli/numerics/kernels/__pycache__``) holds
 compiled code for every kernel a command runs, and no command compiles in front of the
 user. An editable install, ``CBAI_NO_PRECOMPILE=1`` or a failing compile skips it (the
@@ -30,7 +30,7 @@ class BuildWithKernels(build_py):
         # build environment through it)
         environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(built), os.environ.get("PYTHONPATH")]))
         print("cbai: compiling the kernels into the package (once per install, about a minute)", flush=True)
-        done = subprocess.run([sys.executable, "-m", "cbai_cli.numerics.kernels.warm"], cwd=built, env=environment)
+        done = subprocess.run([sys.executable, "-m", "cbai_cli.warm"], cwd=built, env=environment)
         if done.returncode != 0:
             print("cbai: warning: the kernels could not be compiled now; they compile on first use", flush=True)
         # the compiled kernels stay; the bytecode of the run does not (pip compiles its own)

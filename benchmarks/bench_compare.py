@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from cbai_cli.compare.execute import InProcessBackend, ProcessPoolBackend, Scheduler
+from cbai_cli.compare.backends import InProcessBackend, ProcessPoolBackend
+from cbai_cli.compare.execute import Scheduler
 from cbai_cli.compare.plan import build_grid, build_plan
 from cbai_cli.compare.records import stable_part
 from cbai_cli.compare.summary import sort_records

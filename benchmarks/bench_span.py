@@ -5,7 +5,7 @@ what that does to a whole run that starts on a large arm set (not run by CI).
 
     python benchmarks/bench_span.py [--repeats 5] [--runs-K 100000] [--runs-d 100] [--budget 300]
 
-BLAS runs on one thread, as in ``cbai`` (:func:`cbai_cli.run.parallel.pin_blas_threads_by_default`).
+BLAS runs on one thread, as in ``cbai`` (:func:`cbai_cli.numerics.blas_threads.pin_blas_threads_by_default`).
 Part 1: random Gaussian arms, rank d/2 pulled, then one new arm pulled; minimum over
 ``--repeats`` of each way on copies of the same fit. Part 2: ``cbai solve``'s library call
 (:func:`cbai_cli.run.solving.solve_instance`, compiled runs) of G-ACOL with ``ols`` on ``cbai

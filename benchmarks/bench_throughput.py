@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         import json
 
-        from cbai_cli.io.files import write_atomic
+        from cbai_cli.io.atomic import write_atomic
 
         command = " ".join(["python", "benchmarks/bench_throughput.py", *(sys.argv[1:] if argv is None else argv)])
         data = json.dumps({"command": command, **result}, indent=1).encode()

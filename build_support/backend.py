@@ -1,6 +1,6 @@
 """cbai's build backend: setuptools', with cbai's own dependencies installed into the build
 environment too, so that building the package can compile its kernels (setup.py runs
-:mod:`cbai_cli.numerics.kernels.warm` on the built files, and the compiled code ships in the wheel).
+:mod:`cbai_cli.warm` on the built files, and the compiled code ships in the wheel).
 
 The dependencies are read from pyproject.toml, where they are declared once.
 """

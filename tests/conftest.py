@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from cbai_cli.run.parallel import pin_blas_threads_by_default
+from cbai_cli.numerics.blas_threads import pin_blas_threads_by_default
 
 # As the CLI does: single-threaded BLAS before numpy loads.
 pin_blas_threads_by_default()

@@ -28,6 +28,7 @@ from cbai_cli.numerics.confidence import (
     radius_static,
     minimum_radius,
     regime_notes,
+    register_regime,
 )
 from cbai_cli.numerics.linalg import DesignState, RidgeDesign
 
@@ -186,9 +187,30 @@ def test_regimes_are_registered_by_name():
                        "ols": OLSRegime}
 
 
-def test_ols_comes_after_the_regimes_that_are_defaults():
-    """The default regime of an algorithm is the first it accepts: theory, not ols."""
-    assert list(REGIMES)[-1] == "ols"
+def test_one_regime_of_each_style_declares_itself_the_default():
+    """Order does not choose the default: theory and static declare it, the others do not."""
+    assert {name: regime.default for name, regime in REGIMES.items()} == {
+        "static": True, "theory": True, "det": False, "tuned": False, "ols": False}
+
+
+def test_an_algorithm_runs_the_declared_default_whatever_the_order(monkeypatch):
+    from cbai_cli.algorithms.registry import resolve
+
+    monkeypatch.setattr("cbai_cli.numerics.confidence.REGIMES", dict(reversed(list(REGIMES.items()))))
+    assert resolve("g-acol")[0].default_regime == "theory"
+    assert resolve("g-acol")[0].regimes[0] == "theory"
+    assert resolve("track-and-stop")[0].default_regime == "ols"  # its entry prefers ols
+
+
+def test_a_second_default_of_a_style_is_refused(monkeypatch):
+    monkeypatch.setattr("cbai_cli.numerics.confidence.REGIMES", dict(REGIMES))
+
+    class AnotherDefault(DeterminantRegime):
+        name = "another"
+        default = True
+
+    with pytest.raises(ValueError, match="adaptive regimes have a default already"):
+        register_regime(AnotherDefault)
 
 
 @pytest.mark.parametrize("regime, adaptive, guaranteed", [

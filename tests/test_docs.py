@@ -23,7 +23,7 @@ def test_python_guide_examples_run(tmp_path, monkeypatch):
 
 
 def test_the_readme_tables_of_algorithms_and_regimes_are_the_registrys():
-    from cbai_cli.cli.render import Listing
+    from cbai_cli.cli.listing import Listing
 
     readme = (ROOT / "README.md").read_text()
     block = readme.split("<!-- algorithms -->\n", 1)[1].split("<!-- /algorithms -->", 1)[0]

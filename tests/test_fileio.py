@@ -18,17 +18,8 @@ import numpy as np
 import pytest
 
 from cbai_cli.contracts.errors import InstanceError
-from cbai_cli.io.files import (
-    STALE_TEMPORARY_AGE_S,
-    atomic_file,
-    instance_errors,
-    read_mapping,
-    read_npy,
-    remove_stale_temporaries,
-    temporary_prefix,
-    write_atomic,
-    write_mapping,
-)
+from cbai_cli.io.files import instance_errors, read_mapping, read_npy, write_mapping
+from cbai_cli.io.atomic import STALE_TEMPORARY_AGE_S, atomic_file, remove_stale_temporaries, temporary_prefix, write_atomic
 from cbai_cli.contracts.validation import FieldError
 
 POSIX_ONLY = pytest.mark.skipif(os.name != "posix", reason="signals and PIDs as on POSIX")
@@ -373,7 +364,7 @@ def test_a_stale_temporary_that_is_a_folder_is_kept(tmp_path):
 SLOW_WRITER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from cbai_cli.io.files import write_atomic
+    from cbai_cli.io.atomic import write_atomic
 
     target, ready = Path(sys.argv[1]), Path(sys.argv[2])
 
@@ -450,7 +441,7 @@ def test_sigkill_leaves_a_temporary_that_the_next_write_removes(tmp_path):
 FINALISER_SIGTERM = textwrap.dedent("""
     import gc, os, signal, sys
     from pathlib import Path
-    from cbai_cli.io.files import atomic_file
+    from cbai_cli.io.atomic import atomic_file
 
     class Finalised:
         def __del__(self):  # Python runs the handler here, where a raised exception is dropped
@@ -481,7 +472,7 @@ def test_sigterm_handled_inside_a_finaliser_still_ends_the_process_and_removes_t
 NESTED_SIGTERM = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
-    from cbai_cli.io.files import atomic_file
+    from cbai_cli.io.atomic import atomic_file
 
     folder = Path(sys.argv[1])
     with atomic_file(folder / "outer.csv"), atomic_file(folder / "inner.csv"):

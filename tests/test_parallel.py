@@ -10,14 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from cbai_cli.run.parallel import BLAS_THREAD_VARIABLES, pin_blas_threads_by_default, single_threaded_blas, spawn_pool
+from cbai_cli.numerics.blas_threads import BLAS_THREAD_VARIABLES, pin_blas_threads_by_default, single_threaded_blas
+
+from cbai_cli.run.parallel import spawn_pool
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _environment_after_pinning(**preset: str) -> dict[str, str | None]:
     """The BLAS variables in a fresh interpreter (numpy not loaded) after pinning."""
-    script = ("import json, os; from cbai_cli.run.parallel import BLAS_THREAD_VARIABLES, pin_blas_threads_by_default; "
+    script = ("import json, os; from cbai_cli.numerics.blas_threads import BLAS_THREAD_VARIABLES, pin_blas_threads_by_default; "
               "pin_blas_threads_by_default(); print(json.dumps({v: os.environ.get(v) for v in BLAS_THREAD_VARIABLES}))")
     environment = {key: value for key, value in os.environ.items() if key not in BLAS_THREAD_VARIABLES}
     environment.update(preset, PYTHONPATH=str(REPO))

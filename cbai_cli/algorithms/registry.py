@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -35,6 +35,33 @@ def _regimes() -> Mapping[str, Any]:
     from cbai_cli.numerics.confidence import regimes
 
     return regimes()
+
+
+@dataclass(frozen=True)
+class Configured:
+    """What an algorithm's ``configure`` function makes of a checked request.
+
+    Attributes:
+        view: the first argument of the algorithm's constructor: the learner's view of
+            the instance (never the hidden truth).
+        config: the algorithm's configuration, its second argument.
+        budget: the query budget of a run (None: until the algorithm stops).
+        options: the options in effect, as plain values, for tables and records.
+        notes: remarks for the user (defaults chosen, caveats of the regime).
+        init: further keyword arguments of the constructor (the Oracle's design).
+        instance: the instance as run, when configuring changed it (``--T``).
+        warnings: what to tell the user before a run starts (a run that will take very
+            long); the commands print them on stderr, once per request.
+    """
+
+    view: Any
+    config: Any
+    budget: int | None
+    options: Mapping[str, Any]
+    notes: tuple[str, ...] = ()
+    init: Mapping[str, Any] = field(default_factory=dict)
+    instance: Any = None
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,15 +120,20 @@ class AlgorithmEntry:
             return ()
         adaptive = self.regime_style == "adaptive"
         accepted = tuple(name for name, regime in _regimes().items() if regime.adaptive == adaptive)
-        if self.preferred_regime in accepted:
-            return (self.preferred_regime, *(name for name in accepted if name != self.preferred_regime))
-        return accepted
+        first = self.default_regime
+        return (first, *(name for name in accepted if name != first)) if first in accepted else accepted
 
     @property
     def default_regime(self) -> str | None:
         """The regime a run uses when none is asked for: ``preferred_regime``, else the
-        first regime of its style."""
-        return self.regimes[0] if self.regimes else None
+        regime of its style that declares itself the default."""
+        if self.regime_style is None:
+            return None
+        adaptive = self.regime_style == "adaptive"
+        styled = {name: regime for name, regime in _regimes().items() if regime.adaptive == adaptive}
+        if self.preferred_regime in styled:
+            return self.preferred_regime
+        return next((name for name, regime in styled.items() if regime.default), None)
 
     def load(self) -> type:
         """The algorithm's class, imported now; one line naming the entry when it cannot be."""

@@ -44,7 +44,7 @@ def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
     """Constrained linear best-arm identification from the shell."""
-    from cbai_cli.run.parallel import pin_blas_threads_by_default
+    from cbai_cli.numerics.blas_threads import pin_blas_threads_by_default
 
     pin_blas_threads_by_default()
 
@@ -64,7 +64,7 @@ def _progress_style(quiet: bool):
 
 def _show(outcome, as_json: bool) -> None:
     """One JSON document on stdout, or the outcome's tables."""
-    from cbai_cli.cli.render import console, print_json
+    from cbai_cli.io.render import console, print_json
 
     if as_json:
         print_json(outcome.to_json())
@@ -163,7 +163,7 @@ def list_algorithms(
                                      "tables (those of the README)."),
 ) -> None:
     """List the registered algorithms: instance kinds, style, regimes and options."""
-    from cbai_cli.cli.render import Listing
+    from cbai_cli.cli.listing import Listing
     from cbai_cli.contracts.errors import OptionError
 
     if as_json and as_markdown:
@@ -272,7 +272,7 @@ def driver_arms(
     `cbai solve FILE.npz --algo g-acol --regime tuned --beta 1 --json > run.json` then
     `cbai driver-arms --show FILE.npz --solved run.json -o fig.png`.
     """
-    from cbai_cli.driver.command import driver_arms as run
+    from cbai_cli.cli.driver import driver_arms as run
     from cbai_cli.run.progress import reporting
 
     # only the CEM runs take long: drawing and imported policies show no progress
@@ -285,9 +285,9 @@ def driver_arms(
         typer.echo(line, err=True)
 
 
-from cbai_cli.session.command import session_app  # noqa: E402  (it declares its options with with_options)
+from cbai_cli.cli.session import session_app  # noqa: E402  (it declares its options with with_options)
 
-from cbai_cli.serve.command import serve  # noqa: E402  (the web stack loads when the command runs)
+from cbai_cli.cli.serve import serve  # noqa: E402  (the web stack loads when the command runs)
 
 session_app.command()(serve)
 app.add_typer(session_app, name="session")

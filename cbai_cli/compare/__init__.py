@@ -6,8 +6,9 @@
 - :mod:`~cbai_cli.compare.study_file`: experiment files (YAML).
 - :mod:`~cbai_cli.compare.plan`: the grid and the plan of runs (seeds, shards, run keys).
 - :mod:`~cbai_cli.compare.study`: ``cbai compare`` as library calls (plan, run, merge).
-- :mod:`~cbai_cli.compare.execute`: runs a plan in this process, on a local process
-  pool or on a Dask cluster, with adaptive batching of short runs.
+- :mod:`~cbai_cli.compare.execute`: runs a plan in batches, adaptive for short runs, on a
+  backend (:mod:`~cbai_cli.compare.backends`: this process, a local process pool or a Dask
+  cluster); :mod:`~cbai_cli.compare.tasks` is the work a batch carries to its worker.
 - :mod:`~cbai_cli.compare.store`: JSON Lines and SQLite stores of records (resume).
 - :mod:`~cbai_cli.compare.summary`: medians, quartiles and ratios per instance group.
 - :mod:`~cbai_cli.compare.render` and :mod:`~cbai_cli.compare.plot`: tables, JSON,

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from cbai_cli.io.databases import immediate
 from cbai_cli.contracts.errors import CbaiError, OptionError
+from cbai_cli.io.databases import immediate
 
 #: Seconds a writer's claims stay its own after its last heartbeat (``--lease``).
 DEFAULT_LEASE = 60.0

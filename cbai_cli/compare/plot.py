@@ -75,7 +75,7 @@ def plot_comparison(rows: Sequence[SummaryRow], records: Sequence[dict], path: P
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
-    from cbai_cli.io import files as fileio
+    from cbai_cli.io.atomic import write_atomic
     from cbai_cli.io.outputs import write_errors
 
     if not rows:
@@ -117,7 +117,7 @@ def plot_comparison(rows: Sequence[SummaryRow], records: Sequence[dict], path: P
     figure.savefig(buffer, format=path.suffix.lower().lstrip("."), dpi=150, bbox_inches="tight")
     data = buffer.getvalue()
     with write_errors(path, "--plot"):
-        fileio.write_atomic(path, lambda stream: stream.write(data))
+        write_atomic(path, lambda stream: stream.write(data))
 
 
 def _sweep_panel(axis, source: str, members: Sequence[SummaryRow], colors: dict, markers: dict) -> None:

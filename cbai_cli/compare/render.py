@@ -13,11 +13,10 @@ from pathlib import Path
 
 from rich.table import Table
 
-from cbai_cli.cli.render import markup_safe
-
 from cbai_cli.compare.records import RECORD_KEYS
 from cbai_cli.compare.summary import SummaryRow, by_group
 from cbai_cli.contracts.errors import OptionError
+from cbai_cli.io.render import markup_safe
 
 PLOT_SUFFIXES = (".png", ".pdf", ".svg")
 
@@ -43,7 +42,7 @@ def check_outputs(as_json: bool, as_csv: bool, plot: str | Path | None, out: str
 def _number(value: float | None, digits: int = 4) -> str:
     """``digits`` significant digits, but whole numbers with thousands separators from
     1,000 on (a median of 37,571.5 reads better as 37,572 than as 3.757e+04)."""
-    from cbai_cli.cli.render import fmt
+    from cbai_cli.io.render import fmt
 
     if value is not None and math.isfinite(value) and abs(value) >= 10 ** (digits - 1):
         return f"{value:,.0f}"
@@ -147,7 +146,7 @@ def json_document(records: Sequence[dict], rows: Sequence[SummaryRow]) -> dict:
 
 
 def print_json_document(records: Sequence[dict], rows: Sequence[SummaryRow]) -> None:
-    from cbai_cli.cli.render import print_json
+    from cbai_cli.io.render import print_json
 
     print_json(json_document(records, rows))
 

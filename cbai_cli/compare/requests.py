@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cbai_cli.compare.records import RECORD_KEYS
 from cbai_cli.run.simulate import PreparedRun, RunRequest, prepare, run_many
 
 
@@ -37,6 +38,6 @@ def run_prepared(prepared: PreparedRun, seeds, key: tuple[int, ...]) -> list[Run
     """Run seeds of a prepared request (together where the compiled step can,
     :func:`cbai_cli.run.simulate.run_many`) and score each."""
     kind = prepared.kind
-    options = kind.record_options(prepared)
+    options = kind.record_options(prepared, RECORD_KEYS)
     return [RunParts(prepared.algorithm, prepared.regime, options, kind.result_record(result))
             for result in run_many(prepared, seeds, key)]

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import errno
-
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cbai_cli.compare.specs import parse_pairs
-from cbai_cli.contracts.errors import CbaiError, InstanceError, OptionError, UnknownNameError, unknown_name_message
+from cbai_cli.contracts.errors import (
+    CbaiError,
+    InstanceError,
+    OptionError,
+    UnknownNameError,
+    unknown_name_message,
+)
 
 if TYPE_CHECKING:
     from cbai_cli.kinds.cbai.noise import NoiseModel

@@ -42,9 +42,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from cbai_cli.compare.records import record_problem
-from cbai_cli.io.databases import immediate, resource_failure
 from cbai_cli.contracts.errors import OptionError
-from cbai_cli.io.outputs import check_writable, file_identity, is_device_or_pipe, reason, unwritable_reason
+from cbai_cli.io.databases import immediate, resource_failure
+from cbai_cli.io.outputs import (
+    check_writable,
+    file_identity,
+    is_device_or_pipe,
+    reason,
+    unwritable_reason,
+)
 
 if TYPE_CHECKING:
     from cbai_cli.compare.claims import Claims

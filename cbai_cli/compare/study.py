@@ -16,7 +16,15 @@ from typing import Any
 
 from cbai_cli.algorithms.registry import load_plugins
 from cbai_cli.compare.claims import DEFAULT_LEASE, check_lease
-from cbai_cli.compare.plan import DEFAULT_SEEDS, Grid, Plan, PlannedRun, build_grid, build_plan, parse_shard
+from cbai_cli.compare.plan import (
+    DEFAULT_SEEDS,
+    Grid,
+    Plan,
+    PlannedRun,
+    build_grid,
+    build_plan,
+    parse_shard,
+)
 from cbai_cli.compare.study_file import load_study
 from cbai_cli.contracts.errors import OptionError
 from cbai_cli.contracts.options import checked
@@ -228,8 +236,9 @@ def run_comparison(planned: PlannedComparison, progress: Callable[[int], None] |
     KeyboardInterrupt) or an error the workers are stopped, the claims given up, the
     store is closed with every finished record in it, and the exception propagates.
     """
+    from cbai_cli.compare.backends import make_backend
     from cbai_cli.compare.claims import await_runs, sharing
-    from cbai_cli.compare.execute import Scheduler, make_backend
+    from cbai_cli.compare.execute import Scheduler
     from cbai_cli.run.interrupts import terminate_as_interrupt
 
     new_records: list[dict] = []

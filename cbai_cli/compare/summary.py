@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from cbai_cli.numerics.binomial import clopper_pearson
 from cbai_cli.compare.records import order_key
 from cbai_cli.kinds import DEFAULT_KIND
+from cbai_cli.numerics.binomial import clopper_pearson
 
 # The confidence level of the interval around the fraction correct.
 CORRECT_LEVEL = 0.95

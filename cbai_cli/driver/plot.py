@@ -43,9 +43,9 @@ def _new_figure(figsize: tuple[float, float]) -> Figure:
 
 
 def _save_atomic(fig: Figure, path: str | os.PathLike[str], dpi: int = 120) -> Path:
-    """Write the figure atomically (:func:`cbai_cli.io.files.write_atomic`); an OS failure is
+    """Write the figure atomically (:func:`cbai_cli.io.atomic.write_atomic`); an OS failure is
     one line naming the file."""
-    from cbai_cli.io.files import write_atomic
+    from cbai_cli.io.atomic import write_atomic
 
     target = Path(path)
     fmt = target.suffix.lstrip(".").lower() or "png"

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from cbai_cli.contracts.errors import CbaiError, OptionError
+from cbai_cli.contracts.validation import safe_text
 
 
 def named(path: str | Path, what: str = "") -> str:
@@ -27,9 +28,11 @@ def named(path: str | Path, what: str = "") -> str:
     return f"{what} {path}" if what else str(path)
 
 
-def reason(error: OSError) -> str:
-    """The operating system's words for ``error`` ("No space left on device")."""
-    return error.strerror or str(error) or type(error).__name__
+def reason(error: BaseException) -> str:
+    """An exception's message as one printable line: the operating system's words for an
+    OS error ("No space left on device", not repeating the file name), else its text."""
+    text = getattr(error, "strerror", None) or str(error) or type(error).__name__
+    return safe_text(text.splitlines()[0] if text.splitlines() else text)
 
 
 def typed_path(path: str | Path, what: str = "") -> Path:
@@ -80,7 +83,7 @@ def check_writable(path: str | Path, what: str = "") -> Path:
     real, so every reason counts: permissions, a read-only or full file system, /proc).
 
     Files are written through a temporary file in the same folder and renamed over the
-    target (:func:`cbai_cli.io.files.write_atomic`), which is exactly what the probe
+    target (:func:`cbai_cli.io.atomic.write_atomic`), which is exactly what the probe
     checks. Returns ``path`` as a :class:`~pathlib.Path`, after :func:`typed_path`'s checks
     of the text.
     """

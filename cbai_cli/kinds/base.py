@@ -8,7 +8,7 @@ outside the kind modules looks at kind names.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any, ClassVar
 
 from cbai_cli.contracts.errors import OptionError
@@ -117,7 +117,7 @@ class InstanceKind:
 
     # ------------------------------------------------------------ runs
     def configure(self, spec: Any, regime: str | None, request: Any, instance: Any, *, solve_oracle: bool) -> Any:
-        """The standard :class:`~cbai_cli.run.simulate.Configured` of an algorithm of this kind
+        """The standard :class:`~cbai_cli.algorithms.registry.Configured` of an algorithm of this kind
         whose registry entry names no ``configure`` function of its own."""
         raise OptionError(f"algorithm {spec.name!r} has no configure function for {self.name} instances")
 
@@ -147,8 +147,9 @@ class InstanceKind:
         given = request.given()
         return {"algorithm": request.algorithm, **{name: given.get(name) for name in self.identity_options}}
 
-    def record_options(self, prepared: Any) -> dict[str, Any]:
-        """The options of a prepared run as record columns."""
+    def record_options(self, prepared: Any, columns: Collection[str]) -> dict[str, Any]:
+        """The options of a prepared run as record fields, given a store's ``columns``
+        (:data:`cbai_cli.compare.records.RECORD_KEYS`)."""
         return {"budget": prepared.options.get("budget"), "algorithm_options": dict(prepared.options)}
 
     def bound_skip_reason(self, instance: Any, asked: bool | None) -> str | None:

@@ -158,6 +158,9 @@ class StaticRegime:
     hint: ClassVar[str] = ""
     adaptive: ClassVar[bool] = False
     guaranteed: ClassVar[bool] = True
+    #: Whether an algorithm of its style runs it when the algorithm prefers none (one
+    #: regime of each style is the default).
+    default: ClassVar[bool] = True
 
     def round_radius(self, n_arms: int, delta_round: float, log_delta_round: float | None = None) -> float:
         return radius_static(n_arms, delta_round, self.settings.subgaussian, log_delta_round)
@@ -200,6 +203,7 @@ class RadiusRegime:
 
     settings: ConfidenceSettings
     kernel_code: ClassVar[int]
+    default: ClassVar[bool] = False
 
     def intervals(self, design: DesignState, rewards: np.ndarray | None = None,
                   threshold: float | None = None) -> Intervals:
@@ -228,6 +232,7 @@ class TheoryRegime(RadiusRegime):
 
     settings: ConfidenceSettings
     name: ClassVar[str] = "theory"
+    default: ClassVar[bool] = True
     #: One line for help texts.
     summary: ClassVar[str] = "Prop. 3, the horizon form"
     #: Its interval, for the README's table (`cbai algorithms --markdown`).
@@ -333,6 +338,7 @@ class OLSRegime:
     hint: ClassVar[str] = ""
     adaptive: ClassVar[bool] = True
     guaranteed: ClassVar[bool] = True
+    default: ClassVar[bool] = False
 
     def intervals(self, design: DesignState, rewards: np.ndarray | None = None,
                   threshold: float | None = None) -> Intervals:
@@ -368,14 +374,14 @@ REGIMES = {cls.name: cls for cls in (StaticRegime, TheoryRegime, DeterminantRegi
 ENTRY_POINT_GROUP = "cbai.regimes"
 #: What every regime class declares, with its type.
 DECLARATIONS = {"name": str, "summary": str, "interval": str, "reads": tuple, "requires": tuple, "tolerated": tuple,
-                "hint": str, "adaptive": bool, "guaranteed": bool}
+                "hint": str, "adaptive": bool, "guaranteed": bool, "default": bool}
 
 
 def register_regime(cls: type) -> None:
     """Add a regime class: one that declares every name of :data:`DECLARATIONS` with its
     type, only options of :data:`cbai_cli.contracts.options.OPTIONS` in ``reads``, ``requires`` and
     ``tolerated``, and ``intervals`` (adaptive) or ``round_radius`` (round-based); a name
-    already taken is an error."""
+    already taken, or a second ``default`` of one style, is an error."""
     if not isinstance(cls, type):
         raise TypeError(f"a regime is a class, got a {type(cls).__name__}")
     for attribute, kind in DECLARATIONS.items():
@@ -383,6 +389,9 @@ def register_regime(cls: type) -> None:
             raise TypeError(f"regime {cls.__name__} must declare {attribute} as a {kind.__name__}")
     if not cls.name or cls.name in REGIMES:
         raise ValueError(f"regime name {cls.name!r} is empty or already registered")
+    if cls.default and any(other.default and other.adaptive == cls.adaptive for other in REGIMES.values()):
+        raise ValueError(f"regime {cls.name}: the {'adaptive' if cls.adaptive else 'round-based'} regimes have a "
+                         "default already")
     unknown = [name for name in (*cls.reads, *cls.requires, *cls.tolerated) if name not in OPTIONS]
     if unknown:
         raise ValueError(f"regime {cls.name}: unknown option(s) {unknown}")

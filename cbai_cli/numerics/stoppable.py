@@ -33,7 +33,7 @@ def call_until(deadline: float, function: Callable[..., Any], *args: Any) -> tup
     function, its arguments and its result must pickle."""
     import multiprocessing
 
-    from cbai_cli.run.parallel import single_threaded_blas
+    from cbai_cli.numerics.blas_threads import single_threaded_blas
 
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)

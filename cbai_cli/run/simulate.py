@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
-from cbai_cli.algorithms.registry import AlgorithmEntry, for_kind, load_plugins
+from cbai_cli.algorithms.registry import AlgorithmEntry, Configured, for_kind, load_plugins
 from cbai_cli.contracts.errors import OptionError
 from cbai_cli.contracts.options import OPTIONS, QueryLimitError, check_seed, checked, refuse_unknown
 from cbai_cli.contracts.protocol import Answer, Environment, Learner, Query
@@ -57,33 +57,6 @@ class RunRequest:
     def get(self, name: str) -> Any:
         """The value of option ``name``: given, or its declared default."""
         return self.given().get(name, OPTIONS[name].default)
-
-
-@dataclass(frozen=True)
-class Configured:
-    """What an algorithm's ``configure`` function makes of a checked request.
-
-    Attributes:
-        view: the first argument of the algorithm's constructor: the learner's view of
-            the instance (never the hidden truth).
-        config: the algorithm's configuration, its second argument.
-        budget: the query budget of a run (None: until the algorithm stops).
-        options: the options in effect, as plain values, for tables and records.
-        notes: remarks for the user (defaults chosen, caveats of the regime).
-        init: further keyword arguments of the constructor (the Oracle's design).
-        instance: the instance as run, when configuring changed it (``--T``).
-        warnings: what to tell the user before a run starts (a run that will take very
-            long); the commands print them on stderr, once per request.
-    """
-
-    view: Any
-    config: Any
-    budget: int | None
-    options: Mapping[str, Any]
-    notes: tuple[str, ...] = ()
-    init: Mapping[str, Any] = field(default_factory=dict)
-    instance: Any = None
-    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

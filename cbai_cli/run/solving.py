@@ -30,7 +30,7 @@ TRACE_FLUSH_CHARS = 1 << 20
 
 class TraceWriter:
     """Trace rows written as they come, CSV or JSON Lines by the extension of ``path``, to the
-    open temporary file of ``target`` (:class:`cbai_cli.io.files.AtomicFile`), in pieces of
+    open temporary file of ``target`` (:class:`cbai_cli.io.atomic.AtomicFile`), in pieces of
     about :data:`TRACE_FLUSH_CHARS`; the text is that of writing all rows at once.
 
     A write that fails (a full disk) is not raised where the run is: the temporary file is
@@ -186,7 +186,7 @@ def solving(path: str | Path, request: RunRequest, seed: int = 0, runs: int = 1,
     if trace is None:
         yield solve_instance(instance, request, seeds, bound=bound, warn=warn, progress=progress)
         return
-    from cbai_cli.io.files import atomic_file
+    from cbai_cli.io.atomic import atomic_file
 
     with ExitStack() as stack:
         with write_errors(trace, "--trace"):

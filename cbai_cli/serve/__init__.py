@@ -12,8 +12,8 @@
   :mod:`~cbai_cli.serve.html`: the pages;
 - :mod:`~cbai_cli.serve.plot`: the dashboard's SVG plot of the intervals;
 - :mod:`~cbai_cli.serve.pictures`: the SVG picture of a driver arm's trajectory;
-- :mod:`~cbai_cli.serve.command`: the command, its socket and its ready line.
+- :mod:`~cbai_cli.cli.serve`: the command, its socket and its ready line.
 
-Only :mod:`~cbai_cli.serve.command` is imported when ``cbai`` starts; it imports the rest
+Only :mod:`~cbai_cli.cli.serve` is imported when ``cbai`` starts; it imports the rest
 (and Starlette and uvicorn) when the command runs.
 """

@@ -12,7 +12,7 @@ in a durable study.
 - :mod:`~cbai_cli.session.estimate`: the answers still needed;
 - :mod:`~cbai_cli.kinds.cbai.answers`: observations as people type them (what a study asks
   is :mod:`cbai_cli.kinds.cbai.questions`);
-- :mod:`~cbai_cli.session.command`, :mod:`~cbai_cli.session.render`,
+- :mod:`~cbai_cli.cli.session`, :mod:`~cbai_cli.session.render`,
   :mod:`~cbai_cli.session.interactive`, :mod:`~cbai_cli.session.export`,
   :mod:`~cbai_cli.session.defaults`: ``cbai session``; :mod:`~cbai_cli.session.upgrade`:
   studies of the previous journal schema. ``cbai session serve`` is :mod:`cbai_cli.serve`.

@@ -46,7 +46,7 @@ from typing import Any
 
 from cbai_cli.io.databases import resource_failure
 from cbai_cli.contracts.errors import OptionError
-from cbai_cli.io.files import temporary_prefix
+from cbai_cli.io.atomic import temporary_prefix
 from cbai_cli.io.outputs import check_writable, file_identity, reason, unwritable_reason
 
 #: SQLite's application_id of a study ("cbss" in ASCII), distinct from compare's stores.

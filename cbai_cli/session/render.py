@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.table import Table
 
-from cbai_cli.cli.render import arm_label, fmt, markup_safe
+from cbai_cli.io.render import arm_label, fmt, markup_safe
 from cbai_cli.session.session import HandedQuery, Status
 
 #: Features shown per query before the rest is elided.

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from cbai_cli.algorithms.registry import ALGORITHMS, ALIASES, AlgorithmEntry, entries, register, resolve
+from cbai_cli.compare.records import RECORD_KEYS
 from cbai_cli.contracts.errors import OptionError, UnknownNameError
 from cbai_cli.kinds.cbai.families import family
 from cbai_cli.kinds.cbai.instance import Instance
@@ -102,8 +103,9 @@ def test_recorded_options_are_the_options_run(name, regime, kind):
     for option, value in given.items():
         recorded = prepared.options[RECORDED_AS.get(option, option)]
         assert recorded == (int(value) if option == "exploration" else value)
-    for option in set(prepared.kind.record_options(prepared)) & set(OPTIONS) - set(entry.reads(regime)) - {"budget"}:
-        assert prepared.kind.record_options(prepared)[option] is None
+    recorded = prepared.kind.record_options(prepared, RECORD_KEYS)
+    for option in set(recorded) & set(OPTIONS) - set(entry.reads(regime)) - {"budget"}:
+        assert recorded[option] is None
 
 
 @pytest.mark.parametrize("name", [name for name, entry in ALGORITHMS.items() if entry.regimes])

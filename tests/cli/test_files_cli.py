@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from cbai_cli.io.files import temporary_prefix
+from cbai_cli.io.atomic import temporary_prefix
 
 POSIX_ONLY = pytest.mark.skipif(os.name != "posix", reason="signals and PIDs as on POSIX")
 
@@ -255,7 +255,7 @@ def test_markup_safe_prints_brackets_and_escapes_controls():
     from rich.console import Console
     from rich.table import Table
 
-    from cbai_cli.cli.render import markup_safe
+    from cbai_cli.io.render import markup_safe
 
     out = Console(record=True, width=80, force_terminal=False)
     name = "a[/x]b[red]c\x1b[2J"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from cbai_cli.io.files import temporary_prefix
+from cbai_cli.io.atomic import temporary_prefix
 
 REPO = Path(__file__).resolve().parents[2]
 INSTANCE = REPO / "instances" / "regret-1d.yaml"
@@ -81,16 +81,16 @@ class FillingDisk:
 def disk_with_room(monkeypatch, room: int) -> None:
     """Trace files opened from now on sit on a disk with ``room`` bytes left, and get their
     rows every 1,000 characters."""
-    from cbai_cli.io import files as fileio
+    from cbai_cli.io import atomic
     from cbai_cli.run import solving
 
-    opened = fileio.AtomicFile.open
+    opened = atomic.AtomicFile.open
 
     def open_filling(self):
         opened(self)
         self.stream = FillingDisk(self.stream, room)
 
-    monkeypatch.setattr(fileio.AtomicFile, "open", open_filling)
+    monkeypatch.setattr(atomic.AtomicFile, "open", open_filling)
     monkeypatch.setattr(solving, "TRACE_FLUSH_CHARS", 1000)
 
 
@@ -126,7 +126,7 @@ def test_trace_that_cannot_be_renamed_into_place_is_one_line_after_the_result(cl
     def folder_gone(source, target):
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), source, target)
 
-    monkeypatch.setattr("cbai_cli.io.files.os.replace", folder_gone)
+    monkeypatch.setattr("cbai_cli.io.atomic.os.replace", folder_gone)
     result = cli("solve", INSTANCE, "--algo", "acol", "--trace", tmp_path / "t.csv", "--json")
     assert one_error_line(result).endswith("t.csv: cannot write: No such file or directory")
     assert json.loads(result.stdout)["runs"] and os.listdir(tmp_path) == []
@@ -150,14 +150,14 @@ def test_compare_plot_onto_a_folder_fails_before_any_run(cli, tmp_path):
 
 
 def test_compare_plot_failing_after_the_runs_prints_the_tables_first(cli, tmp_path, monkeypatch):
-    monkeypatch.setattr("cbai_cli.io.files.write_atomic", full_disk)
+    monkeypatch.setattr("cbai_cli.io.atomic.write_atomic", full_disk)
     result = cli(*COMPARE, "--plot", tmp_path / "figure.png")
     assert one_error_line(result).endswith("figure.png: cannot write: No space left on device")
     assert "g-acol:det" in result.stdout and "median" in result.stdout
 
 
 def test_compare_plot_failing_after_the_runs_prints_the_json_first(cli, tmp_path, monkeypatch):
-    monkeypatch.setattr("cbai_cli.io.files.write_atomic", full_disk)
+    monkeypatch.setattr("cbai_cli.io.atomic.write_atomic", full_disk)
     result = cli(*COMPARE, "--json", "--plot", tmp_path / "figure.png")
     one_error_line(result)
     assert len(json.loads(result.stdout)["records"]) == 2
@@ -166,7 +166,7 @@ def test_compare_plot_failing_after_the_runs_prints_the_json_first(cli, tmp_path
 def test_compare_plot_failing_after_the_runs_keeps_the_stored_records(cli, tmp_path, monkeypatch):
     from cbai_cli.compare.store import read_store
 
-    monkeypatch.setattr("cbai_cli.io.files.write_atomic", full_disk)
+    monkeypatch.setattr("cbai_cli.io.atomic.write_atomic", full_disk)
     out = tmp_path / "runs.sqlite"
     one_error_line(cli(*COMPARE, "--out", out, "--plot", tmp_path / "figure.png"))
     assert len(read_store(out).records) == 2
@@ -208,7 +208,7 @@ def test_driver_arms_checks_every_scenario_file_before_the_cem(cli, tmp_path):
 
 
 def test_driver_arms_output_failing_when_written_is_one_line(cli, tmp_path, monkeypatch):
-    monkeypatch.setattr("cbai_cli.io.files.write_atomic", full_disk)
+    monkeypatch.setattr("cbai_cli.io.atomic.write_atomic", full_disk)
     line = one_error_line(cli("driver-arms", "--n", "2", "-o", tmp_path / "arms.npz"))
     assert line.endswith("arms.npz: cannot write: No space left on device")
 
@@ -225,7 +225,7 @@ def test_driver_picture_failing_when_written_is_one_line(tmp_path, monkeypatch):
     from cbai_cli.driver.plot import plot_trajectories
     from cbai_cli.contracts.errors import CbaiError
 
-    monkeypatch.setattr("cbai_cli.io.files.tempfile.mkstemp", full_disk)
+    monkeypatch.setattr("cbai_cli.io.atomic.tempfile.mkstemp", full_disk)
     with pytest.raises(CbaiError, match=r"x\.png: cannot write: No space left on device$"):
         plot_trajectories(tmp_path / "x.png", np.zeros((3, 4)), np.zeros((0, 3, 4)))
 
@@ -268,7 +268,7 @@ def test_sigterm_during_a_traced_run_keeps_the_old_trace_and_no_temporary(tmp_pa
     assert os.listdir(tmp_path) == ["t.csv"] and trace.read_text() == "old\n"
 
 
-# generate -o: written by kinds.save → fileio.write_mapping → fileio.write_atomic
+# generate -o: written by kinds.save → files.write_mapping → atomic.write_atomic
 
 
 @needs_proc

@@ -14,7 +14,8 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from cbai_cli.compare.claims import LONGEST_LEASE, SoleClaims, Standing, await_runs, check_lease
-from cbai_cli.compare.execute import InProcessBackend, Scheduler
+from cbai_cli.compare.backends import InProcessBackend
+from cbai_cli.compare.execute import Scheduler
 from cbai_cli.compare.plan import build_grid, build_plan
 from cbai_cli.compare.store import open_store
 from cbai_cli.contracts.errors import OptionError
@@ -246,7 +247,7 @@ def test_the_scheduler_runs_the_claimed_runs_only_and_bounds_only_their_instance
         bounded.append(instance.content_hash)
         return 10.0
 
-    monkeypatch.setattr("cbai_cli.compare.execute.reference_lower_bound", fake_bound)
+    monkeypatch.setattr("cbai_cli.compare.tasks.reference_lower_bound", fake_bound)
     plan = build_plan(build_grid([SPHERE], FAST_ALGORITHMS, seeds=4))
     mine = {run.run_key for run in plan.runs if run.seed in (0, 2)}
     asked: list[str] = []

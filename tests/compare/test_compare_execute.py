@@ -10,7 +10,9 @@ from dataclasses import replace
 import pytest
 
 from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT
-from cbai_cli.compare.execute import InProcessBackend, Scheduler, start_worker
+from cbai_cli.compare.backends import InProcessBackend
+from cbai_cli.compare.execute import Scheduler
+from cbai_cli.compare.tasks import start_worker
 from cbai_cli.compare.plan import build_grid, build_plan
 from cbai_cli.compare.records import RECORD_KEYS
 from cbai_cli.compare.store import read_store
@@ -113,7 +115,7 @@ def test_bounds_are_computed_once_per_instance_and_reach_every_record(monkeypatc
         limits.add(time_limit)
         return 10.0
 
-    monkeypatch.setattr("cbai_cli.compare.execute.reference_lower_bound", fake_bound)
+    monkeypatch.setattr("cbai_cli.compare.tasks.reference_lower_bound", fake_bound)
     result = compare(settings(bounds=True))
     assert {record["lower_bound"] for record in result.records} == {10.0}
     assert len(calls) == len(set(calls)) == 2 + 4
@@ -167,7 +169,7 @@ def test_rerun_of_a_finished_study_runs_nothing(tmp_path):
                                                              (False, 10**6, False)])
 def test_bounds_by_default_only_below_the_size_threshold(monkeypatch, flag, threshold, computed):
     monkeypatch.setattr("cbai_cli.kinds.cbai.bounds.AUTO_BOUND_ENTRIES", threshold)
-    monkeypatch.setattr("cbai_cli.compare.execute.reference_lower_bound", lambda instance, delta, time_limit: 10.0)
+    monkeypatch.setattr("cbai_cli.compare.tasks.reference_lower_bound", lambda instance, delta, time_limit: 10.0)
     result = compare(settings(bounds=flag))
     assert {record["lower_bound"] for record in result.records} == ({10.0} if computed else {None})
 
@@ -188,7 +190,7 @@ def test_a_worker_gets_its_share_of_the_cores_for_numba_threads(monkeypatch, cho
 @pytest.fixture
 def one_worker():
     """A process pool of one worker, closed after the test."""
-    from cbai_cli.compare.execute import ProcessPoolBackend
+    from cbai_cli.compare.backends import ProcessPoolBackend
 
     backend = ProcessPoolBackend(1)
     yield backend
@@ -201,7 +203,7 @@ def test_a_worker_returns_each_batch_with_its_ticket(one_worker):
 
 
 def test_an_exception_in_a_worker_is_raised_in_the_parent(one_worker):
-    from cbai_cli.compare.execute import BoundTask
+    from cbai_cli.compare.tasks import BoundTask
 
     one_worker.submit((BoundTask(None, 0.05),))  # None has no kind: perform fails in the worker
     with pytest.raises(AttributeError):
@@ -224,7 +226,7 @@ def test_a_killed_worker_ends_the_wait_with_an_error_naming_it(one_worker):
 def test_closing_without_cancel_ends_the_workers():
     import multiprocessing
 
-    from cbai_cli.compare.execute import ProcessPoolBackend
+    from cbai_cli.compare.backends import ProcessPoolBackend
 
     backend = ProcessPoolBackend(2)
     backend.submit(())
@@ -258,7 +260,7 @@ def test_only_a_users_script_is_told_to_guard_its_call(monkeypatch, path, spec, 
     import sys
     import types
 
-    from cbai_cli.compare.execute import user_script
+    from cbai_cli.compare.backends import user_script
 
     main = types.ModuleType("__main__")
     if path is not None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cbai_cli.kinds.cbai.families import family
+from cbai_cli.compare.records import RECORD_KEYS
 from cbai_cli.kinds import from_mapping, get
 from cbai_cli.run.simulate import RunRequest, prepare, run_many, run_once
 
@@ -84,7 +85,7 @@ def observed(index: int) -> dict:
     return _plain({
         "case": [name, algorithm, options, list(seeds)],
         "options": dict(prepared.options), "notes": list(prepared.notes),
-        "record_options": kind.record_options(prepared), "identity": kind.run_identity(request),
+        "record_options": kind.record_options(prepared, RECORD_KEYS), "identity": kind.run_identity(request),
         "runs": [_without_wall(run.to_dict()) for run in runs],
         "records": [_without_wall(kind.result_record(run)) for run in runs],
     })

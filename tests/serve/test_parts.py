@@ -182,7 +182,7 @@ def test_an_instance_that_is_not_a_driver_instance_has_no_drawer(tmp_path):
 
 
 def test_the_command_takes_the_session_s_longest_wait():
-    from cbai_cli.serve.command import LONGEST_WAIT
+    from cbai_cli.cli.serve import LONGEST_WAIT
     from cbai_cli.session import session
 
     assert LONGEST_WAIT == session.LONGEST_WAIT

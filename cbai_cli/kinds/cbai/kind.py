@@ -175,7 +175,8 @@ class CbaiKind(InstanceKind):
                               progress=progress)
 
     def render_bound(self, report, out) -> None:
-        from cbai_cli.cli.render import bound_table, print_notes
+        from cbai_cli.io.render import print_notes
+        from cbai_cli.kinds.cbai.render import bound_table
 
         out.print(bound_table(report))
         print_notes(out, report.notes)
@@ -203,7 +204,7 @@ class CbaiKind(InstanceKind):
         scale, S to the file's bound ‖φ‖ ≤ S or 1, L to the largest arm norm)."""
         from cbai_cli.algorithms.base import AlgorithmConfig
         from cbai_cli.numerics.confidence import ConfidenceSettings, regime_notes
-        from cbai_cli.run.simulate import Configured
+        from cbai_cli.algorithms.registry import Configured
 
         problem = instance.problem
         subgaussian = request.get("subgaussian")
@@ -261,12 +262,11 @@ class CbaiKind(InstanceKind):
                          stopped=loop.stopped, wall_s=loop.wall_s, rounds=loop.rounds,
                          label=instance.label(recommended))
 
-    def record_options(self, prepared) -> dict:
-        """The options in effect: cbai's as record columns, a plugin's own under ``algorithm_options``."""
-        from cbai_cli.compare.records import RECORD_KEYS
-
-        own = {name: value for name, value in prepared.options.items() if name not in RECORD_KEYS}
-        return {**{name: value for name, value in prepared.options.items() if name in RECORD_KEYS},
+    def record_options(self, prepared, columns) -> dict:
+        """The options in effect: those that are record ``columns`` as columns, a plugin's own
+        under ``algorithm_options``."""
+        own = {name: value for name, value in prepared.options.items() if name not in columns}
+        return {**{name: value for name, value in prepared.options.items() if name in columns},
                 **({"algorithm_options": own} if own else {})}
 
     def bound_skip_reason(self, instance, asked: bool | None) -> str | None:
@@ -462,7 +462,8 @@ class SolveOutcome:
         return any(result.stopped == "budget" for result in self.results)
 
     def render(self, out) -> None:
-        from cbai_cli.cli.render import print_notes, solve_table
+        from cbai_cli.io.render import print_notes
+        from cbai_cli.kinds.cbai.render import solve_table
 
         out.print(solve_table(self.prepared, self.results, self.instance.name, self.instance.guessed_constraint))
         out.print(self.bound_line())
@@ -507,7 +508,7 @@ class SolveOutcome:
         return self.bounds.lower_bound if scaled is None else scaled
 
     def bound_line(self) -> str:
-        from cbai_cli.cli.render import fmt, variance_text
+        from cbai_cli.io.render import fmt, variance_text
 
         if self.bounds is None:
             return "H_CLB, Theorem 1 and Prop. 1 bounds: not computed (see the notes)"

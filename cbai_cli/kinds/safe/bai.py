@@ -58,7 +58,7 @@ class SafeBaiKind(SafeKind):
             "epsilon": prepared.instance.problem.setting.epsilon})
 
     def render_solve(self, outcome, out) -> None:
-        from cbai_cli.cli.render import print_notes
+        from cbai_cli.io.render import print_notes
         from cbai_cli.kinds.safe import render
 
         notes = list(outcome.prepared.notes)

@@ -80,7 +80,7 @@ class SafeRegretKind(SafeKind):
             "safety_gap": truth.safety_gap})
 
     def render_solve(self, outcome, out) -> None:
-        from cbai_cli.cli.render import print_notes
+        from cbai_cli.io.render import print_notes
         from cbai_cli.kinds.safe import render
 
         out.print(render.regret_table(outcome))

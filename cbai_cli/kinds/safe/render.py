@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from rich.table import Table
 
-from cbai_cli.cli.render import fmt, markup_safe, quartiles
+from cbai_cli.io.render import fmt, markup_safe, quartiles
 from cbai_cli.kinds.safe.bounds import SafeBaiBounds, SafeRegretBounds
 from cbai_cli.kinds.safe.solving import BaiRun, RegretRun, SafeSolveOutcome
 

@@ -76,7 +76,7 @@ def configure_safe_lucb(spec, regime, request, instance: SafeRegretInstance, *, 
     """
     from cbai_cli.algorithms.safe.exploration import build_exploration_set, exploration_length, uncapped_exploration_length
     from cbai_cli.algorithms.safe.safe_lucb import SafeLUCBConfig
-    from cbai_cli.run.simulate import Configured
+    from cbai_cli.algorithms.registry import Configured
 
     given = request.given()
     instance = instance.with_run_options(given)
@@ -155,7 +155,7 @@ def configure_lingape(spec, regime, request, instance: SafeBaiInstance, *, solve
     """LinGapE's configuration (Xu et al. 2018, Algorithm 1): full pulls, safety ignored;
     ``--delta``, ``--lambda`` and ``--S`` replace the file's δ_r, λ and S_θ."""
     from cbai_cli.algorithms.safe.lingape import LinGapEConfig
-    from cbai_cli.run.simulate import Configured
+    from cbai_cli.algorithms.registry import Configured
 
     given = request.given()
     instance = instance.with_run_options(given)
@@ -172,7 +172,7 @@ def configure_safe_lingape(spec, regime, request, instance: SafeBaiInstance, *, 
     ("Price of Safety", §4); ``--delta``, ``--lambda``, ``--S``, ``--delta-s`` and ``--S-mu``
     replace the file's δ_r, λ, S_θ, δ'_s and S_μ."""
     from cbai_cli.algorithms.safe.safe_lingape import SafeLinGapEConfig
-    from cbai_cli.run.simulate import Configured
+    from cbai_cli.algorithms.registry import Configured
 
     given = request.given()
     instance = instance.with_run_options(given)

@@ -39,7 +39,7 @@ KERNELS = Path(__file__).resolve().parent
 #: The modules of this package that no compiled code is made from: the Python loop around
 #: the compiled runs, the warm-up script and the package's docstring (an edit of them
 #: recompiles nothing; numba keys each kernel's cache on its argument types besides).
-NOT_COMPILED = ("batch.py", "warm.py", "__init__.py")
+NOT_COMPILED = ("batch.py", "__init__.py")
 
 
 @functools.cache
@@ -161,7 +161,7 @@ class _CompileNotice(numba.core.event.Listener):
         if not self.said:
             self.said = True
             sys.stderr.write("cbai: compiling kernels for this machine (once, then cached; up to a minute; "
-                             "`python -m cbai_cli.numerics.kernels.warm` compiles them all)\n")
+                             "`python -m cbai_cli.warm` compiles them all)\n")
             sys.stderr.flush()
 
     def on_end(self, event) -> None:

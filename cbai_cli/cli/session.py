@@ -43,7 +43,7 @@ JSON_HELP = "Print one JSON document instead of tables."
 
 
 def _json(document: dict) -> None:
-    from cbai_cli.cli.render import print_json
+    from cbai_cli.io.render import print_json
 
     print_json(document)
 
@@ -100,7 +100,7 @@ def next_queries(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Hand a rater queries: the ones they hold first (the same until answered), then free or new ones."""
-    from cbai_cli.cli.render import console
+    from cbai_cli.io.render import console
     from cbai_cli.session.render import outcome_line, queries_table
     from cbai_cli.session.session import Session
 
@@ -247,7 +247,7 @@ def status(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Answers and pending queries, raters and leases, the recommendation, and every arm's interval and state."""
-    from cbai_cli.cli.render import console
+    from cbai_cli.io.render import console
     from cbai_cli.session.render import counts_line, outcome_line, status_table
     from cbai_cli.session.session import Session
 
@@ -270,7 +270,7 @@ def log(
 ) -> None:
     """Every answer, skip and undo in the order recorded, with its query, arm, rater and time."""
     from cbai_cli.contracts.errors import OptionError
-    from cbai_cli.cli.render import console
+    from cbai_cli.io.render import console
     from cbai_cli.session.render import log_table
     from cbai_cli.session.session import Session
 

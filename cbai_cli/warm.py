@@ -8,7 +8,7 @@ of the cbai kind in every regime it accepts, as a single run (``cbai solve``), a
 of runs (``cbai compare``) and through ask/tell (``cbai session``), on a Gaussian and on a
 binary instance, and a few steps on an arm set large enough for the threaded passes
 (:mod:`cbai_cli.numerics.kernels.threads`). The package's build runs it (setup.py), so the
-compiled code ships with the install; ``python -m cbai_cli.numerics.kernels.warm`` runs it again
+compiled code ships with the install; ``python -m cbai_cli.warm`` runs it again
 (after a numba upgrade, say). It changes no record: it only fills the cache.
 """
 
