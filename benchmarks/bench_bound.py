@@ -3,7 +3,7 @@ and report the certified gaps (not run by CI).
 
 The instances are ``cbai generate random --d D --n N --seed S``. Few arms are at least
 as rewarding as x* there, so the H_CLB design has few targets and is often singular:
-the case the conic column generation of cbai_cli/numerics/design.py exists for.
+the case the conic column generation of cbai_cli/numerics/design/solver.py exists for.
 
     python benchmarks/bench_bound.py                       # d = 30, n = 10^4, seeds 0-3
     python benchmarks/bench_bound.py --d 30 --n 10000 --seeds 0

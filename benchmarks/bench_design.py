@@ -1,4 +1,4 @@
-"""Time cbai_cli.numerics.design.optimal_design on random instances (not run by CI).
+"""Time cbai_cli.numerics.design.solver.optimal_design on random instances (not run by CI).
 
 For K in {100, 1000, 10000} and d in {5, 10, 30, 100}: K arms with i.i.d. standard
 normal coordinates (``--arms sphere``: normalised to the unit sphere, the paper's
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    from cbai_cli.numerics.design import optimal_design
+    from cbai_cli.numerics.design.solver import optimal_design
 
     # warm-up (imports, LAPACK initialisation) so the first row is not penalised
     optimal_design(np.eye(3), np.eye(3))

@@ -496,9 +496,9 @@ def test_compute_bounds_refuses_a_bad_time_limit(limit):
 
 
 def test_a_failed_exact_fallback_keeps_the_first_order_design(monkeypatch):
-    import cbai_cli.numerics.design as design_module
+    import cbai_cli.numerics.design.solver as design_module
     from cbai_cli.kinds.cbai.bounds import _exact_if_better
-    from cbai_cli.numerics.design import DesignSolverError, optimal_design
+    from cbai_cli.numerics.design.solver import DesignSolverError, optimal_design
 
     arms = np.eye(2)
     first_order = optimal_design(arms, arms)
@@ -513,9 +513,9 @@ def test_a_failed_exact_fallback_keeps_the_first_order_design(monkeypatch):
 def test_an_exact_fallback_with_a_larger_gap_is_not_kept(monkeypatch):
     import dataclasses
 
-    import cbai_cli.numerics.design as design_module
+    import cbai_cli.numerics.design.solver as design_module
     from cbai_cli.kinds.cbai.bounds import _exact_if_better
-    from cbai_cli.numerics.design import optimal_design
+    from cbai_cli.numerics.design.solver import optimal_design
 
     arms = np.eye(2)
     first_order = optimal_design(arms, arms)
@@ -543,7 +543,7 @@ def test_the_exact_fallback_of_auto_is_stopped_at_the_deadline(monkeypatch):
     # certifies this small instance exactly, while a 1 ms cap stops it and keeps the fw design
     import dataclasses
 
-    import cbai_cli.numerics.design as design_module
+    import cbai_cli.numerics.design.solver as design_module
 
     solve = design_module.optimal_design
 
@@ -587,7 +587,7 @@ def test_forced_bounds_that_cannot_fit_in_memory_are_refused(monkeypatch):
 
 @pytest.mark.parametrize("solver", ["CLARABEL", "SCS"])
 def test_the_conic_solvers_accept_their_time_limit(solver):
-    from cbai_cli.numerics.design import optimal_design_cvxpy
+    from cbai_cli.numerics.design.solver import optimal_design_cvxpy
 
     design = optimal_design_cvxpy(np.eye(2), np.eye(2), solver_name=solver, time_limit=30.0, also_scs=False)
     assert design.value == pytest.approx(2.0, rel=1e-4)  # G-optimal design of the plane: d = 2

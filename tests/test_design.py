@@ -1,4 +1,4 @@
-"""Tests for cbai_cli.numerics.design: optimal designs, certificates and rounding."""
+"""Tests for cbai_cli.numerics.design.solver: optimal designs, certificates and rounding."""
 
 from __future__ import annotations
 
@@ -14,17 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import cbai_cli.numerics.design as design_module
-from cbai_cli.numerics.design import (
-    Design,
-    DesignCache,
-    _ray_root,
-    design_value,
-    optimal_design,
-    optimal_design_cvxpy,
-    round_design,
-    rounding_minimum,
-)
+import cbai_cli.numerics.design.solver as design_module
+from cbai_cli.numerics.design.solver import Design, _ray_root, optimal_design, optimal_design_cvxpy
+from cbai_cli.numerics.design.cache import DesignCache
+from cbai_cli.numerics.design.geometry import design_value
+from cbai_cli.numerics.design.rounding import round_design, rounding_minimum
 
 TOL = 1e-6
 
@@ -184,7 +178,7 @@ def test_cvxpy_scs_choice():
 
 
 def test_module_does_not_import_cvxpy():
-    code = "import sys, cbai_cli.numerics.design; assert 'cvxpy' not in sys.modules"
+    code = "import sys, cbai_cli.numerics.design.solver; assert 'cvxpy' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -468,7 +462,7 @@ def test_rounding_minimum_values():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_conic_certificate_bounds_the_optimum_for_any_dual_vectors(seed):
-    from cbai_cli.numerics.design import _h_certificate, _project
+    from cbai_cli.numerics.design.geometry import _h_certificate, _project
 
     rng = np.random.default_rng(seed)
     X, Y = _project(rng.standard_normal((40, 4)), rng.standard_normal((6, 4)))
@@ -480,7 +474,8 @@ def test_conic_certificate_bounds_the_optimum_for_any_dual_vectors(seed):
 
 
 def test_restricted_cone_program_has_the_optimal_value_of_a_regular_problem():
-    from cbai_cli.numerics.design import _project, _restricted_socp
+    from cbai_cli.numerics.design.geometry import _project
+    from cbai_cli.numerics.design.solver import _restricted_socp
 
     rng = np.random.default_rng(3)
     X, Y = _project(rng.standard_normal((20, 3)), rng.standard_normal((4, 3)))
@@ -489,7 +484,8 @@ def test_restricted_cone_program_has_the_optimal_value_of_a_regular_problem():
 
 
 def test_restricted_cone_program_multipliers_certify_its_value():
-    from cbai_cli.numerics.design import _h_certificate, _h_scales, _project, _restricted_socp
+    from cbai_cli.numerics.design.geometry import _h_certificate, _h_scales, _project
+    from cbai_cli.numerics.design.solver import _restricted_socp
 
     rng = np.random.default_rng(4)
     X, Y = _project(rng.standard_normal((20, 3)), rng.standard_normal((4, 3)))
@@ -519,7 +515,8 @@ def test_a_singular_optimum_the_barrier_stalls_on_is_certified():
 def test_ray_minimum_is_the_barrier_minimum_along_the_ray():
     from scipy.optimize import minimize_scalar
 
-    from cbai_cli.numerics.design import _factor, _project, _ray_minimum, _sqnorms, _whiten
+    from cbai_cli.numerics.design.geometry import _factor, _project, _sqnorms, _whiten
+    from cbai_cli.numerics.design.solver import _ray_minimum
 
     rng = np.random.default_rng(7)
     X, Y = _project(rng.standard_normal((12, 4)), rng.standard_normal((5, 4)))
@@ -544,7 +541,8 @@ def test_ray_minimum_is_the_barrier_minimum_along_the_ray():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_lp_certificate_bounds_the_optimum_for_any_design(seed):
-    from cbai_cli.numerics.design import _lp_lower, _project
+    from cbai_cli.numerics.design.solver import _lp_lower
+    from cbai_cli.numerics.design.geometry import _project
 
     rng = np.random.default_rng(seed)
     X, Y = _project(rng.standard_normal((30, 4)), rng.standard_normal((6, 4)))
@@ -556,7 +554,8 @@ def test_lp_certificate_bounds_the_optimum_for_any_design(seed):
 
 
 def test_lp_certificate_closes_the_gap_at_the_optimal_design():
-    from cbai_cli.numerics.design import _lp_lower, _project
+    from cbai_cli.numerics.design.solver import _lp_lower
+    from cbai_cli.numerics.design.geometry import _project
 
     X, Y = _project(*_random_instance(11))
     D = optimal_design(X, Y, tol=1e-9)
@@ -671,7 +670,7 @@ def counted_solves(monkeypatch) -> list:
         calls.append(targets.shape[0])
         return solve(arms, targets, **options)
 
-    monkeypatch.setattr(design_module, "optimal_design", counting)
+    monkeypatch.setattr("cbai_cli.numerics.design.cache.optimal_design", counting)
     return calls
 
 

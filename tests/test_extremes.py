@@ -23,7 +23,7 @@ from cbai_cli.algorithms.base import AlgorithmConfig
 from cbai_cli.kinds.cbai.bounds import at_least_set, compute_bounds, h_clb_design, undecidable_arms, undecidable_reason
 from cbai_cli.cli.app import app
 from cbai_cli.numerics.confidence import ConfidenceSettings, log_ratio, radius_horizon, radius_lingape_script, radius_static
-from cbai_cli.numerics.design import round_design
+from cbai_cli.numerics.design.rounding import round_design
 from cbai_cli.contracts.errors import CbaiError, InstanceError, OptionError
 from cbai_cli.kinds.cbai.families import generate_instance
 from cbai_cli.kinds.cbai.instance import Instance

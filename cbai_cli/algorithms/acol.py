@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from cbai_cli.algorithms.base import RoundBased, log_or_minus_inf
-from cbai_cli.numerics.design import round_design, rounding_minimum
+from cbai_cli.numerics.design.rounding import round_design, rounding_minimum
 from cbai_cli.contracts.options import OPTIONS, QUERY_LIMIT
 
 
@@ -17,7 +17,7 @@ class ACOL(RoundBased):
     pull Round(λ*_t, N_t); refit on this round's data only; update U, F.
 
     Choices, documented:
-    - λ*_t comes from the configuration's design cache (:class:`cbai_cli.numerics.design.DesignCache`):
+    - λ*_t comes from the configuration's design cache (:class:`cbai_cli.numerics.design.cache.DesignCache`):
       the seeds of one request often face the same U_t, whose design is solved once.
     - ρ_t is the value of the design actually used (an upper bound on the optimum that
       the solver certifies to a small relative gap), so the Theorem 2 argument holds
@@ -25,7 +25,7 @@ class ACOL(RoundBased):
     - The paper's Algorithm 1 is followed, not the authors' code, which uses the
       unsquared max ‖x‖_{A_λ⁻¹} in N_t and a ridge of 0.01 in each round's A.
     - r(ε) = ⌈p(1+ε)/ε⌉ with p the support size of λ*_t: the efficient rounding is then
-      (1+ε)-approximate (see :func:`cbai_cli.numerics.design.rounding_minimum`).
+      (1+ε)-approximate (see :func:`cbai_cli.numerics.design.rounding.rounding_minimum`).
     - The factor R² (R = 1 in the paper) makes every round halve the widths whatever
       the noise scale: width ≤ R·sqrt(2 log(K/δ_t)(1+ε)ρ_t/N_t) ≤ 2^{−(t+1)}.
     - log(K/δ_t) is computed in logs when δ_t = δ²/t² underflows (δ = 1e−300), and N_t

@@ -29,13 +29,13 @@ from cbai_cli.contracts.options import OPTIONS, QUERY_LIMIT, QueryLimitError
 from cbai_cli.contracts.protocol import Answer, Query
 
 if TYPE_CHECKING:
-    from cbai_cli.numerics.design import DesignCache
+    from cbai_cli.numerics.design.cache import DesignCache
 
 
 def _design_cache() -> DesignCache:
-    """An empty :class:`~cbai_cli.numerics.design.DesignCache` (imported here: the solver's module
+    """An empty :class:`~cbai_cli.numerics.design.cache.DesignCache` (imported here: the solver's module
     loads scipy, which adaptive runs do not need)."""
-    from cbai_cli.numerics.design import DesignCache
+    from cbai_cli.numerics.design.cache import DesignCache
 
     return DesignCache()
 
@@ -50,7 +50,7 @@ class AlgorithmConfig:
         rounding_epsilon: ε of the (1+ε)-approximate rounding (round-based only).
         design_tolerance: relative duality gap of the design solves inside algorithms.
         designs: the designs solved so far by the runs of this configuration, by target
-            set (:class:`cbai_cli.numerics.design.DesignCache`): the seeds of one request share one
+            set (:class:`cbai_cli.numerics.design.cache.DesignCache`): the seeds of one request share one
             configuration, so each distinct design is solved once; not part of equality.
         own_options: the values of the options that the algorithm's registry entry
             declares itself (a plugin's), by name.

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from cbai_cli.algorithms.base import RoundBased, doubling_round_length, log_or_minus_inf
-from cbai_cli.numerics.design import round_design
+from cbai_cli.numerics.design.rounding import round_design
 
 
 class FixedDesign(RoundBased):

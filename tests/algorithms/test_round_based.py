@@ -1,5 +1,5 @@
 """The round-based algorithms share their design solves across the seeds of one request
-(:class:`cbai_cli.numerics.design.DesignCache` on the configuration) without changing a record."""
+(:class:`cbai_cli.numerics.design.cache.DesignCache` on the configuration) without changing a record."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from cbai_cli.algorithms.registry import AlgorithmEntry, cbai_entry, default_alg
 from cbai_cli.algorithms.track_and_stop import OPTIMISM, TrackAndStop
 from cbai_cli.compare.specs import parse_algorithms
 from cbai_cli.numerics.confidence import ConfidenceSettings
-from cbai_cli.numerics.design import optimal_design
+from cbai_cli.numerics.design.solver import optimal_design
 from cbai_cli.kinds.cbai.bounds import compute_bounds
 from cbai_cli.kinds.cbai.families import family, generate_instance
 from cbai_cli.kinds.cbai.instance import Instance

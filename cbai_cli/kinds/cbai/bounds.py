@@ -3,7 +3,7 @@
 - X≥(x*) = {x : θᵀx ≥ θᵀx*}; g(x) = φᵀx − τ.
 - H_CLB = min_λ max_{x∈X≥(x*)} ‖x‖²_{A_λ⁻¹}/g(x)² (Definition 2): rescaling each x by
   1/|g(x)| makes it an optimal-design problem with targets {x/|g(x)|}, solved by
-  :func:`cbai_cli.numerics.design.optimal_design` to a certified relative gap.
+  :func:`cbai_cli.numerics.design.solver.optimal_design` to a certified relative gap.
 - Theorem 1 (unit Gaussian noise): E[τ] ≥ 2 log(1/(2.4δ))·H_CLB; with noise σ the
   bound scales by σ². Its proof (Appendix A) bounds the binary relative entropy
   kl(δ, 1 − δ) of Kaufmann et al. (2016), Lemma 1, from below by log(1/(2.4δ)); without
@@ -54,7 +54,7 @@ class DesignSummary:
     @property
     def interval(self) -> tuple[float, float]:
         """The certified interval [value·(1 − gap), value] of the min-max (the lower end is
-        the solver's certificate, :class:`cbai_cli.numerics.design.Design`)."""
+        the solver's certificate, :class:`cbai_cli.numerics.design.solver.Design`)."""
         return self.value * (1.0 - self.gap) if math.isfinite(self.value) else self.value, self.value
 
     def top(self, count: int | None = None) -> list[dict]:
@@ -272,7 +272,7 @@ def _solve(arms: np.ndarray, targets: np.ndarray, solver: str, tolerance: float,
     the deadline (:func:`cbai_cli.numerics.stoppable.call_until`: its compilation cannot stop
     itself). ``rounds`` is told the round and relative gap of the ``fw`` solver after each
     round."""
-    from cbai_cli.numerics.design import optimal_design, unsolvable_at_scale
+    from cbai_cli.numerics.design.solver import optimal_design, unsolvable_at_scale
 
     _check_memory(arms, targets, solver)
     try:
@@ -295,7 +295,7 @@ def _exact(arms: np.ndarray, targets: np.ndarray, tolerance: float, deadline: fl
            rounds: Callable[[int, float], None] | None):
     """cvxpy's design (``--solver cvxpy``); with a ``deadline``, solved in a process stopped
     then, and when it is, the ``fw`` solver's first round gives the certified interval."""
-    from cbai_cli.numerics.design import optimal_design, optimal_design_cvxpy
+    from cbai_cli.numerics.design.solver import optimal_design, optimal_design_cvxpy
     from cbai_cli.numerics.stoppable import call_until
 
     if deadline is None:
@@ -311,7 +311,7 @@ def _exact_if_better(design, arms: np.ndarray, targets: np.ndarray, deadline: fl
     :data:`EXACT_FALLBACK_SECONDS`, and in a process stopped at ``deadline`` when there is
     one), kept only when it certifies a smaller gap than ``design``: the first-order design,
     already certified to its own gap, is never lost to a failed or stopped fallback."""
-    from cbai_cli.numerics.design import DesignSolverError, optimal_design_cvxpy
+    from cbai_cli.numerics.design.solver import DesignSolverError, optimal_design_cvxpy
     from cbai_cli.numerics.stoppable import call_until
 
     solve = partial(optimal_design_cvxpy, time_limit=EXACT_FALLBACK_SECONDS, also_scs=False)

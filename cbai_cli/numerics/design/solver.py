@@ -135,31 +135,19 @@ Pukelsheim, *Optimal Design of Experiments*, ch. 12), r(epsilon) of Algorithm 1,
 from __future__ import annotations
 
 import math
-import threading
 import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
 from cbai_cli.numerics.fortran import lapack, pivoted_columns
+from cbai_cli.numerics.design.geometry import (_certificate, _factor, _h_certificate, _h_scales, _project, _sqnorms,
+                                               _values_full, _whiten)
 
-__all__ = [
-    "Design",
-    "DesignCache",
-    "DesignSolverError",
-    "optimal_design",
-    "optimal_design_cvxpy",
-    "design_value",
-    "round_design",
-    "rounding_minimum",
-]
+__all__ = ["Design", "DesignSolverError", "optimal_design", "optimal_design_cvxpy"]
 
-#: Relative size of a target's component orthogonal to span(X) above which the
-#: target is declared outside the span (ValueError).
-_SPAN_RTOL = 1e-8
 #: Weights below this fraction of the largest weight are candidates for removal
 #: at the end of ``optimal_design`` (kept if removing them would break the gap).
 _DROP_RTOL = (1e-3, 1e-4, 1e-5, 1e-6, 1e-8)
@@ -253,156 +241,6 @@ def _most_violated(indices: np.ndarray, scores: np.ndarray, count: int) -> np.nd
     if indices.size <= count:
         return indices
     return indices[np.argpartition(-scores[indices], count - 1)[:count]]
-
-def _as_arms(arms) -> np.ndarray:
-    X = np.asarray(arms, dtype=float)
-    if X.ndim != 2:
-        raise ValueError(f"arms must be a (K, d) array, got shape {X.shape}")
-    if X.shape[0] == 0:
-        raise ValueError("at least one arm is needed")
-    if X.shape[1] == 0:
-        raise ValueError("arms must have at least one dimension")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("arms contain NaN or infinity")
-    return X
-
-
-def _as_targets(targets, d: int) -> np.ndarray:
-    Y = np.asarray(targets, dtype=float)
-    if Y.size == 0:
-        return np.zeros((0, d))
-    if Y.ndim != 2 or Y.shape[1] != d:
-        raise ValueError(f"targets must be an (m, {d}) array, got shape {Y.shape}")
-    if not np.all(np.isfinite(Y)):
-        raise ValueError("targets contain NaN or infinity")
-    return Y
-
-
-def _span_basis(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Orthonormal basis Q (d x r) of the row space of X and the singular values.
-
-    r counts singular values above s_max * max(K, d) * eps (numpy's matrix_rank rule).
-    """
-    _, s, vt = np.linalg.svd(X, full_matrices=False)
-    if s.size == 0 or s[0] == 0.0:
-        return np.zeros((X.shape[1], 0)), np.zeros(0)
-    tol = s[0] * max(X.shape) * np.finfo(float).eps
-    r = int(np.count_nonzero(s > tol))
-    return vt[:r].T, s[:r]
-
-
-def _project(arms, targets) -> tuple[np.ndarray, np.ndarray]:
-    """Arms and targets in whitened span coordinates: (K x r, m x r).
-
-    Coordinates are z -> S^-1 Q^T z with X = U S Q^T the thin SVD, so the arms
-    become U (isotropic: X_w^T X_w = I).  The problem is invariant under any
-    invertible linear map applied to arms and targets alike (y^T A^-1 y does
-    not change), and whitening keeps A_lambda well conditioned for both solvers.
-
-    Raises ValueError when a target has a non-negligible component outside span(X).
-    """
-    X = _as_arms(arms)
-    Y = _as_targets(targets, X.shape[1])
-    Q, sv = _span_basis(X)
-    Xs, Ys = X @ Q, Y @ Q
-    if Y.shape[0]:
-        resid = np.linalg.norm(Y - Ys @ Q.T, axis=1)
-        norms = np.linalg.norm(Y, axis=1)
-        bad = resid > _SPAN_RTOL * norms
-        if np.any(bad):
-            j = int(np.flatnonzero(bad)[0])
-            raise ValueError(
-                f"target {j} is not in the span of the arms "
-                f"(relative residual {resid[j] / norms[j]:.2e})"
-            )
-    return Xs / sv, Ys / sv
-
-
-def _factor(XS: np.ndarray, w: np.ndarray) -> np.ndarray | None:
-    """Upper-triangular W = R^-1 with A = XS^T diag(w) XS = R^T R, or None if singular.
-
-    R comes from a QR factorisation of diag(sqrt(w)) XS, so the error in the
-    variances is proportional to sqrt(cond(A)) rather than cond(A) (a Cholesky
-    factor of A would square the condition number).  Then y^T A^-1 y = |y^T W|^2,
-    and "whitening" is one matrix product (cheaper and, on a busy machine, far
-    less sensitive to BLAS threading than a triangular solve per call).
-    """
-    r = XS.shape[1]
-    if XS.shape[0] < r:
-        return None
-    qr, _, _, info = lapack().dgeqrf(np.sqrt(w)[:, None] * XS)
-    if info != 0:  # pragma: no cover - LAPACK argument error
-        return None
-    R = np.triu(qr[:r, :r])
-    dg = np.abs(np.diag(R))
-    if not np.all(np.isfinite(dg)) or dg.min() <= 1e-13 * dg.max():
-        return None
-    W, info = lapack().dtrtri(R, lower=0)
-    if info != 0:  # pragma: no cover - singular R was excluded above
-        return None
-    return W
-
-
-def _whiten(W: np.ndarray, Z: np.ndarray) -> np.ndarray:
-    """Rows of Z mapped to R^-T z, so that |R^-T z|^2 = z^T A^-1 z."""
-    return Z @ W
-
-
-def _sqnorms(Z: np.ndarray) -> np.ndarray:
-    return np.einsum("ij,ij->i", Z, Z)
-
-
-def _values_full(Xs: np.ndarray, w: np.ndarray, Ys: np.ndarray) -> np.ndarray:
-    """Variances y^T A_w^+ y in span coordinates, +inf outside the range of A_w.
-
-    Handles singular designs through an SVD of diag(sqrt(w)) X.
-    """
-    m, r = Ys.shape
-    if m == 0:
-        return np.zeros(0)
-    if r == 0:
-        return np.zeros(m)
-    pos = w > 0
-    B = np.sqrt(w[pos])[:, None] * Xs[pos]
-    if B.shape[0] == 0:
-        return np.where(np.linalg.norm(Ys, axis=1) > 0, np.inf, 0.0)
-    _, s, vt = np.linalg.svd(B, full_matrices=False)
-    keep = s > s[0] * max(B.shape) * np.finfo(float).eps if s[0] > 0 else np.zeros(s.shape, bool)
-    coef = Ys @ vt[keep].T  # coordinates in the range of A_w
-    v = _sqnorms(coef / s[keep])
-    resid = np.linalg.norm(Ys - coef @ vt[keep], axis=1)
-    outside = resid > _SPAN_RTOL * np.linalg.norm(Ys, axis=1)
-    v[outside] = np.inf
-    return v
-
-
-def _certificate(
-    X: np.ndarray, Y: np.ndarray, S: np.ndarray, lam_S: np.ndarray, T: np.ndarray, mu_T: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Global variances v (m,), FW scores c (K,), tr(M A^-1) and the lower bound.
-
-    lam_S is the design restricted to S (sums to one); mu_T the target weights on T.
-    """
-    W = _factor(X[S], lam_S)
-    if W is None:
-        return np.full(Y.shape[0], np.inf), np.zeros(X.shape[0]), np.inf, 0.0
-    Yh = _whiten(W, Y)
-    v = _sqnorms(Yh)
-    mu = mu_T / mu_T.sum()
-    YhT = Yh[T]
-    N = YhT.T @ (mu[:, None] * YhT)  # R^-T M R^-1
-    Xh = _whiten(W, X)
-    c = np.einsum("ij,ij->i", Xh @ N, Xh)  # x^T A^-1 M A^-1 x
-    tr = float(mu @ v[T])
-    cmax = float(c.max())
-    lower = tr * tr / cmax if cmax > 0 else 0.0
-    return v, c, tr, lower
-
-
-# --------------------------------------------------------------------------- #
-# Restricted problem: log-barrier Newton method
-# --------------------------------------------------------------------------- #
-
 
 def _center(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, kappa: float, deadline: _Deadline | None = None):
     """Minimise kappa 1^T w - sum_y log(1 - v_y(w)) - sum_i log w_i from feasible w.
@@ -681,36 +519,6 @@ def _restricted_socp(XS: np.ndarray, YT: np.ndarray):
     return lam / lam.sum(), H, float(x[0])
 
 
-def _h_scales(a2: np.ndarray, B2: np.ndarray) -> np.ndarray:
-    """Scales u >= 0 of the dual vectors maximising sum_y u_y a2_y subject to
-    B2 u <= 1 (a linear program); u = 1 if it fails."""
-    from scipy.optimize import linprog
-
-    res = linprog(-a2, A_ub=B2, b_ub=np.ones(B2.shape[0]), bounds=[(0, None)] * a2.size, method="highs")
-    if res.status != 0 or not np.all(np.isfinite(res.x)):
-        return np.ones(a2.size)
-    return np.clip(res.x, 0.0, None)
-
-
-def _h_certificate(X: np.ndarray, YT: np.ndarray, H: np.ndarray, u: np.ndarray) -> tuple[float, np.ndarray]:
-    """The lower bound sum_y u_y (h_y^T y)^2 / max_x sum_y u_y (h_y^T x)^2 and the scores
-    c_x = sum_y u_y (h_y^T x)^2 (K,).
-
-    Valid for any vectors h_y and u >= 0.  For a design lambda with A = A_lambda and
-    V = max_y y^T A^+ y (infinite unless every target is in the range of A), each target
-    gives, by Cauchy--Schwarz, (h_y^T y)^2 = (h_y^T A A^+ y)^2 <= (h_y^T A h_y)(y^T A^+ y)
-    <= (h_y^T A h_y) V; weighting by u_y and summing,
-    sum_y u_y (h_y^T y)^2 <= V sum_x lambda_x c_x <= V max_x c_x.  With h_y = A^-1 y
-    this is (a sharpening of) the barrier certificate of the module docstring; the cone
-    program's multipliers are other generalized-inverse images, which certify singular
-    optimal designs.
-    """
-    a2 = np.einsum("ij,ij->i", H, YT) ** 2
-    c = ((X @ H.T) ** 2) @ u
-    cmax = float(c.max())
-    return (float(a2 @ u) / cmax if cmax > 0 else 0.0), c
-
-
 def _conic_rescue(X, Y, S, T, tol, best_val, best_low, deadline: _Deadline | None = None):
     """Column (and row) generation with the restricted problem as a cone program
     (:func:`_restricted_socp`), from the working sets of the barrier method.
@@ -981,85 +789,6 @@ def unsolvable_at_scale(error: ValueError):
     return NumericalError(f"the design cannot be solved in floating point at these arms' scales: {error}")
 
 
-class DesignCache:
-    """The designs one configuration's runs have solved, by exact target set, so that the
-    seeds of one request solve each distinct design problem once.
-
-    ACOL's rounds on one instance face few distinct uncertain sets (irrelevant-dims,
-    d = 10, R = 1: 80 solves for 20 seeds, 2 distinct target sets) and G-Allocation solves
-    the same G-optimal design in every run. :func:`optimal_design` without a time limit is
-    deterministic (nothing reads the clock), so a design returned from here is the design
-    the call would have computed, bit for bit, and records do not change.
-
-    An entry is keyed by the exact (K,) target mask and the tolerance, for the arms the
-    cache holds (the array itself when it is read-only, as an instance's arms are, else a
-    copy); a call with other arms empties the cache and keeps the new arms, so no design
-    can be returned for another arm set or another target set.
-    Entries are evicted oldest-used first beyond :attr:`max_bytes` of weights. Not
-    pickled with its entries (a copy starts empty). Safe to share between threads (a lock
-    guards the entries, not the solves): a race computes a design twice, with the same
-    result.
-    """
-
-    #: Total size of the cached weight vectors (8 bytes per arm per design), at most.
-    max_bytes = 1 << 25
-
-    def __init__(self) -> None:
-        self._arms: np.ndarray | None = None
-        self._designs: dict[tuple[bytes, float], Design] = {}
-        self._lock = threading.Lock()  # guards the bookkeeping, never a solve
-
-    def __reduce__(self):
-        return DesignCache, ()
-
-    def __len__(self) -> int:
-        return len(self._designs)
-
-    def _holds(self, arms: np.ndarray) -> bool:
-        """Whether the cached designs are for ``arms``: the same read-only array, or equal values."""
-        held = self._arms
-        if held is None:
-            return False
-        if held is arms and not arms.flags.writeable:
-            return True
-        return held.shape == arms.shape and np.array_equal(held, arms)
-
-    def design(self, arms: np.ndarray, mask: np.ndarray, tol: float) -> Design:
-        """``optimal_design(arms, arms[mask], tol=tol)``, solved once per (arms, mask, tol).
-
-        Args:
-            arms: (K, d) design arms.
-            mask: (K,) bool, the targets among the arms (ACOL's U_t; all True for
-                G-optimal design).
-            tol: the solver's relative gap.
-        """
-        arms = np.asarray(arms, dtype=float)
-        mask = np.asarray(mask, dtype=bool)
-        if mask.shape != (arms.shape[0],):
-            raise ValueError(f"mask must have shape ({arms.shape[0]},), got {mask.shape}")
-        key = (mask.tobytes(), float(tol))
-        with self._lock:
-            if not self._holds(arms):
-                self._designs.clear()
-                # A read-only array (an instance's arms) cannot change under the cache: hold it
-                # itself, so a large arm matrix is neither copied nor compared on every call.
-                self._arms = arms if not arms.flags.writeable else arms.copy()
-            held = self._arms
-            found = self._designs.pop(key, None)
-        if found is None:
-            try:
-                found = optimal_design(arms, arms[mask], tol=tol)
-            except ValueError as error:
-                raise unsolvable_at_scale(error) from None
-        capacity = max(1, self.max_bytes // (8 * max(arms.shape[0], 1)))
-        with self._lock:
-            if self._arms is held:  # no other thread has moved the cache to other arms meanwhile
-                self._designs[key] = found  # (re)inserted last: the dict's order is the order of use
-            while len(self._designs) > capacity:
-                del self._designs[next(iter(self._designs))]
-        return found
-
-
 def optimal_design_cvxpy(arms, targets, *, solver_name: str = "CLARABEL", time_limit: float | None = None,
                          also_scs: bool = True) -> Design:
     """The same design problem solved exactly as a conic program with cvxpy.
@@ -1149,108 +878,3 @@ def _cvxpy_time_limit(solver_name: str, time_limit: float | None) -> dict:
     return {"time_limit_secs" if solver_name.upper() == "SCS" else "time_limit": float(time_limit)}
 
 
-def design_value(arms, weights, targets) -> float:
-    """max_{y in targets} y^T A_w^+ y for the given (K,) non-negative weights.
-
-    A_w = sum_x w_x x x^T is used as given (weights need not sum to one, so
-    integer counts give the variance factors of an actual allocation).  The
-    pseudo-inverse is taken on span(arms); the value is +inf if some target is not
-    in the range of A_w (the design does not identify it).  0 when there are no
-    targets.
-
-    Raises:
-        ValueError: malformed input, negative weights, or a target outside span(arms).
-    """
-    Xs, Ys = _project(arms, targets)
-    w = np.asarray(weights, dtype=float)
-    if w.shape != (Xs.shape[0],):
-        raise ValueError(f"weights must have shape ({Xs.shape[0]},), got {w.shape}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("weights must be finite and non-negative")
-    if Ys.shape[0] == 0:
-        return 0.0
-    return float(_values_full(Xs, w, Ys).max())
-
-
-# --------------------------------------------------------------------------- #
-# Rounding (Pukelsheim ch. 12) and r(epsilon) of Algorithm 1
-# --------------------------------------------------------------------------- #
-
-
-#: The largest number of pulls :func:`round_design` apportions: 2^53, below which every
-#: integer is exact in float64.
-_ROUNDING_MAX = 2**53
-
-
-def round_design(weights, n: int) -> np.ndarray:
-    """Efficient apportionment of n pulls to a design (Pukelsheim 2006, ch. 12).
-
-    With p the support size: start from n_i = ceil((n - p/2) lambda_i) on the
-    support; while sum n_i > n decrement an n_j maximising (n_j - 1)/lambda_j;
-    while sum n_i < n increment an n_j minimising n_j/lambda_j (ties: the larger
-    lambda_j first).  This is Adams' divisor method: the result is
-    n_i = ceil(nu lambda_i) for some nu > n - p, so the total is exactly n, every
-    support point gets at least one pull when n >= p, and no pull goes outside the
-    support.  This is the ``Round(lambda*_t, N_t)`` of Algorithm 1, line 10.
-
-    Args:
-        weights: (K,) non-negative design weights (normalised here).
-        n: total number of pulls, 0 <= n <= 2^53 (the float arithmetic of the
-            apportionment is exact for integers up to 2^53; larger n is refused rather
-            than rounded into overflowing int64 counts).
-
-    Returns:
-        (K,) int64 counts summing to n.
-    """
-    lam = np.asarray(weights, dtype=float)
-    if lam.ndim != 1 or lam.size == 0:
-        raise ValueError("weights must be a non-empty 1-D array")
-    if not np.all(np.isfinite(lam)) or np.any(lam < 0) or lam.sum() <= 0:
-        raise ValueError("weights must be finite, non-negative and not all zero")
-    if isinstance(n, bool) or int(n) != n or n < 0:
-        raise ValueError(f"n must be a non-negative integer, got {n!r}")
-    n = int(n)
-    if n > _ROUNDING_MAX:
-        raise ValueError(f"n must be at most 2^53 = {_ROUNDING_MAX} (exact in floating point), got {n}")
-    lam = lam / lam.sum()
-    supp = np.flatnonzero(lam > 0)
-    ls = lam[supp]
-    p = supp.size
-    counts = np.maximum(np.ceil((n - p / 2.0) * ls), 0.0).astype(np.int64)
-    excess = int(counts.sum()) - n
-    # |excess| <= p/2 (each ceiling adds less than one), so these loops are short.
-    while excess > 0:
-        j = int(np.argmax((counts - 1) / ls))
-        counts[j] -= 1
-        excess -= 1
-    while excess < 0:
-        key = counts / ls
-        cand = np.flatnonzero(key == key.min())
-        j = int(cand[np.argmax(ls[cand])])
-        counts[j] += 1
-        excess += 1
-    out = np.zeros(lam.size, dtype=np.int64)
-    out[supp] = counts
-    return out
-
-
-def rounding_minimum(support_size: int, epsilon: float) -> int:
-    """r(epsilon) = ceil(p (1 + epsilon) / epsilon), the floor on N_t in Algorithm 1 (line 9).
-
-    The paper leaves r(epsilon) to the rounding procedure; this is the value for
-    :func:`round_design` with a design of support size p.
-
-    Why this suffices: :func:`round_design` is Adams' divisor method,
-    n_i = ceil(nu lambda_i) with nu > n - p, so n_i >= (n - p) lambda_i and
-    A_counts >= (n - p) A_lambda.  For n >= r(epsilon), p <= n epsilon / (1 + epsilon),
-    so n - p >= n / (1 + epsilon) and every
-    |x|^2_{A_counts^-1} <= (1 + epsilon)/n |x|^2_{A_lambda^-1}: the
-    (1 + epsilon)-approximate rounding that Theorem 2 assumes.  Computed in exact
-    rational arithmetic, so floating-point error cannot make it too small.
-    """
-    if isinstance(support_size, bool) or int(support_size) != support_size or support_size < 0:
-        raise ValueError(f"support_size must be a non-negative integer, got {support_size!r}")
-    if not (epsilon > 0) or not math.isfinite(epsilon):
-        raise ValueError(f"epsilon must be positive and finite, got {epsilon!r}")
-    eps = Fraction(epsilon)
-    return math.ceil(int(support_size) * (1 + eps) / eps)
