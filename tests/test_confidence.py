@@ -29,6 +29,7 @@ from cbai_cli.numerics.confidence import (
     minimum_radius,
     regime_notes,
     register_regime,
+    regimes,
 )
 from cbai_cli.numerics.linalg import DesignState, RidgeDesign
 
@@ -189,8 +190,10 @@ def test_regimes_are_registered_by_name():
 
 def test_one_regime_of_each_style_declares_itself_the_default():
     """Order does not choose the default: theory and static declare it, the others do not."""
-    assert {name: regime.default for name, regime in REGIMES.items()} == {
+    assert {name: REGIMES[name].default for name in ("static", "theory", "det", "tuned", "ols")} == {
         "static": True, "theory": True, "det": False, "tuned": False, "ols": False}
+    for adaptive in (True, False):  # a plugin's regimes included
+        assert sum(regime.default for regime in regimes().values() if regime.adaptive == adaptive) == 1
 
 
 def test_an_algorithm_runs_the_declared_default_whatever_the_order(monkeypatch):

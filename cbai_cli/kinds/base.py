@@ -59,6 +59,12 @@ class InstanceKind:
     noise_from_generator: ClassVar[bool] = False
     truth_optional: ClassVar[bool] = False
 
+    def example(self) -> Any:
+        """A small instance of this kind, cheap enough for every algorithm and regime that runs
+        on it: what the contract tests (tests/algorithms/test_contract.py) run. A kind without
+        one is left out of those tests."""
+        return None
+
     # ------------------------------------------------------------ files
     def parse(self, mapping: Mapping[str, Any], source: str) -> Any:
         """A validated instance from a file's mapping; :class:`InstanceError` otherwise."""

@@ -11,7 +11,7 @@ import pytest
 from cbai_cli.algorithms.registry import ALGORITHMS, ALIASES, AlgorithmEntry, entries, register, resolve
 from cbai_cli.compare.records import RECORD_KEYS
 from cbai_cli.contracts.errors import OptionError, UnknownNameError
-from cbai_cli.kinds.cbai.families import family
+from cbai_cli.kinds import get
 from cbai_cli.kinds.cbai.instance import Instance
 from cbai_cli.kinds.cbai.noise import GaussianNoise
 from cbai_cli.contracts.options import OPTIONS
@@ -19,13 +19,8 @@ from cbai_cli.run.simulate import RunRequest, prepare, run_once
 
 
 def small(kind: str):
-    """A small instance of each kind, cheap enough for every algorithm and regime."""
-    if kind == "cbai":
-        return Instance(name="small", arms=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), reward=np.array([0.0, 1.0]),
-                        constraint=np.array([1.0, 0.5]), threshold=0.75, noise=GaussianNoise(0.05))
-    if kind == "safe-regret":
-        return family("amani-a").generate(T=300)
-    return family("soare-safe").generate(d=2)
+    """The kind's own small instance (:meth:`~cbai_cli.kinds.base.InstanceKind.example`)."""
+    return get(kind).example()
 
 
 CASES = [
@@ -33,6 +28,7 @@ CASES = [
     for name, entry in entries().items()
     for regime in (entry.regimes or (None,))
     for kind in entry.kinds
+    if get(kind).example() is not None
 ]
 IDS = [f"{name}-{regime}-{kind}" for name, regime, kind in CASES]
 # A valid value of every option that is not its default, to check that what is recorded

@@ -144,6 +144,16 @@ class CbaiKind(InstanceKind):
     truth_optional = True
     identity_options = RECORD_OPTIONS
 
+    def example(self):
+        """Three arms in d = 2 (the third the best feasible), Gaussian noise σ = 0.05."""
+        import numpy as np
+
+        from cbai_cli.kinds.cbai.instance import Instance
+        from cbai_cli.kinds.cbai.noise import GaussianNoise
+
+        return Instance(name="small", arms=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), reward=np.array([0.0, 1.0]),
+                        constraint=np.array([1.0, 0.5]), threshold=0.75, noise=GaussianNoise(0.05))
+
     def run_identity(self, request) -> dict:
         """The fields of the request type of cbai 0.1 (``RunSpec``), so that stores written
         then still resume: the regime as written, and δ with its default."""

@@ -18,6 +18,12 @@ class SafeBaiKind(SafeKind):
     metric = ("pulls", "iterations")
     unsafe_label = "unsafe pulls"
 
+    def example(self):
+        """The safe Soare instance of ``cbai generate soare-safe`` in d = 2."""
+        from cbai_cli.kinds.cbai.families import family
+
+        return family("soare-safe").generate(d=2)
+
     def parse(self, mapping, source):
         from cbai_cli.kinds.safe.files import safe_bai_from_mapping
 

@@ -23,6 +23,12 @@ class SafeRegretKind(SafeKind):
     draws_curves = True
     bound_options = ("delta", "ridge", "norm_bound")
 
+    def example(self):
+        """Amani et al.'s instance A (Appendix F) over a horizon of 300."""
+        from cbai_cli.kinds.cbai.families import family
+
+        return family("amani-a").generate(T=300)
+
     def file_warnings(self, instance: Any) -> list[str]:
         """A horizon beyond what a run keeps in memory: the file stands, a run needs ``--T``."""
         from cbai_cli.contracts.options import HORIZON_LIMIT
