@@ -10,10 +10,22 @@ from cbai_cli.algorithms.registry import ALGORITHMS
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def python_blocks(page: Path) -> list[str]:
+    """The ```python blocks of ``page``."""
+    return [block.split("```", 1)[0] for block in page.read_text().split("```python\n")[1:]]
+
+
 def python_guide_blocks() -> list[str]:
     """The ```python blocks of docs/python.md."""
-    text = (ROOT / "docs" / "python.md").read_text()
-    return [block.split("```", 1)[0] for block in text.split("```python\n")[1:]]
+    return python_blocks(ROOT / "docs" / "python.md")
+
+
+def test_the_readmes_python_block_runs(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    [block] = python_blocks(ROOT / "README.md")
+    runner = doctest.DocTestRunner(verbose=False)
+    runner.run(doctest.DocTestParser().get_doctest(block, {}, "README.md", "README.md", 0))
+    assert runner.tries >= 3 and runner.failures == 0
 
 
 def test_every_block_of_the_python_guide_runs_alone(monkeypatch):
@@ -33,9 +45,9 @@ def test_every_block_of_the_python_guide_runs_alone(monkeypatch):
     assert tried > 100
 
 
-def test_the_readme_tables_of_algorithms_and_regimes_are_the_registrys():
+def test_the_guides_tables_of_algorithms_and_regimes_are_the_registrys():
     from cbai_cli.cli.listing import Listing
 
-    readme = (ROOT / "README.md").read_text()
-    block = readme.split("<!-- algorithms -->\n", 1)[1].split("<!-- /algorithms -->", 1)[0]
-    assert block.strip() == Listing().to_markdown().strip(), "run `cbai algorithms --markdown` into README.md"
+    guide = (ROOT / "docs" / "guide.md").read_text()
+    block = guide.split("<!-- algorithms -->\n", 1)[1].split("<!-- /algorithms -->", 1)[0]
+    assert block.strip() == Listing().to_markdown().strip(), "run `cbai algorithms --markdown` into docs/guide.md"
