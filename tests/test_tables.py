@@ -1,5 +1,5 @@
 """README's headline table is what benchmarks/headline.py makes of its results file, and
-README.md stays short: at most 200 lines, none over 200 characters."""
+README.md stays short; the guide's table of every method too: at most 200 lines, none over 200 characters."""
 
 from __future__ import annotations
 
@@ -9,18 +9,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def headline():
-    spec = importlib.util.spec_from_file_location("headline", ROOT / "benchmarks" / "headline.py")
+def tables():
+    spec = importlib.util.spec_from_file_location("tables", ROOT / "benchmarks" / "tables.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def test_the_readme_headline_table_is_made_from_its_results_file():
-    module = headline()
+    module = tables()
     readme = (ROOT / "README.md").read_text()
     block = readme.split(module.MARKERS[0], 1)[1].split(module.MARKERS[1], 1)[0]
-    assert block.strip() == module.table(module.RESULTS.read_text()).strip(), "run `python benchmarks/headline.py`"
+    assert block.strip() == module.table(module.RESULTS.read_text()).strip(), "run `python benchmarks/tables.py`"
 
 
 def test_the_table_reads_every_instance_of_a_results_file():
@@ -30,7 +30,7 @@ def test_the_table_reads_every_instance_of_a_results_file():
                "|---|---|---:|---:|---:|---:|---:|\n"
                "| maxrew-u | ols | 40 [30, 50] | 4.00× | 100% | 0 | 7 |\n"
                "| track-and-stop | ols | 30 [20, 40] | 3.00× | 100% | 0 | 7 |\n")
-    lines = headline().table(results).splitlines()
+    lines = tables().table(results).splitlines()
     assert lines[2] == "| toy | 1 | 10 | 30 | 3.00× | 100% |"
     assert "7 seeds, δ = 0.1" in lines[-1]
 
@@ -39,3 +39,10 @@ def test_the_readme_is_short():
     lines = (ROOT / "README.md").read_text().splitlines()
     assert len(lines) <= 200
     assert max(len(line) for line in lines) <= 200
+
+
+def test_the_guides_table_of_every_method_is_made_from_its_results_file():
+    module = tables()
+    guide = (ROOT / "docs" / "guide.md").read_text()
+    block = guide.split(module.METHODS_MARKERS[0], 1)[1].split(module.METHODS_MARKERS[1], 1)[0]
+    assert block.strip() == module.methods(module.METHODS_RESULTS.read_text()).strip(), "run `python benchmarks/tables.py`"
