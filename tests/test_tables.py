@@ -1,5 +1,6 @@
-"""README's headline table is what benchmarks/headline.py makes of its results file, and
-README.md stays short; the guide's table of every method too: at most 200 lines, none over 200 characters."""
+"""README's headline table and the guide's table of every method are what benchmarks/tables.py
+makes of their results files, and README.md stays short: at most 200 lines, none over 200
+characters."""
 
 from __future__ import annotations
 
