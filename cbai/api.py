@@ -117,8 +117,11 @@ def compare(instances: Iterable[InstanceLike], algorithms: Sequence[str], *, see
     from cbai_cli.compare.study import compare as run_comparison
 
     with library_errors():
-        sources = tuple(os.fspath(item) if isinstance(item, os.PathLike) else item for item in instances)
-        settings = CompareSettings(sources=sources, algorithms=tuple(algorithms), seeds=seeds, first_seed=first_seed,
+        # a single name is left whole, for CompareSettings to refuse with a hint
+        sources = instances if isinstance(instances, (str, bytes)) else tuple(
+            os.fspath(item) if isinstance(item, os.PathLike) else item for item in instances)
+        specs = algorithms if isinstance(algorithms, (str, bytes)) else tuple(algorithms)
+        settings = CompareSettings(sources=sources, algorithms=specs, seeds=seeds, first_seed=first_seed,
                                    jobs=jobs, bounds=bounds, options=options)
         return Compared(run_comparison(settings))
 
