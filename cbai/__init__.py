@@ -44,7 +44,8 @@ _EXPORTS = {
     "MissingTruthError": "cbai_cli.contracts.errors",
 }
 
-__all__ = ["__version__", *_EXPORTS]
+__all__ = ["__version__", "Instance", "load", "save", "generate", "solve", "bound", "compare", "algorithms", "Solved",
+           "Compared", "Session", "CbaiError", "OptionError", "InstanceError", "MissingTruthError"]
 
 if TYPE_CHECKING:
     from cbai.api import Compared, Solved, algorithms, bound, compare, generate, solve

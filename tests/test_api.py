@@ -30,7 +30,7 @@ def test_import_cbai_loads_nothing_heavy():
 def test_every_public_name_resolves_and_dir_lists_them():
     for name in cbai.__all__:
         assert getattr(cbai, name) is not None
-    assert set(dir(cbai)) == set(cbai.__all__)
+    assert set(dir(cbai)) == set(cbai.__all__) == {"__version__", *cbai._EXPORTS}
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         cbai.nothing  # noqa: B018
 
