@@ -40,6 +40,12 @@ from cbai_cli.errors import OptionError, WorkerLostError
 from cbai_cli.parallel import check_jobs, default_jobs, single_threaded_blas
 
 TARGET_BATCH_SECONDS = 0.25
+#: The work of one batch run in this process (``--jobs 1``): no other worker waits for a
+#: share, and the seeds of one request in one batch advance as one compiled batch
+#: (:func:`cbai_cli.simulate.run_many`), about 8% less CPU a query than one by one (ten
+#: theory G-ACOL runs on irrelevant-dims d = 10, R = 1); their records are stored at most
+#: this much later.
+IN_PROCESS_BATCH_SECONDS = 2.0
 MAX_BATCH = 512
 # Seconds to wait for a Dask scheduler before giving up.
 DASK_CONNECT_TIMEOUT = 10
@@ -157,9 +163,11 @@ def perform(tasks: tuple) -> BatchResult:
 class Backend(Protocol):
     """Where batches run. ``submit`` returns a ticket; ``next_done`` blocks until some
     batch finishes and returns its ticket and :class:`BatchResult` (or raises the
-    worker's exception); ``close(cancel=True)`` abandons unfinished work at once."""
+    worker's exception); ``close(cancel=True)`` abandons unfinished work at once.
+    ``batch_seconds``: the work one batch should hold, once costs are measured."""
 
     workers: int
+    batch_seconds: float
 
     def submit(self, tasks: tuple) -> int: ...
 
@@ -170,6 +178,8 @@ class Backend(Protocol):
 
 class InProcessBackend:
     """Runs batches one after the other in this process (``--jobs 1``)."""
+
+    batch_seconds = IN_PROCESS_BATCH_SECONDS
 
     def __init__(self) -> None:
         self.workers = 1
@@ -223,6 +233,8 @@ class ProcessPoolBackend:
     ``multiprocessing.Pool`` did neither: it waited forever for the batch of a killed worker,
     and its ``terminate`` could hang on a result lock that a killed worker held.
     """
+
+    batch_seconds = TARGET_BATCH_SECONDS
 
     def __init__(self, jobs: int) -> None:
         import multiprocessing
@@ -345,6 +357,8 @@ class DaskBackend:
     files. Dask's nanny already starts workers with single-threaded BLAS.
     """
 
+    batch_seconds = TARGET_BATCH_SECONDS
+
     def __init__(self, address: str) -> None:
         try:
             from distributed import Client, as_completed
@@ -415,7 +429,8 @@ class Scheduler:
         emit: called with each finished run's record, in completion order.
         with_bounds: attach Theorem 1's lower bound of the run's instance to records (True),
             not (False), or only where it is cheap (None: the kind's ``bound_skip_reason``).
-        target_seconds: the work one batch should hold, once costs are measured.
+        target_seconds: the work one batch should hold, once costs are measured (None: the
+            backend's ``batch_seconds``).
         max_batch: the most runs in one batch.
         progress: called with the number of finished runs after each one.
         claim: given the run keys of a batch about to be dispatched, those this process is
@@ -424,14 +439,14 @@ class Scheduler:
     """
 
     def __init__(self, plan, backend: Backend, emit: Callable[[dict], None], *, with_bounds: bool | None = None,
-                 target_seconds: float = TARGET_BATCH_SECONDS, max_batch: int = MAX_BATCH,
+                 target_seconds: float | None = None, max_batch: int = MAX_BATCH,
                  progress: Callable[[int], None] | None = None,
                  claim: Callable[[Sequence[str]], Collection[str]] | None = None) -> None:
         self.plan = plan
         self.backend = backend
         self.emit = emit
         self.with_bounds = with_bounds
-        self.target_seconds = target_seconds
+        self.target_seconds = backend.batch_seconds if target_seconds is None else target_seconds
         self.max_batch = max_batch
         self.progress = progress
         self.claim = claim
