@@ -7,13 +7,14 @@ the kernels into the package, setup.py), installs this checkout with `python -m 
 
 - the first `cbai solve instances/irrelevant-dims-d10-eps0.05.yaml` after the install, then
   the same command again (median of ``--repeats``);
-- `cbai bound` of the same file and `cbai --help` (medians);
+- `cbai bound` of a shipped instance of each kind (the same file; safe-regret and safe-bai
+  ones, whose bounds solve linear programs with scipy) and `cbai --help` (medians);
 - a shell loop of ``--loop`` `cbai solve` calls over the shipped small instances.
 
-Writes the table to benchmarks/results/startup.md and, with ``--readme``, into README.md
+Writes the table to benchmarks/results/startup.md and, with ``--guide``, into docs/guide.md
 between the markers ``<!-- startup -->`` and ``<!-- /startup -->``.
 
-    python benchmarks/bench_startup.py --readme
+    python benchmarks/bench_startup.py --guide
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 INSTANCE = "instances/irrelevant-dims-d10-eps0.05.yaml"
 SMALL = ("instances/irrelevant-dims-d10-eps0.05.yaml", "instances/regret-1d.yaml", "instances/random-d5-n20-seed0.yaml",
          "instances/unit-sphere-d30-n30-seed0.npz")
+#: A shipped instance of each kind but cbai, for ``cbai bound``.
+BOUNDED = ("instances/amani-a.yaml", "instances/soare-safe.yaml")
 MARKERS = ("<!-- startup -->", "<!-- /startup -->")
 
 
@@ -44,7 +47,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--loop", type=int, default=100, help="cbai solve calls in the shell loop")
-    parser.add_argument("--readme", action="store_true", help="also write the table into README.md")
+    parser.add_argument("--guide", action="store_true", help="also write the table into docs/guide.md")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="cbai-startup-"))
     venv = folder / "venv"
@@ -55,7 +58,8 @@ def main() -> None:
     install = timed([python, "-m", "pip", "install", "--quiet", "."], env)
     first = timed([cbai, "solve", INSTANCE], env)
     warm = statistics.median(timed([cbai, "solve", INSTANCE], env) for _ in range(args.repeats))
-    bound = statistics.median(timed([cbai, "bound", INSTANCE], env) for _ in range(args.repeats))
+    bounds = {path: statistics.median(timed([cbai, "bound", path], env) for _ in range(args.repeats))
+              for path in (INSTANCE, *BOUNDED)}
     help_ = statistics.median(timed([cbai, "--help"], env) for _ in range(args.repeats))
     files = [SMALL[number % len(SMALL)] for number in range(args.loop)]
     loop = timed(["bash", "-c", f"for f in {' '.join(files)}; do {cbai} solve $f > /dev/null; done"], env)
@@ -63,7 +67,7 @@ def main() -> None:
     rows = [("`python -m pip install .` (the README's line; the build compiles the kernels)", install),
             (f"first `cbai solve {INSTANCE}` after it", first),
             ("the same again (median)", warm),
-            (f"`cbai bound {INSTANCE}` (median)", bound),
+            *((f"`cbai bound {path}` (median)", seconds) for path, seconds in bounds.items()),
             ("`cbai --help` (median)", help_),
             (f"a shell loop of {args.loop} `cbai solve` calls over the shipped small instances", loop)]
     text = "\n".join([f"`python benchmarks/bench_startup.py` on a fresh venv, Python {sys.version.split()[0]}, "
@@ -71,10 +75,10 @@ def main() -> None:
                       "| step | seconds |", "|---|---:|", *(f"| {name} | {seconds:.2f} |" for name, seconds in rows)])
     print(text)
     (ROOT / "benchmarks" / "results" / "startup.md").write_text(text + "\n")
-    if args.readme:
-        readme = (ROOT / "README.md").read_text()
-        start, end = readme.index(MARKERS[0]) + len(MARKERS[0]), readme.index(MARKERS[1])
-        (ROOT / "README.md").write_text(readme[:start] + "\n" + text + "\n" + readme[end:])
+    if args.guide:
+        guide = (ROOT / "docs" / "guide.md").read_text()
+        start, end = guide.index(MARKERS[0]) + len(MARKERS[0]), guide.index(MARKERS[1])
+        (ROOT / "docs" / "guide.md").write_text(guide[:start] + "\n" + text + "\n" + guide[end:])
 
 
 if __name__ == "__main__":

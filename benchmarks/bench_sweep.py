@@ -4,6 +4,17 @@ before the compiled step). Not run by CI.
 
     python benchmarks/bench_sweep.py [--seeds 10] [--repeats 3] [--only small|large] [--baseline-code DIR]
     python benchmarks/bench_sweep.py --cold-start       # compiling the kernels once, then loading them
+    python benchmarks/bench_sweep.py --authors-code DIR [--seeds 10] [--repeats 2]
+
+``--authors-code DIR`` (DIR: the ``src`` folder of the authors' code, Lindner et al.'s
+constrained_bai package, which needs numpy and scipy only for this case) times whole
+processes instead, process start included on both sides, alternating ``--repeats`` times:
+the authors' G-ACOL with their theory intervals (``CLBAdaptiveGreedyAlgorithm(delta=0.05,
+tuned_ci=False, selection="adaptive")``, their experiment.py's method ``adaptive``) on their
+irrelevant-dimensions instance (``get_toy_instance_3(0.05, 10)``), seeds 0, 1, … in one
+Python process, against ``cbai compare "irrelevant-dims:d=10,eps=0.05" --algos g-acol:theory
+--subgaussian 1 --seeds N --jobs 1 --no-bounds``. Both with one BLAS thread; wall and CPU
+(user + system) seconds, medians over the repeats.
 
 Rows, for every case, each timed in its own fresh process, the processes of all rows
 alternating ``--repeats`` times (the machine is shared: the minimum is the least
@@ -166,6 +177,71 @@ def table(cases, args) -> None:
                   flush=True)
 
 
+#: The authors' sweep, run by ``python -c`` with their ``src`` folder and the seeds as arguments:
+#: what their experiment.py does for method ``adaptive`` on ``toy_3``, without sacred's bookkeeping.
+AUTHORS_SWEEP = """
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from constrained_bai.bandit import get_toy_instance_3
+from constrained_bai.algorithms.adaptive_greedy import CLBAdaptiveGreedyAlgorithm
+queries = correct = 0
+for seed in range(int(sys.argv[2])):
+    np.random.seed(seed)
+    bandit = get_toy_instance_3(0.05, 10)
+    used, arm = CLBAdaptiveGreedyAlgorithm(delta=0.05, tuned_ci=False, selection="adaptive", debug=False).run(bandit)
+    queries, correct = queries + used, correct + int(arm == bandit.best_arm_i)
+print("QUERIES", queries, correct, file=sys.stderr)
+"""
+
+
+def against_authors(src: str, seeds: int, repeats: int) -> None:
+    """The whole-process sweeps of ``--authors-code`` (the module docstring), as a table."""
+    import resource
+    import statistics
+
+    cbai = [sys.executable, "-P", "-m", "cbai_cli", "compare", "irrelevant-dims:d=10,eps=0.05", "--algos",
+            "g-acol:theory", "--subgaussian", "1", "--seeds", str(seeds), "--jobs", "1", "--no-bounds", "--json",
+            "--quiet"]
+    authors = [sys.executable, "-P", "-c", AUTHORS_SWEEP, os.path.abspath(src), str(seeds)]
+    times: dict[str, list[tuple[float, float]]] = {"authors": [], "cbai": []}
+    queries = {}
+    for _ in range(repeats):
+        for name, command in (("authors", authors), ("cbai", cbai)):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=dict(
+                os.environ, PYTHONPATH=ROOT, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1"))
+            wall = time.perf_counter() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if done.returncode != 0:
+                raise SystemExit(f"{name}: {done.stderr.strip().splitlines()[-1]}")
+            times[name].append((wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
+            if name == "authors":
+                line = next(line for line in done.stderr.splitlines() if line.startswith("QUERIES"))
+                queries[name] = tuple(int(value) for value in line.split()[1:])
+            else:
+                records = json.loads(done.stdout)["records"]
+                queries[name] = (sum(record["iterations"] for record in records),
+                                 sum(bool(record["correct"]) for record in records))
+    print(f"Whole-process sweeps of {seeds} seeds, G-ACOL with theory intervals on irrelevant-dims d = 10, "
+          f"ε = 0.05, R = 1; medians of {repeats} alternating processes, load average {os.getloadavg()[0]:.1f} "
+          "at the end\n")
+    print("| code | queries (correct runs) | wall s | CPU s | wall µs a query | CPU µs a query |")
+    print("|---|---:|---:|---:|---:|---:|")
+    medians = {}
+    for name in ("authors", "cbai"):
+        wall = statistics.median(w for w, _ in times[name])
+        cpu = statistics.median(c for _, c in times[name])
+        medians[name] = (wall, cpu)
+        used, correct = queries[name]
+        print(f"| {name} | {used:,} ({correct}/{seeds}) | {wall:.2f} | {cpu:.2f} | {1e6 * wall / used:.2f} | "
+              f"{1e6 * cpu / used:.2f} |")
+    (aw, ac), (cw, cc) = medians["authors"], medians["cbai"]
+    print(f"\ncbai against the authors, whole processes: {aw / cw:.1f}× wall, {ac / cc:.1f}× CPU; per query "
+          f"{(aw / queries['authors'][0]) / (cw / queries['cbai'][0]):.1f}× wall")
+
+
 def cold_start() -> None:
     """Seconds of a first adaptive ``cbai solve`` in fresh processes: with an empty kernel
     cache (compiling), then with the cache on disk, and numba's import alone."""
@@ -198,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--case", help="only the case of this label")
     parser.add_argument("--baseline-code", help="a checkout of the code before the compiled step")
     parser.add_argument("--cold-start", action="store_true")
+    parser.add_argument("--authors-code", metavar="DIR", help="the src folder of the authors' code: whole-process "
+                        "sweeps against it")
     parser.add_argument("--cell", nargs=2, help=argparse.SUPPRESS)  # LABEL MODE: one row of one case (internal)
     args = parser.parse_args(argv)
     if args.cell:
@@ -205,6 +283,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.cold_start:
         cold_start()
+        return 0
+    if args.authors_code:
+        against_authors(args.authors_code, args.seeds, args.repeats)
         return 0
     print(f"µs per query in a sweep, minimum over {args.repeats} alternating processes; shared machine, "
           f"load average {os.getloadavg()[0]:.1f} at start")

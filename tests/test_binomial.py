@@ -75,3 +75,14 @@ def test_impossible_counts_and_levels_are_refused(arguments):
 def test_wider_at_a_higher_level_and_narrower_with_more_trials():
     assert np.subtract(*clopper_pearson(5, 10, 0.99)[::-1]) > np.subtract(*clopper_pearson(5, 10, 0.9)[::-1])
     assert np.subtract(*clopper_pearson(500, 1000)[::-1]) < np.subtract(*clopper_pearson(5, 10)[::-1])
+
+
+@pytest.mark.parametrize("level", [0.5, 0.8, 0.9, 0.95, 0.99, 0.999])
+def test_closed_form_ends_are_the_doubles_of_betaincinv(level):
+    # k = n and k = 0 skip scipy.special: their ends must be its very numbers, not close ones.
+    from scipy.special import betaincinv
+
+    tail = (1 - level) / 2
+    for n in range(1, 3001):
+        assert clopper_pearson(n, n, level) == (float(betaincinv(n, 1, tail)), 1.0)
+        assert clopper_pearson(0, n, level) == (0.0, float(betaincinv(1, n, 1 - tail)))

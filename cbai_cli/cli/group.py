@@ -35,6 +35,12 @@ class CbaiGroup(TyperGroup):
         except Terminated:  # before Typer makes every KeyboardInterrupt an Exit(130)
             raise typer.Exit(EXIT_TERMINATED) from None
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        from cbai_cli.cli.plain_values import install
+
+        install(self, ctx)  # before any value is read: most need no Pydantic
+        return super().parse_args(ctx, args)
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         from cbai_cli.io.stdout import GuardedStdout
 

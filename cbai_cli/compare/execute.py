@@ -33,7 +33,6 @@ from typing import Any
 from cbai_cli.compare.backends import Backend
 from cbai_cli.compare.tasks import BoundOutcome, BoundTask, RunOutcome, RunTask
 
-TARGET_BATCH_SECONDS = 0.25
 MAX_BATCH = 512
 
 
@@ -58,7 +57,8 @@ class Scheduler:
         emit: called with each finished run's record, in completion order.
         with_bounds: attach Theorem 1's lower bound of the run's instance to records (True),
             not (False), or only where it is cheap (None: the kind's ``bound_skip_reason``).
-        target_seconds: the work one batch should hold, once costs are measured.
+        target_seconds: the work one batch should hold, once costs are measured (None: the
+            backend's ``batch_seconds``).
         max_batch: the most runs in one batch.
         progress: called with the number of finished runs after each one.
         claim: given the run keys of a batch about to be dispatched, those this process is
@@ -67,14 +67,14 @@ class Scheduler:
     """
 
     def __init__(self, plan, backend: Backend, emit: Callable[[dict], None], *, with_bounds: bool | None = None,
-                 target_seconds: float = TARGET_BATCH_SECONDS, max_batch: int = MAX_BATCH,
+                 target_seconds: float | None = None, max_batch: int = MAX_BATCH,
                  progress: Callable[[int], None] | None = None,
                  claim: Callable[[Sequence[str]], Collection[str]] | None = None) -> None:
         self.plan = plan
         self.backend = backend
         self.emit = emit
         self.with_bounds = with_bounds
-        self.target_seconds = target_seconds
+        self.target_seconds = backend.batch_seconds if target_seconds is None else target_seconds
         self.max_batch = max_batch
         self.progress = progress
         self.claim = claim

@@ -24,10 +24,14 @@ _READ: set[str] = set()  # the groups this process has read (a cache: reading tw
 
 @functools.cache
 def _installed() -> Any:
-    """Every entry point of the installed distributions, read once (a scan of their metadata
-    costs tens of milliseconds)."""
-    from importlib.metadata import entry_points
+    """Every entry point of the installed distributions, read once. Parsing every
+    distribution's entry points costs about 10 ms; when no ``entry_points.txt`` so much as
+    mentions ``cbai.`` (reading the texts costs 2 ms) no group of :data:`GROUPS` has an
+    entry point, and there is nothing to parse."""
+    from importlib.metadata import EntryPoints, distributions, entry_points
 
+    if not any("cbai." in (distribution.read_text("entry_points.txt") or "") for distribution in distributions()):
+        return EntryPoints(())
     return entry_points()
 
 

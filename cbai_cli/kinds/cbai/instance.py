@@ -372,17 +372,20 @@ class Instance:
         keys += (self.rewards + 0.0).view(np.uint64) * multipliers[d]
         order = np.argsort(keys, kind="stable")
         shared = np.flatnonzero(keys[order[1:]] == keys[order[:-1]])
-        candidates = np.unique(np.concatenate([order[shared], order[shared + 1]]))
-        if candidates.size == 0:
+        candidate = np.zeros(keys.size, dtype=bool)  # arms whose key another arm shares
+        candidate[order[shared]] = candidate[order[shared + 1]] = True
+        if not candidate.any():
             return []
         # Each candidate's run of equal keys starts at its first arm; an arm equal to that first
         # arm in features and reward is its copy, so only representatives (and the rare arms of
         # a run that differ from its first, a collision of keys) need the lexicographic sort.
-        ordered = order[np.isin(order, candidates)]
+        ordered = order[candidate[order]]
         starts = np.r_[True, keys[ordered[1:]] != keys[ordered[:-1]]]
         first = ordered[np.maximum.accumulate(np.where(starts, np.arange(ordered.size), 0))]
         copies = np.all(self.arms[ordered] == self.arms[first], axis=1) & (self.rewards[ordered] == self.rewards[first])
-        distinct = np.unique(np.r_[first, ordered[~copies]])
+        kept = np.zeros(keys.size, dtype=bool)
+        kept[first] = kept[ordered[~copies]] = True
+        distinct = np.flatnonzero(kept)  # sorted, as the labels below need
         keyed = np.hstack([self.arms[distinct], self.rewards[distinct, None]])
         _, representative = np.unique(keyed, axis=0, return_inverse=True)
         # each arm's group: its representative's rank among the distinct rows (distinct is sorted)
