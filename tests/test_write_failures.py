@@ -33,7 +33,9 @@ from cbai_cli.session.session import Session
 ROOT = Path(__file__).resolve().parents[1]
 REGRET = ROOT / "instances" / "regret-1d.yaml"
 IRRELEVANT = ROOT / "instances" / "irrelevant-dims-d10-eps0.05.yaml"
-ENVIRONMENT = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+# progress lines would join the error line on stderr when a command outlasts their interval (a busy machine)
+ENVIRONMENT = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+               "CBAI_PROGRESS_INTERVAL": "1000000"}
 FULL_STDOUT = "cbai: error: -: cannot write to standard output: No space left on device"
 NO_SPACE = "No space left on device"
 #: 2 algorithms × 8 seeds on regret-1d: 16 records of about 800 bytes, a few KiB in all.

@@ -82,8 +82,11 @@ class Group:
         return family(self.family).generate(self.noise, **dict(self.params), seed=seed)
 
 
-def parse_source(text: str, index: int, base: Path | None = None) -> list[Group]:
-    """The groups of one source: a file, a folder or a generator spec."""
+def parse_source(text: Any, index: int, base: Path | None = None) -> list[Group]:
+    """The groups of one source: a file, a folder, a generator spec, or an instance held in
+    memory (labelled by its name)."""
+    if not isinstance(text, str):
+        return [Group(label=text.name, source=text.name, source_index=index, instance=text)]
     text = text.strip()
     if not text:
         raise OptionError("empty source")

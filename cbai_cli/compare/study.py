@@ -42,7 +42,7 @@ class CompareSettings:
     last heartbeat (:mod:`cbai_cli.compare.claims`).
     """
 
-    sources: tuple[str, ...] = ()
+    sources: tuple[Any, ...] = ()  # files, folders, generator specs (str) or instances in memory
     algorithms: tuple[str, ...] = ()
     seeds: int | None = None
     first_seed: int | None = None
@@ -89,10 +89,18 @@ def _names(values: Any, field_name: str, flag: str, paths: bool = False) -> tupl
         hint = f" such as ({values!r},)" if isinstance(values, str) else ""
         raise OptionError(f"{field_name} must be a sequence of names ({flag}){hint}, got {values!r}", field_name)
     names = tuple(os.fspath(value) if paths and isinstance(value, os.PathLike) else value for value in values)
-    wrong = [value for value in names if not isinstance(value, str)]
+    # with paths (sources), an instance held in memory is a source of its own
+    wrong = [value for value in names if not isinstance(value, str) and not (paths and _is_instance(value))]
     if wrong:
         raise OptionError(f"{field_name} must be names ({flag}) given as str, got {wrong[0]!r}", field_name)
     return names
+
+
+def _is_instance(value: Any) -> bool:
+    """Whether ``value`` is an instance of a registered kind (a source held in memory)."""
+    from cbai_cli.kinds import kind_entries
+
+    return isinstance(getattr(value, "kind", None), str) and value.kind in kind_entries() and hasattr(value, "name")
 
 
 @dataclass(frozen=True, eq=False)

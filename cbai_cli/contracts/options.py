@@ -22,7 +22,8 @@ import numbers
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -369,3 +370,29 @@ def shown(value: Any) -> str:
             return f"about {'-' if value < 0 else ''}1e+{int(value.bit_length() * math.log10(2))}"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+#: Flags of the command line that are not run options, and the library's parameter each is.
+COMMAND_FLAGS = {"--algo": "algorithm", "--algos": "algorithms", "--regime": "regime", "--seed": "seed",
+                 "--runs": "runs", "--seeds": "seeds", "--first-seed": "first_seed", "--jobs": "jobs"}
+
+
+def library_message(message: str) -> str:
+    """``message`` with every flag of the command line in it named as the library's
+    parameter (``--delta must lie in (0, 1)`` → ``delta must lie in (0, 1)``)."""
+    names = {**COMMAND_FLAGS, **{option.flag: option.name for option in OPTIONS.values()}}
+    flags = "|".join(re.escape(flag) for flag in sorted(names, key=len, reverse=True))
+    return re.sub(rf"(?<![\w-])({flags})(?![\w-])", lambda found: names[found.group(1)], message)
+
+
+@contextmanager
+def library_errors() -> Iterator[None]:
+    """Inside, a :class:`~cbai_cli.contracts.errors.CbaiError` names the library's parameters,
+    not the command line's flags (:func:`library_message`): what the Python API raises."""
+    try:
+        yield
+    except CbaiError as error:
+        if error.args and isinstance(error.args[0], str):
+            error.args = (library_message(error.args[0]), *error.args[1:])
+        raise
+

@@ -1,5 +1,7 @@
-"""Third-party algorithms: the example plugin in examples/plugin installs with pip and
-runs from ``cbai solve`` and ``cbai compare`` through the ``cbai.algorithms`` entry points."""
+"""Third-party algorithms, regimes and kinds, each one module and one entry point: the example
+plugin in examples/plugin installs with pip and runs from ``cbai solve`` and ``cbai compare``;
+a kind written in one module with an algorithm of its own runs through ``cbai solve`` and joins
+the contract tests by itself."""
 
 from __future__ import annotations
 
@@ -209,3 +211,150 @@ def test_a_plugin_option_cannot_take_a_name_or_flag_of_cbai():
         with pytest.raises(ValueError, match="clashes with the option"):
             register(entry)
         assert "clashing" not in registry.entries() and "my_delta" not in OPTIONS
+
+
+COIN_KIND = '''"""A whole new kind in one module, with an algorithm of its own: coins with hidden biases,
+flipped in turn; the answer is the coin that came up heads least often."""
+from dataclasses import dataclass
+
+import numpy as np
+
+from cbai_cli.algorithms.registry import AlgorithmEntry, Configured
+from cbai_cli.contracts.protocol import Answer, Query
+from cbai_cli.kinds import KindEntry
+from cbai_cli.kinds.base import InstanceKind
+
+FLIPS = 30
+
+
+@dataclass(frozen=True)
+class Coins:
+    name: str
+    biases: tuple
+    kind: str = "coins"
+
+    @property
+    def n_arms(self):
+        return len(self.biases)
+
+    @property
+    def content_hash(self):
+        return repr(self.biases)
+
+
+class Flips:
+    def __init__(self, biases, rng):
+        self.biases, self.rng = np.asarray(biases), rng
+
+    def answer(self, query):
+        return Answer(self.rng.binomial(query.counts, self.biases[query.arms]).astype(float))
+
+
+class RoundRobin:
+    def __init__(self, coins, flips, rng):
+        self.heads, self.flips, self.t = np.zeros(coins), flips, 0
+
+    @property
+    def done(self):
+        return self.t >= self.flips
+
+    def ask(self):
+        return Query.pull(self.t % len(self.heads))
+
+    def tell(self, query, answer):
+        self.heads[query.arms] += answer.constraint
+        self.t += 1
+
+    def recommendation(self):
+        return int(np.argmin(self.heads))
+
+
+@dataclass(frozen=True)
+class Flipped:
+    seed: int
+    iterations: int
+    recommended: int
+    stopped: str
+
+    def record(self):
+        return {"kind": "coins", "seed": self.seed, "iterations": self.iterations, "recommended": self.recommended,
+                "correct": None, "violation": None, "stopped": self.stopped, "wall_s": 0.0}
+
+    to_dict = record
+
+
+@dataclass(frozen=True)
+class Outcome:
+    results: tuple
+    hit_budget: bool = False
+
+    def to_json(self):
+        return {"runs": [result.to_dict() for result in self.results]}
+
+    def render(self, out):
+        out.print(f"lightest coin: {[result.recommended for result in self.results]}")
+
+
+class CoinsKind(InstanceKind):
+    name = "coins"
+    summary = "coins with hidden biases"
+
+    def parse(self, mapping, source):
+        return Coins(str(mapping.get("name", "coins")), tuple(float(b) for b in mapping["biases"]))
+
+    def example(self):
+        return Coins("three", (0.2, 0.5, 0.8))
+
+    def configure(self, spec, regime, request, instance, *, solve_oracle):
+        budget = request.get("budget")
+        return Configured(view=instance.n_arms, config=FLIPS, budget=budget, options={"budget": budget})
+
+    def environment(self, instance, rng):
+        return Flips(instance.biases, rng)
+
+    def score(self, prepared, seed, learner, environment, observer, loop):
+        return Flipped(seed, loop.used, learner.recommendation(), loop.stopped)
+
+    def solve(self, prepared, results, trace_rows=(), bound=None, progress=None):
+        return Outcome(tuple(results))
+
+    def render_solve(self, outcome, out):
+        outcome.render(out)
+
+
+KIND = KindEntry("coins", "coinkind:CoinsKind")
+ALGORITHM = AlgorithmEntry("coin-round-robin", "coinkind", "RoundRobin", "each coin in turn, 30 flips", ("coins",),
+                           "adaptive", ("budget",))
+'''
+
+
+@pytest.fixture(scope="module")
+def coin_kind_path(tmp_path_factory) -> Path:
+    """A new kind and its algorithm, one module registered through entry points (no pip)."""
+    folder = tmp_path_factory.mktemp("coins")
+    (folder / "coinkind.py").write_text(COIN_KIND)
+    info = folder / "coinkind-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: coinkind\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[cbai.kinds]\ncoins = coinkind:KIND\n\n"
+                                           "[cbai.algorithms]\ncoin-round-robin = coinkind:ALGORITHM\n")
+    (folder / "coins.yaml").write_text("kind: coins\nname: four\nbiases: [0.9, 0.1, 0.5, 0.7]\n")
+    return folder
+
+
+def test_a_new_kind_in_one_module_runs_through_solve(coin_kind_path):
+    result = cbai(coin_kind_path, "solve", str(coin_kind_path / "coins.yaml"), "--runs", "3", "--json")
+    assert result.returncode == 0, result.stderr
+    runs = json.loads(result.stdout)["runs"]
+    assert [run["iterations"] for run in runs] == [30, 30, 30] and {run["recommended"] for run in runs} == {1}
+
+
+def test_a_new_kind_joins_the_contract_tests_by_itself(coin_kind_path):
+    """The contract tests of every registered algorithm run the new kind's algorithm on the
+    kind's own example, without a line of them changed."""
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(coin_kind_path), str(ROOT)])}
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                             str(ROOT / "tests" / "algorithms" / "test_contract.py"), "-k", "coin"],
+                            capture_output=True, text=True, env=environment, cwd=ROOT)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "6 passed" in result.stdout, result.stdout[-500:]  # the six contract tests that apply to it

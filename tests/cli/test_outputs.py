@@ -208,7 +208,7 @@ def test_driver_arms_checks_every_scenario_file_before_the_cem(cli, tmp_path):
 
 
 def test_driver_arms_output_failing_when_written_is_one_line(cli, tmp_path, monkeypatch):
-    monkeypatch.setattr("cbai_cli.io.atomic.write_atomic", full_disk)
+    monkeypatch.setattr("cbai_cli.io.files.write_atomic", full_disk)
     line = one_error_line(cli("driver-arms", "--n", "2", "-o", tmp_path / "arms.npz"))
     assert line.endswith("arms.npz: cannot write: No space left on device")
 

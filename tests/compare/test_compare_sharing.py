@@ -25,7 +25,8 @@ from tests.compare.common import FAST_ALGORITHMS, SPHERE, SWEEP, settings, stabl
 from tests.compare.test_compare_claims import ghost_writer, table
 
 ROOT = Path(__file__).resolve().parents[2]
-ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               "CBAI_PROGRESS_INTERVAL": "1000000"}  # no progress lines beside the ones a test reads
 SEEDS = 12
 GRID = (SWEEP, SPHERE, "--algos", ",".join(FAST_ALGORITHMS), "--seeds", str(SEEDS), "--jobs", "1", "--no-bounds")
 

@@ -34,7 +34,8 @@ from cbai_cli.kinds.cbai.families import generate_instance
 from cbai_cli.kinds import save
 
 ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+       "CBAI_PROGRESS_INTERVAL": "1000000"}  # no progress lines beside the ones a test reads
 TOKEN = "test-token-0123456789"
 #: How long a server may take to say it is ready: a first start compiles numba kernels.
 READY_SECONDS = 240

@@ -209,6 +209,31 @@ class Instance:
             raise FieldError("threshold", f"{self.threshold!r} disagrees with meta.feasible_when {when}, which "
                                           f"gives {derived!r}{hint}; drop threshold or make them agree")
 
+    @classmethod
+    def from_arrays(cls, arms: Any, reward: Any, threshold: float, constraint: Any = None, *,
+                    noise: NoiseModel | float | str = 0.05, name: str = "instance", **fields: Any) -> Instance:
+        """An instance from arrays, as a file gives one: ``arms`` (K, d); ``reward`` θ (d,), or
+        one known reward per arm (K,) when its length is K ≠ d; the threshold τ (required, as
+        in a file; with K = d a (d,) ``reward`` is θ, ``reward=None, reward_values=…`` gives
+        per-arm rewards); the hidden constraint φ (d,), or None for a real problem whose answers
+        come from people; ``noise`` a noise model, σ of Gaussian noise, or ``"binary"``
+        (yes/no answers, Lindner et al. 2022, Appendix C). ``fields`` are the file's other
+        fields (``meta``, ``threshold_known``, ``constraint_norm_bound``, ``data``). Every field
+        is checked as a file's is: a bad one is one :class:`InstanceError`."""
+        if isinstance(noise, str):
+            if noise != "binary":
+                raise InstanceError(f"noise: 'binary', a σ of Gaussian noise or a noise model, got {noise!r}")
+            noise = BinaryNoise()
+        elif not isinstance(noise, (GaussianNoise, BinaryNoise)):
+            noise = GaussianNoise(noise)
+        try:
+            shape = np.shape(arms)
+            per_arm = len(shape) == 2 and np.ndim(reward) == 1 and len(reward) == shape[0] != shape[1]
+        except (TypeError, ValueError):  # ragged arms: the constructor says what is wrong
+            per_arm = False
+        rewards = {"reward_values": reward} if per_arm else {"reward": reward}
+        return cls(name=name, arms=arms, constraint=constraint, threshold=threshold, noise=noise, **rewards, **fields)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Instance):
             return NotImplemented
