@@ -1,5 +1,5 @@
 """Sweep throughput of every CBAI algorithm on the paper's instances, and the cost of one
-adaptive step against K and d, as README-ready Markdown (issue 13, part 4; not run by CI).
+adaptive step against K and d, as README-ready Markdown (not run by CI).
 
 Usage:
     python benchmarks/bench_throughput.py [--seeds 10] [--budget 2000000] [--budget-no-stop 20000]

@@ -1,4 +1,4 @@
-"""Every guaranteed CBAI method against the Theorem 1 lower bound (issue 10, part 5).
+"""Every guaranteed CBAI method against the Theorem 1 lower bound.
 
 Usage:
     python benchmarks/guaranteed.py [--seeds 20] [--jobs 2] [--budget 2000000]

@@ -1,6 +1,6 @@
 """Queries of track-and-stop with ``ols`` over many seeds, as ratios to the Theorem 1 bound,
-on the paper's instances and on the held-out instances where it did worst
-(docs/ols.md, "What changed on 2026-12-03").
+on the paper's instances and on the held-out instances where it does worst
+(docs/ols.md, "Which κ"; measurements of earlier versions: benchmarks/results/ols_history.md).
 
 Seeds 0 … ``--seeds``−1 through :func:`cbai_cli.run.simulate.run_many` (the compiled batches of
 ``cbai solve --runs``: seed s is ``cbai solve … --seed s``), δ = 0.05, R = σ. For each

@@ -1,3 +1,3 @@
 """cbai: constrained linear best-arm identification and safe linear bandits."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -24,8 +24,8 @@ from cbai_cli.kinds.cbai.instance import Problem
 from cbai_cli.numerics.kernels.codes import TRACK_AND_STOP
 
 #: κ of the answer rule: an arm counts as predicted feasible while φ̂ᵀx − κ·w(x) ≤ τ,
-#: w(x) its current confidence half-width (see :meth:`TrackAndStop.empirical_answer`);
-#: ½ until 2026-12-04 (docs/track-and-stop.md, "Why the answer is optimistic").
+#: w(x) its current confidence half-width (see :meth:`TrackAndStop.empirical_answer`;
+#: docs/track-and-stop.md, "Why the answer is optimistic").
 OPTIMISM = 1.0
 
 
@@ -65,9 +65,9 @@ class TrackAndStop(Adaptive):
       arm it then targets must be certified infeasible anyway; an x̂* that is too poor
       makes R take in arms between it and x* that no certificate needs, and on
       irrelevant-dims d = 10 the few pulls such arms draw in their own directions
-      raise log det A, hence every radius of the det regime. κ = ½ until 2026-12-04;
-      with the `ols` regime's joint test κ = 1 needed fewer queries on 9 of 10 held-out
-      instances and on two fresh draws (docs/track-and-stop.md, "Why the answer is
+      raise log det A, hence every radius of the det regime. With the `ols` regime's
+      joint test κ = 1 needed fewer queries than κ = ½ on 9 of 10 held-out instances and
+      on two fresh draws (docs/track-and-stop.md, "Why the answer is
       optimistic").
     - Frank–Wolfe steps instead of tracking a solved design: the solved plug-in design
       (recomputed lazily) cost a design solve of about 10 ms every time n doubled or x̂*

@@ -85,8 +85,8 @@ RUNS_COLUMNS = ("run_key", "group", "instance", "instance_hash", "seed", "algori
                 "correct", "violation", "stopped", "wall_s", "record")
 # Who is writing the store and which runs each has claimed (cbai_cli.compare.claims): a
 # writer is "host:pid:tag" with its lease (s) and a heartbeat counter; a claim names its
-# writer. A store from before these tables gets them when it is next opened for writing;
-# a cbai that does not know them reads and writes the store as before.
+# writer. A store without these tables gets them when it is next opened for writing; a
+# cbai that does not know them reads and writes the store without claims.
 SQLITE_CLAIMS_SCHEMA = {
     "writers": """
 CREATE TABLE IF NOT EXISTS writers (

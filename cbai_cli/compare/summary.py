@@ -34,7 +34,7 @@ CORRECT_LEVEL = 0.95
 
 
 def record_kind(record: Mapping[str, Any]):
-    """The instance kind of a record (records written before kinds existed are ``cbai``)."""
+    """The instance kind of a record (a record without a ``kind`` is ``cbai``)."""
     from cbai_cli.kinds import DEFAULT_KIND, get
 
     return get(record.get("kind") or DEFAULT_KIND)

@@ -145,7 +145,7 @@ class SolvedRun:
         arm: the recommended arm; None for "no feasible arm".
         instance: the document's ``instance`` name (None when it has none).
         instance_hash: the document's ``instance_hash``, the content hash of the instance
-            solved (None in output written before it was recorded).
+            solved (None in output without it).
         runs: how many runs the document holds.
         seed: the run's seed, when given.
     """

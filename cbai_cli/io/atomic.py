@@ -50,10 +50,10 @@ def temporary_prefix(path: str | Path, pid: int | None = None) -> str:
 class _RemoveTemporaries:
     """The SIGTERM and SIGHUP handler while atomic writes hold temporary files: it removes
     them and ends the process as the signal's default action would (status 128 + signum),
-    in the handler itself. (Until 2026-12-04 it raised an exception to unwind the writes;
-    Python runs a handler between any two bytecodes, also inside a finaliser, where an
-    exception is printed and dropped, and then the signal was lost: a traced run on a loaded
-    machine went on after SIGTERM.)
+    in the handler itself. It raises no exception to unwind the writes: Python runs a
+    handler between any two bytecodes, also inside a finaliser, where an exception is
+    printed and dropped, and the signal would be lost (a traced run would go on after
+    SIGTERM).
 
     Attributes:
         targets: the :class:`AtomicFile` objects whose temporary files are open now.

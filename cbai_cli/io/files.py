@@ -271,9 +271,9 @@ _StrictResolver.add_implicit_resolver(
     "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
     list("-+0123456789."))
 # YAML 1.2's integers are decimal (leading zeros included), 0o octal and 0x hexadecimal; YAML 1.1
-# also read 010 as 8, 0b1 as 1 and 1:30 as 90 (base 60), which PyYAML keeps: `threshold: 010`
-# silently became 8. 010 is now 10, the other forms text, which the fields that want numbers
-# refuse; digits grouped by underscores (1_000) stay numbers.
+# also reads 010 as 8, 0b1 as 1 and 1:30 as 90 (base 60), which PyYAML keeps, so that
+# `threshold: 010` would silently be 8. Here 010 is 10 and the other forms are text, which the
+# fields that want numbers refuse; digits grouped by underscores (1_000) stay numbers.
 _StrictResolver.yaml_implicit_resolvers = {
     first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:int"]
     for first, resolvers in _StrictResolver.yaml_implicit_resolvers.items()}

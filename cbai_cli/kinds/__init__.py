@@ -7,7 +7,7 @@ the kind. Each kind is one module with a subclass of
 run, scored, rendered and summarised; :func:`load` dispatches on the ``kind`` field:
 
 - ``cbai`` — constrained best-arm identification (Lindner et al. 2022); a file without
-  a ``kind`` field is read as ``cbai``, as before kinds existed.
+  a ``kind`` field is read as ``cbai``.
 - ``safe-regret`` — the stage-wise safe linear bandit of Safe-LUCB (Amani et al. 2019).
 - ``safe-bai`` — safe best-arm identification with partial pulls (Safe-LinGapE).
 

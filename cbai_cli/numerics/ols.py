@@ -478,8 +478,8 @@ class LeastSquaresSpan:
         log(1 + xᵀ(λ_0I + V_m)⁻¹x) is computed at the arm's first pull of the epoch
         (:func:`cbai_cli.numerics.kernels.ols.arm_growth`; the growths are NaN until then), from the
         eigenvalues (d,) and eigenvectors (d, d) of V_m = V now: O(d² + M·d + K). Only the
-        pulled arms' growths are ever read, so none is computed for the others (O(K·d²) an
-        epoch until 2026-12-04)."""
+        pulled arms' growths are ever read, so none is computed for the others (which would
+        cost O(K·d²) an epoch)."""
         eigenvalues = np.maximum(eigenvalues, 0.0)
         self.log_dets = np.add.reduce(np.log1p(eigenvalues[:, None] / self.scales), axis=0)
         # xᵀ(λI + V_m)⁻¹x = Σ_k (v_kᵀx)²/(λ + μ_k), over every direction (also those outside the span).

@@ -182,8 +182,8 @@ class BoundReport:
 #: H̄_CLB design is still 2.3e-6 from certified after 300 s.
 AUTO_BOUND_ENTRIES = 10**6
 #: … and up to this K·d³: the design solver's cost grows with the dimension much faster than
-#: with K. CPU seconds of both bounds, one BLAS thread, ``cbai generate random`` (seed 3) on
-#: 2026-12-04: K·d³ = 1.6·10⁸ (K = 2·10⁴, d = 20) 0.5 s, 2.7·10⁸ (10⁴, 30) 1.2 s, 10⁸ (10⁵, 10)
+#: with K. CPU seconds of both bounds, one BLAS thread, ``cbai generate random`` (seed 3):
+#: K·d³ = 1.6·10⁸ (K = 2·10⁴, d = 20) 0.5 s, 2.7·10⁸ (10⁴, 30) 1.2 s, 10⁸ (10⁵, 10)
 #: 0.7 s (unit-sphere 3.2 s); above it 3.2·10⁸ (5,000, 40) 3.5 s, 7·10⁸ (2,000, 70) 6.5 s,
 #: 10⁹ (1,000, 100) 9.1 s, 1.6·10⁹ (2.5·10⁴, 40) 24 s, 10¹⁰ (10⁴, 100) 113 s and 2.7·10¹⁰
 #: (1,000, 300) 106 s, all within K·d ≤ 10⁶.

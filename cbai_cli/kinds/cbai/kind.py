@@ -315,7 +315,7 @@ def _largest_norm(arms: np.ndarray) -> float:
 
 
 #: The most arm entries K·d whose content hash ``solve --json`` reports: the hash prints every
-#: number as JSON text, 0.06 s at K·d = 10⁵ and 5.7 s at 10⁷ (``generate random``, 2026-12-04),
+#: number as JSON text, 0.06 s at K·d = 10⁵ and 5.7 s at 10⁷ (``generate random``),
 #: time a run of a large instance would spend only on its output.
 SOLVE_HASH_ENTRIES = 10**5
 

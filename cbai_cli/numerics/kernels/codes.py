@@ -40,6 +40,5 @@ BLOCK_BYTES = 1 << 19
 def block_rows(d: int) -> int:
     """Rows per block of a pass over arms of dimension d: :data:`BLOCK_BYTES` of them, a
     multiple of 64 rows, at least 64 (:func:`cbai_cli.numerics.kernels.threads.pair_products` computes
-    every row alike in any block; until 2026-12-04 it took rows in pairs and needed blocks
-    of an even number of rows)."""
+    every row alike in any block)."""
     return max(64, BLOCK_BYTES // (8 * max(d, 1)) // 64 * 64)

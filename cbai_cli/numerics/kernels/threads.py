@@ -80,10 +80,10 @@ def _pair_products(arms, start, stop, u, v, first, second):
     block it falls in, and aᵀv rounds the same whatever u is. :func:`pair_products` sums
     each in vector partial sums (reassociated), :func:`ordered_pair_products` in index
     order. Memory-bound on a large matrix: both products cost about what
-    one read costs (``python benchmarks/bench_threads.py``, docs/sweeps.md). Until
-    2026-12-04 the rows went two at a time (four sums in flight); on this machine's
-    AMD EPYC that took 10.8 ms at K = 10⁵, d = 100 against 3.5 ms row by row and 2.6 ms
-    for a plain read, one thread (docs/sweeps.md, "Row by row").
+    one read costs (``python benchmarks/bench_threads.py``, docs/sweeps.md). Not two rows
+    at a time (four sums in flight): on an AMD EPYC that took 10.8 ms at K = 10⁵, d = 100
+    against 3.5 ms row by row and 2.6 ms for a plain read, one thread (docs/sweeps.md,
+    "Row by row").
 
     Shapes: arms (K, d); u, v (d,); first, second (stop − start,), written.
     """
