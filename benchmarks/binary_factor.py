@@ -25,13 +25,20 @@ For each driver instance (files of ``cbai driver-arms --n 200 --seed S``), δ = 
   intervals alone over X≥(x*), against log(1/(2.4δ)) = 2.12;
 - ``variants``: the default's median / each variant's own Theorem 1 bound on the same policies
   with the arms rescaled otherwise (every arm of the raw features divided by the larger of the
-  paper's two divisors; each divided by S‖x‖, ``rescale_without_truth``) and with the
-  near-duplicate arms (cosine ≥ 0.999 to an arm kept before them) left out, X≥(x*) kept.
+  paper's two divisors) and with the near-duplicate arms (cosine ≥ 0.999 to an arm kept before
+  them) left out, X≥(x*) kept.
+
+Each file's results are written to the ``--json`` document as soon as they are measured, so an
+interrupted run keeps the files done; ``--render`` takes several documents (one per process).
+About 10–20 minutes per file on a loaded core.
 
     cbai driver-arms --n 200 --seed 7 -o driver-n200-seed7.yaml   # likewise seeds 12 and 5
-    python benchmarks/binary_factor.py driver-n200-seed7.yaml driver-n200-seed12.yaml \\
-        driver-n200-seed5.yaml --seeds 200 --json benchmarks/results/binary_factor.json
-    python benchmarks/binary_factor.py --render benchmarks/results/binary_factor.json
+    python benchmarks/binary_factor.py driver-n200-seed7.yaml --seeds 200 \\
+        --json benchmarks/results/binary_factor_seed7.json
+    python benchmarks/binary_factor.py driver-n200-seed12.yaml driver-n200-seed5.yaml --seeds 200 \\
+        --json benchmarks/results/binary_factor_seeds12_5.json
+    python benchmarks/binary_factor.py --render benchmarks/results/binary_factor_seed7.json \\
+        benchmarks/results/binary_factor_seeds12_5.json
 
 The oracle runs are a Python loop (one ``bounds()`` a pull).
 """
@@ -51,7 +58,6 @@ import numpy as np
 from cbai_cli.algorithms.elimination import EliminationState
 from cbai_cli.bernoulli_bound import bernoulli_design
 from cbai_cli.bounds import at_least_set, compute_bounds
-from cbai_cli.driver.bandit import rescale_without_truth
 from cbai_cli.kinds import load
 from cbai_cli.noise import GaussianNoise
 from cbai_cli.simulate import RunRequest, drive, prepare, run_many, run_once, run_streams
@@ -180,7 +186,6 @@ def variants(instance) -> dict:
         if not need[arm] and np.any(cosine[arm, earlier] >= DUPLICATE_COSINE):
             keep[arm] = False
     return {"one divisor for all arms": variant(instance, raw / float(np.max(instance.data["scales"]))),
-            "each arm divided by S‖x‖": variant(instance, rescale_without_truth(raw, instance.constraint_norm_bound)[0]),
             f"near-duplicates left out ({DUPLICATE_COSINE})": variant(instance, instance.arms[keep], keep)}
 
 
@@ -266,17 +271,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("files", nargs="*")
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--json", type=Path, default=None, help="write the results document here")
-    parser.add_argument("--render", type=Path, default=None, help="print the tables of a results document")
+    parser.add_argument("--render", type=Path, nargs="+", default=None,
+                        help="print the tables of results documents (their instances in the order given)")
     args = parser.parse_args(argv)
     if args.render is not None:
-        print(render(json.loads(args.render.read_text())))
+        documents = [json.loads(path.read_text()) for path in args.render]
+        print(render({**documents[0], "command": "`, `".join(document["command"] for document in documents),
+                      "instances": [item for document in documents for item in document["instances"]]}))
         return
     command = "python benchmarks/binary_factor.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    document = {"command": command, "date": time.strftime("%Y-%m-%d"), "seeds": args.seeds,
-                "instances": [measure(path, args.seeds) for path in args.files]}
-    text = json.dumps(document, indent=1)
-    if args.json is not None:
-        args.json.write_text(text + "\n")
+    document = {"command": command, "date": time.strftime("%Y-%m-%d"), "seeds": args.seeds, "instances": []}
+    for path in args.files:
+        document["instances"].append(measure(path, args.seeds))
+        if args.json is not None:
+            args.json.write_text(json.dumps(document, indent=1) + "\n")
     print(render(document))
 
 
