@@ -235,7 +235,7 @@ def render(document: dict) -> str:
             cells.append(f"{spec['median']:,.0f}: {_ratio(spec['median'], b['theorem1'])} / "
                          f"{_ratio(spec['median'], b['theorem1_kl'])} / {_ratio(spec['median'], b['bernoulli_kl'])}, "
                          f"{spec['right']}/{spec['runs']}")
-        lines.append(f"| {item['file']} (|X≥| = {item['at_least']}) | {b['theorem1']:,.1f} | {b['theorem1_kl']:,.1f} | "
+        lines.append(f"| {item['file']} ({item['at_least']} in X≥(x*)) | {b['theorem1']:,.1f} | {b['theorem1_kl']:,.1f} | "
                      f"{b['bernoulli']:,.1f} | {b['bernoulli_kl']:,.1f} | " + " | ".join(cells) + " |")
     lines += ["", "Where the default's factor goes (ratios to Theorem 1 at R = 1; A, S: medians over the runs; "
               "variances 1 − m²):", "",
