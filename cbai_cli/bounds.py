@@ -458,7 +458,7 @@ def bernoulli_h(instance: Instance, at_least: np.ndarray, start: np.ndarray) -> 
                       f"{work:.3g}, more than {BERNOULLI_WORK:.0e}")
     try:
         design = bernoulli_design(arms, instance.truth.constraint, instance.problem.threshold, at_least, start)
-    except ValueError as error:
+    except (ValueError, np.linalg.LinAlgError) as error:  # LinAlgError: a singular Newton system
         return None, f"the bound with the answers' Bernoulli relative entropies was not computed: {error}"
     note = None if design.gap <= 1e-3 else (f"the Bernoulli bound's cutting planes stopped at a relative gap of "
                                              f"{design.gap:.1e}: H_Bern is certified only as a lower end")
