@@ -89,3 +89,16 @@ def test_the_yes_no_bound_lies_below_the_unit_gaussian_one(seed):
     design = bernoulli_design(arms, constraint, threshold, at_least_set(instance), report.h_clb.weights)
     assert design.lower <= design.value * (1 + 1e-9)
     assert design.gap <= 1e-3
+
+
+def test_with_no_feasible_arm_every_arm_is_a_target():
+    """τ = −0.9 below every mean: each arm must be shown infeasible, so X≥ is all of X; with
+    orthonormal arms of means 0.6 and −0.5 the game is the two-target one of
+    kl(0.8, 0.05) and kl(0.25, 0.05) (the boundary P(+1) = (1 − 0.9)/2)."""
+    instance = binary(np.eye(2), [0.6, -0.5], [2.0, 1.0], threshold=-0.9)
+    report = compute_bounds(instance, delta=0.05)
+    a = 0.8 * math.log(0.8 / 0.05) + 0.2 * math.log(0.2 / 0.95)
+    b = 0.25 * math.log(0.25 / 0.05) + 0.75 * math.log(0.75 / 0.95)
+    assert report.best_arm is None and report.n_at_least == 2
+    assert report.h_bernoulli == pytest.approx((a + b) / (2 * a * b), rel=1e-6)
+    assert report.h_bernoulli <= report.h_clb.value
