@@ -204,7 +204,7 @@ class CbaiKind(InstanceKind):
         ``time_limit`` it is the certified lower end (:func:`cbai_cli.kinds.cbai.bounds.compute_bounds`)."""
         from cbai_cli.kinds.cbai.bounds import compute_bounds
 
-        report = compute_bounds(instance, delta=delta, time_limit=time_limit)
+        report = compute_bounds(instance, delta=delta, time_limit=time_limit, bernoulli=False)
         value = report.lower_bound if report.lower_bound_noise is None else report.lower_bound_noise
         return float(value) if math.isfinite(value) else None
 

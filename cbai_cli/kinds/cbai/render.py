@@ -33,6 +33,10 @@ def bound_table(report: BoundReport, top: int = 5) -> Table:
     rows.append(("lower bound (kl)", fmt(report.lower_bound_kl), "Theorem 1 unrelaxed: 2 kl(δ, 1 − δ)·H_CLB, unit noise"))
     if report.lower_bound_kl_noise is not None:
         rows.append(("lower bound (kl, σ²)", fmt(report.lower_bound_kl_noise), "the same scaled by σ²"))
+    if report.lower_bound_bernoulli is not None:
+        rows.append(("H_Bern", fmt(report.h_bernoulli), "H_CLB with each yes/no answer's Bernoulli relative entropy"))
+        rows.append(("lower bound (yes/no)", fmt(report.lower_bound_bernoulli), "Theorem 1 for yes/no answers: 2 log(1/(2.4δ))·H_Bern"))
+        rows.append(("lower bound (yes/no, kl)", fmt(report.lower_bound_bernoulli_kl), "the same unrelaxed: 2 kl(δ, 1 − δ)·H_Bern"))
     rows += [
         ("H̄_CLB", fmt(report.h_clb_bar.value), "the same min-max over all arms"),
         ("C⁺_min", fmt(report.c_min), "min |φᵀx − τ|: distance of the closest arm to the boundary"),

@@ -1,0 +1,104 @@
+"""cbai_cli.kinds.cbai.bernoulli_bound: Theorem 1 for yes/no answers (docs/lower-bound.md, "Yes/no
+answers"), against values computed by hand and the bounds it must sit below."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cbai_cli.kinds.cbai.bernoulli_bound import bernoulli_design, bernoulli_kl
+from cbai_cli.kinds.cbai.bounds import at_least_set, compute_bounds, kl_of_errors
+from cbai_cli.kinds.cbai.instance import Instance
+from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise
+
+# kl(0.8, 0.5): the answer of an arm with mean 0.6 against one with mean 0 (the boundary τ = 0)
+KL_06 = 0.8 * math.log(1.6) + 0.2 * math.log(0.4)  # 0.192745
+# kl(0.25, 0.5): mean −0.5 against 0
+KL_05 = 0.25 * math.log(0.5) + 0.75 * math.log(1.5)  # 0.130812
+
+
+def binary(arms, constraint, reward, threshold: float = 0.0, noise=None) -> Instance:
+    return Instance(name="yes-no", arms=np.asarray(arms, dtype=float), constraint=np.asarray(constraint, dtype=float),
+                    reward=np.asarray(reward, dtype=float), threshold=threshold,
+                    noise=BinaryNoise() if noise is None else noise)
+
+
+def test_the_relative_entropy_by_hand_with_its_edge_cases():
+    assert KL_06 == pytest.approx(0.192745, abs=1e-6)
+    assert bernoulli_kl(0.8, 0.5) == pytest.approx(KL_06, rel=1e-12)
+    assert bernoulli_kl(1.0, 0.5) == pytest.approx(math.log(2), rel=1e-12)  # 0·log 0 = 0
+    assert bernoulli_kl(0.3, 0.3) == 0.0
+    assert bernoulli_kl(0.5, 1.0) == math.inf
+
+
+def test_one_arm_its_alternative_is_the_boundary():
+    """d = 1, arm 1, mean 0.6, τ = 0: V* = kl(0.8, 0.5), H_Bern = 1/(2·0.192745) = 2.5941
+    against H_CLB = 1/0.6² = 2.7778."""
+    design = bernoulli_design(np.eye(1), np.array([0.6]), 0.0, np.array([True]), np.array([1.0]))
+    assert design.value == pytest.approx(KL_06, rel=1e-9)
+    assert design.h_bernoulli == pytest.approx(2.5941043, rel=1e-6)
+
+
+def test_two_orthogonal_arms_share_by_their_relative_entropies():
+    """e_1 infeasible and more rewarding (mean 0.6), e_2 the answer (mean −0.5), τ = 0: the
+    game max_λ min(λ_1·a, λ_2·b) has the value ab/(a + b) at λ_1 = b/(a + b), so
+    H_Bern = (a + b)/(2ab) = 6.41638 against H_CLB = 1/0.36 + 1/0.25 = 6.77778."""
+    instance = binary(np.eye(2), [0.6, -0.5], [2.0, 1.0])
+    report = compute_bounds(instance, delta=0.05)
+    assert report.h_clb.value == pytest.approx(6.777778, rel=1e-5)
+    assert report.h_bernoulli == pytest.approx((KL_06 + KL_05) / (2 * KL_06 * KL_05), rel=1e-6)
+    assert report.h_bernoulli == pytest.approx(6.416383, rel=1e-6)
+    assert report.lower_bound_bernoulli == pytest.approx(2 * math.log(1 / 0.12) * 6.416383, rel=1e-6)
+    assert report.lower_bound_bernoulli_kl == pytest.approx(2 * kl_of_errors(0.05) * 6.416383, rel=1e-6)
+    assert report.to_json()["lower_bound_bernoulli"] == pytest.approx(report.lower_bound_bernoulli)
+
+
+def test_an_answer_certain_under_the_truth_costs_log_of_the_alternative():
+    """Mean 1 (always yes), τ = 0.5: the alternative moves it to 0.5, P(yes) 0.75, and
+    kl(1, 0.75) = log(4/3)."""
+    design = bernoulli_design(np.eye(1), np.array([1.0]), 0.5, np.array([True]), np.array([1.0]))
+    assert design.value == pytest.approx(math.log(4 / 3), rel=1e-9)
+
+
+def test_gaussian_instances_have_no_yes_no_bound():
+    instance = binary(np.eye(2), [0.6, -0.5], [2.0, 1.0], noise=GaussianNoise(1.0))
+    report = compute_bounds(instance, delta=0.05)
+    assert report.h_bernoulli is None and report.lower_bound_bernoulli is None
+    assert report.to_json()["lower_bound_bernoulli"] is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6))
+def test_the_yes_no_bound_lies_below_the_unit_gaussian_one(seed):
+    """Pinsker: kl(p, q) ≥ 2(p − q)² = (m − m′)²/2, the unit Gaussian's relative entropy, so
+    V* is at least the Gaussian's 1/(2·H_CLB) and H_Bern ≤ H_CLB; and it is certified: the
+    value bounds from above the best inner value found."""
+    rng = np.random.default_rng(seed)
+    arms = rng.normal(size=(6, 3))
+    arms /= np.max(np.abs(arms @ np.ones(3))) + 1.0  # every mean φᵀx = Σ x inside (−1, 1) for φ = 1
+    constraint = np.ones(3) * rng.uniform(0.5, 1.0)
+    means = arms @ constraint
+    threshold = float(np.median(means)) + 0.01
+    instance = binary(arms, constraint, rng.normal(size=3), threshold)
+    report = compute_bounds(instance, delta=0.05)
+    assert report.h_bernoulli <= report.h_clb.value * (1 + 1e-6)
+    design = bernoulli_design(arms, constraint, threshold, at_least_set(instance), report.h_clb.weights)
+    assert design.lower <= design.value * (1 + 1e-9)
+    assert design.gap <= 1e-3
+
+
+def test_with_no_feasible_arm_every_arm_is_a_target():
+    """τ = −0.9 below every mean: each arm must be shown infeasible, so X≥ is all of X; with
+    orthonormal arms of means 0.6 and −0.5 the game is the two-target one of
+    kl(0.8, 0.05) and kl(0.25, 0.05) (the boundary P(+1) = (1 − 0.9)/2)."""
+    instance = binary(np.eye(2), [0.6, -0.5], [2.0, 1.0], threshold=-0.9)
+    report = compute_bounds(instance, delta=0.05)
+    a = 0.8 * math.log(0.8 / 0.05) + 0.2 * math.log(0.2 / 0.95)
+    b = 0.25 * math.log(0.25 / 0.05) + 0.75 * math.log(0.75 / 0.95)
+    assert report.best_arm is None and report.n_at_least == 2
+    assert report.h_bernoulli == pytest.approx((a + b) / (2 * a * b), rel=1e-6)
+    assert report.h_bernoulli <= report.h_clb.value
