@@ -43,8 +43,8 @@ def step_costs(repeats: int) -> list[tuple[int, int, float, float]]:
         fit = ols.LeastSquaresSpan(arms)
         for arm in range(d // 2):
             fit.update(arm, 0.1)
-        fit._counts[d // 2] += 1  # the pull both ways absorb
-        fit._sums[d // 2] += 0.1
+        fit.counts[d // 2] += 1  # the pull both ways absorb
+        fit.sums[d // 2] += 0.1
         times = {"refresh": [], "extend": []}
         saved = ols.EXTEND_ENTRIES
         ols.EXTEND_ENTRIES = 0

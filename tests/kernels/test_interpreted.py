@@ -54,9 +54,9 @@ def test_a_run_that_turns_to_compiled_code_midway_is_the_same_run(monkeypatch, n
     prepared = prepared_run(instance_with("gaussian"), name, regime, budget=300)
     compiled, compiled_learners = batch_runs(prepared, False)
     loads = []
+    together = [started(prepared, seed) for seed in SEEDS]
     monkeypatch.setattr(jit._Process, "loaded", False)
     monkeypatch.setattr(jit, "INTERPRETED_SECONDS", 0.0)  # every interpreted piece uses up the budget
-    together = [started(prepared, seed) for seed in SEEDS]
     outcomes = run_compiled([learner for learner, _ in together], [env for _, env in together], prepared.budget,
                             load=lambda: (loads.append(True), jit.load()))
     assert loads == [True] and outcomes == compiled
