@@ -578,12 +578,13 @@ class MixtureIntervals:
 
     def _bounds(self, mean_widths: np.ndarray, threshold: float | None) -> tuple[np.ndarray, np.ndarray]:
         """:func:`mixture_bounds` with the own means' half-widths ``mean_widths`` (2, K) and τ (None: no joint test)."""
-        fit = self.fit
         self.follow_epoch()
-        lower, upper = np.empty(fit.arms.shape[0]), np.empty(fit.arms.shape[0])
-        mixture_bounds(self._row("intercepts"), self._row("slopes"), self._row("inflations"), fit.growth,
-                       fit.variances, fit.spreads, fit.inside, fit.predictions, fit.counts, fit.sums, mean_widths,
-                       math.nan if threshold is None else float(threshold), self.mean_thresholds,
+        state, b = self.fit.state
+        caches = state.caches[b]
+        lower, upper = np.empty(caches.shape[1]), np.empty(caches.shape[1])
+        mixture_bounds(state.intercepts[b], state.slopes[b], state.inflations[b], state.reals[b, GROWTH], caches[0],
+                       caches[1], state.inside[b], caches[2], state.counts[b], state.sums[b], mean_widths,
+                       math.nan if threshold is None else float(threshold), state.mean_thresholds[b],
                        float(self.subgaussian), self.mean_prior.scales, self.mean_prior.log_weights, lower, upper)
         return lower, upper
 
@@ -597,5 +598,6 @@ class MixtureIntervals:
         ℓ and each arm's line as 2R²β·a, 2R²β·b and 1/(2β), the line :meth:`Envelope.lines`
         gives)."""
         state, b = self.fit.state
-        prior = self.prior
-        follow_epoch(prior.points, prior.scales, prior.log_weights, state.arrays(), b)
+        if state.counters[b, LINES] != state.counters[b, EPOCH_SLOT]:
+            prior = self.prior
+            follow_epoch(prior.points, prior.scales, prior.log_weights, state.arrays(), b)

@@ -102,5 +102,9 @@ class SpanState:
                       for field in fields(cls)})
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        """Every array, in field order: what the kernels take."""
-        return tuple(getattr(self, field.name) for field in fields(self))
+        """Every array, in field order: what the kernels take (made once per state)."""
+        arrays = self.__dict__.get("_arrays")
+        if arrays is None:
+            arrays = tuple(getattr(self, field.name) for field in fields(self))
+            object.__setattr__(self, "_arrays", arrays)
+        return arrays
