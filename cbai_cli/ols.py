@@ -23,10 +23,10 @@ for it. Arms with a component outside the span stay uncertain (infinite width).
   recomputations on small arm matrices), an exact recomputation when the updates' roundoff
   could exceed 1e-11 relative, and epochs
   over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull;
-  the per-pull work is compiled (:mod:`cbai_cli.kernels.ols`), and whole runs too
-  (:func:`cbai_cli.kernels.advance.advance_fit`, which hands recomputations, extensions and
-  epochs back to :meth:`LeastSquaresSpan.refresh`, :meth:`LeastSquaresSpan.extend` and
-  :meth:`LeastSquaresSpan.new_epoch`).
+  the per-pull work is compiled (:mod:`cbai_cli.kernels.ols`), the recomputations, extensions
+  and epochs too (:mod:`cbai_cli.kernels.span`), and whole runs
+  (:func:`cbai_cli.kernels.advance.advance_fit`); the fit and the intervals are views on one
+  row of a :class:`~cbai_cli.kernels.state.SpanState`.
 - :func:`points_in_use`, :func:`mixture_envelope`, :class:`Envelope`, :func:`mixture_widths`: the
   tangent points the arms need, the tangent lines' lower envelope, the line each arm takes,
   and the half-widths.
