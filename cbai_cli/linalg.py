@@ -24,7 +24,6 @@ import math
 import numpy as np
 
 from cbai_cli.kernels.codes import block_rows, streams
-from cbai_cli.kernels.state import LOGDET, PULLS, UPDATES, RunState, Slot
 from cbai_cli.errors import NumericalError
 
 
@@ -241,12 +240,7 @@ class DesignState(RidgeDesign):
         ridge: λ > 0 of A = λI + Σ x xᵀ.
         refresh_every: updates between exact recomputations (None: max(200, 20·d)).
 
-    The design's arrays and numbers are a view on one row of a
-    :class:`~cbai_cli.kernels.state.RunState` (its own, or the run's ``run``, which the
-    learner's elimination state shares), updated in place.
-
     Attributes:
-        run: (state, row) of the view.
         arms: (K, d).
         norms2: (K,) ‖x‖²_{A⁻¹}.
         predictions: (K,) xᵀφ̂.
@@ -259,50 +253,20 @@ class DesignState(RidgeDesign):
     #: new variance of at most this many arms, and gives up (two passes) beyond.
     MAX_CONTENDERS = 256
 
-    #: log det A, the pulls and the updates since the last exact refresh: slots of the state's row
-    logdet = Slot("reals", LOGDET, float)
-    n_samples = Slot("counters", PULLS, int)
-    _since_refresh = Slot("counters", UPDATES, int)
-
-    def __init__(self, arms: np.ndarray, ridge: float, refresh_every: int | None = None,
-                 run: tuple[RunState, int] | None = None) -> None:
+    def __init__(self, arms: np.ndarray, ridge: float, refresh_every: int | None = None) -> None:
         arms = np.ascontiguousarray(arms, dtype=float)
         k, d = arms.shape
-        self.run = run if run is not None else (RunState.empty(k, d), 0)
         super().__init__(d, ridge, 1, refresh_every or max(200, 20 * d))
-        state, row = self.run
-        state.gram[row], state.inverse[row], state.targets[row] = self.gram, self.inverse, self.targets[0]
-        state.estimate[row], state.predictions[row] = 0.0, 0.0
-        state.norms2[row] = np.einsum("kd,kd->k", arms, arms) / self.ridge
-        self._bind()
         self.arms = arms
+        self._estimate = np.zeros(d)
+        self.norms2 = np.einsum("kd,kd->k", arms, arms) / self.ridge
+        self.predictions = np.zeros(k)
         self._streaming = streams(k, d)
         self.contender = self.contender_arm = -1
         # the prediction's arms of largest variance and its bound, kept from update to update
         self._watch, self._watch_bound = np.full(self.MAX_CONTENDERS, -1, dtype=np.int64), np.full(1, -np.inf)
         self.companion = np.zeros(k)
         self.block = block_rows(d)
-
-    def _bind(self) -> None:
-        """The arrays as views on the row ``run`` of its state (updated in place from here on)."""
-        state, row = self.run
-        self.gram, self.inverse = state.gram[row], state.inverse[row]
-        self.targets, self._first_target = state.targets[row:row + 1], state.targets[row]
-        self._estimate, self.norms2, self.predictions = state.estimate[row], state.norms2[row], state.predictions[row]
-
-    def attach(self, run: tuple[RunState, int]) -> None:
-        """Be the view of the row ``run`` = (state, row) (a batch lays its runs over its own stack)."""
-        self.run = run
-        self._bind()
-
-    def __getstate__(self) -> dict:
-        """The views are not pickled (a copy would no longer be the state's): :meth:`_bind` makes them again."""
-        return {name: value for name, value in self.__dict__.items()
-                if name not in ("gram", "inverse", "targets", "_first_target", "_estimate", "norms2", "predictions")}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._bind()
 
     def update(self, arm: int, total: float, count: int = 1, ahead: np.ndarray | None = None) -> None:
         """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``.
@@ -336,9 +300,8 @@ class DesignState(RidgeDesign):
 
     def refresh(self) -> None:
         """Recompute A⁻¹, log det A, φ̂, ‖x‖²_{A⁻¹} and xᵀφ̂ from A and b directly."""
-        inverse, self.logdet, estimate, norms2, predictions = exact_design(self.arms, self.gram, self._first_target)
-        self.inverse[...], self._estimate[...], self.norms2[...], self.predictions[...] = (inverse, estimate, norms2,
-                                                                                           predictions)
+        self.inverse, self.logdet, self._estimate, self.norms2, self.predictions = exact_design(
+            self.arms, self.gram, self._first_target)
         self._since_refresh = 0
         self.contender = -1
 

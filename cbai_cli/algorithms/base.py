@@ -22,9 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cbai_cli.algorithms.elimination import EliminationState
-from cbai_cli.confidence import ConfidenceSettings, RadiusIntervals, log_ratio, regimes
+from cbai_cli.confidence import ConfidenceSettings, log_ratio, regimes
 from cbai_cli.instance import Problem
-from cbai_cli.kernels.state import RunState
 from cbai_cli.linalg import DesignState, least_squares_widths
 from cbai_cli.options import OPTIONS, QUERY_LIMIT, QueryLimitError
 from cbai_cli.protocol import Answer, Query
@@ -215,22 +214,8 @@ class Adaptive(Algorithm):
 
     def __init__(self, problem: Problem, config: AlgorithmConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
-        run = (RunState.empty(problem.n_arms, problem.dim), 0)  # the design and the elimination state share it
-        self.state = EliminationState(problem.rewards, problem.threshold, run)
-        self.design = DesignState(problem.arms, config.confidence.ridge, run=run)
+        self.design = DesignState(problem.arms, config.confidence.ridge)
         self.intervals = self.regime.intervals(self.design, problem.rewards, problem.threshold)
-        # a radius regime's intervals are computed by the compiled update of a pull (observe)
-        compiled_radius = isinstance(self.intervals, RadiusIntervals) and self.regime.compiled()
-        self._radius = None
-        if compiled_radius:
-            code, params = self.regime.kernel(problem.dim)
-            self._radius = (code, np.array(params))
-
-    @property
-    def run(self) -> tuple[RunState, int]:
-        """(the state, row) of this run: its design and elimination state
-        (:class:`~cbai_cli.kernels.state.RunState`)."""
-        return self.design.run
 
     def select(self) -> int:
         """Index of the arm to pull next: the compiled rule ``kernel_code``
@@ -270,43 +255,12 @@ class Adaptive(Algorithm):
         return None
 
     def tell(self, query: Query, answer: Answer) -> None:
-        """Take in the pulls' sums: with a radius regime whose intervals are compiled, a
-        single pull is one compiled update of the run's state (:meth:`observe`); otherwise
-        each pull goes into the design and the regime's intervals, then the elimination
-        update from the intervals."""
         ahead = self.lookahead()
         totals = np.asarray(answer.constraint, dtype=float).tolist()
-        if self._radius is not None and len(totals) == 1:
-            self.observe(int(query.arms[0]), totals[0], int(query.counts[0]), ahead)
-            return
         for arm, count, total in zip(query.arms.tolist(), query.counts.tolist(), totals):
             self.design.update(arm, total, count, ahead)
             self.intervals.observe(arm, total, count)
         self.state.update(*self.intervals.bounds())
-
-    def observe(self, arm: int, total: float, count: int, ahead: np.ndarray | None = None) -> None:
-        """``count`` pulls of ``arm`` summing to ``total`` into the design, the radius regime's
-        intervals and the elimination state in one compiled update
-        (:func:`cbai_cli.kernels.design.observe`, the compiled loop's), after predicting the
-        next greedy direction among ``ahead`` as :meth:`~cbai_cli.linalg.DesignState.update`
-        does; the exact refresh, when due, then the intervals and the elimination update."""
-        from cbai_cli.kernels.design import observe, predict_contender
-        from cbai_cli.kernels.threads import threads_from
-
-        design, state = self.design, self.state
-        contender = -1
-        if ahead is not None and design._streaming:
-            contender = predict_contender(design.arms, design.inverse, design.norms2, ahead, False, design.arms[arm],
-                                          count, design._watch, design._watch_bound)
-        run, row = design.run
-        code, params = self._radius
-        contender_arm, _, refresh_due = observe(design.arms, state.rewards, state.threshold, run.arrays(), row, arm,
-                                                float(total), count, contender, design.companion, design.block,
-                                                threads_from(design.arms), design.refresh_every, code, params)
-        design.contender, design.contender_arm = contender, int(contender_arm)
-        if refresh_due:
-            design.refresh()
-            state.update(*self.intervals.bounds())
 
     def max_variance_direction(self, candidates: np.ndarray) -> np.ndarray:
         """y = argmax_{x ∈ candidates} ‖x‖_{A⁻¹} (first among ties), as a vector."""

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from cbai_cli.algorithms.base import Adaptive
+from cbai_cli.algorithms.base import Adaptive, AlgorithmConfig
+from cbai_cli.instance import Problem
 from cbai_cli.kernels.codes import TRACK_AND_STOP
-from cbai_cli.kernels.state import FORCED, Slot
 
 #: κ of the answer rule: an arm counts as predicted feasible while φ̂ᵀx − κ·w(x) ≤ τ,
 #: w(x) its current confidence half-width (see :meth:`TrackAndStop.empirical_answer`);
@@ -92,8 +92,9 @@ class TrackAndStop(Adaptive):
     #: κ of the answer rule, as the compiled step reads it.
     optimism = OPTIMISM
 
-    #: The forced-exploration pulls so far: a slot of the run's state.
-    forced_pulls = Slot("counters", FORCED, int)
+    def __init__(self, problem: Problem, config: AlgorithmConfig, rng: np.random.Generator) -> None:
+        super().__init__(problem, config, rng)
+        self.forced_pulls = 0
 
     def empirical_answer(self) -> int | None:
         """x̂*: the most rewarding arm that is still possible (uncertain or certainly

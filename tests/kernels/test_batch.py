@@ -47,13 +47,15 @@ def started(prepared, seed):
 
 
 def final_state(learner) -> list:
-    """Every array of the run's state row (the ridge design, the elimination state, the
-    forced pulls; for ols also the fit's and the intervals'), and the answer."""
-    state, b = learner.run
-    rows = [array[b] for array in state.arrays()] + [learner.recommendation()]
-    if hasattr(learner.intervals, "fit"):  # the ols regime's fit and mixture intervals
-        span, row = learner.intervals.fit.state
-        rows += [array[row] for array in span.arrays()]
+    design, state = learner.design, learner.state
+    rows = [design.inverse, design.gram, design.targets, design._estimate, design.norms2, design.predictions,
+            design.logdet, design.n_samples, design._since_refresh, state.uncertain, state.feasible,
+            state.best_feasible_reward, state.last_lower, state.last_upper, learner.recommendation(),
+            getattr(learner, "forced_pulls", None)]
+    intervals = learner.intervals
+    if hasattr(intervals, "fit"):  # the ols regime's fit and mixture intervals: every array of their state row
+        state, b = intervals.fit.state
+        rows += [array[b] for array in state.arrays()]
     return rows
 
 
@@ -350,32 +352,6 @@ def test_a_batch_of_ols_runs_equals_the_runs_one_by_one(name):
         alone, environment = started(prepared, seed)
         assert run_compiled([alone], [environment], prepared.budget) == [outcome]
         assert_same_state(learner, alone)
-
-
-@pytest.mark.parametrize("regime", ["theory", "tuned"])
-def test_a_rule_with_a_python_select_gets_the_compiled_update(irrelevant_dims, regime):
-    """A rule that gives its own select (a plugin's, no kernel code) is told through the
-    compiled update of a pull (Adaptive.observe): the same run as through the design, the
-    intervals and the elimination state one by one."""
-    from cbai_cli.algorithms.base import Adaptive
-
-    class Cyclic(Adaptive):
-        def select(self) -> int:
-            return self.design.n_samples % self.problem.n_arms
-
-    prepared = prepared_run(irrelevant_dims, "g-acol", regime, budget=450)  # past the refresh after 200 pulls
-    runs = []
-    for compiled_update in (True, False):
-        noise_rng, algorithm_rng, _ = run_streams(2)
-        learner = Cyclic(prepared.configured.view, prepared.config, algorithm_rng)
-        assert (learner._radius is not None) and not learner.compiled()
-        if not compiled_update:
-            learner._radius = None  # tell's update one by one
-        runs.append((learner, drive(learner, prepared.kind.environment(prepared.instance, noise_rng),
-                                    prepared.budget)))
-    (fast, fast_loop), (slow, slow_loop) = runs
-    assert (fast_loop.used, fast_loop.solved) == (slow_loop.used, slow_loop.solved)
-    assert_same_state(fast, slow)
 
 
 def test_a_track_and_stop_with_its_own_select_stays_on_the_python_loop(irrelevant_dims):
