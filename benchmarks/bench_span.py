@@ -8,7 +8,7 @@ what that does to a whole run that starts on a large arm set (not run by CI).
 BLAS runs on one thread, as in ``cbai`` (:func:`cbai_cli.numerics.blas_threads.pin_blas_threads_by_default`).
 Part 1: random Gaussian arms, rank d/2 pulled, then one new arm pulled; minimum over
 ``--repeats`` of each way on copies of the same fit. Part 2: ``cbai solve``'s library call
-(:func:`cbai_cli.run.solving.solve_instance`, compiled runs) of G-ACOL with ``ols`` on ``cbai
+(:func:`cbai_cli.kinds.solving.solve_instance`, compiled runs) of G-ACOL with ``ols`` on ``cbai
 generate random --d D --n K --seed 3 --sigma 1`` with a budget, once with ``EXTEND_ENTRIES``
 at its value and once with it above K·d (every new direction recomputed), alternating, wall
 seconds of each run (the first run also pays numba's cache load, so each way runs twice and
@@ -25,7 +25,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from cbai_cli.run.parallel import pin_blas_threads_by_default  # noqa: E402  (before numpy loads)
+from cbai_cli.run.parallel import pin_blas_threads_by_default  # noqa: E402  (before numpy loads
 
 pin_blas_threads_by_default()
 
@@ -43,8 +43,8 @@ def step_costs(repeats: int) -> list[tuple[int, int, float, float]]:
         fit = ols.LeastSquaresSpan(arms)
         for arm in range(d // 2):
             fit.update(arm, 0.1)
-        fit._counts[d // 2] += 1  # the pull both ways absorb
-        fit._sums[d // 2] += 0.1
+        fit.counts[d // 2] += 1  # the pull both ways absorb
+        fit.sums[d // 2] += 0.1
         times = {"refresh": [], "extend": []}
         saved = ols.EXTEND_ENTRIES
         ols.EXTEND_ENTRIES = 0
@@ -65,7 +65,7 @@ def run_times(k: int, d: int, budget: int) -> list[tuple[str, str, float, int]]:
     from cbai_cli.numerics import ols
     from cbai_cli.kinds.cbai.families import family, make_noise
     from cbai_cli.run.simulate import RunRequest
-    from cbai_cli.run.solving import solve_instance
+    from cbai_cli.kinds.solving import solve_instance
 
     instance = family("random").generate(make_noise("gaussian", None, 1.0), d=d, n=k, seed=3)
     saved = ols.EXTEND_ENTRIES

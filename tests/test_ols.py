@@ -212,8 +212,8 @@ def test_the_epoch_growths_are_those_of_its_starting_design_for_the_pulled_arms_
     assert pulled.sum() >= 2  # the last pulls stayed in one epoch
     inverse = np.linalg.inv(0.5 * np.eye(3) + start)
     expected = np.log1p(np.einsum("kd,de,ke->k", arms, inverse, arms))
-    assert fit._growths[pulled] == pytest.approx(expected[pulled], rel=1e-12)
-    assert np.isnan(fit._growths[~pulled]).all()
+    assert fit.growths[pulled] == pytest.approx(expected[pulled], rel=1e-12)
+    assert np.isnan(fit.growths[~pulled]).all()
     assert fit.growth == pytest.approx(growth, rel=1e-12)
 
 
@@ -492,7 +492,7 @@ def test_an_arm_pulled_before_outside_the_span_is_recomputed(monkeypatch):
     spy = Spy(monkeypatch)
     fit = LeastSquaresSpan(ARMS)
     fit.update(0, 0.5)
-    fit._counts[1] = 1.0  # pulled before, yet outside the span (what the span cut can leave)
+    fit.counts[1] = 1.0  # pulled before, yet outside the span (what the span cut can leave)
     spy.reset()
     fit.update(1, 0.2)
     assert spy.refreshed == 1
@@ -647,14 +647,14 @@ def test_the_regime_shares_the_own_mean_budget_by_the_instances_rewards():
     instance = parse_source("random:d=3,n=6,seed=1,sigma=1", 0)[0].instance_for(0)
     learner, _, _ = start_run(prepare(RunRequest.of("track-and-stop", "ols", delta=0.05), instance), 0)
     shares = mean_shares(learner.problem.rewards, 6)
-    assert learner.intervals._mean_thresholds == pytest.approx(-np.log(0.3 * 0.05 * shares))
+    assert learner.intervals.mean_thresholds == pytest.approx(-np.log(0.3 * 0.05 * shares))
 
 
 def test_in_one_dimension_least_squares_takes_the_whole_delta():
     """d = 1: no own means by default (least squares uses every pull for every arm), κ = 0.3 from d = 2."""
     line = MixtureIntervals(LeastSquaresSpan(np.array([[1.0], [0.5]])), ScalePrior(1.0), 0.1, 1.0)
     plane = MixtureIntervals(LeastSquaresSpan(ARMS), ScalePrior(1.0), 0.1, 1.0)
-    assert line.mean_share == 0.0 and np.isposinf(line._mean_thresholds).all()
+    assert line.mean_share == 0.0 and np.isposinf(line.mean_thresholds).all()
     assert line.least_squares_delta == 0.1
     assert plane.mean_share == 0.3 and plane.least_squares_delta == pytest.approx(0.07)
 
@@ -668,7 +668,7 @@ def certified_infeasible_on_the_boundary(seed: int, delta: float, overweight: fl
     arms = np.eye(2)
     intervals = MixtureIntervals(LeastSquaresSpan(arms), ScalePrior(1.0), delta, 1.0, rewards=np.array([1.0, 0.0]),
                                  threshold=0.0)
-    intervals._mean_thresholds -= math.log(overweight)  # log(1/(κδ·share)): a larger weight lowers it
+    intervals.mean_thresholds[...] -= math.log(overweight)  # log(1/(κδ·share)): a larger weight lowers it
     intervals.observe(1, float(rng.normal()), 1)
     for _ in range(pulls):
         intervals.observe(0, float(rng.normal()), 1)
@@ -713,4 +713,4 @@ def test_the_smallest_delta_gives_finite_own_mean_thresholds_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         intervals = MixtureIntervals(fit, ScalePrior(1.0), 5e-324, 1.0)
-    assert np.all(np.isfinite(intervals._mean_thresholds)) and np.all(intervals._mean_thresholds > 744.0)
+    assert np.all(np.isfinite(intervals.mean_thresholds)) and np.all(intervals.mean_thresholds > 744.0)

@@ -23,10 +23,10 @@ for it. Arms with a component outside the span stay uncertain (infinite width).
   recomputations on small arm matrices), an exact recomputation when the updates' roundoff
   could exceed 1e-11 relative, and epochs
   over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull;
-  the per-pull work is compiled (:mod:`cbai_cli.numerics.kernels.ols`), and whole runs too
-  (:func:`cbai_cli.numerics.kernels.advance.advance_fit`, which hands recomputations, extensions and
-  epochs back to :meth:`LeastSquaresSpan.refresh`, :meth:`LeastSquaresSpan.extend` and
-  :meth:`LeastSquaresSpan.new_epoch`).
+  the per-pull work is compiled (:mod:`cbai_cli.numerics.kernels.ols`), the recomputations, extensions
+  and epochs too (:mod:`cbai_cli.numerics.kernels.span`), and whole runs
+  (:func:`cbai_cli.numerics.kernels.advance.advance_fit`); the fit and the intervals are views on one
+  row of a :class:`~cbai_cli.numerics.kernels.state.SpanState`.
 - :func:`points_in_use`, :func:`mixture_envelope`, :class:`Envelope`, :func:`mixture_widths`: the
   tangent points the arms need, the tangent lines' lower envelope, the line each arm takes,
   and the half-widths.
@@ -36,30 +36,23 @@ for it. Arms with a component outside the span stay uncertain (infinite width).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from cbai_cli.numerics.kernels.ols import (EPOCH, REFRESH, assign_lines, mark_points, mixture_bounds, own_mean_sides,
-                              rank_one_step, tangent_lines)
+from cbai_cli.numerics.kernels.ols import EPOCH, REFRESH, mark_points, mixture_bounds, own_mean_sides, rank_one_step, tangent_lines
+from cbai_cli.numerics.kernels.span import (DRIFT_TOLERANCE, EXTEND_CONDITION, SPAN_TOLERANCE, STEP_ROUNDOFF, extend_span,
+                                   follow_epoch, lower_envelope_lines, new_epoch_span, refresh_span)
+from cbai_cli.numerics.kernels.state import (EPOCH as EPOCH_SLOT, GROWTH, KEPT, LINES, LOG_INVERSE_DELTA, MARGIN as MARGIN_SLOT,
+                                    RANK, SINCE, STEPS, SUBGAUSSIAN, SpanState)
 from cbai_cli.numerics.kernels.threads import threads_from
 
-# Relative size below which an eigenvalue of V, or the part of an arm outside the span,
-# counts as zero: least squares identifies φ only on the span (Lindner et al. 2022,
-# Proposition 2 makes the same cut for one round's design).
-SPAN_TOLERANCE = 1e-9
-# Relative roundoff the rank-one caches may carry before an exact recomputation: a
-# Sherman–Morrison step that shrinks a cache by a factor A leaves the absolute error of the
-# larger old value in the smaller new one, so its relative error grows by A.
-DRIFT_TOLERANCE = 1e-11
-# Fresh relative roundoff of one rank-one step, before its amplification: a few ulps, its
-# typical size in either summation order, not a bound (docs/ols.md, "Roundoff of a step").
-STEP_ROUNDOFF = 4.0 * float(np.finfo(float).eps)
-# A pull outside the span extends V⁺ by one direction (LeastSquaresSpan.extend) when the new
-# V is certainly far from the span cut: trace(V⁺)·trace(V) below this, so every eigenvalue
-# of V stays above 1/EXTEND_CONDITION of the largest, 100 times above SPAN_TOLERANCE, and a
-# recomputation would keep the same span; otherwise the fit is recomputed.
-EXTEND_CONDITION = 1e7
+__all__ = ["DRIFT_TOLERANCE", "EXTEND_CONDITION", "EXTEND_ENTRIES", "MARGIN", "MEAN_SHARE", "SPAN_TOLERANCE",
+           "STEP_ROUNDOFF", "UPPER_SHARE", "Envelope", "LeastSquaresSpan", "MixtureIntervals", "ScalePrior",
+           "lower_envelope", "mean_shares", "mixture_envelope", "mixture_widths", "points_in_use", "spread_ratios"]
+
+# SPAN_TOLERANCE, DRIFT_TOLERANCE, STEP_ROUNDOFF and EXTEND_CONDITION: the recomputations' constants,
+# defined beside them (cbai_cli.numerics.kernels.span).
 # Arm matrices of fewer entries K·d recompute instead of extending: there the recomputation's
 # pass costs no more than the extension's (benchmarks/bench_span.py: 0.07 against 0.13 ms at
 # K = 100, d = 10, 0.37 against 0.34 at K = 1,000, d = 50, at rank d/2), and their records
@@ -208,32 +201,16 @@ def mixture_envelope(prior: ScalePrior, log_dets: np.ndarray, delta: float,
 
 def lower_envelope(intercepts: np.ndarray, slopes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The lines I_j + S_j·t that are lowest somewhere on t ≥ 0, ordered by t: their indices
-    (E,) and the t where each next one takes over (E − 1,), increasing (the convex-hull
-    sweep over the lines by decreasing slope, ties by increasing intercept).
-
-    A Python loop over at most the prior's 113 points, once per epoch: compiled, its sort
-    would cost more compile time than a run spends in it.
+    (E,) and the t where each next one takes over (E − 1,), increasing
+    (:func:`cbai_cli.numerics.kernels.span.lower_envelope_lines`).
 
     Args:
         intercepts, slopes: (P,) the lines.
     """
-    chosen: list[int] = []
-    crossings: list[float] = []
-    for j in np.lexsort((intercepts, -slopes)).tolist():
-        if chosen and slopes[chosen[-1]] == slopes[j]:
-            continue  # parallel to the last kept line and not below it (ties come by increasing intercept)
-        while chosen:
-            last = chosen[-1]
-            meet = float((intercepts[j] - intercepts[last]) / (slopes[last] - slopes[j]))
-            if meet <= 0.0 or (crossings and meet <= crossings[-1]):
-                chosen.pop()
-                if crossings:
-                    crossings.pop()
-            else:
-                crossings.append(meet)
-                break
-        chosen.append(j)
-    return np.array(chosen, dtype=np.int64), np.array(crossings)
+    intercepts, slopes = np.asarray(intercepts, dtype=float), np.asarray(slopes, dtype=float)
+    chosen, crossings = np.empty(intercepts.size, dtype=np.int64), np.empty(intercepts.size)
+    count = int(lower_envelope_lines(intercepts, slopes, chosen, crossings))
+    return chosen[:count], crossings[:max(count - 1, 0)]
 
 
 def mixture_widths(variances: np.ndarray, spreads: np.ndarray, envelope: Envelope, subgaussian: float) -> np.ndarray:
@@ -293,64 +270,127 @@ class LeastSquaresSpan:
         k, d = self.arms.shape
         self.dim = d
         self.refresh_every = refresh_every or max(200, 20 * d)
-        self.n_samples = 0
-        self.epoch = 0
         self._arm_norms2 = np.einsum("kd,kd->k", self.arms, self.arms)
-        self._counts = np.zeros(k)  # pulls per arm: V = Σ_a counts_a·a aᵀ over the pulled arms
-        self._sums = np.zeros(k)  # Σ y_s per arm: b = armsᵀ·sums
-        self._directions = np.zeros((2, d))  # V⁺x and V⁺V⁺x of the pulled arm
-        self.scales, self.margin = np.zeros(0), math.inf
+        self.scales = np.zeros(0)
+        self.attach(SpanState.empty(k, d, 0), 0)
         self.refresh()
+
+    def attach(self, state: SpanState, row: int) -> None:
+        """Be the view of row ``row`` of ``state`` (a batch lays its runs over its own stack)."""
+        self._state, self._row = state, row
+
+    @property
+    def arm_norms2(self) -> np.ndarray:
+        """(K,) ‖x‖² of every arm."""
+        return self._arm_norms2
+
+    @property
+    def state(self) -> tuple[SpanState, int]:
+        """(the state this fit is a row of, the row)."""
+        return self._state, self._row
+
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        return self._state.arrays()
+
+    @property
+    def n_samples(self) -> int:
+        """Σ c_s."""
+        return int(self._state.counters[self._row, STEPS])
+
+    @property
+    def epoch(self) -> int:
+        """How many epochs have started."""
+        return int(self._state.counters[self._row, EPOCH_SLOT])
+
+    @property
+    def margin(self) -> float:
+        """The slack of the epoch's bound on the log-determinants."""
+        return float(self._state.reals[self._row, MARGIN_SLOT])
 
     @property
     def rank(self) -> int:
-        return self.basis.shape[1]
+        return int(self._state.counters[self._row, RANK])
+
+    @property
+    def pinv(self) -> np.ndarray:
+        """(d, d) V⁺."""
+        return self._state.pinv[self._row]
+
+    @property
+    def basis(self) -> np.ndarray:
+        """(d, r) orthonormal basis of the span of V."""
+        return self._state.basis[self._row, :self.rank].T
+
+    @property
+    def eigenvalues(self) -> np.ndarray:
+        """(r,) the eigenvalues of V on the span at the last recomputation."""
+        return self._state.eigenvalues[self._row, :self._state.counters[self._row, KEPT]]
+
+    @property
+    def inside(self) -> np.ndarray:
+        """(K,) whether each arm lies in the span (decided at the last recomputation; pulls in
+        between stay in it)."""
+        return self._state.inside[self._row]
+
+    @property
+    def log_dets(self) -> np.ndarray:
+        """(M,) log det(I + V_m/λ_i) at the start of the epoch."""
+        return self._state.log_dets[self._row]
 
     @property
     def gram(self) -> np.ndarray:
         """(d, d) V = Σ c_s x_s x_sᵀ, from the arms pulled so far: O(P·d²) for P of them."""
-        pulled = np.flatnonzero(self._counts)
+        pulled = np.flatnonzero(self.counts)
         arms = self.arms[pulled]
-        return arms.T @ (self._counts[pulled, None] * arms)
+        return arms.T @ (self.counts[pulled, None] * arms)
 
     @property
     def growth(self) -> float:
         """g, the epoch's growth sum: ℓ_i + g ≥ log det(I + V/λ_i) now, at every scale."""
-        return self._growth
+        return float(self._state.reals[self._row, GROWTH])
+
+    @property
+    def growths(self) -> np.ndarray:
+        """(K,) each arm's growth per pull in the epoch (NaN: not pulled yet in the epoch)."""
+        return self._state.growths[self._row]
 
     @property
     def counts(self) -> np.ndarray:
         """(K,) the pulls of each arm."""
-        return self._counts
+        return self._state.counts[self._row]
 
     @property
     def sums(self) -> np.ndarray:
         """(K,) the sum of each arm's observations."""
-        return self._sums
+        return self._state.sums[self._row]
 
     @property
     def targets(self) -> np.ndarray:
         """(d,) b = Σ y_s x_s."""
-        return self._sums @ self.arms
+        return self.sums @ self.arms
 
     @property
     def variances(self) -> np.ndarray:
         """(K,) xᵀV⁺x."""
-        return self._caches[0]
+        return self._state.caches[self._row, 0]
 
     @property
     def spreads(self) -> np.ndarray:
         """(K,) ‖V⁺x‖²."""
-        return self._caches[1]
+        return self._state.caches[self._row, 1]
 
     @property
     def predictions(self) -> np.ndarray:
         """(K,) xᵀφ̂."""
-        return self._caches[2]
+        return self._state.caches[self._row, 2]
 
     def track(self, scales: np.ndarray, margin: float) -> None:
-        """Bound log det(I + V/λ_i) for ``scales`` (M,), increasing, within ``margin`` > 0 per epoch."""
-        self.scales, self.margin = scales, margin
+        """Bound log det(I + V/λ_i) for ``scales`` (M,), increasing, within ``margin`` > 0 per
+        epoch (a fit of its own, not a batch's row: its state takes room for M scales)."""
+        state = SpanState.stack([(self._state, self._row)])
+        self.attach(replace(state, log_dets=np.zeros((1, scales.size))), 0)
+        self.scales = scales
+        self._state.reals[0, MARGIN_SLOT] = margin
         self.refresh()
 
     def update(self, arm: int, total: float, count: int = 1) -> None:
@@ -362,132 +402,47 @@ class LeastSquaresSpan:
         recomputation or a new epoch is due; a pull outside the span extends the span
         (:meth:`extend`), and the ``refresh_every``-th update recomputes.
         """
-        self._counts[arm] += count
-        self._sums[arm] += total
-        self.n_samples += count
-        self._since_refresh += 1
-        if self._since_refresh >= self.refresh_every:
+        state, b = self._state, self._row
+        state.counts[b, arm] += count
+        state.sums[b, arm] += total
+        state.counters[b, STEPS] += count
+        state.counters[b, SINCE] += 1
+        if state.counters[b, SINCE] >= self.refresh_every:
             self.refresh()
             return
-        if not self.inside[arm]:
+        if not state.inside[b, arm]:
             self.extend(arm, count)
             return
-        code, growth = rank_one_step(self.arms, self.pinv, self._caches, self._roundoff, self._directions,
-                                     self._growths, self._growth_basis, arm, count, total, self._growth, self.margin,
+        code, growth = rank_one_step(self.arms, state.pinv[b], state.caches[b], state.roundoff[b],
+                                     state.directions[b], state.growths[b], state.growth_basis[b], arm, count, total,
+                                     state.reals[b, GROWTH], state.reals[b, MARGIN_SLOT],
                                      DRIFT_TOLERANCE / STEP_ROUNDOFF, threads_from(self.arms))
         if code == REFRESH:
             self.refresh()
             return
-        self._growth = growth
+        state.reals[b, GROWTH] = growth
         if code == EPOCH:
             self.new_epoch()
 
     def extend(self, arm: int, count: int) -> None:
-        """V⁺ and the caches after the first ``count`` pulls of arm x = arms[arm], outside the
-        span, and a new epoch: O(K·d + d³) (one pass over the arm matrix) where :meth:`refresh`
-        costs O(K·d·r). The updates' counts and sums must already hold the pulls.
-
-        With B the span's basis, x = x_∥ + β·u (u ⊥ B, ‖u‖ = 1), w = V⁺x and q = xᵀw, the
-        design V' = V + c·xxᵀ has, on the span of B and u (a block inverse in the coordinates
-        (p, uᵀx_∥p + β·s)),
-
-            V'⁺ = V⁺ − (w·uᵀ + u·wᵀ)/β + γ·uuᵀ,   γ = (q + 1/c)/β²,
-
-        so for every arm a, with p_u = aᵀu, p_w = aᵀw and p_ww = aᵀV⁺w:
-        aᵀV'⁺a = aᵀV⁺a − 2·p_u·p_w/β + γ·p_u², and, V⁺a and w lying in the span,
-        ‖V'⁺a‖² = ‖V⁺a‖² − 2·(p_u/β)·p_ww + (p_u/β)²·‖w‖² + (γ·p_u − p_w/β)²; aᵀφ̂ is recomputed
-        from φ̂ = V'⁺b in the same pass, and a's part outside the span loses p_u².
-
-        Falls back to :meth:`refresh` on arm matrices of fewer than ``EXTEND_ENTRIES``
-        entries, when the arm was pulled before (its pulls are not all new), when the new V could come near the span cut (trace(V'⁺)·trace(V') ≥
-        ``EXTEND_CONDITION``: then every eigenvalue is certainly kept by a recomputation
-        only below that), or when some cache's roundoff could pass ``DRIFT_TOLERANCE``
-        relative (each sum above gains STEP_ROUNDOFF times the sum of its terms' sizes, the
-        rank-one step's unit; the spreads' estimate is kept, as in :meth:`update`). It restarts
-        the count to the periodic recomputation as the recomputation it replaces did, so that the
-        periodic recomputations fall where they did before (the roundoff test may fire sooner:
-        the extension's caches are not exact).
-        """
-        x = self.arms[arm]
-        outside = x - self.basis @ (self.basis.T @ x)
-        outside -= self.basis @ (self.basis.T @ outside)  # orthogonalised twice: u ⊥ B to roundoff
-        beta2 = float(outside @ outside)
-        w = self.pinv @ x
-        gamma = (float(x @ w) + 1.0 / count) / beta2 if beta2 > 0 else math.inf
-        trace = float(self._counts @ self._arm_norms2)
-        if (self.arms.size < EXTEND_ENTRIES or self._counts[arm] != count or not math.isfinite(gamma)
-                or (float(np.trace(self.pinv)) + gamma) * trace >= EXTEND_CONDITION):
+        """V⁺ and the caches after the first ``count`` pulls of arm ``arm``, outside the span,
+        and a new epoch (:func:`cbai_cli.numerics.kernels.span.extend_span`: one pass over the arm
+        matrix, or a recomputation on arm matrices of fewer than ``EXTEND_ENTRIES`` entries
+        and where an extension could lose digits). The updates' counts and sums must already
+        hold the pulls."""
+        if not extend_span(self.arms, self._arm_norms2, self.scales, self._arrays(), self._row, arm, count,
+                           EXTEND_ENTRIES):
             self.refresh()
-            return
-        beta = math.sqrt(beta2)
-        u = outside / beta
-        twice = self.pinv @ w
-        pinv = self.pinv + gamma * np.outer(u, u)
-        pinv -= (np.outer(w, u) + np.outer(u, w)) / beta
-        pulled = np.flatnonzero(self._counts)
-        estimate = pinv @ (self._sums[pulled] @ self.arms[pulled])
-        p_u, p_w, p_ww, predictions = (self.arms @ np.stack([u, w, twice, estimate], axis=1)).T
-        variances, spreads = self._caches[0], self._caches[1]
-        along = p_u / beta
-        off = gamma * p_u - p_w / beta
-        new_variances = variances + p_u * (gamma * p_u - 2.0 * p_w / beta)
-        new_spreads = spreads + along * (along * float(w @ w) - 2.0 * p_ww) + off * off
-        variance_terms = variances + np.abs(2.0 * p_w * along) + gamma * p_u * p_u
-        spread_terms = spreads + np.abs(2.0 * along * p_ww) + along * along * float(w @ w) + off * off
-        roundoff = self._roundoff + spread_terms
-        drift_ratio = DRIFT_TOLERANCE / STEP_ROUNDOFF
-        if np.any(variance_terms / drift_ratio > new_variances) or np.any(roundoff / drift_ratio > new_spreads):
-            self.refresh()
-            return
-        self.pinv = pinv
-        self.basis = np.column_stack([self.basis, u])
-        self._caches = np.stack([new_variances, new_spreads, predictions])
-        self._roundoff = roundoff
-        self._outside -= p_u * p_u
-        self.inside = self._outside <= SPAN_TOLERANCE * np.maximum(self._arm_norms2, np.finfo(float).tiny)
-        self.inside[arm] = True
-        self._since_refresh = 0
-        self.new_epoch()
 
     def new_epoch(self) -> None:
-        """A new epoch from the eigendecomposition of V now (the span and V⁺ stay): O(K·d² + d³ + M·d)."""
-        self._start_epoch(*np.linalg.eigh(self.gram))
+        """A new epoch from the eigendecomposition of V now (the span and V⁺ stay):
+        :func:`cbai_cli.numerics.kernels.span.new_epoch_span`."""
+        new_epoch_span(self.arms, self.scales, self._arrays(), self._row)
 
     def refresh(self) -> None:
-        """The span, V⁺ and the per-arm caches from V and b, and a new epoch: O(K·d² + d³ + M·d)."""
-        eigenvalues, vectors = np.linalg.eigh(self.gram)
-        top = float(eigenvalues[-1]) if eigenvalues.size else 0.0
-        keep = eigenvalues > SPAN_TOLERANCE * top if top > 0 else np.zeros(self.dim, dtype=bool)
-        self.eigenvalues = eigenvalues[keep]
-        self.basis = vectors[:, keep]
-        inner = self.arms @ self.basis
-        scaled = inner / self.eigenvalues
-        self.pinv = (self.basis / self.eigenvalues) @ self.basis.T
-        self._caches = np.empty((3, self.arms.shape[0]))
-        np.einsum("kr,kr->k", scaled, inner, out=self._caches[0])
-        np.einsum("kr,kr->k", scaled, scaled, out=self._caches[1])
-        np.matmul(self.arms, self.estimate(), out=self._caches[2])
-        self._outside = self._arm_norms2 - np.einsum("kr,kr->k", inner, inner)
-        self.inside = self._outside <= SPAN_TOLERANCE * np.maximum(self._arm_norms2, np.finfo(float).tiny)
-        self._since_refresh = 0
-        self._roundoff = np.zeros(self.arms.shape[0])
-        self._start_epoch(eigenvalues, vectors)
-
-    def _start_epoch(self, eigenvalues: np.ndarray, vectors: np.ndarray) -> None:
-        """ℓ_i = log det(I + V_m/λ_i) and the basis from which a pull's growth
-        log(1 + xᵀ(λ_0I + V_m)⁻¹x) is computed at the arm's first pull of the epoch
-        (:func:`cbai_cli.numerics.kernels.ols.arm_growth`; the growths are NaN until then), from the
-        eigenvalues (d,) and eigenvectors (d, d) of V_m = V now: O(d² + M·d + K). Only the
-        pulled arms' growths are ever read, so none is computed for the others (which would
-        cost O(K·d²) an epoch)."""
-        eigenvalues = np.maximum(eigenvalues, 0.0)
-        self.log_dets = np.add.reduce(np.log1p(eigenvalues[:, None] / self.scales), axis=0)
-        # xᵀ(λI + V_m)⁻¹x = Σ_k (v_kᵀx)²/(λ + μ_k), over every direction (also those outside the span).
-        smallest = self.scales[0] if self.scales.size else math.inf
-        self._growth_basis = vectors * np.sqrt(1.0 / (smallest + eigenvalues))
-        self._growths = np.full(self.arms.shape[0], np.nan)
-        self._growth = 0.0
-        self.epoch += 1
+        """The span, V⁺ and the per-arm caches from V and b, and a new epoch
+        (:func:`cbai_cli.numerics.kernels.span.refresh_span`): O(K·d·r + P·d² + d³ + M·d)."""
+        refresh_span(self.arms, self._arm_norms2, self.scales, self._arrays(), self._row)
 
     def estimate(self) -> np.ndarray:
         """(d,) φ̂ = V⁺b (zero outside the span)."""
@@ -567,7 +522,6 @@ class MixtureIntervals:
     rewards: np.ndarray | None = field(default=None, repr=False)
     threshold: float | None = None
     mean_prior: ScalePrior = field(default_factory=lambda: ScalePrior(1.0), init=False, repr=False)
-    _epoch: int = field(default=-1, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.mean_share is None:
@@ -576,13 +530,14 @@ class MixtureIntervals:
             raise ValueError(f"mean_share must lie in [0, 1), got {self.mean_share}")
         self.fit.track(self.prior.scales, self.margin)
         arms = self.fit.arms.shape[0]
+        state, b = self.fit.state
         # (2, K) log(1/(κδ·share)) of each side, or ∞ without the means: their widths then stay ∞
         # a sum of logs: the product κ·δ·share underflows to 0 for δ near the smallest double
-        self._mean_thresholds = (-(math.log(self.mean_share) + math.log(self.delta)
-                                   + np.log(mean_shares(self.rewards, arms)))
-                                 if self.mean_share > 0 else np.full((2, arms), math.inf))
-        self._mean_widths = np.full((2, arms), math.inf)
-        self._mean_roots = np.zeros((2, arms))  # each side's last c', where its next root search starts
+        state.mean_thresholds[b] = (-(math.log(self.mean_share) + math.log(self.delta)
+                                      + np.log(mean_shares(self.rewards, arms)))
+                                    if self.mean_share > 0 else np.full((2, arms), math.inf))
+        state.reals[b, LOG_INVERSE_DELTA] = -math.log(self.least_squares_delta)
+        state.reals[b, SUBGAUSSIAN] = self.subgaussian
         self._mean_scratch = np.empty((3, self.mean_prior.scales.size))
 
     @property
@@ -590,30 +545,46 @@ class MixtureIntervals:
         """(1 − κ)δ, the least-squares intervals' share."""
         return self.delta * (1.0 - self.mean_share)
 
+    def _row(self, name: str) -> np.ndarray:
+        """The fit's state row of the array ``name`` (:class:`~cbai_cli.numerics.kernels.state.SpanState`)."""
+        state, b = self.fit.state
+        return getattr(state, name)[b]
+
+    @property
+    def mean_widths(self) -> np.ndarray:
+        """(2, K) the half-widths of the lower and upper sides of each arm's own mean (∞: none)."""
+        return self._row("mean_widths")
+
+    @property
+    def mean_thresholds(self) -> np.ndarray:
+        """(2, K) log(1/(κδ·share)) of each side of each arm's own mean (∞: no own means)."""
+        return self._row("mean_thresholds")
+
     def observe(self, arm: int, total: float, count: int) -> None:
         """Take in ``count`` pulls of ``arm`` summing to ``total``."""
         self.fit.update(arm, total, count)
         pulls = self.fit.counts[arm]
-        own_mean_sides(arm, pulls, pulls - count, self._mean_thresholds, self._mean_roots, self._mean_widths,
+        own_mean_sides(arm, pulls, pulls - count, self.mean_thresholds, self._row("mean_roots"), self.mean_widths,
                        self.subgaussian, self.mean_prior.scales, self.mean_prior.log_weights, self._mean_scratch)
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower (K,), upper (K,)) now."""
-        return self._bounds(self._mean_widths, self.threshold)
+        return self._bounds(self.mean_widths, self.threshold)
 
     def least_squares_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower (K,), upper (K,)) of least squares alone, at (1 − κ)δ: without the arms' own
         means and without the joint test at τ (a diagnostic; the run certifies with :meth:`bounds`)."""
-        return self._bounds(np.full_like(self._mean_widths, math.inf), None)
+        return self._bounds(np.full_like(self.mean_widths, math.inf), None)
 
     def _bounds(self, mean_widths: np.ndarray, threshold: float | None) -> tuple[np.ndarray, np.ndarray]:
         """:func:`mixture_bounds` with the own means' half-widths ``mean_widths`` (2, K) and τ (None: no joint test)."""
-        fit = self.fit
         self.follow_epoch()
-        lower, upper = np.empty(fit.arms.shape[0]), np.empty(fit.arms.shape[0])
-        mixture_bounds(self._intercepts, self._slopes, self._inflations, fit.growth, fit.variances, fit.spreads,
-                       fit.inside, fit.predictions, fit.counts, fit.sums, mean_widths,
-                       math.nan if threshold is None else float(threshold), self._mean_thresholds,
+        state, b = self.fit.state
+        caches = state.caches[b]
+        lower, upper = np.empty(caches.shape[1]), np.empty(caches.shape[1])
+        mixture_bounds(state.intercepts[b], state.slopes[b], state.inflations[b], state.reals[b, GROWTH], caches[0],
+                       caches[1], state.inside[b], caches[2], state.counts[b], state.sums[b], mean_widths,
+                       math.nan if threshold is None else float(threshold), state.mean_thresholds[b],
                        float(self.subgaussian), self.mean_prior.scales, self.mean_prior.log_weights, lower, upper)
         return lower, upper
 
@@ -622,19 +593,11 @@ class MixtureIntervals:
         return self.fit.estimate()
 
     def follow_epoch(self) -> None:
-        """The coefficients of the fit's current epoch, computed when it has begun since the last ones."""
-        if self.fit.epoch != self._epoch:
-            self._start_epoch()
-
-    def _start_epoch(self) -> None:
-        """The tangent lines' envelope from the epoch's ℓ, and each arm's line as 2R²β·a,
-        2R²β·b and 1/(2β) (:func:`cbai_cli.numerics.kernels.ols.assign_lines`: the line
-        :meth:`Envelope.lines` gives, in one compiled pass)."""
-        fit = self.fit
-        used = points_in_use(self.prior, fit.variances, fit.spreads, fit.inside)
-        envelope = mixture_envelope(self.prior, fit.log_dets, self.least_squares_delta, used)
-        arms = fit.arms.shape[0]
-        self._intercepts, self._slopes, self._inflations = np.empty(arms), np.empty(arms), np.empty(arms)
-        assign_lines(fit.variances, fit.spreads, envelope.crossings, envelope.intercepts, envelope.slopes,
-                     envelope.thresholds, 2.0 * self.subgaussian**2, self._intercepts, self._slopes, self._inflations)
-        self._epoch = fit.epoch
+        """The tangent lines of the fit's current epoch, computed when it has begun since the
+        last ones (:func:`cbai_cli.numerics.kernels.span.follow_epoch`: the envelope from the epoch's
+        ℓ and each arm's line as 2R²β·a, 2R²β·b and 1/(2β), the line :meth:`Envelope.lines`
+        gives)."""
+        state, b = self.fit.state
+        if state.counters[b, LINES] != state.counters[b, EPOCH_SLOT]:
+            prior = self.prior
+            follow_epoch(prior.points, prior.scales, prior.log_weights, state.arrays(), b)

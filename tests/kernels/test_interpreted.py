@@ -54,9 +54,9 @@ def test_a_run_that_turns_to_compiled_code_midway_is_the_same_run(monkeypatch, n
     prepared = prepared_run(instance_with("gaussian"), name, regime, budget=300)
     compiled, compiled_learners = batch_runs(prepared, False)
     loads = []
+    together = [started(prepared, seed) for seed in SEEDS]
     monkeypatch.setattr(jit._Process, "loaded", False)
     monkeypatch.setattr(jit, "INTERPRETED_SECONDS", 0.0)  # every interpreted piece uses up the budget
-    together = [started(prepared, seed) for seed in SEEDS]
     outcomes = run_compiled([learner for learner, _ in together], [env for _, env in together], prepared.budget,
                             load=lambda: (loads.append(True), jit.load()))
     assert loads == [True] and outcomes == compiled
@@ -135,3 +135,57 @@ def test_a_call_from_python_that_raises_interpreted_is_undone_and_run_compiled(m
     np.testing.assert_array_equal(lower, expected_lower)
     np.testing.assert_array_equal(upper, expected_upper)
     assert jit.loaded()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 40), st.integers(0, 2**32 - 1))
+def test_eigendecompositions_interpreted_are_the_compiled_ones(dim, rank, seed):
+    from cbai_cli.numerics.kernels.span import symmetric_eigen
+
+    rows = np.random.default_rng(seed).normal(size=(min(rank, dim) + 1, dim))
+    matrix = rows.T @ rows  # rank-deficient for most draws, as a design before d pulls
+    for interpreted, compiled in zip(symmetric_eigen.interpreted(matrix), symmetric_eigen.compiled(matrix)):
+        np.testing.assert_array_equal(interpreted, compiled)
+
+
+def span_states(seed: int, pulls: int):
+    """A fit of its own on 30 random arms in R⁶ after ``pulls`` pulls of random arms (a
+    nearly parallel pair among them), with the ``ols`` regime's prior, and a copy of its
+    state: (fit, intervals, copy)."""
+    from cbai_cli.numerics.kernels.state import SpanState
+    from cbai_cli.numerics.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior
+
+    rng = np.random.default_rng(seed)
+    arms = rng.normal(size=(30, 6))
+    arms[1] = arms[0] + 1e-6 * rng.normal(size=6)
+    fit = LeastSquaresSpan(arms, refresh_every=10**6)
+    intervals = MixtureIntervals(fit, ScalePrior(float(np.max(np.einsum("kd,kd->k", arms, arms)))), 0.05, 1.0)
+    for arm in rng.integers(0, 30, size=pulls):
+        fit.update(int(arm), float(rng.normal()))
+    return fit, intervals, SpanState.stack([fit.state])
+
+
+@pytest.mark.parametrize("pulls", [0, 3, 40])
+@pytest.mark.parametrize("seed", range(3))
+def test_recomputations_epochs_and_lines_interpreted_are_the_compiled_ones(seed, pulls):
+    from cbai_cli.numerics.kernels import span
+    from cbai_cli.numerics.kernels.state import LINES
+
+    fit, intervals, _ = span_states(seed, pulls)
+    outside = np.flatnonzero(~fit.inside)
+    prior = intervals.prior
+    calls = [(span.refresh_span, lambda state: (fit.arms, fit.arm_norms2, fit.scales, state.arrays(), 0)),
+             (span.new_epoch_span, lambda state: (fit.arms, fit.scales, state.arrays(), 0)),
+             (span.follow_epoch, lambda state: (prior.points, prior.scales, prior.log_weights, state.arrays(), 0))]
+    if outside.size:  # the state's counts take the pull first, as an update's
+        def extension(state, arm=int(outside[0])):
+            state.counts[0, arm] += 1
+            return fit.arms, fit.arm_norms2, fit.scales, state.arrays(), 0, arm, 1, 0
+        calls.append((span.extend_span, extension))
+    for kernel, arguments in calls:
+        _, _, interpreted = span_states(seed, pulls)
+        _, _, compiled = span_states(seed, pulls)
+        interpreted.counters[0, LINES] = compiled.counters[0, LINES] = -1  # lines due
+        assert kernel.interpreted(*arguments(interpreted)) == kernel.compiled(*arguments(compiled))
+        for first, second in zip(interpreted.arrays(), compiled.arrays()):
+            np.testing.assert_array_equal(first, second)

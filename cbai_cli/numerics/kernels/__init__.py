@@ -26,7 +26,9 @@ process runs the kernels as Python until that pays (:mod:`.jit`), so ``cbai --he
   :meth:`cbai_cli.algorithms.track_and_stop.TrackAndStop.select` and from :mod:`.advance`.
 - :mod:`.ols`: the ``ols`` regime's per-pull work (the least-squares fit's rank-one step
   and the mixture intervals), called from :mod:`cbai_cli.numerics.ols`.
-- :mod:`.batch`: the batch state (arrays with a leading axis of B runs, and the ``ols``
-  fits') and the Python loop around :mod:`.advance` (noise chunks, exact refreshes, the
-  fits' recomputations and epochs).
+- :mod:`.state`: the ``ols`` fit's and intervals' state as one typed set of arrays with a
+  leading axis of B runs, of which the Python classes are views.
+- :mod:`.span`: the ``ols`` fit's recomputations, extensions, epochs and tangent lines.
+- :mod:`.batch`: the batch state (arrays with a leading axis of B runs) and the Python loop
+  around :mod:`.advance` (noise chunks, exact refreshes of A⁻¹).
 """

@@ -5,7 +5,8 @@ read from the run's own standard normals.
 :func:`advance` runs the radius regimes (``theory``, ``det``, ``tuned``) on the ridge
 design alone; :func:`advance_fit` the ``ols`` regime, whose least-squares fit and mixture
 intervals (:mod:`cbai_cli.numerics.ols`) take the compiled per-pull work of :mod:`cbai_cli.numerics.kernels.ols`
-and leave to Python what needs an eigendecomposition. Both pull through :func:`step`.
+and the recomputations and epochs of :mod:`cbai_cli.numerics.kernels.span`. Both pull through
+:func:`step`.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from cbai_cli.numerics.kernels.codes import (BUDGET, GREEDY_MAXVAR, NEED_NOISE, 
 from cbai_cli.numerics.kernels.design import absorb_and_eliminate, predict_contender
 from cbai_cli.numerics.kernels.elimination import apply_bounds, interval_bounds
 from cbai_cli.numerics.kernels.jit import njit
-from cbai_cli.numerics.kernels.ols import EXTEND, KEEP, REFRESH, absorb_and_rank_one, mixture_bounds, own_mean_sides
+from cbai_cli.numerics.kernels.ols import EPOCH, REFRESH, absorb_and_rank_one, mixture_bounds, own_mean_sides
 from cbai_cli.numerics.kernels.radius import radius
 from cbai_cli.numerics.kernels.select import select
+from cbai_cli.numerics.kernels.span import extend_span, follow_epoch, new_epoch_span, refresh_span
+from cbai_cli.numerics.kernels.state import GROWTH, MARGIN, SINCE, STEPS, SUBGAUSSIAN
 from cbai_cli.numerics.kernels.track_and_stop import track_and_stop_arm
 
 
@@ -184,40 +187,56 @@ def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radiu
 
 
 @njit
+def settle_outside(arms, arm_norms2, scales, span, b, arm, extend_entries):
+    """Run b's fit after a pull of ``arm`` outside its span (one pull): the one pulled arm
+    outside it extends the span (:func:`~cbai_cli.numerics.kernels.span.extend_span`, which recomputes
+    if that arm was pulled before); with more than one such arm (a pulled arm the span cut
+    left out) the fit is recomputed (:func:`~cbai_cli.numerics.kernels.span.refresh_span`)."""
+    inside, counts = span[6], span[7]
+    outside = 0
+    for a in range(inside.shape[1]):
+        if not inside[b, a] and counts[b, a] > 0:
+            outside += 1
+    if outside != 1 or not extend_span(arms, arm_norms2, scales, span, b, arm, 1, extend_entries):
+        refresh_span(arms, arm_norms2, scales, span, b)
+
+
+@njit
 def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, refresh_every, inverse, gram,
                 targets, estimate, norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper,
                 steps, since, limit, pending, status, forced, normals, uniforms, used_normals, companion, block,
-                contenders, threads_from, pinv, caches, roundoff, directions, growths, growth_basis, growth, margin,
-                inside, counts, sums, fit_steps, fit_since, fit_refresh_every, drift_ratio, intercepts, slopes,
-                inflations, mean_widths, mean_roots, mean_thresholds, mean_scale, mean_scales, mean_log_weights, stale,
-                due, stream):
+                contenders, threads_from, span, arm_norms2, fit_constants, prior, mean_prior, stream):
     """:func:`advance` for the ``ols`` regime: every run b with ``status[b] == RUNNING``
-    until it stops or needs Python.
+    until it stops or needs Python (noise, or the ridge design's exact refresh).
 
     One step is :func:`step`'s pull (the rule reads the ridge design), then the fit's
     update as :meth:`cbai_cli.numerics.ols.LeastSquaresSpan.update` does it: the pull's count and sum,
     the pulled arm's own mean widths (:func:`~cbai_cli.numerics.kernels.ols.own_mean_sides`), and for
-    an arm inside the span, unless the fit's ``fit_refresh_every``-th update is due, the
-    design's update and :func:`~cbai_cli.numerics.kernels.ols.rank_one_step` in one pass over the arms
+    an arm inside the span, unless the fit's periodic recomputation is due, the design's
+    update and :func:`~cbai_cli.numerics.kernels.ols.rank_one_step` in one pass over the arms
     (:func:`~cbai_cli.numerics.kernels.ols.absorb_and_rank_one`; otherwise the design's update alone);
-    then, unless Python must act first, the
-    mixture intervals (:func:`~cbai_cli.numerics.kernels.ols.mixture_bounds`) and the elimination
-    update. Python acts (status NEED_REFRESH, the elimination ``pending``) when the ridge
-    design's refresh is due (``since`` ≥ ``refresh_every``), when the fit needs its exact
-    recomputation, a new epoch or an extended span (``due[b]`` = REFRESH, EPOCH or EXTEND of
-    :mod:`cbai_cli.numerics.kernels.ols`: the fit's periodic refresh, the roundoff or growth test of
-    the rank-one step, an arm outside the span), or when the intervals' coefficients belong to an older epoch
-    (``stale[b]``).
+    the recomputation, extension or new epoch the fit then needs
+    (:mod:`cbai_cli.numerics.kernels.span`: the periodic recomputation, the roundoff or growth test of
+    the rank-one step, an arm outside the span, :func:`settle_outside`) and the tangent lines
+    of a new epoch (:func:`~cbai_cli.numerics.kernels.span.follow_epoch`); then the mixture intervals
+    (:func:`~cbai_cli.numerics.kernels.ols.mixture_bounds`) and the elimination update, before the
+    next pull. Python acts (status NEED_REFRESH, the elimination ``pending``) when the ridge
+    design's refresh is due (``since`` ≥ ``refresh_every``).
 
     Shapes: the ridge design, the elimination state, the noise (``stream`` too) and the
-    uniforms as :func:`advance`; the fit: pinv (B, d, d) V⁺; caches (B, 3, K) xᵀV⁺x, ‖V⁺x‖², xᵀφ̂;
-    roundoff, growths, inside, counts, sums (B, K); growth_basis (B, d, d); directions (B, 2, d) scratch; growth,
-    margin, fit_steps, fit_since, stale, due (B,); intercepts, slopes, inflations (B, K) 2R²β·a,
-    2R²β·b and 1/(2β) of each arm's tangent line; mean_widths, mean_roots (B, 2, K) the widths of
-    the lower and upper sides of the arms' own means and the roots their next widths start from;
-    mean_thresholds (B, 2, K) log(1/(κδ·share)) of each side (∞: no means); mean_scale (B,) R;
-    mean_scales, mean_log_weights (M,) the means' prior.
+    uniforms as :func:`advance`; ``span``: the runs' fits and intervals
+    (:meth:`cbai_cli.numerics.kernels.state.SpanState.arrays`, B rows); ``arm_norms2`` (K,) the arms'
+    squared norms; ``fit_constants``: (the
+    fit's updates between recomputations, the rank-one step's drift ratio
+    DRIFT_TOLERANCE/STEP_ROUNDOFF, the fewest arm-matrix entries that extend rather than
+    recompute); ``prior``: (scales (M,), log weights (M,), tangent points (P,)) of the
+    least-squares intervals, ``mean_prior``: (scales, log weights) of the own means.
     """
+    (pinv, caches, roundoff, directions, growths, growth_basis, inside, counts, sums, outside, basis, eigenvalues,
+     log_dets, intercepts, slopes, inflations, mean_widths, mean_roots, mean_thresholds, reals, counters) = span
+    fit_refresh_every, drift_ratio, extend_entries = fit_constants
+    scales, log_weights, points = prior
+    mean_scales, mean_log_weights = mean_prior
     # the intervals come from the fit, not from the pass: numpy values, not literals (see advance)
     no_elimination, no_params = np.bool_(False), np.empty(0)
     mean_scratch = np.empty((3, mean_scales.shape[0]))  # own_mean_sides's, shared by every pull
@@ -227,10 +246,10 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
         watch, watch_bound = np.full(watched, -1, dtype=np.int64), np.full(1, -np.inf)
         while status[b] == RUNNING:
             if pending[b]:
-                mixture_bounds(intercepts[b], slopes[b], inflations[b], growth[b], caches[b, 0], caches[b, 1],
+                mixture_bounds(intercepts[b], slopes[b], inflations[b], reals[b, GROWTH], caches[b, 0], caches[b, 1],
                                inside[b], caches[b, 2], counts[b], sums[b], mean_widths[b], threshold,
-                               mean_thresholds[b], mean_scale[b], mean_scales, mean_log_weights, last_lower[b],
-                               last_upper[b])
+                               mean_thresholds[b], reals[b, SUBGAUSSIAN], mean_scales, mean_log_weights,
+                               last_lower[b], last_upper[b])
                 if eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status,
                              b):
                     break
@@ -245,24 +264,32 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
             counts[b, arm] += 1
             sums[b, arm] += observed
             own_mean_sides(arm, counts[b, arm], counts[b, arm] - 1, mean_thresholds[b], mean_roots[b], mean_widths[b],
-                           mean_scale[b], mean_scales, mean_log_weights, mean_scratch)
-            fit_steps[b] += 1
-            fit_since[b] += 1
-            if not inside[b, arm] or fit_since[b] >= fit_refresh_every:
-                # the fit is recomputed or extended in Python: the design's update alone
-                due[b] = REFRESH if fit_since[b] >= fit_refresh_every else EXTEND
+                           reals[b, SUBGAUSSIAN], mean_scales, mean_log_weights, mean_scratch)
+            counters[b, STEPS] += 1
+            counters[b, SINCE] += 1
+            if not inside[b, arm] or counters[b, SINCE] >= fit_refresh_every:
+                # the fit is recomputed or extended: the design's update alone
                 logdet[b], contender_arm, best[b], _ = absorb_and_eliminate(
                     arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b],
                     arms[arm], observed, 1, contender, companion, block, threads_from, no_elimination, np.int64(0),
                     no_params, steps[b], rewards, threshold, uncertain[b], feasible[b], last_lower[b], last_upper[b],
                     best[b])
+                if counters[b, SINCE] >= fit_refresh_every:
+                    refresh_span(arms, arm_norms2, scales, span, b)
+                else:
+                    settle_outside(arms, arm_norms2, scales, span, b, arm, extend_entries)
             else:
-                logdet[b], contender_arm, due[b], grown = absorb_and_rank_one(
+                logdet[b], contender_arm, due, grown = absorb_and_rank_one(
                     arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b],
                     contender, companion, block, threads_from, pinv[b], caches[b], roundoff[b], directions[b],
-                    growths[b], growth_basis[b], arm, observed, growth[b], margin[b], drift_ratio)
-                if due[b] != REFRESH:
-                    growth[b] = grown
-            if since[b] >= refresh_every or due[b] != KEEP or stale[b]:
+                    growths[b], growth_basis[b], arm, observed, reals[b, GROWTH], reals[b, MARGIN], drift_ratio)
+                if due == REFRESH:
+                    refresh_span(arms, arm_norms2, scales, span, b)
+                else:
+                    reals[b, GROWTH] = grown
+                    if due == EPOCH:
+                        new_epoch_span(arms, scales, span, b)
+            follow_epoch(points, scales, log_weights, span, b)
+            if since[b] >= refresh_every:
                 status[b] = NEED_REFRESH
                 break

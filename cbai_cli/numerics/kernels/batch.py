@@ -1,16 +1,16 @@
 """Adaptive runs of one instance and one request advanced together by the compiled step.
 
 :func:`run_compiled` stacks the state of B learners (B = 1 for a single run) into arrays
-with a leading batch axis (:class:`BatchState`, and :class:`FitState` for the ``ols``
-regime's fits), lets :func:`cbai_cli.numerics.kernels.advance.advance` (radius regimes) or
-:func:`cbai_cli.numerics.kernels.advance.advance_fit` (``ols``) run them, serves what they return
-for — the next chunk of a run's noise, drawn from that run's own stream (and for the
-random rules the same number of uniforms from the run's algorithm stream), or the exact
-refresh, in numpy (:func:`cbai_cli.numerics.linalg.exact_design`; for ``ols`` also the fit's
-recomputation or new epoch, by the learner's own :class:`~cbai_cli.numerics.ols.LeastSquaresSpan`
-and :class:`~cbai_cli.numerics.ols.MixtureIntervals`) — and writes each run's final state back
-into its learner. Every run keeps its own noise stream, its own BLAS calls and its own
-refreshes, so its record does not depend on B.
+with a leading batch axis (:class:`BatchState`; for the ``ols`` regime the learners' fits
+become rows of one :class:`~cbai_cli.numerics.kernels.state.SpanState`, which the loop updates in
+place), lets :func:`cbai_cli.numerics.kernels.advance.advance` (radius regimes) or
+:func:`cbai_cli.numerics.kernels.advance.advance_fit` (``ols``, recomputations and epochs included)
+run them, serves what they return for — the next chunk of a run's noise, drawn from that
+run's own stream (and for the random rules the same number of uniforms from the run's
+algorithm stream), or the ridge design's exact refresh, in numpy
+(:func:`cbai_cli.numerics.linalg.exact_design`) — and writes each run's final ridge design and
+elimination state back into its learner. Every run keeps its own noise stream, its own
+BLAS calls and its own refreshes, so its record does not depend on B.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import numpy as np
 from cbai_cli.numerics.kernels import jit
 from cbai_cli.numerics.kernels.codes import (BUDGET, G_ACOL, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
                                     UNIFORM_RULES)
+from cbai_cli.numerics.kernels.state import SpanState
 from cbai_cli.numerics.linalg import exact_design
 
 #: Standard normals (and a random rule's uniforms) drawn ahead per run and chunk: a refill
@@ -128,161 +129,6 @@ class BatchState:
             learner.forced_pulls = int(self.forced[b])
 
 
-#: The rows of :class:`FitState`: (field, part of the learner's intervals — their fit, the
-#: intervals themselves, or the intervals' per-epoch line coefficients, which are not
-#: written back before they have been computed —, attribute, the Python type of a scalar).
-_FIT_ROWS = (("pinv", "fit", "pinv", None), ("caches", "fit", "_caches", None), ("roundoff", "fit", "_roundoff", None),
-             ("directions", "fit", "_directions", None), ("growths", "fit", "_growths", None),
-             ("growth_basis", "fit", "_growth_basis", None),
-             ("growth", "fit", "_growth", float), ("margin", "fit", "margin", float), ("inside", "fit", "inside", None),
-             ("counts", "fit", "_counts", None), ("sums", "fit", "_sums", None), ("steps", "fit", "n_samples", int),
-             ("since", "fit", "_since_refresh", int), ("intercepts", "lines", "_intercepts", None),
-             ("slopes", "lines", "_slopes", None), ("inflations", "lines", "_inflations", None),
-             ("mean_widths", "intervals", "_mean_widths", None), ("mean_roots", "intervals", "_mean_roots", None))
-
-
-@dataclass(frozen=True)
-class FitState:
-    """The ``ols`` regime's state of B runs (:class:`cbai_cli.numerics.ols.LeastSquaresSpan` and
-    :class:`cbai_cli.numerics.ols.MixtureIntervals`), row b being run b: what
-    :func:`cbai_cli.numerics.kernels.advance.advance_fit` reads and writes.
-
-    Attributes:
-        pinv: (B, d, d) V⁺.
-        caches: (B, 3, K) xᵀV⁺x, ‖V⁺x‖² and xᵀφ̂.
-        roundoff, growths, counts, sums: (B, K) the roundoff estimates, the epoch's
-            per-pull growths (NaN for an arm not pulled yet in the epoch), and the pulls and
-            observation sums per arm.
-        growth_basis: (B, d, d) the epoch's basis for the growths
-            (:func:`cbai_cli.numerics.kernels.ols.arm_growth`).
-        directions: (B, 2, d) the rank-one step's scratch.
-        inside: (B, K) bool, the arms in the span.
-        growth, margin: (B,) the epoch's growth sum and its limit.
-        steps, since: (B,) int, the fit's pulls and updates since its last recomputation.
-        intercepts, slopes, inflations: (B, K) 2R²β·a, 2R²β·b and 1/(2β) of each arm's
-            tangent line.
-        mean_widths, mean_roots: (B, 2, K) the widths of the lower and upper sides of the
-            arms' own means and the roots their next widths start from.
-        stale: (B,) bool, the intervals' coefficients are of an older epoch than the fit.
-        due: (B,) int, what the fit asks of Python after the last pull (KEEP, REFRESH, EPOCH
-            or EXTEND of :mod:`cbai_cli.numerics.kernels.ols`).
-        views: per run, the row views that its learner's arrays are while the batch runs
-            (:meth:`share`): an array of the learner's that is not its view was replaced by
-            one of its methods and is copied back (:meth:`serve`).
-    """
-
-    pinv: np.ndarray
-    caches: np.ndarray
-    roundoff: np.ndarray
-    directions: np.ndarray
-    growths: np.ndarray
-    growth_basis: np.ndarray
-    growth: np.ndarray
-    margin: np.ndarray
-    inside: np.ndarray
-    counts: np.ndarray
-    sums: np.ndarray
-    steps: np.ndarray
-    since: np.ndarray
-    intercepts: np.ndarray
-    slopes: np.ndarray
-    inflations: np.ndarray
-    mean_widths: np.ndarray
-    mean_roots: np.ndarray
-    stale: np.ndarray
-    due: np.ndarray
-    views: list[dict[str, np.ndarray]]
-
-    @staticmethod
-    def _part(learner, part: str):
-        return learner.intervals.fit if part == "fit" else learner.intervals
-
-    @classmethod
-    def stack(cls, learners: Sequence) -> FitState:
-        """The rows of ``learners``' intervals, copied, and each learner's arrays then laid
-        over its row (:meth:`share`; coefficients not computed yet count as stale)."""
-        k = learners[0].problem.n_arms
-        rows = {}
-        for name, part, attribute, kind in _FIT_ROWS:
-            values = [getattr(cls._part(learner, part), attribute, None) for learner in learners]
-            if kind is not None:
-                rows[name] = np.array(values, dtype=np.int64 if kind is int else float)
-            else:
-                rows[name] = np.stack([np.zeros(k) if value is None else value for value in values])
-        stale = np.array([learner.intervals.fit.epoch != learner.intervals._epoch for learner in learners])
-        fits = cls(**rows, stale=stale, due=np.zeros(len(learners), dtype=np.int64),
-                   views=[{} for _ in learners])
-        for b, learner in enumerate(learners):
-            fits.share(b, learner)
-        return fits
-
-    def share(self, b: int, learner) -> None:
-        """Lay ``learner``'s arrays over row b (not coefficients of an older epoch), so that
-        what its methods change in place is the row itself."""
-        for name, part, attribute, kind in _FIT_ROWS:
-            if kind is None and not (part == "lines" and self.stale[b]):
-                self.views[b][name] = view = getattr(self, name)[b]
-                setattr(self._part(learner, part), attribute, view)
-
-    def _scalars_out(self, b: int, learner) -> None:
-        """Row b's scalars (the kernels update them) into ``learner``."""
-        for name, part, attribute, kind in _FIT_ROWS:
-            if kind is not None:
-                setattr(self._part(learner, part), attribute, kind(getattr(self, name)[b]))
-
-    def _take_back(self, b: int, learner) -> None:
-        """What ``learner``'s methods changed into row b: its scalars, and each array they
-        replaced (copied into the row, which the learner's array then is again)."""
-        for name, part, attribute, kind in _FIT_ROWS:
-            rows, value = getattr(self, name), getattr(self._part(learner, part), attribute)
-            if kind is not None:
-                rows[b] = value
-            elif value is not self.views[b].get(name):
-                rows[b] = value
-                self.views[b][name] = view = rows[b]
-                setattr(self._part(learner, part), attribute, view)
-        self.stale[b] = False
-
-    def write_back(self, b: int, learner) -> None:
-        """Row b into ``learner``'s fit and intervals as copies of its own (not coefficients
-        that were never computed)."""
-        for name, part, attribute, kind in _FIT_ROWS:
-            if part == "lines" and self.stale[b]:
-                continue
-            row = getattr(self, name)[b]
-            setattr(self._part(learner, part), attribute, row.copy() if kind is None else kind(row))
-
-    def serve(self, b: int, learner) -> None:
-        """What run b's fit asked for after its last pull, done by the learner's own fit as
-        :meth:`~cbai_cli.numerics.ols.LeastSquaresSpan.update` does it (the exact recomputation or a
-        new epoch), then the intervals' coefficients of the fit's epoch
-        (:meth:`~cbai_cli.numerics.ols.MixtureIntervals.follow_epoch`)."""
-        from cbai_cli.numerics.kernels.ols import EPOCH, EXTEND, KEEP, REFRESH
-
-        if self.due[b] == KEEP and not self.stale[b]:
-            return
-        fit = learner.intervals.fit
-        self._scalars_out(b, learner)
-        action = {KEEP: None, REFRESH: fit.refresh, EPOCH: fit.new_epoch, EXTEND: lambda: _extend(fit)}[int(self.due[b])]
-        if action is not None:
-            action()
-        learner.intervals.follow_epoch()
-        self._take_back(b, learner)
-        self.due[b] = KEEP
-
-
-def _extend(fit) -> None:
-    """The compiled loop's last pull was of an arm outside ``fit``'s span (one pull): the one
-    pulled arm outside it extends the span (:meth:`~cbai_cli.numerics.ols.LeastSquaresSpan.extend`,
-    which recomputes if that arm was pulled before); with more than one such arm (a pulled
-    arm the span cut left out) the fit is recomputed."""
-    outside = np.flatnonzero(~fit.inside & (fit.counts > 0))
-    if outside.size == 1:
-        fit.extend(int(outside[0]), 1)
-    else:
-        fit.refresh()
-
-
 def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
                  threads_from: int | None = None, interpret: bool | None = None,
                  load: Callable[[], None] = jit.load,
@@ -315,16 +161,17 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     ``progress`` is told the pulls of all the runs so far each time the step hands back
     control (every few hundred pulls of a run, and once at the end); it only watches.
     """
+    from cbai_cli.numerics import ols
     from cbai_cli.numerics.kernels.advance import advance, advance_fit
     from cbai_cli.numerics.kernels.threads import threads_from as default_threads_from
-    from cbai_cli.numerics.ols import DRIFT_TOLERANCE, STEP_ROUNDOFF, MixtureIntervals
 
     first = learners[0]
     problem, design = first.problem, first.design
-    fits = FitState.stack(learners) if isinstance(first.intervals, MixtureIntervals) else None
-    if fits is not None:  # constants of each run's own means, read by the loop, never written
-        mean_thresholds = np.stack([learner.intervals._mean_thresholds for learner in learners])
-        mean_scale = np.array([learner.intervals.subgaussian for learner in learners], dtype=float)
+    fitting = isinstance(first.intervals, ols.MixtureIntervals)
+    if fitting:  # the runs' fits become the rows of one stack, which the loop updates in place
+        span = SpanState.stack([learner.intervals.fit.state for learner in learners])
+        for b, learner in enumerate(learners):
+            learner.intervals.fit.attach(span, b)
     noise = [environment.compiled_noise() for environment in environments]
     means, sigma = np.ascontiguousarray(noise[0][0], dtype=float), noise[0][1]
     if sigma is None and len(learners) > 1:
@@ -364,8 +211,6 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
         for b in np.flatnonzero(batch.status == NEED_REFRESH):
             if batch.since[b] >= design.refresh_every:
                 batch.refresh(b, design.arms)
-            if fits is not None:
-                fits.serve(b, learners[b])
             batch.status[b] = RUNNING
         if not (batch.status == RUNNING).any():
             break
@@ -377,18 +222,16 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
                 batch.steps, batch.since, batch.limit, batch.pending, batch.status, batch.forced, normals,
                 uniforms, used_normals, companion, design.block, contenders,
                 threads_from)
-        if fits is None:
+        if not fitting:
             code, params = first.regime.kernel(problem.dim)
             kernel, arguments = advance, (*shared, code, np.array(params), design.refresh_every, *runs, stream)
         else:
-            fit = first.intervals.fit
+            intervals = first.intervals
+            fit, prior, mean_prior = intervals.fit, intervals.prior, intervals.mean_prior
             kernel, arguments = advance_fit, (
-                *shared, design.refresh_every, *runs, fits.pinv, fits.caches, fits.roundoff, fits.directions,
-                fits.growths, fits.growth_basis, fits.growth, fits.margin, fits.inside, fits.counts, fits.sums,
-                fits.steps, fits.since, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, fits.intercepts,
-                fits.slopes, fits.inflations, fits.mean_widths, fits.mean_roots, mean_thresholds, mean_scale,
-                first.intervals.mean_prior.scales, first.intervals.mean_prior.log_weights, fits.stale, fits.due,
-                stream)
+                *shared, design.refresh_every, *runs, span.arrays(), fit.arm_norms2,
+                (fit.refresh_every, ols.DRIFT_TOLERANCE / ols.STEP_ROUNDOFF, ols.EXTEND_ENTRIES),
+                (prior.scales, prior.log_weights, prior.points), (mean_prior.scales, mean_prior.log_weights), stream)
         if not interpreting:
             kernel.compiled(*arguments)
             continue
@@ -408,8 +251,6 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
             interpreting = False
     for b, learner in enumerate(learners):
         batch.write_back(b, learner)
-        if fits is not None:
-            fits.write_back(b, learner)
     return [(int(batch.steps[b] - start[b]), bool(batch.status[b] == SOLVED)) for b in range(len(learners))]
 
 

@@ -100,10 +100,12 @@ class Kernel:
 def interpret(kernel: Kernel, args: tuple) -> tuple[bool, Any]:
     """``(True, result)`` of ``kernel``'s interpreted view on ``args``, numpy's floating-point
     warnings off; ``(False, None)``, with every writable array and every generator of
-    ``args`` as it was, when Python's float arithmetic raised (where numpy's scalars, as
+    ``args`` (and of a tuple among them: a state's arrays) as it was, when Python's float
+    arithmetic raised (where numpy's scalars, as
     the compiled code, give ±∞ or NaN): the caller then runs the compiled view."""
-    arrays = [(value, value.copy()) for value in args if isinstance(value, np.ndarray) and value.flags.writeable]
-    generators = [(value, value.bit_generator.state) for value in args if isinstance(value, np.random.Generator)]
+    values = [item for value in args for item in (value if isinstance(value, tuple) else (value,))]
+    arrays = [(value, value.copy()) for value in values if isinstance(value, np.ndarray) and value.flags.writeable]
+    generators = [(value, value.bit_generator.state) for value in values if isinstance(value, np.random.Generator)]
     try:
         with np.errstate(all="ignore"):
             return True, kernel.interpreted(*args)

@@ -12,9 +12,8 @@ that streams with :func:`cbai_cli.numerics.kernels.threads.pair_products`, whose
 reassociated into vector partial sums), block by block, split
 across numba's threads on large arm sets like the ridge design's pass. numpy's BLAS sums
 in other orders, so the caches differ from the numpy version's in the last bits; the
-records do not (benchmarks/check_ols_kernel.py). The decisions that need an
-eigendecomposition (a refresh, a new epoch) stay in Python: :func:`rank_one_step` says
-which one is due.
+records do not (benchmarks/check_ols_kernel.py). :func:`rank_one_step` says whether a
+recomputation or a new epoch is due; :mod:`cbai_cli.numerics.kernels.span` does them.
 """
 
 from __future__ import annotations

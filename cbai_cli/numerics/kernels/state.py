@@ -1,0 +1,110 @@
+"""The ``ols`` regime's run state as one typed set of arrays, stacked over runs.
+
+:class:`SpanState` holds everything one run's least-squares fit
+(:class:`cbai_cli.numerics.ols.LeastSquaresSpan`) and its mixture intervals
+(:class:`cbai_cli.numerics.ols.MixtureIntervals`) keep, each array with a leading run axis: a single
+run is a stack of one, a batch (:func:`cbai_cli.numerics.kernels.batch.run_compiled`) a stack of
+many, and a learner's fit and intervals are views on one row. The kernels
+(:mod:`cbai_cli.numerics.kernels.span`, :func:`cbai_cli.numerics.kernels.advance.advance_fit`) take the
+arrays as one tuple (:meth:`SpanState.arrays`) and a row index and update them in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+#: The slots of :attr:`SpanState.reals`: the epoch's growth sum g, its limit (the margin),
+#: log(1/((1 − κ)δ)) of the tangent lines and R (both set by the intervals).
+GROWTH, MARGIN, LOG_INVERSE_DELTA, SUBGAUSSIAN = 0, 1, 2, 3
+#: The slots of :attr:`SpanState.counters`: the fit's pulls, its updates since the last
+#: recomputation, the epochs started, the rank of the span, how many eigenvalues the last
+#: recomputation kept, and the epoch of the intervals' tangent lines (−1: none yet).
+STEPS, SINCE, EPOCH, RANK, KEPT, LINES = 0, 1, 2, 3, 4, 5
+
+
+@dataclass(frozen=True)
+class SpanState:
+    """The ``ols`` state of B runs on K arms in d dimensions with M ridge scales, row b being
+    run b (the field order is the order of :meth:`arrays`).
+
+    Attributes:
+        pinv: (B, d, d) V⁺.
+        caches: (B, 3, K) xᵀV⁺x, ‖V⁺x‖² and xᵀφ̂.
+        roundoff: (B, K) the spreads' roundoff estimates (units of the step's roundoff).
+        directions: (B, 2, d) the rank-one step's scratch (V⁺x and V⁺V⁺x).
+        growths: (B, K) the epoch's per-pull growths (NaN: the arm not pulled yet in the epoch).
+        growth_basis: (B, d, d) the epoch's basis for them
+            (:func:`cbai_cli.numerics.kernels.ols.arm_growth`).
+        inside: (B, K) bool, the arms in the span.
+        counts, sums: (B, K) pulls and observation sums per arm.
+        outside: (B, K) the squared norm of each arm's part outside the span.
+        basis: (B, d, d) the span's orthonormal basis, one vector a row (the first
+            ``counters[b, RANK]`` rows).
+        eigenvalues: (B, d) the eigenvalues of V kept at the last recomputation (the first
+            ``counters[b, KEPT]``).
+        log_dets: (B, M) log det(I + V_m/λ_i) at the start of the epoch.
+        intercepts, slopes, inflations: (B, K) 2R²β·a, 2R²β·b and 1/(2β) of each arm's
+            tangent line.
+        mean_widths, mean_roots: (B, 2, K) the half-widths of the lower and upper sides of
+            each arm's own mean and the roots their next widths start from.
+        mean_thresholds: (B, 2, K) log(1/(κδ·share)) of each side (∞: no own means).
+        reals: (B, 4) float slots GROWTH, MARGIN, LOG_INVERSE_DELTA, SUBGAUSSIAN.
+        counters: (B, 6) int slots STEPS, SINCE, EPOCH, RANK, KEPT, LINES.
+    """
+
+    pinv: np.ndarray
+    caches: np.ndarray
+    roundoff: np.ndarray
+    directions: np.ndarray
+    growths: np.ndarray
+    growth_basis: np.ndarray
+    inside: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+    outside: np.ndarray
+    basis: np.ndarray
+    eigenvalues: np.ndarray
+    log_dets: np.ndarray
+    intercepts: np.ndarray
+    slopes: np.ndarray
+    inflations: np.ndarray
+    mean_widths: np.ndarray
+    mean_roots: np.ndarray
+    mean_thresholds: np.ndarray
+    reals: np.ndarray
+    counters: np.ndarray
+
+    @classmethod
+    def empty(cls, arms: int, dim: int, scales: int, runs: int = 1) -> SpanState:
+        """The state of ``runs`` fits before any pull and before their first recomputation:
+        zeros, no growth computed, no own means (∞ widths and thresholds), no lines yet."""
+        k, d = arms, dim
+        counters = np.zeros((runs, 6), dtype=np.int64)
+        counters[:, LINES] = -1
+        reals = np.zeros((runs, 4))
+        reals[:, MARGIN] = np.inf
+        return cls(pinv=np.zeros((runs, d, d)), caches=np.zeros((runs, 3, k)), roundoff=np.zeros((runs, k)),
+                   directions=np.zeros((runs, 2, d)), growths=np.full((runs, k), np.nan),
+                   growth_basis=np.zeros((runs, d, d)), inside=np.zeros((runs, k), dtype=bool),
+                   counts=np.zeros((runs, k)), sums=np.zeros((runs, k)), outside=np.zeros((runs, k)),
+                   basis=np.zeros((runs, d, d)), eigenvalues=np.zeros((runs, d)), log_dets=np.zeros((runs, scales)),
+                   intercepts=np.zeros((runs, k)), slopes=np.zeros((runs, k)), inflations=np.zeros((runs, k)),
+                   mean_widths=np.full((runs, 2, k), np.inf), mean_roots=np.zeros((runs, 2, k)),
+                   mean_thresholds=np.full((runs, 2, k), np.inf), reals=reals, counters=counters)
+
+    @classmethod
+    def stack(cls, rows: Sequence[tuple[SpanState, int]]) -> SpanState:
+        """One state of the given rows (state, b), copied, in order."""
+        return cls(**{field.name: np.stack([getattr(state, field.name)[b] for state, b in rows])
+                      for field in fields(cls)})
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """Every array, in field order: what the kernels take (made once per state)."""
+        arrays = self.__dict__.get("_arrays")
+        if arrays is None:
+            arrays = tuple(getattr(self, field.name) for field in fields(self))
+            object.__setattr__(self, "_arrays", arrays)
+        return arrays
