@@ -46,6 +46,7 @@ The oracle runs are a Python loop (one ``bounds()`` a pull).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 import dataclasses
 import json
 import math
@@ -55,12 +56,12 @@ from pathlib import Path
 
 import numpy as np
 
-from cbai_cli.algorithms.elimination import EliminationState
 from cbai_cli.kinds.cbai.bernoulli_bound import bernoulli_design
 from cbai_cli.kinds.cbai.bounds import at_least_set, compute_bounds
 from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.noise import GaussianNoise
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_once, run_streams
+from ols_allocation import tracked_run  # a sibling script: python runs benchmarks/ scripts from their folder
 
 DELTA = 0.05
 SPECS = (("track-and-stop", "ols"), ("maxrew-u", "ols"), ("g-acol", "ols"))
@@ -117,28 +118,16 @@ def split(instance, bound: float, h_clb: float, seeds: int) -> dict:
             "pulled_variance": float(np.median(variance))}
 
 
+def yes_no_draw(rng: np.random.Generator) -> Callable[[float], float]:
+    """Yes/no answers (±1) with mean the arm's: +1 with probability (1 + mean)/2."""
+    return lambda mean: 1.0 if rng.random() < (1.0 + mean) / 2.0 else -1.0
+
+
 def tracked(prepared, weights: np.ndarray, rng: np.random.Generator | None) -> tuple[int, object]:
     """Pulls tracking ``weights`` (K,) with the intervals of a track-and-stop run of ``prepared``
-    and the elimination of every algorithm, yes/no answers drawn from ``rng`` (None: every
-    answer its mean). Returns (queries, the intervals at the stop)."""
-    instance = prepared.instance
-    problem = instance.problem
-    means = instance.truth.means(problem.arms)
-    intervals = prepared.make_algorithm(np.random.default_rng(0)).intervals
-    state = EliminationState(problem.rewards, problem.threshold)
-    counts = np.zeros(problem.arms.shape[0])
-    pulls = 0
-    while not state.done and pulls < BUDGET:
-        arm = int(np.argmin(counts - (pulls + 1) * weights))
-        if rng is None:
-            answer = means[arm]
-        else:
-            answer = 1.0 if rng.random() < (1.0 + means[arm]) / 2.0 else -1.0
-        intervals.observe(arm, answer, 1)
-        counts[arm] += 1
-        pulls += 1
-        state.update(*intervals.bounds())
-    return pulls, intervals
+    and the elimination of every algorithm (:func:`ols_allocation.tracked_run`), yes/no answers
+    drawn from ``rng`` (None: every answer its mean). Returns (queries, the intervals at the stop)."""
+    return tracked_run(prepared, weights, None if rng is None else yes_no_draw(rng))
 
 
 def effective_beta(instance, intervals) -> tuple[float, float]:

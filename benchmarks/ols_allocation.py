@@ -31,6 +31,7 @@ The oracle runs are a Python loop (one ``bounds()`` a pull): the default instanc
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 import numpy as np
 
@@ -63,14 +64,14 @@ def default_runs(source: str, seeds: int):
     return instance, bound, prepared, median / bound
 
 
-def tracked_run(prepared, weights: np.ndarray, noise: np.random.Generator | None,
+def tracked_run(prepared, weights: np.ndarray, draw: Callable[[float], float] | None,
                 intervals: MixtureIntervals | None = None):
     """Pulls that track ``weights`` (K,) until the elimination stops, with ``intervals`` (fresh,
-    nothing observed), by default those the regime gives a run of ``prepared``; ``noise`` None:
-    the mean path. Returns (queries, the intervals at the end)."""
+    nothing observed), by default those the regime gives a run of ``prepared``; ``draw`` gives
+    an observation from the pulled arm's mean (None: the mean path). Returns (queries, the
+    intervals at the end)."""
     problem, truth = prepared.instance.problem, prepared.instance.truth
     means = truth.means(problem.arms)
-    sigma = prepared.instance.noise.sigma
     if intervals is None:
         intervals = prepared.make_algorithm(np.random.default_rng(0)).intervals
     state = EliminationState(problem.rewards, problem.threshold)
@@ -78,12 +79,16 @@ def tracked_run(prepared, weights: np.ndarray, noise: np.random.Generator | None
     pulls = 0
     while not state.done and pulls < BUDGET:
         arm = int(np.argmin(counts - (pulls + 1) * weights))
-        observation = means[arm] + (0.0 if noise is None else sigma * noise.standard_normal())
-        intervals.observe(arm, observation, 1)
+        intervals.observe(arm, means[arm] if draw is None else draw(means[arm]), 1)
         counts[arm] += 1
         pulls += 1
         state.update(*intervals.bounds())
     return pulls, intervals
+
+
+def gaussian_draw(sigma: float, rng: np.random.Generator) -> Callable[[float], float]:
+    """Observations of Gaussian noise σ around the mean."""
+    return lambda mean: mean + sigma * rng.standard_normal()
 
 
 def least_squares_beta(instance, intervals: MixtureIntervals) -> tuple[float, float, int]:
@@ -106,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
     for source in args.sources:
         instance, bound, prepared, ours = default_runs(source, args.seeds)
         weights = np.array(oracle_design(instance))
-        oracle = np.median([tracked_run(prepared, weights, np.random.default_rng(10**6 + seed))[0]
+        oracle = np.median([tracked_run(prepared, weights, gaussian_draw(instance.noise.sigma, np.random.default_rng(10**6 + seed)))[0]
                             for seed in range(args.seeds)])
         path, intervals = tracked_run(prepared, weights, None)
         least, largest, rank = least_squares_beta(instance, intervals)
