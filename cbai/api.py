@@ -97,13 +97,10 @@ def bound(instance: InstanceLike, **options: Any) -> Any:
     H_CLB, the Theorem 1 lower bound on the queries of any δ-correct method and the
     Proposition 1 bound (``lower_bound``, ``prop1_bound``, ``to_json()``); ``options`` are those
     its kind's bound reads (``delta``, ``solver``, ``time_limit``, …)."""
-    from cbai_cli.kinds import get
+    from cbai_cli.kinds import bound_instance
 
     with library_errors():
-        loaded = _instance(instance)
-        kind = get(loaded.kind)
-        kind.require_truth(loaded)
-        return kind.bound(loaded, **options)
+        return bound_instance(_instance(instance), **options).report
 
 
 def compare(instances: Iterable[InstanceLike], algorithms: Sequence[str], *, seeds: int = 10, first_seed: int = 0,

@@ -159,7 +159,12 @@ def bound_file(path: str | Path, guess: Any = None, warn: Callable[[str], None] 
     bounds are those of the guessed constraint (:func:`guess_constraint`, which tells
     ``warn`` its warnings). ``progress`` (a :class:`cbai_cli.run.progress.Progress`) is told how
     long computations go."""
-    instance = load(path, warn)
+    return bound_instance(load(path, warn), guess, warn, progress, **options)
+
+
+def bound_instance(instance: Any, guess: Any = None, warn: Callable[[str], None] | None = None,
+                   progress: Any = None, **options: Any) -> Bounds:
+    """:func:`bound_file` of an instance held in memory."""
     kind = get(instance.kind)
     if guess is not None:
         instance = kind.guess_constraint(instance, guess, warn)
