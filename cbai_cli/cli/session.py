@@ -8,8 +8,6 @@ line on stderr with exit code 2 (the root command's error handling).
 
 from __future__ import annotations
 
-import csv
-import io
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -19,6 +17,7 @@ import typer
 from cbai_cli.algorithms.registry import algorithm_help, run_option_names
 from cbai_cli.kinds import session_kinds
 from cbai_cli.session.defaults import DEFAULT_GRACE, DEFAULT_LEASE
+from cbai_cli.session.answers_file import read_answers
 from cbai_cli.session.export import LOG_COLUMNS, write_csv
 from cbai_cli.cli.typer_options import REGIME_HELP, with_options
 
@@ -189,56 +188,6 @@ def undo(
         typer.echo("undone; the study has stopped meanwhile")
     else:
         typer.echo(f"undone; query {query.id} ({query.label}) is yours again")
-
-
-def read_answers(path: Path) -> list[tuple[str, str]]:
-    """The ``(id, value)`` rows of an answers CSV file (header ``id,value``)."""
-    from cbai_cli.contracts.errors import OptionError
-
-    if str(path) == "-":
-        from cbai_cli.io.files import YAML_CHARACTER_LIMIT, read_stdin
-
-        # an endless stdin stops at the limit
-        text = read_stdin(YAML_CHARACTER_LIMIT + 1, "--file -", OptionError).removeprefix("\ufeff")
-        if len(text) > YAML_CHARACTER_LIMIT:
-            raise OptionError(f"--file -: more than {YAML_CHARACTER_LIMIT:,} characters on stdin, more than any "
-                              "answers file cbai reads")
-        return _answer_rows(text, path)
-    from cbai_cli.io.outputs import is_device_or_pipe
-
-    if is_device_or_pipe(path):
-        raise OptionError(f"--file {path}: not a regular file (a pipe or a device), so not an answers file")
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark: spreadsheets' "CSV UTF-8"
-    except (OSError, UnicodeDecodeError) as error:
-        raise OptionError(f"--file {path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
-    return _answer_rows(text, path)
-
-
-def _answer_rows(text: str, path: Path) -> list[tuple[str, str]]:
-    """The ``(id, value)`` rows of an answers CSV text read from ``path`` (named in messages)."""
-    from cbai_cli.contracts.errors import OptionError
-
-    reader = csv.reader(io.StringIO(text))
-    try:
-        header = [cell.strip().lower() for cell in next(reader, [])]
-    except csv.Error as error:
-        raise OptionError(f"--file {path}: line 1: {error}") from None
-    if header != ["id", "value"]:
-        raise OptionError(f"--file {path}: the first line must be the header id,value")
-    rows = []
-    try:
-        for line, row in enumerate(reader, start=2):
-            if not row:
-                continue
-            if len(row) != 2:
-                raise OptionError(f"--file {path}: line {line} has {len(row)} field(s), not 2 (id,value)")
-            rows.append((row[0], row[1]))
-    except csv.Error as error:  # a field over the csv module's limit, a stray quote
-        raise OptionError(f"--file {path}: line {reader.line_num}: {error}") from None
-    if not rows:
-        raise OptionError(f"--file {path}: no observation after the header")
-    return rows
 
 
 @session_app.command()
