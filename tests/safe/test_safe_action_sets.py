@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cbai_cli.kinds.safe.action_sets import ACTION_SET_KINDS, ActionSet, BallSet, BoxSet, FiniteSet
 
@@ -125,3 +127,41 @@ def test_box_optimistic_action_methods_agree_in_2d():
 def test_ball_optimistic_action_with_an_inactive_constraint_is_the_tangent_point():
     x = BallSet(2, 2.0).optimistic_action(np.array([[3.0, 4.0]]), np.array([[0.0, 1.0]]), 10.0)
     np.testing.assert_allclose(x, [-1.2, -1.6])
+
+
+def test_box_knapsack_by_hand():
+    from cbai_cli.kinds.safe.polytopes import box_knapsack_argmin
+
+    # Unconstrained minimiser (−1, −1) has aᵀx = −3 ≤ 0: kept.
+    np.testing.assert_array_equal(box_knapsack_argmin(np.array([1.0, 2.0]), np.array([1.0, 2.0]), 0.0, 1.0), [-1.0, -1.0])
+    # min x₁ + x₂ with −x₁ − 3x₂ ≤ 1 on [−1, 1]²: from (−1, −1), aᵀx = 4; prices 1/1 and 1/3,
+    # so x₂ moves first, by 3/3, to 0.
+    np.testing.assert_allclose(box_knapsack_argmin(np.array([1.0, 1.0]), np.array([-1.0, -3.0]), 1.0, 1.0), [-1.0, 0.0])
+    # A zero objective coordinate starts at the end that lowers aᵀx: x₂ = −1 costs nothing.
+    np.testing.assert_array_equal(box_knapsack_argmin(np.array([-1.0, 0.0]), np.array([1.0, 1.0]), 0.0, 1.0), [1.0, -1.0])
+    with pytest.raises(ValueError, match="no point"):
+        box_knapsack_argmin(np.array([1.0]), np.array([1.0]), -2.0, 1.0)
+
+
+# Multiples of 1/8: ties and zeros are frequent, and feasibility has no tolerance to argue about.
+_EIGHTHS = st.integers(-24, 24).map(lambda k: k / 8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 5).flatmap(lambda d: st.tuples(
+        *(st.lists(_EIGHTHS, min_size=d, max_size=d) for _ in range(2)), _EIGHTHS, st.floats(0.1, 2.0))))
+def test_box_knapsack_reaches_the_lp_optimum(case):
+    from scipy.optimize import linprog
+
+    from cbai_cli.kinds.safe.polytopes import box_knapsack_argmin
+
+    mu, a, c, w = np.array(case[0]), np.array(case[1]), case[2], case[3]
+    res = linprog(mu, A_ub=a[None, :], b_ub=[c], bounds=[(-w, w)] * mu.size, method="highs")
+    if res.status != 0:
+        with pytest.raises(ValueError):
+            box_knapsack_argmin(mu, a, c, w)
+        return
+    x = box_knapsack_argmin(mu, a, c, w)
+    assert np.all(np.abs(x) <= w) and a @ x <= c + 1e-12 * (1 + np.abs(a).sum() * w)
+    assert mu @ x == pytest.approx(res.fun, abs=1e-9 * (1 + np.abs(mu).sum() * w))

@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cbai_cli.numerics.linalg import RidgeDesign
 from cbai_cli.contracts.protocol import Answer
@@ -162,3 +164,28 @@ def test_lingape_asks_for_one_pull_and_needs_the_reward():
     assert alg.ask() is query  # the same query until tell
     with pytest.raises(ValueError, match="reward"):
         alg.tell(query, Answer(constraint=np.array([0.3])))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda d: st.tuples(
+    st.lists(st.lists(st.integers(-3, 3).map(float), min_size=d, max_size=d), min_size=max(d, 2), max_size=7),
+    st.lists(st.integers(-3, 3).map(float), min_size=d, max_size=d))))
+def test_l1_ratio_by_supports_is_the_lp_optimum(case):
+    """Integer arms, so dependent subsets and tied minima are frequent: where the subsets give
+    one least-Σ|w| solution it is HiGHS's optimum, whatever w HiGHS picks."""
+    from cbai_cli.algorithms.safe.lingape import _l1_by_highs, _l1_by_supports
+
+    X, y = np.array(case[0]), np.array(case[1])
+    if not np.abs(X).max():
+        return
+    try:
+        lp = _l1_by_highs(X, y)
+    except RuntimeError:  # y outside the arms' span
+        assert np.linalg.matrix_rank(X) < X.shape[1]
+        return
+    w = _l1_by_supports(X, y)
+    if w is None:
+        return
+    np.testing.assert_allclose(X.T @ w, y, atol=1e-9)
+    assert np.abs(w).sum() == pytest.approx(np.abs(lp).sum(), abs=1e-9)
+    np.testing.assert_allclose(w, lp, atol=1e-7)

@@ -23,6 +23,7 @@ Confidence width C_t, option ``width``:
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import ItemsView
 from dataclasses import dataclass
@@ -162,20 +163,63 @@ def greedy_arm(
 
 
 def l1_ratio(arms: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """w*(y) = argmin Σ_a |w_a| s.t. Σ_a w_a x_a = y (the ratio rule's LP, Xu et al. 2018), by HiGHS.
+    """w*(y) = argmin Σ_a |w_a| s.t. Σ_a w_a x_a = y (the ratio rule's LP, Xu et al. 2018).
 
-    Variables (w, u); minimise Σu with −u ≤ w ≤ u. Returns w*: (K,); p* = |w*| / Σ|w*| and
-    ρ(y) = (Σ|w*|)².
+    ``arms``: (K, d); returns w*: (K,); p* = |w*| / Σ|w*| and ρ(y) = (Σ|w*|)². The minimum of
+    a norm-1 objective over an affine set is reached at a basic solution, nonzero on at most
+    d arms whose vectors are independent: when the arms span R^d and there are at most
+    :data:`_SUPPORTS_MAX` such d-subsets, every one is solved and the least Σ|w| kept
+    (exact, and without scipy.optimize's 0.25 s import). Otherwise, and when two different
+    solutions tie for the minimum (where the LP does not say which), HiGHS solves the LP.
     """
-    from scipy.optimize import linprog
-
     arms = np.asarray(arms, dtype=float)
     y = np.asarray(y, dtype=float)
-    # w*(y) is unchanged when the arms and y are scaled together, HiGHS's absolute tolerances
-    # are not (arms of size 1e-300 came back as w = 0): solve at unit scale.
+    # w*(y) is unchanged when the arms and y are scaled together, absolute tolerances are
+    # not (arms of size 1e-300 came back as w = 0 from HiGHS): solve at unit scale.
     scale = float(np.abs(arms).max(initial=0.0))
     if scale > 0:
         arms, y = arms / scale, y / scale
+    K, d = arms.shape
+    if K >= d and math.comb(K, d) <= _SUPPORTS_MAX:
+        w = _l1_by_supports(arms, y)
+        if w is not None:
+            return w
+    return _l1_by_highs(arms, y)
+
+
+_SUPPORTS_MAX = 4096
+
+
+def _l1_by_supports(arms: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """The least-Σ|w| basic solution over every independent d-subset of ``arms``: (K, d);
+    None when no subset is independent or the minimum is not unique."""
+    K, d = arms.shape
+    supports = np.array(list(itertools.combinations(range(K), d)), dtype=np.intp)  # (n, d)
+    M = arms[supports].transpose(0, 2, 1)  # (n, d, d): columns are the support's arms
+    scale = np.prod(np.linalg.norm(M, axis=1), axis=1)
+    independent = np.abs(np.linalg.det(M)) > 1e-12 * scale
+    if not independent.any():
+        return None
+    supports = supports[independent]
+    W = np.linalg.solve(M[independent], np.broadcast_to(y, (supports.shape[0], d))[..., None])[..., 0]
+    cost = np.abs(W).sum(axis=1)
+    best = int(np.argmin(cost))
+    w = np.zeros(K)
+    w[supports[best]] = W[best]
+    # A second support reaching the same cost with another w: the LP has a face of minima.
+    near = np.flatnonzero(cost <= cost[best] * (1 + 1e-9) + 1e-12)
+    for k in near:
+        other = np.zeros(K)
+        other[supports[k]] = W[k]
+        if np.abs(other - w).max() > 1e-9 * max(1.0, cost[best]):
+            return None
+    return w
+
+
+def _l1_by_highs(arms: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`l1_ratio` by HiGHS: variables (w, u), minimise Σu with −u ≤ w ≤ u."""
+    from scipy.optimize import linprog
+
     K, d = arms.shape
     eye = np.eye(K)
     c = np.concatenate([np.zeros(K), np.ones(K)])

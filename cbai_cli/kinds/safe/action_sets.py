@@ -32,6 +32,7 @@ from cbai_cli.kinds.safe.polytopes import (
     ball_argmin,
     bilinear_argmin,
     box_halfspaces,
+    box_knapsack_argmin,
     box_polygon_vertices,
     enumerate_vertices,
     lp_argmin,
@@ -189,16 +190,10 @@ class BoxSet(_CentredBody):
         return G, h
 
     def optimal_action(self, mu: np.ndarray, B: np.ndarray, c: float) -> np.ndarray:
-        """An LP over the box with one constraint, solved by HiGHS."""
-        from scipy.optimize import linprog
-
+        """An LP over the box with one constraint aᵀx ≤ c, a = Bμ: solved exactly as a
+        fractional knapsack (:func:`~.polytopes.box_knapsack_argmin`)."""
         mu = np.asarray(mu, dtype=float)
-        a = B @ mu  # the constraint is aᵀx ≤ c
-        w = self.half_width
-        res = linprog(mu, A_ub=a[None, :], b_ub=[c], bounds=[(-w, w)] * self.d, method="highs")
-        if res.status != 0:
-            raise RuntimeError(f"linprog failed: {res.message}")
-        return np.asarray(res.x, dtype=float)
+        return box_knapsack_argmin(mu, B @ mu, c, self.half_width)
 
     def optimistic_action(self, vertices: np.ndarray, rows: np.ndarray, c: float,
                           vertex_method: str = "auto") -> np.ndarray:

@@ -14,6 +14,8 @@ enumerate the vertices (``con2vert``). All polytopes here are in half-space form
   vertex list for the authors' 2-D box).
 - :func:`bilinear_argmin` — min_{j,i} u_jᵀv_i over two vertex lists.
 - :func:`lp_argmin` — the LP alternative: one HiGHS LP per confidence vertex.
+- :func:`box_knapsack_argmin` — min μᵀx over a box cut by one half-space, exactly, as a
+  fractional knapsack (the optimal safe action of a box).
 - :func:`clip_polygon` — 2-D convex polygon ∩ half-plane (Sutherland–Hodgman), used by the
   intersection of all past confidence polytopes (the authors' ``intersectCLB.m``).
 - :func:`disc_candidates` / :func:`ball_argmin` — exact 2-D optimisation of linear objectives
@@ -38,6 +40,7 @@ __all__ = [
     "disc_candidates",
     "ball_argmin",
     "box_halfspaces",
+    "box_knapsack_argmin",
     "box_polygon_vertices",
 ]
 
@@ -156,6 +159,40 @@ def lp_argmin(
         if res.fun < best[2]:
             best = (np.asarray(res.x, dtype=float), i, float(res.fun))
     return best  # type: ignore[return-value]
+
+
+def box_knapsack_argmin(mu: np.ndarray, a: np.ndarray, c: float, half_width: float) -> np.ndarray:
+    """``argmin μᵀx`` over ``{x ∈ [−w, w]^d : aᵀx ≤ c}``, shape ``(d,)``; ``ValueError`` when empty.
+
+    A linear programme with one constraint besides the box is a fractional knapsack, solved
+    exactly by the greedy rule: start from the box's unconstrained minimiser (each
+    ``x_j = −w·sign(μ_j)``; where μ_j = 0, the end that lowers aᵀx), and while aᵀx > c move
+    the coordinates that lower aᵀx to their other end in increasing order of the price
+    ``|μ_j| / |a_j|`` (objective given up per unit of constraint), the last one only as far
+    as needed. Equal prices are taken in coordinate order. Same optimum as an LP solver,
+    without scipy.optimize's import (0.25 s, the whole of a `cbai bound` on a safe file).
+    """
+    mu = np.asarray(mu, dtype=float)
+    a = np.asarray(a, dtype=float)
+    w = float(half_width)
+    x = -w * np.where(mu != 0.0, np.sign(mu), np.sign(a))
+    excess = float(a @ x) - c
+    if excess <= 0.0:
+        return x
+    movable = np.flatnonzero(a * x > 0.0)
+    price = np.abs(mu[movable]) / np.abs(a[movable])
+    order = movable[np.argsort(price, kind="stable")]
+    # Lowering of aᵀx when coordinate j goes from its end to the other: 2w|a_j|.
+    relief = 2.0 * w * np.abs(a[order])
+    done = np.cumsum(relief)
+    last = int(np.searchsorted(done, excess))
+    if last == order.size:
+        raise ValueError("the box has no point with aᵀx ≤ c")
+    x[order[:last]] = -x[order[:last]]
+    j = order[last]
+    rest = excess - (done[last - 1] if last > 0 else 0.0)
+    x[j] -= np.sign(a[j]) * rest / abs(a[j])
+    return x
 
 
 def clip_polygon(P: np.ndarray, a: np.ndarray, b: float) -> np.ndarray:
