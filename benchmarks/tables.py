@@ -23,8 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the page modules beside this one
 
+import tables_driver  # noqa: E402
 import tables_guide  # noqa: E402
 import tables_ols  # noqa: E402
+import tables_track_and_stop  # noqa: E402
+from results_tables import recorded  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "guaranteed_1000seeds_default.md"
@@ -118,6 +121,9 @@ BLOCKS: tuple[Block, ...] = (
     Block("docs/guide.md", "methods", lambda: methods(METHODS_RESULTS.read_text())),
     *page_blocks("docs/guide.md", tables_guide.BLOCKS),
     *page_blocks("docs/ols.md", tables_ols.BLOCKS),
+    *page_blocks("docs/track-and-stop.md", tables_track_and_stop.BLOCKS),
+    Block("docs/sweeps.md", "threads", lambda: recorded("bench_threads_split.md")),
+    *page_blocks("docs/driver.md", tables_driver.BLOCKS),
 )
 
 
