@@ -23,9 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the page modules beside this one
 
+import tables_binary  # noqa: E402
 import tables_driver  # noqa: E402
+import tables_figures  # noqa: E402
 import tables_guide  # noqa: E402
 import tables_ols  # noqa: E402
+import tables_safe  # noqa: E402
 import tables_track_and_stop  # noqa: E402
 from results_tables import recorded  # noqa: E402
 
@@ -124,6 +127,9 @@ BLOCKS: tuple[Block, ...] = (
     *page_blocks("docs/track-and-stop.md", tables_track_and_stop.BLOCKS),
     Block("docs/sweeps.md", "threads", lambda: recorded("bench_threads_split.md")),
     *page_blocks("docs/driver.md", tables_driver.BLOCKS),
+    *page_blocks("docs/figure-tables.md", tables_figures.BLOCKS),
+    *page_blocks("docs/safe.md", tables_safe.BLOCKS),
+    *page_blocks("docs/binary.md", tables_binary.BLOCKS),
 )
 
 

@@ -92,3 +92,20 @@ def test_the_readme_is_short():
     lines = (ROOT / "README.md").read_text().splitlines()
     assert len(lines) <= 200
     assert max(len(line) for line in lines) <= 200
+
+
+def test_the_lower_bound_pages_table_of_delta_is_the_formulas():
+    """docs/lower-bound.md's table is computed, not measured: each row against the formulas,
+    log(1/(2.4δ)) and kl(δ, 1 − δ) = (1 − 2δ)·log((1 − δ)/δ), to the page's three decimals."""
+    import math
+
+    text = (ROOT / "docs" / "lower-bound.md").read_text()
+    rows = [line for line in text.splitlines() if re.match(r"^\| (0\.\d+|10⁻⁴) \|", line)]
+    assert len(rows) == 5
+    for row in rows:
+        delta_text, relaxed, kl, ratio = [cell.strip() for cell in row.strip("|").split("|")]
+        delta = 1e-4 if delta_text == "10⁻⁴" else float(delta_text)
+        exact = (1 - 2 * delta) * math.log((1 - delta) / delta)
+        assert float(relaxed) == pytest.approx(math.log(1 / (2.4 * delta)), abs=5e-4)
+        assert float(kl) == pytest.approx(exact, abs=5e-4)
+        assert float(ratio) == pytest.approx(exact / math.log(1 / (2.4 * delta)), abs=5e-3)
