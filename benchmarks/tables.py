@@ -23,14 +23,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the page modules beside this one
 
-import tables_binary  # noqa: E402
-import tables_driver  # noqa: E402
-import tables_figures  # noqa: E402
-import tables_guide  # noqa: E402
-import tables_ols  # noqa: E402
-import tables_safe  # noqa: E402
-import tables_track_and_stop  # noqa: E402
-from results_tables import recorded  # noqa: E402
+import tables_binary
+import tables_driver
+import tables_figures
+import tables_guide
+import tables_ols
+import tables_safe
+import tables_track_and_stop
+from results_tables import recorded
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "guaranteed_1000seeds_default.md"

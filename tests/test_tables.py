@@ -79,7 +79,8 @@ def test_the_table_reads_every_instance_of_a_results_file():
 
 def test_results_tables_reads_a_table_with_its_caption():
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from results_tables import after, tables as read_tables
+    from results_tables import after
+    from results_tables import tables as read_tables
 
     text = "# a\n\n`cmd`:\n\n| x | y |\n|---|---:|\n| 1 | 2 |\n\n## b\n\n| z |\n|---|\n| 3 |\n"
     first, second = read_tables(text)
