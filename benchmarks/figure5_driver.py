@@ -123,6 +123,41 @@ def summarise(runs: list[dict]) -> tuple[float, float, float, float, int]:
     return float(np.median(queries)), float(np.percentile(queries, 25)), float(np.percentile(queries, 75)), float(correct), capped
 
 
+def markdown_table(grid: Sequence[float], table: dict, algorithms: Sequence[str]) -> str:
+    """The figure as a Markdown table: per algorithm (rows) and √β (columns) the median queries
+    and the fraction correct (``table`` maps (algorithm, √β) to :func:`summarise`'s result), and the
+    smallest √β from which every larger one was always correct."""
+    lines = ["| algorithm | " + " | ".join(f"√β = {b:g}" for b in grid) + " | always right from √β |",
+             "| --- | " + " | ".join("---" for _ in grid) + " | --- |"]
+    for a in algorithms:
+        cells = []
+        fractions = []
+        for b in grid:
+            if (a, b) not in table:
+                cells.append("—")
+                fractions.append(0.0)
+                continue
+            median, _, _, correct, capped = table[(a, b)]
+            cap = f" ({capped} hit budget)" if capped else ""
+            cells.append(f"{median:,.0f} / {correct:.0%}{cap}")
+            fractions.append(correct)
+        limit = always_right_from(grid, fractions)
+        lines.append(f"| {TUNED_ALGORITHMS[a]} | " + " | ".join(cells) + f" | {'—' if limit is None else f'{limit:g}'} |")
+    return "\n".join(lines)
+
+
+def summary_table(runs: dict, grid: Sequence[float], algorithms: Sequence[str], seeds: int) -> dict:
+    """(algorithm, √β) → :func:`summarise` of the runs of seeds 0 … ``seeds``−1 in ``runs`` (a results
+    document's ``runs``), for the points that have any."""
+    table = {}
+    for a in algorithms:
+        for b in grid:
+            got = [runs[f"{a}/{b:g}"][str(s)] for s in range(seeds) if str(s) in runs.get(f"{a}/{b:g}", {})]
+            if got:
+                table[(a, b)] = summarise(got)
+    return table
+
+
 def plot(path: Path, grid: Sequence[float], table: dict, acol: tuple | None, title: str) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -214,12 +249,7 @@ def main() -> None:
         print(file=sys.stderr)
     elapsed = time.perf_counter() - start
 
-    table = {}
-    for a in algorithms:
-        for b in grid:
-            got = [runs[f"{a}/{b:g}"][str(s)] for s in range(args.seeds) if str(s) in runs.get(f"{a}/{b:g}", {})]
-            if got:
-                table[(a, b)] = summarise(got)
+    table = summary_table(runs, grid, algorithms, args.seeds)
     acol = None
     if ACOL_KEY in runs:
         got = [runs[ACOL_KEY][str(s)] for s in range(args.seeds) if str(s) in runs[ACOL_KEY]]
@@ -231,22 +261,7 @@ def main() -> None:
           f"with g = {instance.gaps[instance.best_arm]:.3g}; {args.seeds} seeds per point; "
           f"{len(todo)} new runs in {elapsed:.0f} s")
     print()
-    print("| algorithm | " + " | ".join(f"√β = {b:g}" for b in grid) + " | always right from √β |")
-    print("| --- | " + " | ".join("---" for _ in grid) + " | --- |")
-    for a in algorithms:
-        cells = []
-        fractions = []
-        for b in grid:
-            if (a, b) not in table:
-                cells.append("—")
-                fractions.append(0.0)
-                continue
-            median, _, _, correct, capped = table[(a, b)]
-            cap = f" ({capped} hit budget)" if capped else ""
-            cells.append(f"{median:,.0f} / {correct:.0%}{cap}")
-            fractions.append(correct)
-        limit = always_right_from(grid, fractions)
-        print(f"| {TUNED_ALGORITHMS[a]} | " + " | ".join(cells) + f" | {'—' if limit is None else f'{limit:g}'} |")
+    print(markdown_table(grid, table, algorithms))
     print()
     print("Cells: median queries / fraction correct.")
     if acol is not None:

@@ -1,24 +1,41 @@
-"""Tables of README.md and docs/guide.md made from results files of benchmarks/guaranteed.py:
-README's headline (for each instance, the Theorem 1 lower bound and the default's median
-queries, their ratio and the fraction of runs right) and the guide's table of every
-algorithm × guaranteed regime on the four instances.
+"""Every generated block of README.md and docs/*.md: the tables of measured numbers, each made
+from its results file under benchmarks/results/. A block stands between the marker comments
+``<!-- NAME -->`` and ``<!-- /NAME -->`` of its page; this module writes what stands there.
+README's headline (for each instance, the Theorem 1 lower bound and the default's median queries,
+their ratio and the fraction of runs right) and the guide's table of every algorithm ×
+guaranteed regime on the four instances are made here from outputs of benchmarks/guaranteed.py;
+every other page's blocks are made by its module beside this one (tables_ols.py, …).
 
-    python benchmarks/tables.py     # writes both tables
+    python benchmarks/tables.py            # writes every block
+    python benchmarks/tables.py --check    # names the blocks that are not what their results files give
 
-tests/test_tables.py fails when a table is not what this makes of its results file.
+tests/test_tables.py fails when a block is not what this makes of its results file.
 """
 
 from __future__ import annotations
 
+import argparse
 import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the page modules beside this one
+
+import tables_binary
+import tables_driver
+import tables_figures
+import tables_guide
+import tables_ols
+import tables_safe
+import tables_track_and_stop
+from results_tables import recorded
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "guaranteed_1000seeds_default.md"
-MARKERS = ("<!-- headline -->", "<!-- /headline -->")
-#: The guide's table of every method: its results file and markers.
+#: The results file of the guide's table of every method.
 METHODS_RESULTS = ROOT / "benchmarks" / "results" / "guaranteed_20seeds.md"
-METHODS_MARKERS = ("<!-- methods -->", "<!-- /methods -->")
 INSTANCE = re.compile(r"^#### (?P<instance>.+?), σ = (?P<sigma>[\d.]+) \(Theorem 1 bound, σ²-scaled: (?P<bound>[\d,.]+)\)")
 
 
@@ -73,16 +90,65 @@ def table(results: str, algorithm: str = "track-and-stop", regime: str = "ols") 
     return "\n".join(rows) + ("\n\n" + caption if caption else "")
 
 
-def write_block(path: Path, markers: tuple[str, str], text: str) -> None:
-    """Replace what stands between ``markers`` in ``path`` by ``text``."""
-    page = path.read_text()
-    start, end = page.index(markers[0]) + len(markers[0]), page.index(markers[1])
-    path.write_text(page[:start] + "\n" + text + "\n" + page[end:])
+@dataclass(frozen=True)
+class Block:
+    """The generated block ``name`` of ``page`` (a path from the repository's root) and how it is made."""
+
+    page: str
+    name: str
+    make: Callable[[], str]
+
+    @property
+    def markers(self) -> tuple[str, str]:
+        return f"<!-- {self.name} -->", f"<!-- /{self.name} -->"
+
+    def current(self) -> str:
+        """What stands between the block's markers in its page now."""
+        page = (ROOT / self.page).read_text()
+        return page.split(self.markers[0], 1)[1].split(self.markers[1], 1)[0].strip()
+
+    def write(self) -> None:
+        """Replace what stands between the markers by what the results file gives."""
+        path = ROOT / self.page
+        page = path.read_text()
+        start, end = page.index(self.markers[0]) + len(self.markers[0]), page.index(self.markers[1])
+        path.write_text(page[:start] + "\n" + self.make().strip() + "\n" + page[end:])
+
+
+def page_blocks(page: str, makers: dict[str, Callable[[], str]]) -> list[Block]:
+    return [Block(page, name, make) for name, make in makers.items()]
+
+
+BLOCKS: tuple[Block, ...] = (
+    Block("README.md", "headline", lambda: table(RESULTS.read_text())),
+    Block("docs/guide.md", "methods", lambda: methods(METHODS_RESULTS.read_text())),
+    *page_blocks("docs/guide.md", tables_guide.BLOCKS),
+    *page_blocks("docs/ols.md", tables_ols.BLOCKS),
+    *page_blocks("docs/track-and-stop.md", tables_track_and_stop.BLOCKS),
+    Block("docs/sweeps.md", "threads", lambda: recorded("bench_threads_split.md")),
+    *page_blocks("docs/driver.md", tables_driver.BLOCKS),
+    *page_blocks("docs/figure-tables.md", tables_figures.BLOCKS),
+    *page_blocks("docs/safe.md", tables_safe.BLOCKS),
+    *page_blocks("docs/binary.md", tables_binary.BLOCKS),
+)
+
+
+def stale(blocks: tuple[Block, ...] = BLOCKS) -> list[Block]:
+    """The blocks whose page does not hold what their results file gives."""
+    return [block for block in blocks if block.current() != block.make().strip()]
 
 
 def main() -> None:
-    write_block(ROOT / "README.md", MARKERS, table(RESULTS.read_text()))
-    write_block(ROOT / "docs" / "guide.md", METHODS_MARKERS, methods(METHODS_RESULTS.read_text()))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 naming every stale block")
+    args = parser.parse_args()
+    if args.check:
+        found = stale()
+        for block in found:
+            print(f"{block.page}: <!-- {block.name} --> is not what its results file gives", file=sys.stderr)
+        raise SystemExit(1 if found else 0)
+    for block in BLOCKS:
+        block.write()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,31 @@
+"""The generated tables of docs/ols.md, each from its results file."""
+
+from __future__ import annotations
+
+from results_tables import markdown, read, recorded, tables
+
+#: The instance files of ``ols_queries.md`` (made by ``cbai generate`` there) as docs/ols.md names them.
+INSTANCES = {"id1.yaml": "irrelevant-dims d=10 ε=0.05, σ = 1", "us1.yaml": "unit-sphere d=10 n=20 seed 0, σ = 1",
+             "r1.yaml": "regret-1d, σ = 1", "instances/irrelevant-dims-d10-eps0.05.yaml": "irrelevant-dims d=10 ε=0.05, σ = 0.05"}
+ALGORITHMS = {"g-acol": "G-ACOL", "greedy-maxvar": "Greedy MaxVar", "maxrew-u": "MaxRew-U"}
+
+
+def grouped(number: str) -> str:
+    """``number`` with thousands separators when it is a whole number (1696 → 1,696)."""
+    return f"{int(number):,}" if number.isdigit() else number
+
+
+def queries() -> str:
+    """"Measured queries": `det` against `ols` per instance and algorithm (ols_queries.md), the
+    instance and its bound written once per instance."""
+    table = tables(read("ols_queries.md"))[0]
+    rows, previous = [], None
+    for instance, bound, algorithm, det, ols in table.rows:
+        first = instance != previous
+        rows.append((INSTANCES[instance] if first else "", grouped(bound) if first else "", ALGORITHMS[algorithm], det, ols))
+        previous = instance
+    return markdown(("instance", "Theorem 1 bound", "algorithm", "`det` median (ratio), right", "`ols` median (ratio), right"),
+                    table.alignment, rows)
+
+
+BLOCKS = {"kappa": lambda: recorded("ols_kappa.md"), "widths": lambda: recorded("ols_widths.md"), "queries": queries}
