@@ -287,9 +287,6 @@ def driver_arms(
 
 from cbai_cli.cli.session import session_app  # noqa: E402  (it declares its options with with_options)
 
-from cbai_cli.cli.serve import serve  # noqa: E402  (the web stack loads when the command runs)
-
-session_app.command()(serve)
 app.add_typer(session_app, name="session")
 
 
