@@ -13,11 +13,12 @@ from typing import Optional
 
 import typer
 
-from cbai_cli.algorithms.registry import algorithm_help, run_option_names
+from cbai_cli.algorithms.registry import run_option_names
 from cbai_cli.kinds import session_kinds
 from cbai_cli.session.export import LOG_COLUMNS
-from cbai_cli.cli.typer_options import (REGIME_HELP, json_option, study_argument, with_options,
-                                        with_session_options)
+from cbai_cli.cli.group import show
+from cbai_cli.cli.typer_options import (algo_option, instance_argument, json_option, regime_option, study_argument,
+                                        with_options, with_session_options)
 
 session_app = typer.Typer(
     help="Live sessions: run any cbai algorithm against real answers (people, trials), durable and resumable.",
@@ -36,18 +37,12 @@ def _session(ctx: typer.Context) -> None:
     ctx.with_resource(terminate_as_interrupt())
 
 
-def _show(report, as_json: bool) -> None:
-    from cbai_cli.io.render import show
-
-    show(report, as_json)
-
-
 @session_app.command()
 @with_options(*run_option_names(session_kinds()), kinds=session_kinds())
 def start(
-    path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
-    algo: Optional[str] = typer.Option(None, "--algo", "-a", help=algorithm_help(with_defaults=True, kinds=session_kinds())),
-    regime: Optional[str] = typer.Option(None, "--regime", help=REGIME_HELP),
+    path: str = instance_argument(),
+    algo: Optional[str] = algo_option(session_kinds()),
+    regime: Optional[str] = regime_option(),
     seed: int = typer.Option(0, "--seed", help="Seed of the algorithm's random stream (the one `cbai solve --seed` "
                              "gives it)."),
     output: str = typer.Option(..., "-o", "--output", metavar="STUDY", help="The study file to create; an existing "
@@ -59,7 +54,7 @@ def start(
     from cbai_cli.session.commands import start as start_study
 
     preparing = (lambda text: typer.echo(text, err=True)) if sys.stderr.isatty() else (lambda text: None)
-    _show(start_study(output, path, algo, regime, seed, preparing, **options), as_json)
+    show(start_study(output, path, algo, regime, seed, preparing, **options), as_json)
 
 
 @session_app.command("next")
@@ -68,7 +63,7 @@ def next_queries(study: Path = study_argument(), as_json: bool = json_option(), 
     """Hand a rater queries: the ones they hold first (the same until answered), then free or new ones."""
     from cbai_cli.session.commands import hand_out
 
-    _show(hand_out(study, **options), as_json)
+    show(hand_out(study, **options), as_json)
 
 
 @session_app.command(context_settings={"ignore_unknown_options": True})
@@ -88,7 +83,7 @@ def record(
     A late answer (its query complete, or the study stopped) is kept as surplus."""
     from cbai_cli.session.commands import record as record_answers
 
-    _show(record_answers(study, query, values or (), answers, **options), as_json)
+    show(record_answers(study, query, values or (), answers, **options), as_json)
 
 
 @session_app.command()
@@ -108,7 +103,7 @@ def undo(study: Path = study_argument(), as_json: bool = json_option(), **option
     `session ask`)."""
     from cbai_cli.session.commands import undo as undo_last
 
-    _show(undo_last(study, **options), as_json)
+    show(undo_last(study, **options), as_json)
 
 
 @session_app.command()
@@ -116,7 +111,7 @@ def status(study: Path = study_argument(), as_json: bool = json_option()) -> Non
     """Answers and pending queries, raters and leases, the recommendation, and every arm's interval and state."""
     from cbai_cli.session.commands import status as study_status
 
-    _show(study_status(study), as_json)
+    show(study_status(study), as_json)
 
 
 @session_app.command()
@@ -136,7 +131,7 @@ def log(
     if as_csv:
         write_csv(records.records, sys.stdout)
     else:
-        _show(records, as_json)
+        show(records, as_json)
 
 
 @session_app.command()
@@ -154,7 +149,7 @@ def ask(
 
     final = run(study, sys.stdin, sys.stderr if as_json else sys.stdout, pictures, **options)
     if as_json:
-        _show(final, as_json)
+        show(final, as_json)
 
 
 @session_app.command()

@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import typer
 
-from cbai_cli.algorithms.registry import option_users
+from cbai_cli.algorithms.registry import algorithm_help, option_users
 from cbai_cli.numerics.confidence import regimes_help
 from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT, OPTIONS, SESSION_OPTIONS, Option
 
@@ -95,3 +95,19 @@ def study_argument():
 def json_option(help: str = "Print one JSON document instead of tables."):
     """The Typer option ``--json``."""
     return typer.Option(False, "--json", help=help)
+
+
+def instance_argument():
+    """The argument ``FILE`` of the commands that read an instance."""
+    return typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin).")
+
+
+def algo_option(kinds: tuple[str, ...] | None = None):
+    """The Typer option ``--algo/-a`` (None: the instance kind's default), of ``kinds`` only when given."""
+    return typer.Option(None, "--algo", "-a", show_default=False,
+                        help=algorithm_help(with_defaults=True, kinds=kinds))
+
+
+def regime_option():
+    """The Typer option ``--regime`` (None: the algorithm's default)."""
+    return typer.Option(None, "--regime", help=REGIME_HELP)
