@@ -1,9 +1,11 @@
-"""Typer options of runs, built from the options table (:data:`cbai_cli.contracts.options.OPTIONS`).
+"""Typer options built from the options tables of :mod:`cbai_cli.contracts.options`, and the
+arguments and options several commands share.
 
 ``cbai solve``, ``cbai bound``, ``cbai compare`` and ``cbai session start`` declare the
-options of a run through :func:`with_options`, so they accept exactly the same flags
-with the same ranges, defaults and help; the ``cbai session`` commands declare theirs
-through :func:`with_session_options` (:data:`cbai_cli.contracts.options.SESSION_OPTIONS`).
+options of a run through :func:`with_options` (:data:`~cbai_cli.contracts.options.OPTIONS`),
+so they accept exactly the same flags with the same ranges, defaults and help; the ``cbai
+session`` commands declare theirs through :func:`with_session_options`
+(:data:`~cbai_cli.contracts.options.SESSION_OPTIONS`).
 """
 
 from __future__ import annotations

@@ -172,8 +172,7 @@ class Option:
         if self.type in (str, bool) or self._inside(value):
             return value
         if self.must:
-            got = f"{value:g}" if isinstance(value, float) else shown(value)
-            raise OptionError(f"{self.flag} must be {self.must}, got {got}", self.name)
+            raise OptionError(f"{self.flag} must be {self.must}, got {shown(value)}", self.name)
         if self.low is not None and self.high is not None and self.type is float:
             raise OptionError(f"{self.flag} must lie in {self.range_text()}, got {value}", self.name)
         if self.low is not None and not self._inside(value, high=False):

@@ -182,8 +182,8 @@ def test_an_instance_that_is_not_a_driver_instance_has_no_drawer(tmp_path):
 
 
 @pytest.mark.parametrize("lease, undo_seconds, port, message", [
-    (7 * 24 * 3600 + 1.0, 10.0, 0, r"^--lease must be a number of seconds > 0 and at most 604,800 \(a week\), got 604801$"),
-    (0.0, 10.0, 0, r"^--lease must be a number of seconds > 0 .*, got 0$"),
+    (7 * 24 * 3600 + 1.0, 10.0, 0, r"^--lease must be a number of seconds > 0 and at most 604,800 \(a week\), got 604801.0$"),
+    (0.0, 10.0, 0, r"^--lease must be a number of seconds > 0 .*, got 0.0$"),
     (300.0, float("nan"), 0, r"^--undo-seconds must be a number of seconds ≥ 0 .*, got nan$"),
     (300.0, 10.0, 65536, r"^--port must be 0 to 65535, got 65536$"),
 ])
@@ -202,5 +202,5 @@ def test_a_session_takes_the_longest_lease_that_serve_takes(tmp_path):
 
     with Session.start(tmp_path / "study.sqlite", generate_instance("irrelevant-dims", d=3, eps=0.2)) as session:
         assert len(session.ask(1, lease=7 * 24 * 3600.0)) == 1
-        with pytest.raises(OptionError, match=r"^--lease must be .* at most 604,800 \(a week\), got 604801$"):
+        with pytest.raises(OptionError, match=r"^--lease must be .* at most 604,800 \(a week\), got 604801.0$"):
             session.ask(1, lease=7 * 24 * 3600 + 1.0)
