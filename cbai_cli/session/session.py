@@ -33,7 +33,7 @@ import math
 import re
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -734,10 +734,12 @@ def _lease(lease: Any) -> float:
 
 
 def _hold(hold: Any) -> float:
-    """An undo grace in seconds, as ``--undo-seconds`` takes it (a bool or None is refused)."""
-    if hold is None:
-        raise OptionError("--undo-seconds must be a number of seconds, got None", "undo_seconds")
-    return SESSION_OPTIONS["undo_seconds"].check(hold)
+    """``hold`` of :meth:`Session.answer` and :meth:`Session.skip`: a grace in the range of
+    ``--undo-seconds``, refused in one line that names ``hold``."""
+    option = replace(SESSION_OPTIONS["undo_seconds"], name="hold", flag="hold")
+    if hold is None:  # "not given" to an option, no number of seconds here
+        raise OptionError(f"hold must be {option.must}, got None", "hold")
+    return option.check(hold)
 
 
 def _given_text(given: Any) -> str:
