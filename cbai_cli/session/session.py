@@ -29,7 +29,6 @@ rewards, threshold) and the noise model only, and no simulated noise stream is d
 from __future__ import annotations
 
 import copy
-import math
 import re
 import uuid
 from collections.abc import Sequence
