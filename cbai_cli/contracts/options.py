@@ -329,7 +329,6 @@ SESSION_OPTIONS: dict[str, Option] = _declare(
 )
 
 
-
 def declare(options: Iterable[Option]) -> None:
     """Add the options that a plugin's algorithm reads (its registry entry's ``declares``),
     all or none: a name, flag or spec name that another option has is an error, so a plugin

@@ -29,8 +29,9 @@ def serve(study: Path, host: str, port: int, token: str | None, lease: float, un
     acknowledgement."""
     from cbai_cli.serve.auth import checked_token
 
-    lease, undo_seconds, port = (SESSION_OPTIONS[name].check(value) for name, value in
-                                 (("lease", lease), ("undo_seconds", undo_seconds), ("port", port)))
+    lease = SESSION_OPTIONS["lease"].check(lease)
+    undo_seconds = SESSION_OPTIONS["undo_seconds"].check(undo_seconds)
+    port = SESSION_OPTIONS["port"].check(port)
     token = checked_token(token)
     listener = bind(host, port)
     try:
