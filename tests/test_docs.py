@@ -46,7 +46,7 @@ def test_every_block_of_the_python_guide_runs_alone(monkeypatch):
 
 
 def test_the_guides_tables_of_algorithms_and_regimes_are_the_registrys():
-    from cbai_cli.cli.listing import Listing
+    from cbai_cli.algorithms.listing import Listing
 
     guide = (ROOT / "docs" / "guide.md").read_text()
     block = guide.split("<!-- algorithms -->\n", 1)[1].split("<!-- /algorithms -->", 1)[0]

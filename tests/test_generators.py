@@ -280,3 +280,21 @@ def test_a_sigma_that_is_not_a_number_is_refused(sigma):
 def test_truth_given_as_text_is_refused():
     with pytest.raises(OptionError, match=r"^truth must be True or False, got 'no'$"):
         generate_instance("regret-1d", truth="no")
+
+
+def test_generate_file_writes_the_instance_and_says_so(tmp_path):
+    from cbai_cli.kinds import generate_file, load
+
+    path = tmp_path / "irr.yaml"
+    warned = []
+    assert generate_file("irrelevant-dims", str(path), warned.append, d=3, eps=0.2) == \
+        f"wrote irrelevant-dims-d3-eps0.2 (4 arms, d = 3) to {path}"
+    assert load(path).n_arms == 4 and warned == []
+
+
+def test_generate_file_checks_its_output_before_it_generates(tmp_path):
+    from cbai_cli.kinds import generate_file
+
+    # the family is unknown too: the output is what is refused first
+    with pytest.raises(OptionError, match="^-o .*: folder .* does not exist$"):
+        generate_file("no-such-family", str(tmp_path / "missing" / "x.yaml"))

@@ -1,2 +1,4 @@
-"""The ``cbai`` command line: the Typer app (:mod:`.app`), its Click group (:mod:`.group`),
-the run options as Typer options (:mod:`.typer_options`) and the tables it prints (:mod:`.render`)."""
+"""The ``cbai`` command line: the Typer app (:mod:`.app`) and its ``session`` commands
+(:mod:`.session`), each one parse, one library call and its printing; the Click group that
+turns errors into one line (:mod:`.group`); the options from the tables (:mod:`.typer_options`);
+plain values read without Pydantic (:mod:`.plain_values`); docs/cli.md (:mod:`.reference`)."""

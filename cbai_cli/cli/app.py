@@ -15,11 +15,11 @@ from typing import Optional
 import typer
 
 from cbai_cli import __version__
-from cbai_cli.algorithms.registry import algorithm_help, run_option_names
-from cbai_cli.contracts.errors import WorkerLostError
-from cbai_cli.cli.group import CbaiGroup
-from cbai_cli.cli.typer_options import (BOUND_HELP, BOUNDS_HELP, REGIME_HELP, guess_constraint_option, quiet_option,
-                                    with_options)
+from cbai_cli.algorithms.registry import run_option_names
+from cbai_cli.cli.group import CbaiGroup, show, warn
+from cbai_cli.cli.session import session_app
+from cbai_cli.cli.typer_options import (BOUND_HELP, BOUNDS_HELP, algo_option, guess_constraint_option, instance_argument,
+                                        json_option, quiet_option, regime_option, with_options)
 
 app = typer.Typer(
     cls=CbaiGroup,
@@ -49,27 +49,11 @@ def _root(
     pin_blas_threads_by_default()
 
 
-def _warn(text: str) -> None:
-    """One warning line on stderr (never on stdout, which may carry JSON)."""
-    from cbai_cli.contracts.validation import safe_text
+def _reporting(command: str, quiet: bool, total: int | None = None, unit: str = ""):
+    """The progress display of ``command`` on stderr (none with ``quiet``)."""
+    from cbai_cli.run.progress import ProgressStyle, reporting
 
-    typer.echo(f"cbai: warning: {safe_text(text)}", err=True)
-
-
-def _progress_style(quiet: bool):
-    from cbai_cli.run.progress import ProgressStyle
-
-    return ProgressStyle.for_stderr(quiet)
-
-
-def _show(outcome, as_json: bool) -> None:
-    """One JSON document on stdout, or the outcome's tables."""
-    from cbai_cli.io.render import console, print_json
-
-    if as_json:
-        print_json(outcome.to_json())
-    else:
-        outcome.render(console())
+    return reporting(command, ProgressStyle.for_stderr(quiet), total, unit)
 
 
 @app.command()
@@ -90,27 +74,19 @@ def generate(
                                   "problem, for `cbai session` (cbai families)."),
 ) -> None:
     """Write one of the papers' instances (or a random one) to a file."""
-    from cbai_cli.kinds.cbai.families import generate_instance
-    from cbai_cli.kinds import get, save
-    from cbai_cli.io.outputs import check_writable
+    from cbai_cli.kinds import generate_file
 
-    if output != "-":
-        check_writable(output, "-o")  # the text as typed: a trailing slash still shows
-    instance = generate_instance(family, noise=noise, sigma=sigma, truth=not no_truth, d=d, eps=eps, n=n, seed=seed,
-                                 T=horizon, omega=omega, eta0=eta0)
-    save(instance, output)
-    for warning in get(instance.kind).file_warnings(instance):
-        _warn(warning)
-    if output != "-":
-        summary = getattr(instance, "summary", None) or f"{instance.n_arms} arms, d = {instance.dim}"
-        typer.echo(f"wrote {instance.name} ({summary}) to {output}", err=True)
+    wrote = generate_file(family, output, warn, noise=noise, sigma=sigma, truth=not no_truth, d=d, eps=eps, n=n,
+                          seed=seed, T=horizon, omega=omega, eta0=eta0)
+    if wrote is not None:
+        typer.echo(wrote, err=True)
 
 
 @app.command()
 @with_options("delta", "ridge", "norm_bound", "solver", "rounding_epsilon", "time_limit")
 def bound(
-    path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
+    path: str = instance_argument(),
+    as_json: bool = json_option(),
     guess: Optional[str] = guess_constraint_option(),
     quiet: bool = quiet_option(),
     **options,
@@ -118,39 +94,37 @@ def bound(
     """How hard an instance is. cbai: H_CLB, Theorem 1, Proposition 1, Theorem 2. safe-regret: Δ, λ_−, t_δ,
     T_Δ, T_0. safe-bai: true safe scales γ_k, the optimal safe arm, LinGapE's complexity."""
     from cbai_cli.kinds import bound_file
-    from cbai_cli.run.progress import reporting
 
-    with reporting("bound", _progress_style(quiet)) as progress:
-        outcome = bound_file(path, guess, _warn, progress=progress, **options)
-    _show(outcome, as_json)
+    with _reporting("bound", quiet) as progress:
+        outcome = bound_file(path, guess, warn, progress=progress, **options)
+    show(outcome, as_json)
 
 
 @app.command()
 @with_options(*run_option_names())
 def solve(
-    path: str = typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin)."),
-    algo: Optional[str] = typer.Option(None, "--algo", "-a", show_default=False, help=algorithm_help(with_defaults=True)),
-    regime: Optional[str] = typer.Option(None, "--regime", help=REGIME_HELP),
+    path: str = instance_argument(),
+    algo: Optional[str] = algo_option(),
+    regime: Optional[str] = regime_option(),
     seed: int = typer.Option(0, "--seed", help="Seed of the first run."),
     runs: int = typer.Option(1, "--runs", help="Run seeds seed, seed+1, …, seed+runs−1."),
     trace: Optional[str] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
+    as_json: bool = json_option(),
     bound: Optional[bool] = typer.Option(None, "--bound/--no-bound", show_default=False, help=BOUND_HELP),
     guess: Optional[str] = guess_constraint_option(),
     quiet: bool = quiet_option(),
     **options,
 ) -> None:
     """Run an algorithm on an instance's simulated feedback and score it."""
-    from cbai_cli.run.progress import reporting
     from cbai_cli.run.simulate import RunRequest
     from cbai_cli.run.solving import solving
 
     # the trace is written while the run goes, and renamed into place once the result is shown
-    with reporting("solve", _progress_style(quiet), runs, "runs") as progress:
-        with solving(path, RunRequest.of(algo, regime, **options), seed, runs, trace, bound, warn=_warn,
+    with _reporting("solve", quiet, runs, "runs") as progress:
+        with solving(path, RunRequest.of(algo, regime, **options), seed, runs, trace, bound, warn=warn,
                      guess=guess, progress=progress) as outcome:
             progress.close()  # the display leaves the terminal before the results are printed
-            _show(outcome, as_json)
+            show(outcome, as_json)
     if outcome.hit_budget:
         raise typer.Exit(1)
 
@@ -163,7 +137,7 @@ def list_algorithms(
                                      "tables (those of the README)."),
 ) -> None:
     """List the registered algorithms: instance kinds, style, regimes and options."""
-    from cbai_cli.cli.listing import Listing
+    from cbai_cli.algorithms.listing import Listing
     from cbai_cli.contracts.errors import OptionError
 
     if as_json and as_markdown:
@@ -171,7 +145,7 @@ def list_algorithms(
     if as_markdown:
         typer.echo(Listing().to_markdown())
         return
-    _show(Listing(), as_json)
+    show(Listing(), as_json)
 
 
 @app.command()
@@ -205,41 +179,18 @@ def compare(
     **options,
 ) -> None:
     """Run many algorithms × seeds × instances in parallel, resumably, and summarise them."""
-    from cbai_cli.compare.render import check_outputs, show_comparison
-    from cbai_cli.run.progress import reporting
-    from cbai_cli.compare.study import CompareSettings, RecordCounter, merge_stores, plan_comparison, run_comparison
+    from cbai_cli.compare.command import compare_command
+    from cbai_cli.compare.render import check_outputs
+    from cbai_cli.compare.study import CompareSettings
 
     check_outputs(as_json, as_csv, plot, out)  # the text as typed: a trailing slash still shows
     out = Path(out) if out is not None else None
-    plot = Path(plot) if plot is not None else None
     settings = CompareSettings(sources=tuple(sources or ()), algorithms=tuple(algos or ()), seeds=seeds,
                                first_seed=first_seed, config=config, options=options, jobs=jobs, shard=shard,
                                scheduler=scheduler, out=out, bounds=bounds, lease=lease)
-    say = (lambda text: None) if quiet else (lambda text: typer.echo(f"cbai compare: {text}", err=True))
-    if from_stores:
-        settings.check_nothing_to_run()
-        merged = merge_stores(from_stores, out)
-        for message in merged.messages(out):
-            say(message)
-        show_comparison(merged.records, title, as_json=as_json, as_csv=as_csv, plot=plot)
-        return
-    planned = plan_comparison(settings)
-    for message in planned.messages():
-        say(message)
-    for warning in planned.warnings():  # once per request with runs to do, even with --quiet
-        _warn(warning)
-    stored_now = RecordCounter()
-    try:
-        with reporting("compare", _progress_style(quiet), len(planned.pending), "runs") as progress:
-            result = run_comparison(planned, progress.update, on_record=stored_now, tell=say)
-    except (KeyboardInterrupt, WorkerLostError):  # a lost worker is then one line of error, exit 2
-        if out is not None:
-            typer.echo(f"cbai compare: {stored_now.count} new runs are stored in {out}; run the same command again to resume",
-                       err=True)
-        raise  # the command line says "cbai: interrupted" (130) or "cbai: terminated" (143)
-    if result.by_others:
-        say(f"{result.by_others} of the runs were done by other processes writing {out}")
-    show_comparison(result.records, title or result.title, as_json=as_json, as_csv=as_csv, plot=plot)
+    compare_command(settings, from_stores or (), title, as_json=as_json, as_csv=as_csv,
+                    plot=Path(plot) if plot is not None else None, quiet=quiet,
+                    echo=lambda text: typer.echo(text, err=True), warn=warn)
 
 
 @app.command("driver-arms")
@@ -272,12 +223,11 @@ def driver_arms(
     `cbai solve FILE.npz --algo g-acol --regime tuned --beta 1 --json > run.json` then
     `cbai driver-arms --show FILE.npz --solved run.json -o fig.png`.
     """
-    from cbai_cli.cli.driver import driver_arms as run
-    from cbai_cli.run.progress import reporting
+    from cbai_cli.driver.command import driver_arms as run
 
     # only the CEM runs take long: drawing and imported policies show no progress
-    style = _progress_style(quiet or show is not None or policies is not None)
-    with reporting("driver-arms", style, n or 1000, "policies") as progress:
+    with _reporting("driver-arms", quiet or show is not None or policies is not None, n or 1000,
+                    "policies") as progress:
         lines = run(output, show=show, arms=arm or (), highlight=highlight, solved=solved, n=n, seed=seed,
                     scenario=scenario, jobs=jobs, feedback=feedback, sigma=sigma, rescale_rewards=rescale_rewards,
                     policies=policies, no_truth=no_truth, progress=progress.update)
@@ -285,11 +235,6 @@ def driver_arms(
         typer.echo(line, err=True)
 
 
-from cbai_cli.cli.session import session_app  # noqa: E402  (it declares its options with with_options)
-
-from cbai_cli.cli.serve import serve  # noqa: E402  (the web stack loads when the command runs)
-
-session_app.command()(serve)
 app.add_typer(session_app, name="session")
 
 

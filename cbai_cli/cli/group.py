@@ -1,5 +1,6 @@
 """The Click group behind ``cbai``: every :class:`~cbai_cli.contracts.errors.CbaiError` and every
-usage error ends as one line on stderr with exit code 2, an interrupt as one line with 130."""
+usage error ends as one line on stderr with exit code 2, an interrupt as one line with 130;
+and what commands print: an outcome (:func:`show`), a warning (:func:`warn`)."""
 
 from __future__ import annotations
 
@@ -109,3 +110,17 @@ def report(error: CbaiError) -> int:
         return EXIT_READER_GONE
     click.echo(f"cbai: error: {safe_text(str(error))}", err=True)
     return EXIT_BAD_INPUT
+
+
+def show(outcome, as_json: bool) -> None:
+    """A command's outcome on stdout (:func:`cbai_cli.io.render.show`: JSON or tables)."""
+    from cbai_cli.io.render import show as render
+
+    render(outcome, as_json)
+
+
+def warn(text: str) -> None:
+    """One warning line on stderr (never on stdout, which may carry JSON)."""
+    from cbai_cli.contracts.validation import safe_text
+
+    click.echo(f"cbai: warning: {safe_text(text)}", err=True)

@@ -1,20 +1,24 @@
-"""Typer options of runs, built from the options table (:data:`cbai_cli.contracts.options.OPTIONS`).
+"""Typer options built from the options tables of :mod:`cbai_cli.contracts.options`, and the
+arguments and options several commands share.
 
 ``cbai solve``, ``cbai bound``, ``cbai compare`` and ``cbai session start`` declare the
-options of a run through :func:`with_options`, so they accept exactly the same flags
-with the same ranges, defaults and help.
+options of a run through :func:`with_options` (:data:`~cbai_cli.contracts.options.OPTIONS`),
+so they accept exactly the same flags with the same ranges, defaults and help; the ``cbai
+session`` commands declare theirs through :func:`with_session_options`
+(:data:`~cbai_cli.contracts.options.SESSION_OPTIONS`).
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Optional
+from collections.abc import Callable
+from typing import Any, Optional
 
 import typer
 
-from cbai_cli.algorithms.registry import option_users
+from cbai_cli.algorithms.registry import algorithm_help, option_users
 from cbai_cli.numerics.confidence import regimes_help
-from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT, OPTIONS
+from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT, OPTIONS, SESSION_OPTIONS, Option
 
 #: The help of ``--regime``, shared by every command that runs a cbai algorithm.
 REGIME_HELP = regimes_help()
@@ -46,22 +50,66 @@ def guess_constraint_option():
                         help=GUESS_CONSTRAINT_HELP)
 
 
-def _add_options(function, options: list[tuple[str, type, object]]):
-    """Give ``function`` (which takes ``**options``) keyword parameters ``(name, type, typer.Option)``."""
-    signature = inspect.signature(function)
-    parameters = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD] + [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[kind], default=default)
-        for name, kind, default in options]
-    function.__signature__ = signature.replace(parameters=parameters)
-    function.__annotations__ = {**function.__annotations__, **{p.name: p.annotation for p in parameters}}
-    return function
+def _typer_option(option: Option, default: Any, help: str):
+    """The Typer option of ``option``: its flags, metavar and ``help``; ``default`` shown unless None."""
+    return typer.Option(default, option.flag, *option.aliases, metavar=option.metavar or None,
+                        show_default=default is not None, help=help)
+
+
+def _add_options(table: dict[str, Option], names: tuple[str, ...], default: Callable[[Option], Any],
+                 help: Callable[[Option], str]):
+    """A decorator giving a function that takes ``**options`` the keyword parameters ``names``
+    of ``table``, each of its option's type, with ``default(option)`` and ``help(option)``."""
+    def add(function):
+        signature = inspect.signature(function)
+        parameters = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD] + [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[table[name].type],
+                              default=_typer_option(table[name], default(table[name]), help(table[name])))
+            for name in names]
+        function.__signature__ = signature.replace(parameters=parameters)
+        function.__annotations__ = {**function.__annotations__, **{p.name: p.annotation for p in parameters}}
+        return function
+    return add
 
 
 def with_options(*names: str, kinds: tuple[str, ...] | None = None):
-    """Add the options ``names`` of :data:`cbai_cli.contracts.options.OPTIONS` (None: not given), their
-    help naming the algorithms that read them (of ``kinds`` only, when given)."""
-    return lambda function: _add_options(function, [
-        (name, OPTIONS[name].type, typer.Option(None, OPTIONS[name].flag, show_default=False, help=(
-            f"{OPTIONS[name].help} ({OPTIONS[name].range_text() or 'switch'}; default {OPTIONS[name].default_text}"
-            + (f"; {option_users(name, kinds)}" if option_users(name, kinds) else "") + ").")))
-        for name in names])
+    """Add the run options ``names`` of :data:`cbai_cli.contracts.options.OPTIONS`: None when not
+    given (their defaults depend on the algorithm and the instance), their help naming the range,
+    the default and the algorithms that read them (of ``kinds`` only, when given)."""
+    def help(option: Option) -> str:
+        users = option_users(option.name, kinds)
+        return (f"{option.help} ({option.range_text() or 'switch'}; default {option.default_text}"
+                + (f"; {users}" if users else "") + ").")
+    return _add_options(OPTIONS, names, lambda option: None, help)
+
+
+def with_session_options(*names: str):
+    """Add the options ``names`` of :data:`cbai_cli.contracts.options.SESSION_OPTIONS` with
+    their declared defaults and help."""
+    return _add_options(SESSION_OPTIONS, names, lambda option: option.default, lambda option: option.help)
+
+
+def study_argument():
+    """The argument ``STUDY`` of the ``cbai session`` commands."""
+    return typer.Argument(..., metavar="STUDY", help="The study file (SQLite) made by `cbai session start`.")
+
+
+def json_option(help: str = "Print one JSON document instead of tables."):
+    """The Typer option ``--json``."""
+    return typer.Option(False, "--json", help=help)
+
+
+def instance_argument():
+    """The argument ``FILE`` of the commands that read an instance."""
+    return typer.Argument(..., metavar="FILE", help="Instance file (.yaml, .yml, .npz, or '-' for YAML on stdin).")
+
+
+def algo_option(kinds: tuple[str, ...] | None = None):
+    """The Typer option ``--algo/-a`` (None: the instance kind's default), of ``kinds`` only when given."""
+    return typer.Option(None, "--algo", "-a", show_default=False,
+                        help=algorithm_help(with_defaults=True, kinds=kinds))
+
+
+def regime_option():
+    """The Typer option ``--regime`` (None: the algorithm's default)."""
+    return typer.Option(None, "--regime", help=REGIME_HELP)

@@ -1,4 +1,5 @@
-"""Every option of a run, declared once: name, type, range, default, flag, help.
+"""Every option of a run, declared once: name, type, range, default, flag, help; and the
+options of the live-session commands (:data:`SESSION_OPTIONS`).
 
 The Typer options of ``cbai solve`` and ``cbai compare``, the ``NAME:REGIME:OPTION=VALUE``
 specs of ``cbai compare`` and study files, the request of a run and every range check
@@ -113,6 +114,10 @@ class Option:
         low, high: the range of a number; ``low_open``/``high_open`` exclude the end.
         choices: the accepted words of a ``str`` option with a fixed list.
         values: the accepted values as help shows them.
+        aliases: short flags of the command line (``-n``).
+        metavar: the value's name in help (``SECONDS``); empty: the type's.
+        must: the accepted values in words for the error of a value out of range (``a number
+            of seconds > 0 and at most 604,800 (a week)``); empty: from the range.
     """
 
     name: str
@@ -127,6 +132,9 @@ class Option:
     high_open: bool = False
     choices: tuple[str, ...] = ()
     values: str = ""
+    aliases: tuple[str, ...] = ()
+    metavar: str = ""
+    must: str = ""
 
     @property
     def spec_name(self) -> str:
@@ -161,23 +169,26 @@ class Option:
             if value not in self.choices:
                 raise OptionError(f"{self.flag} must be {self.range_text()}, got {value!r}", self.name)
             return value
-        if self.type in (str, bool):
+        if self.type in (str, bool) or self._inside(value):
             return value
-        if self.low is not None and self.high is not None and self.type is not int:
-            inside = (self.low < value if self.low_open else self.low <= value) and (
-                value < self.high if self.high_open else value <= self.high)
-            if not inside:
-                raise OptionError(f"{self.flag} must lie in {self.range_text()}, got {value}", self.name)
-            return value
-        if self.low is not None:
-            finite = self.type is int or math.isfinite(value)
-            if not finite or not (value > self.low if self.low_open else value >= self.low):
-                what = "a finite number > " if self.low_open and self.type is float else "≥ " if not self.low_open else "> "
-                raise OptionError(f"{self.flag} must be {what}{self.low:g}, got {shown(value)}", self.name)
-        if self.high is not None and self.type is int and value > self.high:
-            large = f"{value:,}" if value < 10**20 else shown(value)  # not 300 digits
-            raise OptionError(f"{self.flag} must be at most {self.high:g}, got {large}", self.name)
-        return value
+        if self.must:
+            raise OptionError(f"{self.flag} must be {self.must}, got {shown(value)}", self.name)
+        if self.low is not None and self.high is not None and self.type is float:
+            raise OptionError(f"{self.flag} must lie in {self.range_text()}, got {value}", self.name)
+        if self.low is not None and not self._inside(value, high=False):
+            what = "a finite number > " if self.low_open and self.type is float else "≥ " if not self.low_open else "> "
+            raise OptionError(f"{self.flag} must be {what}{self.low:g}, got {shown(value)}", self.name)
+        large = f"{value:,}" if value < 10**20 else shown(value)  # not 300 digits
+        raise OptionError(f"{self.flag} must be at most {self.high:g}, got {large}", self.name)
+
+    def _inside(self, value: int | float, high: bool = True) -> bool:
+        """Whether a number lies in the declared range (its upper end only when ``high``); a
+        float must be finite."""
+        if isinstance(value, float) and not math.isfinite(value):
+            return False
+        above = self.low is None or (value > self.low if self.low_open else value >= self.low)
+        below = not high or self.high is None or (value < self.high if self.high_open else value <= self.high)
+        return above and below
 
     def _typed(self, value: Any) -> Any:
         """``value`` converted to the option's Python type, or :class:`OptionError` when it
@@ -285,6 +296,36 @@ OPTIONS: dict[str, Option] = _declare(
            "γ̄ (\"Price of Safety\", §4)", None, "the file's delta_s", 0.0, 1.0, True, True),
     Option("safety_norm_bound", "--S-mu", float, "Safe-LinGapE's known bound S_μ ≥ ‖μ*‖ on the safety parameter", None,
            "the file's S_mu", 0.0, low_open=True),
+)
+
+#: The longest lease and the longest undo grace of a live session (s): a week.
+LONGEST_WAIT = 7 * 24 * 3600.0
+#: The most queries one ``cbai session next`` hands out: an adaptive algorithm asks one at a
+#: time, about a millisecond each on the shipped instances, so a count of 10²⁹ would never return.
+MAX_HANDED = 10_000
+_WAIT = f"at most {LONGEST_WAIT:,.0f} (a week)"
+
+#: The options of the live-session commands (``cbai session next``, ``ask``, ``serve`` …)
+#: that are no option of a run: the command line adds them as declared here (``--help``
+#: shows their ``default``), and :class:`cbai_cli.session.session.Session` and
+#: :func:`cbai_cli.serve.listen.serve` check values with them.
+SESSION_OPTIONS: dict[str, Option] = _declare(
+    Option("count", "--count", int, "Hand out up to N queries at once (at most 10,000).", 1, low=1.0, high=MAX_HANDED,
+           aliases=("-n",), must=f"an integer ≥ 1 and at most {MAX_HANDED:,} (queries handed out at once)"),
+    Option("rater", "--rater", str, "Who answers (a rater id; default: anonymous). Each rater is handed queries of "
+           "their own.", metavar="ID"),
+    Option("lease", "--lease", float, "How long a query handed to a rater stays theirs before it returns to the pool "
+           "(an answer after it is still kept).", 300.0, low=0.0, high=LONGEST_WAIT, low_open=True,
+           metavar="SECONDS", must=f"a number of seconds > 0 and {_WAIT}"),
+    Option("undo_seconds", "--undo-seconds", float, "How long a rater may take back their last answer or skip (0: "
+           "never; `u` at the terminal); the algorithm is told an answer only after it.", 10.0, low=0.0,
+           high=LONGEST_WAIT, metavar="S", must=f"a number of seconds ≥ 0 and {_WAIT}"),
+    Option("host", "--host", str, "Address to listen on. Keep 127.0.0.1 and put a reverse proxy with TLS in front to "
+           "serve other machines (docs/sessions.md).", "127.0.0.1"),
+    Option("port", "--port", int, "Port to listen on; 0 picks a free one (the links show it).", 8000, low=0.0,
+           high=65535.0, must="0 to 65535"),
+    Option("token", "--token", str, "The access token every link and API call carries (8 to 256 URL-safe "
+           "characters); default: a new random one, printed in the links."),
 )
 
 

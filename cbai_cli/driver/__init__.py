@@ -15,6 +15,7 @@ measurements):
 - :mod:`~cbai_cli.driver.penalty`: the constraint-versus-penalty study of Figure 4.
 - :mod:`~cbai_cli.driver.plot`: top-down pictures (matplotlib, imported lazily).
 - :mod:`~cbai_cli.driver.show`: the pictures of ``cbai driver-arms --show``.
+- :mod:`~cbai_cli.driver.command`: ``cbai driver-arms`` as one call (build or draw).
 - :mod:`~cbai_cli.driver.arrays`: read-only arrays for the frozen dataclasses.
 """
 

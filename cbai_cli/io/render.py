@@ -7,6 +7,7 @@ import json
 import math
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from rich.console import Console
@@ -69,6 +70,15 @@ def print_json(document: dict) -> None:
 
     stamped = {"cbai_version": __version__, "schema": JSON_SCHEMA, **document}
     sys.stdout.write(json.dumps(stamped, indent=2, allow_nan=False) + "\n")
+
+
+def show(outcome: Any, as_json: bool) -> None:
+    """What a command did, on stdout: ``outcome.to_json()`` as one JSON document
+    (:func:`print_json`), or its tables and lines (``outcome.render(console())``)."""
+    if as_json:
+        print_json(outcome.to_json())
+    else:
+        outcome.render(console())
 
 
 def print_notes(out: Console, notes: Sequence[str]) -> None:

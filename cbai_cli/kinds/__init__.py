@@ -131,6 +131,26 @@ def save(instance: Any, path: str | Path) -> None:
     write_mapping(instance.to_mapping(), path)
 
 
+def generate_file(family: str, output: str, warn: Callable[[str], None] | None = None, **params: Any) -> str | None:
+    """``cbai generate``: write the instance of ``family`` with ``params``
+    (:func:`cbai_cli.kinds.cbai.families.generate_instance`) to ``output`` (``-``: YAML on
+    stdout), checked to be writable first; ``warn`` is told the kind's warnings about the
+    file. Returns the line that says what was written (None for stdout)."""
+    from cbai_cli.io.outputs import check_writable
+    from cbai_cli.kinds.cbai.families import generate_instance
+
+    if output != "-":
+        check_writable(output, "-o")  # the text as typed: a trailing slash still shows
+    instance = generate_instance(family, **params)
+    save(instance, output)
+    for warning in get(instance.kind).file_warnings(instance) if warn is not None else ():
+        warn(warning)
+    if output == "-":
+        return None
+    summary = getattr(instance, "summary", None) or f"{instance.n_arms} arms, d = {instance.dim}"
+    return f"wrote {instance.name} ({summary}) to {output}"
+
+
 @dataclass(frozen=True)
 class Bounds:
     """``cbai bound``'s outcome: the kind's report, as JSON or as tables."""

@@ -12,8 +12,10 @@
   :mod:`~cbai_cli.serve.html`: the pages;
 - :mod:`~cbai_cli.serve.plot`: the dashboard's SVG plot of the intervals;
 - :mod:`~cbai_cli.serve.pictures`: the SVG picture of a driver arm's trajectory;
-- :mod:`~cbai_cli.cli.serve`: the command, its socket and its ready line.
+- :mod:`~cbai_cli.serve.listen`: the command's work: its options, its socket, its links and
+  the server (:func:`~cbai_cli.serve.listen.serve`).
 
-Only :mod:`~cbai_cli.cli.serve` is imported when ``cbai`` starts; it imports the rest
-(and Starlette and uvicorn) when the command runs.
+Nothing here is imported when ``cbai`` starts; ``cbai session serve``
+(:mod:`cbai_cli.cli.session`) imports :mod:`~cbai_cli.serve.listen`, which imports the rest
+(and Starlette and uvicorn) when the server runs.
 """

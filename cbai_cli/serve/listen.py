@@ -1,7 +1,7 @@
-"""Serving a study over HTTP: the listening socket (bound before anything heavy loads, so
-a port in use is one line), the links with the token, and the server that runs until Ctrl-C
-or SIGTERM and then lets requests under way finish. Starlette and uvicorn are imported only
-when the server runs."""
+"""Serving a study over HTTP (``cbai session serve``): the options checked and the listening
+socket bound before anything heavy loads (so a port in use is one line), the links with the
+token, and the server that runs until Ctrl-C or SIGTERM and then lets requests under way
+finish. Starlette and uvicorn are imported only when the server runs."""
 
 from __future__ import annotations
 
@@ -11,11 +11,39 @@ import signal
 import socket
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from cbai_cli.contracts.errors import OptionError
+from cbai_cli.contracts.options import SESSION_OPTIONS
 
 #: How long requests under way may take to finish once the server is asked to stop.
 GRACEFUL_SECONDS = 5
+
+
+def serve(study: Path, host: str, port: int, token: str | None, lease: float, undo_seconds: float,
+          announce: Callable[[str], None]) -> None:
+    """Serve ``study`` on ``host``:``port`` until Ctrl-C or SIGTERM (:func:`run`), then close it.
+    The options are checked (:data:`~cbai_cli.contracts.options.SESSION_OPTIONS`; ``token``
+    None: a new one) and the socket bound before the study is opened and its algorithm
+    warmed up; every answer acknowledged to a rater was committed to the study before the
+    acknowledgement."""
+    from cbai_cli.serve.auth import checked_token
+
+    lease = SESSION_OPTIONS["lease"].check(lease)
+    undo_seconds = SESSION_OPTIONS["undo_seconds"].check(undo_seconds)
+    port = SESSION_OPTIONS["port"].check(port)
+    token = checked_token(token)
+    listener = bind(host, port)
+    try:
+        from cbai_cli.serve.served import Served
+
+        served = Served(study, token, lease, undo_seconds)
+        try:
+            run(served, listener, host, announce)
+        finally:
+            served.close()
+    finally:
+        listener.close()
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -12,9 +12,10 @@ in a durable study.
 - :mod:`~cbai_cli.session.estimate`: the answers still needed;
 - :mod:`~cbai_cli.kinds.cbai.answers`: observations as people type them (what a study asks
   is :mod:`cbai_cli.kinds.cbai.questions`);
-- :mod:`~cbai_cli.cli.session`, :mod:`~cbai_cli.session.render`,
-  :mod:`~cbai_cli.session.interactive`, :mod:`~cbai_cli.session.export`,
-  :mod:`~cbai_cli.session.defaults`: ``cbai session``; :mod:`~cbai_cli.session.upgrade`:
+- :mod:`~cbai_cli.session.commands`: the ``cbai session`` commands as library calls, each
+  returning a report (:mod:`~cbai_cli.cli.session` prints it); :mod:`~cbai_cli.session.render`,
+  :mod:`~cbai_cli.session.interactive`, :mod:`~cbai_cli.session.answers_file`,
+  :mod:`~cbai_cli.session.export`: their tables, ``ask`` and files; :mod:`~cbai_cli.session.upgrade`:
   studies of the previous journal schema. ``cbai session serve`` is :mod:`cbai_cli.serve`.
 """
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from cbai_cli.contracts.errors import CbaiError, OptionError
+from cbai_cli.contracts.options import SESSION_OPTIONS
 from cbai_cli.session.journal import StudyFileError
 from cbai_cli.session.render import outcome_line
 from cbai_cli.session.session import HandedQuery, Session, Status
@@ -32,9 +33,13 @@ ANSWER_LINE_LIMIT = 1_000_000
 RELEASE_POLL = 0.25
 
 
-def run(study: str | Path, source: IO[str], out: IO[str], pictures: Path | None = None, rater: str | None = None,
-        grace: float = 0.0) -> Status:
-    """Ask until done or quit; returns the final status."""
+def run(study: str | Path, source: IO[str] | None, out: IO[str], pictures: Path | None = None, rater: str | None = None,
+        undo_seconds: float = 0.0) -> Status:
+    """Ask until done or quit; returns the final status. ``undo_seconds``: the grace in which
+    an answer or a skip may be undone."""
+    if source is None:  # the command started with standard input closed (`<&-`)
+        raise OptionError("standard input is closed: there is nothing to read answers from")
+    grace = SESSION_OPTIONS["undo_seconds"].check(undo_seconds)
     with Session.open(study) as session:
         questions = session.questions
         choices = list(questions.answers)

@@ -29,30 +29,24 @@ rewards, threshold) and the noise model only, and no simulated noise stream is d
 from __future__ import annotations
 
 import copy
-import math
 import re
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from cbai_cli.contracts.errors import InstanceError, OptionError
+from cbai_cli.contracts.options import SESSION_OPTIONS
 from cbai_cli.contracts.protocol import Answer
 from cbai_cli.session import snapshots
-from cbai_cli.session.defaults import DEFAULT_LEASE
 from cbai_cli.session.estimate import Estimate, answers_needed
 from cbai_cli.session.journal import EventRow, Journal, NewEvent, StudyFileError, create, iso, now
 from cbai_cli.kinds.cbai.questions import check_media, questions_of
 from cbai_cli.session.state import Damaged, HistoryPoint, Rebuild, ReplayMismatch, StudyState
 
-#: The most queries one ``ask`` hands out: an adaptive algorithm asks one at a time, about
-#: a millisecond each on the shipped instances, so a count of 10²⁹ would never return.
-MAX_HANDED = 10_000
-#: The longest lease and the longest undo grace accepted (s): a week.
-LONGEST_WAIT = 7 * 24 * 3600.0
 #: The longest rater id and client key (characters).
 RATER_LIMIT = 64
 KEY_LIMIT = 200
@@ -428,17 +422,11 @@ class Session:
         first (their lease renewed when half of it is gone), then free ones (oldest first,
         a lease ended returns a query to the pool), then new ones asked of the algorithm,
         then ones they skipped. Each comes with a lease of ``lease`` seconds (default
-        :data:`DEFAULT_LEASE`), stored with any new queries in one transaction. Asking
+        :data:`~cbai_cli.contracts.options.SESSION_OPTIONS`' ``lease``), stored with any new queries in one transaction. Asking
         again without answering returns the same queries; none once the study is done, and
         possibly none for now while a round waits for other raters' answers."""
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
-            raise OptionError(f"--count must be an integer ≥ 1, got {count!r}", "count")
-        count = int(count)
-        if count > MAX_HANDED:
-            raise OptionError(f"--count must be at most {MAX_HANDED:,} (queries handed out at once), got {count:,}",
-                              "count")
-        rater = check_rater(rater)
-        lease = check_seconds(DEFAULT_LEASE if lease is None else lease, "--lease", positive=True)
+        count = SESSION_OPTIONS["count"].check(count)
+        rater, lease = check_rater(rater), _lease(lease)
         if self._state is None:
             self._sync()  # a replay, and any first compile, happen here, outside the write lock
         with self.journal.writing() as writer:
@@ -494,7 +482,7 @@ class Session:
         if not rows:
             raise OptionError("no observation to record")
         rows = [_row(row) for row in rows]
-        rater, key, hold = check_rater(rater), check_key(key), check_seconds(hold, "hold")
+        rater, key, hold = check_rater(rater), check_key(key), _hold(hold)
         if key is not None and len(rows) != 1:
             raise OptionError("a key names one answer; store answers with keys one at a time")
 
@@ -545,7 +533,7 @@ class Session:
         """Record that ``rater`` cannot judge query ``query_id``: not an observation; the
         query returns to the pool and is handed to them again only when nothing else is
         left. ``hold``: seconds in which they may undo it."""
-        query_id, rater, hold = _query_id(query_id), check_rater(rater), check_seconds(hold, "hold")
+        query_id, rater, hold = _query_id(query_id), check_rater(rater), _hold(hold)
         with self.journal.writing() as writer:
             stored = writer.position()[0]
             if query_id > stored:
@@ -558,8 +546,7 @@ class Session:
         answer) the algorithm has not been told it; the query goes back to them with a new
         lease and is returned (None when the study stopped meanwhile). :class:`NothingToUndo`
         otherwise."""
-        rater = check_rater(rater)
-        lease = check_seconds(DEFAULT_LEASE if lease is None else lease, "--lease", positive=True)
+        rater, lease = check_rater(rater), _lease(lease)
         if self._state is None:
             self._sync()
         with self.journal.writing() as writer:
@@ -739,14 +726,19 @@ def check_key(key: Any) -> str | None:
     return key
 
 
-def check_seconds(value: Any, what: str, positive: bool = False) -> float:
-    """A number of seconds in [0, a week] (in (0, a week] when ``positive``); one line otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(value) or value < 0 or (positive and value == 0) or value > LONGEST_WAIT:
-        low = "> 0" if positive else "≥ 0"
-        raise OptionError(f"{what} must be a number of seconds {low} and at most {LONGEST_WAIT:,.0f} (a week), got "
-                          f"{_short(value)}")
-    return float(value)
+def _lease(lease: Any) -> float:
+    """A lease in seconds, as ``--lease`` takes it (None: its default)."""
+    option = SESSION_OPTIONS["lease"]
+    return option.check(option.default if lease is None else lease)
+
+
+def _hold(hold: Any) -> float:
+    """``hold`` of :meth:`Session.answer` and :meth:`Session.skip`: a grace in the range of
+    ``--undo-seconds``, refused in one line that names ``hold``."""
+    option = replace(SESSION_OPTIONS["undo_seconds"], name="hold", flag="hold")
+    if hold is None:  # "not given" to an option, no number of seconds here
+        raise OptionError(f"hold must be {option.must}, got None", "hold")
+    return option.check(hold)
 
 
 def _given_text(given: Any) -> str:

@@ -102,7 +102,7 @@ def test_the_algorithms_table_shows_each_default_regime_first():
 
     from rich.console import Console
 
-    from cbai_cli.cli.listing import Listing
+    from cbai_cli.algorithms.listing import Listing
 
     out = StringIO()
     Listing().render(Console(file=out, width=300))

@@ -181,8 +181,26 @@ def test_an_instance_that_is_not_a_driver_instance_has_no_drawer(tmp_path):
     assert driver_drawer(generate_instance("irrelevant-dims", d=3, eps=0.2)) is None
 
 
-def test_the_command_takes_the_session_s_longest_wait():
-    from cbai_cli.cli.serve import LONGEST_WAIT
-    from cbai_cli.session import session
+@pytest.mark.parametrize("lease, undo_seconds, port, message", [
+    (7 * 24 * 3600 + 1.0, 10.0, 0, r"^--lease must be a number of seconds > 0 and at most 604,800 \(a week\), got 604801.0$"),
+    (0.0, 10.0, 0, r"^--lease must be a number of seconds > 0 .*, got 0.0$"),
+    (300.0, float("nan"), 0, r"^--undo-seconds must be a number of seconds ≥ 0 .*, got nan$"),
+    (300.0, 10.0, 65536, r"^--port must be 0 to 65535, got 65536$"),
+])
+def test_serve_checks_its_options_before_it_binds_or_opens_anything(tmp_path, lease, undo_seconds, port, message):
+    from cbai_cli.serve.listen import serve
 
-    assert LONGEST_WAIT == session.LONGEST_WAIT
+    # the study does not exist: the option is what is refused, naming the flag and the parameter
+    with pytest.raises(OptionError, match=message) as caught:
+        serve(tmp_path / "none.sqlite", "127.0.0.1", port, None, lease, undo_seconds, print)
+    assert caught.value.parameter == message[3:].split(" ")[0].lstrip("-").replace("-", "_")
+
+
+def test_a_session_takes_the_longest_lease_that_serve_takes(tmp_path):
+    from cbai_cli.kinds.cbai.families import generate_instance
+    from cbai_cli.session import Session
+
+    with Session.start(tmp_path / "study.sqlite", generate_instance("irrelevant-dims", d=3, eps=0.2)) as session:
+        assert len(session.ask(1, lease=7 * 24 * 3600.0)) == 1
+        with pytest.raises(OptionError, match=r"^--lease must be .* at most 604,800 \(a week\), got 604801.0$"):
+            session.ask(1, lease=7 * 24 * 3600 + 1.0)
