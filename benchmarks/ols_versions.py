@@ -26,8 +26,8 @@ from dataclasses import replace
 import numpy as np
 
 from cbai_cli.algorithms.track_and_stop import TrackAndStop
-from cbai_cli.kinds.cbai.bounds import compute_bounds
 from cbai_cli.compare.sources import parse_source
+from cbai_cli.kinds.cbai.bounds import compute_bounds
 from cbai_cli.run.simulate import PreparedRun, RunRequest, prepare, run_many
 
 DEFAULT_SOURCES = (
