@@ -3,7 +3,8 @@ on the paper's instances and on the held-out instances where it does worst
 (docs/ols.md, "Which κ"; measurements of earlier versions: benchmarks/results/ols_history.md).
 
 Seeds 0 … ``--seeds``−1 through :func:`cbai_cli.run.simulate.run_many` (the compiled batches of
-``cbai solve --runs``: seed s is ``cbai solve … --seed s``), δ = 0.05, R = σ. For each
+``cbai solve --runs``: seed s is ``cbai solve … --seed s``), δ = ``--delta`` (0.05), R = σ; the
+bound is Theorem 1's at that δ. For each
 instance: the median and the mean of queries / bound, the runs above three times the
 median, and the runs right. To compare versions of the regime, run the script once per
 version with that version's checkout first on ``PYTHONPATH``. ``--mean-share κ`` runs the
@@ -13,7 +14,8 @@ track-and-stop once per κ with that κ in its answer rule instead of
 :data:`~cbai_cli.algorithms.track_and_stop.OPTIMISM` (:class:`AnswerOptimism`), and the table
 gains a first column κ (docs/track-and-stop.md, "Why the answer is optimistic").
 
-    python benchmarks/ols_versions.py [SOURCE ...] [--seeds 200] [--mean-share 0.3] [--optimism 0 0.5 1]
+    python benchmarks/ols_versions.py [SOURCE ...] [--seeds 200] [--delta 0.05] [--mean-share 0.3]
+        [--optimism 0 0.5 1]
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("sources", nargs="*", default=list(DEFAULT_SOURCES))
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--algo", default="track-and-stop")
+    parser.add_argument("--delta", type=float, default=0.05, help="δ of the runs and of the bound (default: 0.05)")
     parser.add_argument("--mean-share", type=float, default=None, help="κ of the ols regime (default: the regime's)")
     parser.add_argument("--optimism", type=float, nargs="+", default=None, metavar="κ",
                         help="κ of track-and-stop's answer rule, one pass over the sources per κ "
@@ -87,6 +90,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.mean_share is not None and not 0.0 <= args.mean_share < 1.0:
         parser.error(f"--mean-share must lie in [0, 1), got {args.mean_share:g}")
+    if not 0.0 < args.delta < 1.0:
+        parser.error(f"--delta must lie in (0, 1), got {args.delta:g}")
     if args.optimism is not None and args.algo != "track-and-stop":
         parser.error(f"--optimism is the answer rule's κ of track-and-stop, not of {args.algo}")
     if args.optimism is not None and not all(math.isfinite(k) and k >= 0.0 for k in args.optimism):
@@ -97,8 +102,8 @@ def main(argv: list[str] | None = None) -> None:
     for optimism in args.optimism or [None]:
         for source in args.sources:
             instance = parse_source(source, 0)[0].instance_for(0)
-            bound = compute_bounds(instance, delta=0.05).lower_bound_noise
-            prepared = with_mean_share(prepare(RunRequest.of(args.algo, "ols", delta=0.05), instance), args.mean_share)
+            bound = compute_bounds(instance, delta=args.delta).lower_bound_noise
+            prepared = with_mean_share(prepare(RunRequest.of(args.algo, "ols", delta=args.delta), instance), args.mean_share)
             prepared = with_optimism(prepared, optimism)
             started = time.perf_counter()
             results = run_many(prepared, range(args.seeds))
