@@ -33,4 +33,26 @@ def floor() -> str:
                      "same, scale known (log λ/L²)"), found[0].alignment, [row for table in found for row in table.rows])
 
 
-BLOCKS = {"fresh": fresh, "floor": floor}
+#: The parameters of a source that name a column of the κ table, and how.
+SHORT = {"d": "d={}", "seed": "s{}"}
+
+
+def short(source: str) -> str:
+    """A column name for the source ``source``: its generator, d and seed
+    (``random:d=5,n=20,seed=4,sigma=1`` → ``random d=5 s4``)."""
+    generator, _, given = source.partition(":")
+    values = dict(pair.split("=", 1) for pair in given.split(",") if pair)
+    return " ".join([generator, *(label.format(values[key]) for key, label in SHORT.items() if key in values)])
+
+
+def optimism() -> str:
+    """"Why the answer is optimistic": median queries / bound of ``ols_versions.py --optimism``
+    (answer_optimism.md), one row per κ of the answer rule, one column per instance."""
+    table = tables(read("answer_optimism.md"))[0]
+    sources = list(dict.fromkeys(row[1] for row in table.rows))
+    medians = {(row[0], row[1]): row[3] for row in table.rows}
+    rows = [(kappa, *(medians[kappa, source] for source in sources)) for kappa in dict.fromkeys(row[0] for row in table.rows)]
+    return markdown(("κ", *map(short, sources)), "|---|" + "---:|" * len(sources), rows)
+
+
+BLOCKS = {"fresh": fresh, "floor": floor, "optimism": optimism}

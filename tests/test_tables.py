@@ -11,6 +11,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,6 +88,41 @@ def test_results_tables_reads_a_table_with_its_caption():
     assert (first.caption, first.header, first.alignment, first.rows) == ("`cmd`:", ("x", "y"), "|---|---:|", (("1", "2"),))
     assert second.caption == "## b" and second.rows == (("3",),)
     assert [table.header for table in after(text, "## b")] == [("z",)]
+
+
+def test_the_optimism_table_has_one_row_per_kappa_and_one_column_per_instance(monkeypatch):
+    tables()
+    import tables_track_and_stop
+
+    results = ("`python benchmarks/ols_versions.py … --optimism 0 1`:\n\n"
+               "| κ | instance | bound | median / bound | mean / bound | runs > 3 × median | right | seconds |\n"
+               "|---|---|---:|---:|---:|---:|---:|---:|\n"
+               "| 0 | random:d=5,n=20,seed=4,sigma=1 | 10.0 | 3.100 | 3.2 | 0 | 9/9 | 1 |\n"
+               "| 0 | irrelevant-dims:d=10,eps=0.05,sigma=1 | 20.0 | 2.900 | 3.0 | 0 | 9/9 | 1 |\n"
+               "| 1 | random:d=5,n=20,seed=4,sigma=1 | 10.0 | 2.800 | 2.9 | 0 | 9/9 | 1 |\n"
+               "| 1 | irrelevant-dims:d=10,eps=0.05,sigma=1 | 20.0 | 2.700 | 2.8 | 0 | 9/9 | 1 |\n")
+    monkeypatch.setattr(tables_track_and_stop, "read", lambda name: results)
+    assert tables_track_and_stop.optimism().splitlines() == [
+        "| κ | random d=5 s4 | irrelevant-dims d=10 |", "|---|---:|---:|", "| 0 | 3.100 | 2.900 |", "| 1 | 2.800 | 2.700 |"]
+
+
+def test_the_optimism_hook_of_ols_versions_sets_the_answer_rules_kappa():
+    """``ols_versions.py --optimism κ`` runs :class:`AnswerOptimism` at κ: the learner's κ is the
+    given one, and at the algorithm's own κ the runs are the default's, pull for pull."""
+    tables()
+    import ols_versions
+
+    from cbai_cli.algorithms.track_and_stop import OPTIMISM, TrackAndStop
+    from cbai_cli.compare.sources import parse_source
+    from cbai_cli.run.simulate import RunRequest, prepare, run_many
+
+    instance = parse_source("random:d=3,n=6,seed=1,sigma=1", 0)[0].instance_for(0)
+    prepared = prepare(RunRequest.of("track-and-stop", "ols", delta=0.05), instance)
+    learner = ols_versions.with_optimism(prepared, 0.25).make_algorithm(np.random.default_rng(0))
+    assert isinstance(learner, TrackAndStop) and learner.optimism == 0.25
+    assert ols_versions.with_optimism(prepared, None) is prepared
+    same = run_many(ols_versions.with_optimism(prepared, OPTIMISM), range(3))
+    assert [run.iterations for run in same] == [run.iterations for run in run_many(prepared, range(3))]
 
 
 def test_the_readme_is_short():
