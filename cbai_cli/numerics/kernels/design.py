@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from cbai_cli.numerics.kernels.blas import dot
-from cbai_cli.numerics.kernels.jit import njit
+from cbai_cli.numerics.kernels.jit import njit, njit_inlined
 from cbai_cli.numerics.kernels.radius import radius
 from cbai_cli.numerics.kernels.state import BEST, LOGDET, PULLS, UPDATES
 from cbai_cli.numerics.kernels.threads import absorb_pass, greedy_pass
@@ -77,7 +77,7 @@ def absorb_and_eliminate(arms, inverse, gram, target, estimate, norms2, predicti
     return logdet, contender_arm, best, empty
 
 
-@njit
+@njit_inlined
 def observe(arms, rewards, threshold, run, b, arm, total, count, contender, companion, block, threads_from,
             refresh_every, radius_code, params):
     """``count`` pulls of ``arm`` summing to ``total`` into run b of ``run`` (the arrays of a
