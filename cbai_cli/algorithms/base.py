@@ -14,6 +14,7 @@ through :meth:`Algorithm.tell` (the protocol of :mod:`cbai_cli.contracts.protoco
 
 from __future__ import annotations
 
+import functools
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -221,11 +222,16 @@ class Adaptive(Algorithm):
         super().__init__(problem, config, rng)
         self.design = DesignState(problem.arms, config.confidence.ridge, run=self.run)
         self.intervals = self.regime.intervals(self.design, problem.rewards, problem.threshold)
-        # a radius regime's intervals are computed by the compiled update of a pull (observe)
-        self._radius = None
-        if isinstance(self.intervals, RadiusIntervals) and self.regime.compiled():
-            code, params = self.regime.kernel(problem.dim)
-            self._radius = (code, np.array(params))
+
+    @functools.cached_property
+    def _radius(self) -> tuple[int, np.ndarray] | None:
+        """(code, params) of the regime's compiled radius when the compiled update of a pull
+        (:meth:`observe`) computes its intervals (a radius regime whose intervals are
+        compiled), else None; found on the first :meth:`tell` (a whole compiled run needs none)."""
+        if not (isinstance(self.intervals, RadiusIntervals) and self.regime.compiled()):
+            return None
+        code, params = self.regime.kernel(self.problem.dim)
+        return code, np.array(params)
 
     def elimination_state(self) -> EliminationState:
         """The elimination state on the run's :class:`~cbai_cli.numerics.kernels.state.RunState`

@@ -141,13 +141,17 @@ class RidgeDesign:
         self.ridge = float(ridge)
         self.n_targets = int(n_targets)
         self.refresh_every = int(refresh_every)
+        self._start()
+        self.logdet = self.dim * math.log(self.ridge)
+        self.n_samples = 0
+        self._since_refresh = 0
+
+    def _start(self) -> None:
+        """A = λI, A⁻¹ = I/λ and b = 0."""
         self.gram = self.ridge * np.eye(self.dim)
         self.inverse = np.eye(self.dim) / self.ridge
         self.targets = np.zeros((self.n_targets, self.dim))
         self._first_target = self.targets[0]  # a view: the single target's fast path
-        self.logdet = self.dim * math.log(self.ridge)
-        self.n_samples = 0
-        self._since_refresh = 0
 
     def add(self, x: np.ndarray, y: float | np.ndarray, count: int = 1) -> None:
         """Add ``count`` observations of the vector ``x``: (d,) whose values sum to ``y``
@@ -240,8 +244,9 @@ class DesignState(RidgeDesign):
         arms: (K, d) arm features.
         ridge: λ > 0 of A = λI + Σ x xᵀ.
         refresh_every: updates between exact recomputations (None: max(200, 20·d)).
-        run: (state, row) of a :class:`~cbai_cli.numerics.kernels.state.RunState` to view
-            (None: a state of its own).
+        run: (state, row) of a fresh :class:`~cbai_cli.numerics.kernels.state.RunState`
+            (:meth:`~cbai_cli.numerics.kernels.state.RunState.empty`) to view (None: a state of
+            its own).
 
     The design's arrays and numbers are a view on one row of a
     :class:`~cbai_cli.numerics.kernels.state.RunState` (the learner's elimination state views
@@ -271,12 +276,8 @@ class DesignState(RidgeDesign):
         arms = np.ascontiguousarray(arms, dtype=float)
         k, d = arms.shape
         self.run = run if run is not None else (RunState.empty(k, d), 0)
-        state, row = self.run
-        self._reals, self._counters = state.reals[row], state.counters[row]
         super().__init__(d, ridge, 1, refresh_every or max(200, 20 * d))
-        state.gram[row], state.inverse[row], state.targets[row] = self.gram, self.inverse, self._first_target
-        state.norms2[row] = np.einsum("kd,kd->k", arms, arms) / self.ridge
-        self._bind()
+        self.norms2[...] = np.einsum("kd,kd->k", arms, arms) / self.ridge
         self.arms = arms
         self._streaming = streams(k, d)
         self.contender = self.contender_arm = -1
@@ -288,6 +289,13 @@ class DesignState(RidgeDesign):
     #: The attributes that are views on the state's row (:meth:`_bind`).
     _VIEWS = ("gram", "inverse", "targets", "_first_target", "_estimate", "norms2", "predictions", "_reals",
               "_counters")
+
+    def _start(self) -> None:
+        """A = λI and A⁻¹ = I/λ written into the (fresh) row ``run``, whose views the design's
+        arrays are from here on."""
+        self._bind()
+        self.gram.flat[::self.dim + 1] = self.ridge
+        self.inverse.flat[::self.dim + 1] = 1.0 / self.ridge
 
     def _bind(self) -> None:
         """The arrays as views on the row ``run`` of its state (updated in place from here on)."""

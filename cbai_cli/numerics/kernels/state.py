@@ -89,11 +89,14 @@ class RunState(_Stacked):
         k, d = arms, dim
         reals = np.zeros((runs, 2))
         reals[:, BEST] = -np.inf
+        uncertain, last_lower, last_upper = np.empty((runs, k), dtype=bool), np.empty((runs, k)), np.empty((runs, k))
+        uncertain.fill(True)
+        last_lower.fill(-np.inf)
+        last_upper.fill(np.inf)
         return cls(inverse=np.zeros((runs, d, d)), gram=np.zeros((runs, d, d)), targets=np.zeros((runs, d)),
                    estimate=np.zeros((runs, d)), norms2=np.zeros((runs, k)), predictions=np.zeros((runs, k)),
-                   uncertain=np.ones((runs, k), dtype=bool), feasible=np.zeros((runs, k), dtype=bool),
-                   last_lower=np.full((runs, k), -np.inf), last_upper=np.full((runs, k), np.inf), reals=reals,
-                   counters=np.zeros((runs, 3), dtype=np.int64))
+                   uncertain=uncertain, feasible=np.zeros((runs, k), dtype=bool), last_lower=last_lower,
+                   last_upper=last_upper, reals=reals, counters=np.zeros((runs, 3), dtype=np.int64))
 
 
 class Slot:
