@@ -14,6 +14,7 @@ through :meth:`Algorithm.tell` (the protocol of :mod:`cbai_cli.contracts.protoco
 
 from __future__ import annotations
 
+import functools
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -22,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cbai_cli.algorithms.elimination import EliminationState
-from cbai_cli.numerics.confidence import ConfidenceSettings, log_ratio, regimes
+from cbai_cli.numerics.confidence import ConfidenceSettings, RadiusIntervals, log_ratio, regimes
 from cbai_cli.kinds.cbai.instance import Problem
+from cbai_cli.numerics.kernels.state import RunState
 from cbai_cli.numerics.linalg import DesignState, least_squares_widths
 from cbai_cli.contracts.options import OPTIONS, QUERY_LIMIT, QueryLimitError
 from cbai_cli.contracts.protocol import Answer, Query
@@ -72,7 +74,11 @@ class Algorithm(ABC):
         self.config = config
         self.rng = rng
         self.regime = regimes()[config.regime](config.confidence)
-        self.state = EliminationState(problem.rewards, problem.threshold)
+        self.state = self.elimination_state()
+
+    def elimination_state(self) -> EliminationState:
+        """The run's elimination state, U = every arm and F = ∅ (a state of its own)."""
+        return EliminationState(self.problem.rewards, self.problem.threshold)
 
     @property
     def done(self) -> bool:
@@ -214,8 +220,31 @@ class Adaptive(Algorithm):
 
     def __init__(self, problem: Problem, config: AlgorithmConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
-        self.design = DesignState(problem.arms, config.confidence.ridge)
+        self.design = DesignState(problem.arms, config.confidence.ridge, run=self.run)
         self.intervals = self.regime.intervals(self.design, problem.rewards, problem.threshold)
+
+    @functools.cached_property
+    def _radius(self) -> tuple[int, np.ndarray] | None:
+        """(code, params) of the regime's compiled radius when the compiled update of a pull
+        (:meth:`observe`) computes its intervals (a radius regime whose intervals are
+        compiled), else None; found on the first :meth:`tell` (a whole compiled run needs none)."""
+        if not (isinstance(self.intervals, RadiusIntervals) and self.regime.compiled()):
+            return None
+        code, params = self.regime.kernel(self.problem.dim)
+        return code, np.array(params)
+
+    def elimination_state(self) -> EliminationState:
+        """The elimination state on the run's :class:`~cbai_cli.numerics.kernels.state.RunState`
+        (``run``: (state, row)), whose row the design views too."""
+        self.run = (RunState.empty(self.problem.n_arms, self.problem.dim), 0)
+        return EliminationState(self.problem.rewards, self.problem.threshold, self.run)
+
+    def attach(self, run: tuple[RunState, int]) -> None:
+        """Make the design and the elimination state views of the row ``run`` = (state, row)
+        (a batch lays its runs over its own stack)."""
+        self.run = run
+        self.design.attach(run)
+        self.state.attach(run)
 
     def select(self) -> int:
         """Index of the arm to pull next: the compiled rule ``kernel_code``
@@ -255,12 +284,44 @@ class Adaptive(Algorithm):
         return None
 
     def tell(self, query: Query, answer: Answer) -> None:
+        """Take in the pulls' sums: with a radius regime whose intervals are compiled, a
+        single pull is one compiled update of the run's state (:meth:`observe`), whatever
+        :meth:`select` is; otherwise each pull goes into the design and the regime's
+        intervals, then the elimination update from the intervals."""
         ahead = self.lookahead()
         totals = np.asarray(answer.constraint, dtype=float).tolist()
+        if self._radius is not None and len(totals) == 1:
+            self.observe(int(query.arms[0]), totals[0], int(query.counts[0]), ahead)
+            return
         for arm, count, total in zip(query.arms.tolist(), query.counts.tolist(), totals):
             self.design.update(arm, total, count, ahead)
             self.intervals.observe(arm, total, count)
         self.state.update(*self.intervals.bounds())
+
+    def observe(self, arm: int, total: float, count: int, ahead: np.ndarray | None = None) -> None:
+        """``count`` pulls of ``arm`` summing to ``total`` into the design, the radius regime's
+        intervals and the elimination state in one compiled update
+        (:func:`cbai_cli.numerics.kernels.design.observe`, the compiled loop's), after predicting
+        the next greedy direction among ``ahead`` as :meth:`~cbai_cli.numerics.linalg.DesignState.update`
+        does; when the exact refresh is due, the refresh, then the intervals and the
+        elimination update."""
+        from cbai_cli.numerics.kernels.design import observe, predict_contender
+        from cbai_cli.numerics.kernels.threads import threads_from
+
+        design, state = self.design, self.state
+        contender = -1
+        if ahead is not None and design._streaming:
+            contender = predict_contender(design.arms, design.inverse, design.norms2, ahead, False, design.arms[arm],
+                                          count, design._watch, design._watch_bound)
+        run, row = self.run
+        code, params = self._radius
+        contender_arm, _, refresh_due = observe(design.arms, state.rewards, state.threshold, run.arrays(), row, arm,
+                                                total, count, contender, design.companion, design.block,
+                                                threads_from(design.arms), design.refresh_every, code, params)
+        design.contender, design.contender_arm = contender, contender_arm
+        if refresh_due:
+            design.refresh()
+            state.update(*self.intervals.bounds())
 
     def max_variance_direction(self, candidates: np.ndarray) -> np.ndarray:
         """y = argmax_{x ∈ candidates} ‖x‖_{A⁻¹} (first among ties), as a vector."""

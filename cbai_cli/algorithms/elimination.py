@@ -15,23 +15,55 @@ from __future__ import annotations
 
 import numpy as np
 
+from cbai_cli.numerics.kernels.state import BEST, RunState, Slot
+
 
 class EliminationState:
-    """Uncertain set U, feasible set F and the best certainly-feasible reward r̄.
+    """Uncertain set U, feasible set F and the best certainly-feasible reward r̄: a view on one
+    row of a :class:`~cbai_cli.numerics.kernels.state.RunState` (its own, or the one an adaptive
+    learner's design views too), updated in place.
 
     Args:
         rewards: (K,) known rewards θᵀx.
         threshold: τ.
+        run: (state, row) to view; None: a state of its own.
+
+    Attributes:
+        uncertain, feasible: (K,) bool, U and F.
+        last_lower, last_upper: (K,) the last intervals.
+        best_feasible_reward: r̄ (−∞ while F is empty).
     """
 
-    def __init__(self, rewards: np.ndarray, threshold: float) -> None:
+    best_feasible_reward = Slot("_reals", BEST, float)
+
+    #: The attributes that are views on the state's row (:meth:`_bind`).
+    _VIEWS = ("uncertain", "feasible", "last_lower", "last_upper", "_reals")
+
+    def __init__(self, rewards: np.ndarray, threshold: float, run: tuple[RunState, int] | None = None) -> None:
         self.rewards = np.asarray(rewards, dtype=float)
         self.threshold = float(threshold)
-        self.uncertain = np.ones(self.rewards.shape[0], dtype=bool)
-        self.feasible = np.zeros(self.rewards.shape[0], dtype=bool)
-        self.best_feasible_reward = -np.inf
-        self.last_lower = np.full(self.rewards.shape[0], -np.inf)
-        self.last_upper = np.full(self.rewards.shape[0], np.inf)
+        self.run = run if run is not None else (RunState.empty(self.rewards.shape[0], 0), 0)
+        self._bind()
+
+    def _bind(self) -> None:
+        """The arrays as views on the row ``run`` of its state."""
+        state, row = self.run
+        self.uncertain, self.feasible = state.uncertain[row], state.feasible[row]
+        self.last_lower, self.last_upper = state.last_lower[row], state.last_upper[row]
+        self._reals = state.reals[row]
+
+    def attach(self, run: tuple[RunState, int]) -> None:
+        """Be the view of the row ``run`` = (state, row) (a batch lays its runs over its own stack)."""
+        self.run = run
+        self._bind()
+
+    def __getstate__(self) -> dict:
+        """The views are not pickled (a copy would no longer be the state's): :meth:`_bind` makes them again."""
+        return {name: value for name, value in self.__dict__.items() if name not in self._VIEWS}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind()
 
     @property
     def done(self) -> bool:
@@ -44,11 +76,9 @@ class EliminationState:
 
         lower = np.ascontiguousarray(lower, dtype=float)
         upper = np.ascontiguousarray(upper, dtype=float)
-        best, _ = apply_bounds(lower, upper, self.rewards, self.threshold, self.uncertain, self.feasible,
-                               self.best_feasible_reward)
-        self.best_feasible_reward = float(best)
-        self.last_lower = lower
-        self.last_upper = upper
+        self._reals[BEST], _ = apply_bounds(lower, upper, self.rewards, self.threshold, self.uncertain, self.feasible,
+                                            self._reals[BEST])
+        self.last_lower[...], self.last_upper[...] = lower, upper
 
     def recommendation(self) -> int | None:
         """argmax_{x∈F} θᵀx (first index among ties, as the compiled rules'

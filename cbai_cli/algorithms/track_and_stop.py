@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from cbai_cli.algorithms.base import Adaptive, AlgorithmConfig
-from cbai_cli.kinds.cbai.instance import Problem
+from cbai_cli.algorithms.base import Adaptive
 from cbai_cli.numerics.kernels.codes import TRACK_AND_STOP
+from cbai_cli.numerics.kernels.state import FORCED
 
 #: κ of the answer rule: an arm counts as predicted feasible while φ̂ᵀx − κ·w(x) ≤ τ,
 #: w(x) its current confidence half-width (see :meth:`TrackAndStop.empirical_answer`;
@@ -92,9 +92,16 @@ class TrackAndStop(Adaptive):
     #: κ of the answer rule, as the compiled step reads it.
     optimism = OPTIMISM
 
-    def __init__(self, problem: Problem, config: AlgorithmConfig, rng: np.random.Generator) -> None:
-        super().__init__(problem, config, rng)
-        self.forced_pulls = 0
+    @property
+    def forced_pulls(self) -> int:
+        """The forced-exploration pulls so far: the FORCED slot of the run's state."""
+        state, row = self.run
+        return int(state.counters[row, FORCED])
+
+    @forced_pulls.setter
+    def forced_pulls(self, value: int) -> None:
+        state, row = self.run
+        state.counters[row, FORCED] = value
 
     def empirical_answer(self) -> int | None:
         """x̂*: the most rewarding arm that is still possible (uncertain or certainly

@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from cbai_cli.numerics.kernels.codes import block_rows, streams
+from cbai_cli.numerics.kernels.state import LOGDET, PULLS, UPDATES, RunState, Slot
 from cbai_cli.contracts.errors import NumericalError
 
 
@@ -140,13 +141,17 @@ class RidgeDesign:
         self.ridge = float(ridge)
         self.n_targets = int(n_targets)
         self.refresh_every = int(refresh_every)
+        self._start()
+        self.logdet = self.dim * math.log(self.ridge)
+        self.n_samples = 0
+        self._since_refresh = 0
+
+    def _start(self) -> None:
+        """A = λI, A⁻¹ = I/λ and b = 0."""
         self.gram = self.ridge * np.eye(self.dim)
         self.inverse = np.eye(self.dim) / self.ridge
         self.targets = np.zeros((self.n_targets, self.dim))
         self._first_target = self.targets[0]  # a view: the single target's fast path
-        self.logdet = self.dim * math.log(self.ridge)
-        self.n_samples = 0
-        self._since_refresh = 0
 
     def add(self, x: np.ndarray, y: float | np.ndarray, count: int = 1) -> None:
         """Add ``count`` observations of the vector ``x``: (d,) whose values sum to ``y``
@@ -239,8 +244,16 @@ class DesignState(RidgeDesign):
         arms: (K, d) arm features.
         ridge: λ > 0 of A = λI + Σ x xᵀ.
         refresh_every: updates between exact recomputations (None: max(200, 20·d)).
+        run: (state, row) of a fresh :class:`~cbai_cli.numerics.kernels.state.RunState`
+            (:meth:`~cbai_cli.numerics.kernels.state.RunState.empty`) to view (None: a state of
+            its own).
+
+    The design's arrays and numbers are a view on one row of a
+    :class:`~cbai_cli.numerics.kernels.state.RunState` (the learner's elimination state views
+    the same row), updated in place.
 
     Attributes:
+        run: (state, row) of the view.
         arms: (K, d).
         norms2: (K,) ‖x‖²_{A⁻¹}.
         predictions: (K,) xᵀφ̂.
@@ -253,20 +266,57 @@ class DesignState(RidgeDesign):
     #: new variance of at most this many arms, and gives up (two passes) beyond.
     MAX_CONTENDERS = 256
 
-    def __init__(self, arms: np.ndarray, ridge: float, refresh_every: int | None = None) -> None:
+    #: log det A, the pulls and the updates since the last exact refresh: slots of the state's row
+    logdet = Slot("_reals", LOGDET, float)
+    n_samples = Slot("_counters", PULLS, int)
+    _since_refresh = Slot("_counters", UPDATES, int)
+
+    def __init__(self, arms: np.ndarray, ridge: float, refresh_every: int | None = None,
+                 run: tuple[RunState, int] | None = None) -> None:
         arms = np.ascontiguousarray(arms, dtype=float)
         k, d = arms.shape
+        self.run = run if run is not None else (RunState.empty(k, d), 0)
         super().__init__(d, ridge, 1, refresh_every or max(200, 20 * d))
+        self.norms2[...] = np.einsum("kd,kd->k", arms, arms) / self.ridge
         self.arms = arms
-        self._estimate = np.zeros(d)
-        self.norms2 = np.einsum("kd,kd->k", arms, arms) / self.ridge
-        self.predictions = np.zeros(k)
         self._streaming = streams(k, d)
         self.contender = self.contender_arm = -1
         # the prediction's arms of largest variance and its bound, kept from update to update
         self._watch, self._watch_bound = np.full(self.MAX_CONTENDERS, -1, dtype=np.int64), np.full(1, -np.inf)
         self.companion = np.zeros(k)
         self.block = block_rows(d)
+
+    #: The attributes that are views on the state's row (:meth:`_bind`).
+    _VIEWS = ("gram", "inverse", "targets", "_first_target", "_estimate", "norms2", "predictions", "_reals",
+              "_counters")
+
+    def _start(self) -> None:
+        """A = λI and A⁻¹ = I/λ written into the (fresh) row ``run``, whose views the design's
+        arrays are from here on."""
+        self._bind()
+        self.gram.flat[::self.dim + 1] = self.ridge
+        self.inverse.flat[::self.dim + 1] = 1.0 / self.ridge
+
+    def _bind(self) -> None:
+        """The arrays as views on the row ``run`` of its state (updated in place from here on)."""
+        state, row = self.run
+        self.gram, self.inverse = state.gram[row], state.inverse[row]
+        self.targets, self._first_target = state.targets[row:row + 1], state.targets[row]
+        self._estimate, self.norms2, self.predictions = state.estimate[row], state.norms2[row], state.predictions[row]
+        self._reals, self._counters = state.reals[row], state.counters[row]
+
+    def attach(self, run: tuple[RunState, int]) -> None:
+        """Be the view of the row ``run`` = (state, row) (a batch lays its runs over its own stack)."""
+        self.run = run
+        self._bind()
+
+    def __getstate__(self) -> dict:
+        """The views are not pickled (a copy would no longer be the state's): :meth:`_bind` makes them again."""
+        return {name: value for name, value in self.__dict__.items() if name not in self._VIEWS}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind()
 
     def update(self, arm: int, total: float, count: int = 1, ahead: np.ndarray | None = None) -> None:
         """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``.
@@ -290,19 +340,22 @@ class DesignState(RidgeDesign):
         if ahead is not None and self._streaming:
             contender = predict_contender(self.arms, self.inverse, self.norms2, ahead, False, x, count,
                                           self._watch, self._watch_bound)
-        self.logdet, self.contender_arm = absorb(self.arms, self.inverse, self.gram, self._first_target,
-                                                 self._estimate, self.norms2, self.predictions, self.logdet, x,
-                                                 float(y), count, contender, self.companion, self.block,
-                                                 threads_from(self.arms))
+        reals, counters = self._reals, self._counters
+        reals[LOGDET], self.contender_arm = absorb(self.arms, self.inverse, self.gram, self._first_target,
+                                                   self._estimate, self.norms2, self.predictions, reals[LOGDET], x,
+                                                   float(y), count, contender, self.companion, self.block,
+                                                   threads_from(self.arms))
         self.contender = contender
-        self.n_samples += count
-        self._tick()
+        counters[PULLS] += count
+        counters[UPDATES] += 1
+        if counters[UPDATES] >= self.refresh_every:
+            self.refresh()
 
     def refresh(self) -> None:
-        """Recompute A⁻¹, log det A, φ̂, ‖x‖²_{A⁻¹} and xᵀφ̂ from A and b directly."""
-        self.inverse, self.logdet, self._estimate, self.norms2, self.predictions = exact_design(
-            self.arms, self.gram, self._first_target)
-        self._since_refresh = 0
+        """Recompute A⁻¹, log det A, φ̂, ‖x‖²_{A⁻¹} and xᵀφ̂ from A and b directly, in place."""
+        (self.inverse[...], self._reals[LOGDET], self._estimate[...], self.norms2[...],
+         self.predictions[...]) = exact_design(self.arms, self.gram, self._first_target)
+        self._counters[UPDATES] = 0
         self.contender = -1
 
     def estimate(self, target: int = 0) -> np.ndarray:

@@ -47,15 +47,13 @@ def started(prepared, seed):
 
 
 def final_state(learner) -> list:
-    design, state = learner.design, learner.state
-    rows = [design.inverse, design.gram, design.targets, design._estimate, design.norms2, design.predictions,
-            design.logdet, design.n_samples, design._since_refresh, state.uncertain, state.feasible,
-            state.best_feasible_reward, state.last_lower, state.last_upper, learner.recommendation(),
-            getattr(learner, "forced_pulls", None)]
-    intervals = learner.intervals
-    if hasattr(intervals, "fit"):  # the ols regime's fit and mixture intervals: every array of their state row
-        state, b = intervals.fit.state
-        rows += [array[b] for array in state.arrays()]
+    """Every array of the run's state row (the ridge design, the elimination state, the
+    forced pulls; for ols also every array of the fit's and the intervals' row), and the answer."""
+    state, b = learner.run
+    rows = [array[b] for array in state.arrays()] + [learner.recommendation()]
+    if hasattr(learner.intervals, "fit"):  # the ols regime's fit and mixture intervals
+        span, row = learner.intervals.fit.state
+        rows += [array[row] for array in span.arrays()]
     return rows
 
 
@@ -352,6 +350,34 @@ def test_a_batch_of_ols_runs_equals_the_runs_one_by_one(name):
         alone, environment = started(prepared, seed)
         assert run_compiled([alone], [environment], prepared.budget) == [outcome]
         assert_same_state(learner, alone)
+
+
+@pytest.mark.parametrize("regime", ["theory", "det"])
+def test_a_rule_with_a_python_select_gets_the_compiled_update(irrelevant_dims, regime, monkeypatch):
+    """A rule whose select is Python (a plugin's: here G-ACOL's own rule called from a
+    subclass) runs on the ask/tell loop, and its tell is the compiled update of a pull, not
+    the design's update one by one: the same run, state and answer as G-ACOL compiled (the
+    theory run goes past an exact refresh of the design, after 200 pulls)."""
+    from cbai_cli.algorithms.g_acol import GACOL
+    from cbai_cli.numerics.linalg import DesignState
+
+    class Plugin(GACOL):
+        def select(self) -> int:
+            return super().select()
+
+    prepared = prepared_run(irrelevant_dims, "g-acol", regime, budget=450)
+    noise_rng, algorithm_rng, _ = run_streams(2)
+    plugin = Plugin(prepared.configured.view, prepared.config, algorithm_rng)
+    environment = prepared.kind.environment(prepared.instance, noise_rng)
+    assert not compilable(plugin, environment)
+    updates = []
+    monkeypatch.setattr(DesignState, "update", lambda *args, **kwargs: updates.append(args))
+    slow = drive(plugin, environment, prepared.budget)
+    compiled, environment = started(prepared, 2)
+    fast = drive(compiled, environment, prepared.budget)
+    assert not updates
+    assert (fast.used, fast.solved) == (slow.used, slow.solved)
+    assert_same_state(plugin, compiled)
 
 
 def test_a_track_and_stop_with_its_own_select_stays_on_the_python_loop(irrelevant_dims):

@@ -171,10 +171,9 @@ def started_runs(instance, algorithm, seeds, block):
 
 
 def final_state(learner) -> list:
-    design, state = learner.design, learner.state
-    return [design.inverse, design.gram, design.targets, design._estimate, design.norms2, design.predictions,
-            design.logdet, design.n_samples, state.uncertain, state.feasible, state.best_feasible_reward,
-            state.last_lower, state.last_upper]
+    """Every array of the run's state row: the ridge design and the elimination state."""
+    state, b = learner.run
+    return [array[b] for array in state.arrays()]
 
 
 def random_instance(k, d, seed):

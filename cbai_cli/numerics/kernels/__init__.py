@@ -15,7 +15,9 @@ process runs the kernels as Python until that pays (:mod:`.jit`), so ``cbai --he
 - :mod:`.radius`: the radius regimes ``theory``, ``det``, ``tuned`` as a code and a
   vector of constants.
 - :mod:`.design`: the Sherman–Morrison absorb of one observation, with the per-arm
-  caches updated in one blocked pass over the arm matrix.
+  caches updated in one blocked pass over the arm matrix, and ``observe``, one pull into a
+  run's state (design, radius intervals, elimination), the update of the ask/tell path and
+  of the compiled loop.
 - :mod:`.elimination`: the intervals of a radius and the update of U, F and r̄.
 - :mod:`.select`: the sampling rules with a kernel code.
 - :mod:`.advance`: whole runs of a batch of B states, until each stops or needs Python
@@ -26,9 +28,10 @@ process runs the kernels as Python until that pays (:mod:`.jit`), so ``cbai --he
   :meth:`cbai_cli.algorithms.track_and_stop.TrackAndStop.select` and from :mod:`.advance`.
 - :mod:`.ols`: the ``ols`` regime's per-pull work (the least-squares fit's rank-one step
   and the mixture intervals), called from :mod:`cbai_cli.numerics.ols`.
-- :mod:`.state`: the ``ols`` fit's and intervals' state as one typed set of arrays with a
-  leading axis of B runs, of which the Python classes are views.
+- :mod:`.state`: a run's state as typed sets of arrays with a leading axis of B runs (the
+  ridge design and elimination state; the ``ols`` fit and intervals), of which the Python
+  classes are views.
 - :mod:`.span`: the ``ols`` fit's recomputations, extensions, epochs and tangent lines.
-- :mod:`.batch`: the batch state (arrays with a leading axis of B runs) and the Python loop
-  around :mod:`.advance` (noise chunks, exact refreshes of A⁻¹).
+- :mod:`.batch`: the stack of B runs' states and the Python loop around :mod:`.advance`
+  (noise chunks, exact refreshes of A⁻¹).
 """

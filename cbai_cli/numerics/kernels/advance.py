@@ -15,14 +15,15 @@ import numpy as np
 
 from cbai_cli.numerics.kernels.codes import (BUDGET, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
                                     STREAM_ENTRIES, TRACK_AND_STOP)
-from cbai_cli.numerics.kernels.design import absorb_and_eliminate, predict_contender
+from cbai_cli.numerics.kernels.design import absorb_and_eliminate, observe, predict_contender
 from cbai_cli.numerics.kernels.elimination import apply_bounds, interval_bounds
 from cbai_cli.numerics.kernels.jit import njit
 from cbai_cli.numerics.kernels.ols import EPOCH, REFRESH, absorb_and_rank_one, mixture_bounds, own_mean_sides
 from cbai_cli.numerics.kernels.radius import radius
 from cbai_cli.numerics.kernels.select import select
 from cbai_cli.numerics.kernels.span import extend_span, follow_epoch, new_epoch_span, refresh_span
-from cbai_cli.numerics.kernels.state import GROWTH, MARGIN, SINCE, STEPS, SUBGAUSSIAN
+from cbai_cli.numerics.kernels.state import (BEST, FORCED, GROWTH, LOGDET, MARGIN, PULLS, SINCE, STEPS, SUBGAUSSIAN,
+                                             UPDATES)
 from cbai_cli.numerics.kernels.track_and_stop import track_and_stop_arm
 
 
@@ -38,12 +39,14 @@ def waiting(steps, limit, used_normals, chunk):
 
 
 @njit
-def eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status, b):
-    """The elimination update of run b from its intervals ``last_lower[b]``, ``last_upper[b]``
+def eliminate(rewards, threshold, run, control, b):
+    """The elimination update of run b from its last intervals
     (:func:`~cbai_cli.numerics.kernels.elimination.apply_bounds`); returns whether U is empty (the
     run is then SOLVED). Shapes: as :func:`advance`."""
-    best[b], empty = apply_bounds(last_lower[b], last_upper[b], rewards, threshold, uncertain[b], feasible[b],
-                                  best[b])
+    uncertain, feasible, last_lower, last_upper, reals = run[6], run[7], run[8], run[9], run[10]
+    limit, pending, status = control
+    reals[b, BEST], empty = apply_bounds(last_lower[b], last_upper[b], rewards, threshold, uncertain[b], feasible[b],
+                                         reals[b, BEST])
     pending[b] = 0
     if empty:
         status[b] = SOLVED
@@ -61,46 +64,49 @@ def watch_size(contenders):
 
 
 @njit
-def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate, norms2,
-         predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit, pending, status,
-         forced, normals, uniforms, used_normals, contender, contender_arm, companion, block, contenders, watch,
-         watch_bound, threads_from, eliminating, radius_code, params, absorbing, stream):
-    """Run b's next pull and its counters, unless its budget or its chunk of noise stops it
-    first (``status[b]``, :func:`waiting`); returns (arm, −1 when stopped; observation;
-    contender of the next pull and its greedy arm).
+def step(b, problem, rule, regime, run, control, noise, contender, contender_arm, companion, contenders, watch,
+         watch_bound, threads_from, absorbing, stream):
+    """Run b's next pull, unless its budget or its chunk of noise stops it first
+    (``status[b]``, :func:`waiting`): select → noise → observe. Returns (arm, −1 when
+    stopped; observation; contender of the next pull and its greedy arm).
 
-    The pull: rule ``select_code``'s arm — Track-and-Stop's
-    (:func:`cbai_cli.numerics.kernels.track_and_stop.track_and_stop_arm`, κ = ``optimism``, counted in
-    ``forced[b]`` when it is a forced-exploration pull) or
-    :func:`cbai_cli.numerics.kernels.select.select`'s (with the pull's uniform from ``uniforms``) —,
-    its observation — ``means[arm] + sigma·z`` (bitwise numpy's ``rng.normal(means[arm],
-    sigma)`` for the stream's standard normal z) when ``stream`` is None, else a binary
-    answer ``2·stream.binomial(1, p) − 1`` with p = (means[arm] + 1)/2 clipped to [0, 1]
-    (bitwise :meth:`cbai_cli.kinds.cbai.noise.BinaryNoise.sample_sums`, drawn from run b's own
-    generator) — and
-    :func:`~cbai_cli.numerics.kernels.design.absorb_and_eliminate` (unless ``absorbing`` is False: the
-    caller then takes the pull into the design, :func:`advance_fit`); ``eliminating``: its pass also
-    does the elimination update (the run is then SOLVED when U is empty), else that is left
-    ``pending``. ``contenders`` not None: predict the next greedy direction before the update
+    The pull: the rule's arm — Track-and-Stop's
+    (:func:`cbai_cli.numerics.kernels.track_and_stop.track_and_stop_arm`, κ from ``rule``, counted
+    in the run's FORCED slot when it is a forced-exploration pull) or
+    :func:`cbai_cli.numerics.kernels.select.select`'s (with the pull's uniform from the noise's
+    uniforms) —, its observation — ``means[arm] + sigma·z`` (bitwise numpy's
+    ``rng.normal(means[arm], sigma)`` for the stream's standard normal z) when ``stream`` is
+    None, else a binary answer ``2·stream.binomial(1, p) − 1`` with p = (means[arm] + 1)/2
+    clipped to [0, 1] (bitwise :meth:`cbai_cli.kinds.cbai.noise.BinaryNoise.sample_sums`, drawn
+    from run b's own generator) — and :func:`~cbai_cli.numerics.kernels.design.observe` (the
+    design, the radius's intervals and the elimination update, which waits (``pending``)
+    when the exact refresh is due; the run is SOLVED when U is empty), unless ``absorbing``
+    is False: the caller then takes the pull in (:func:`advance_fit`; the pull is counted
+    here). ``contenders`` not None: predict the next greedy direction before the update
     (:func:`~cbai_cli.numerics.kernels.design.predict_contender`, from the arms in ``watch``
     (contenders,) and ``watch_bound`` (1,), kept from pull to pull) so that one pass over
     the arms computes both products. Track-and-Stop's contender is its active target: the
     update's pass computes that target's products for the next pull's Frank–Wolfe vertex
-    (:func:`cbai_cli.numerics.kernels.track_and_stop.track_and_stop_arm`). Shapes: as :func:`advance`.
-
-    The pull is written here rather than in a function of its own: every level of calls
-    makes numba optimise the code below it once more when it first compiles a run.
+    (:func:`cbai_cli.numerics.kernels.track_and_stop.track_and_stop_arm`). Arguments: as
+    :func:`advance`.
     """
-    status[b] = waiting(steps[b], limit[b], used_normals[b], normals.shape[1])
+    arms, rewards, threshold = problem
+    select_code, optimism, block = rule
+    radius_code, params, refresh_every = regime
+    inverse, norms2, predictions, uncertain, feasible, last_upper, counters = (run[0], run[4], run[5], run[6],
+                                                                              run[7], run[9], run[11])
+    limit, pending, status = control
+    means, sigma, normals, uniforms, used_normals = noise
+    status[b] = waiting(counters[b, PULLS], limit[b], used_normals[b], normals.shape[1])
     if status[b] != RUNNING:
         return -1, 0.0, contender, contender_arm
-    n_samples = steps[b]
     following = -1
     if select_code == TRACK_AND_STOP:
         # contender: the target whose products the last update's pass left in companion
         arm, was_forced, target = track_and_stop_arm(arms, rewards, threshold, uncertain[b], feasible[b],
-                                                     last_upper[b], inverse[b], norms2[b], predictions[b], n_samples,
-                                                     optimism, block, threads_from, contender, companion)
+                                                     last_upper[b], inverse[b], norms2[b], predictions[b],
+                                                     counters[b, PULLS], optimism, block, threads_from, contender,
+                                                     companion)
         # the target's products ride on the update's pass only where that saves a read of a matrix
         # out of cache; on a smaller one the vertex's own pass costs less than the update's extra work
         following = target if arms.shape[0] * arms.shape[1] >= STREAM_ENTRIES else -1
@@ -115,73 +121,75 @@ def step(b, select_code, arms, rewards, threshold, means, sigma, optimism, inver
     if contenders is not None:
         following = predict_contender(arms, inverse[b], norms2[b], uncertain[b], select_code == GREEDY_MAXVAR,
                                       arms[arm], 1, watch, watch_bound)
-    empty = False
-    if absorbing:
-        logdet[b], contender_arm, best[b], empty = absorb_and_eliminate(
-            arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b], arms[arm],
-            observed, 1, following, companion, block, threads_from, eliminating, radius_code, params, n_samples + 1,
-            rewards, threshold, uncertain[b], feasible[b], last_lower[b], last_upper[b], best[b])
     used_normals[b] += 1
     if was_forced:
-        forced[b] += 1
-    steps[b] += 1
-    since[b] += 1
-    pending[b] = not eliminating
-    if empty:
-        status[b] = SOLVED
+        counters[b, FORCED] += 1
+    if absorbing:
+        contender_arm, empty, refreshing = observe(arms, rewards, threshold, run, b, arm, observed, 1, following,
+                                                   companion, block, threads_from, refresh_every, radius_code, params)
+        pending[b] = refreshing
+        if empty:
+            status[b] = SOLVED
+    else:
+        counters[b, PULLS] += 1
+        counters[b, UPDATES] += 1
+        pending[b] = True
     return arm, observed, following, contender_arm
 
 
 @njit
-def advance(arms, rewards, threshold, means, sigma, select_code, optimism, radius_code, params, refresh_every,
-            inverse, gram, targets, estimate, norms2, predictions, logdet, uncertain, feasible, best,
-            last_lower, last_upper, steps, since, limit, pending, status, forced, normals, uniforms, used_normals,
-            companion, block, contenders, threads_from, stream):
+def advance(problem, rule, regime, run, control, noise, companion, contenders, threads_from, stream):
     """Advance every run b with ``status[b] == RUNNING`` until it stops or needs Python.
 
-    One step is :func:`step` (a pull by rule ``select_code``), and, unless an exact refresh is due
-    first, the intervals of the regime's radius and the elimination update.
-    ``pending[b]``: the last step's elimination waits for a refresh. A run stops when U
-    is empty (SOLVED) or before a pull would make ``steps`` exceed ``limit`` (BUDGET;
-    ``limit < 0``: no budget).
+    One step is :func:`step` (a pull by the rule, its observation and its update), and,
+    when the last step's elimination waited for the exact refresh (``pending[b]``), first
+    the intervals of the regime's radius and the elimination update. A run stops when U is
+    empty (SOLVED), before a pull would make its pulls exceed ``limit`` (BUDGET; ``limit <
+    0``: no budget), when its noise chunk is used (NEED_NOISE) or when the exact refresh of
+    its design is due (NEED_REFRESH: ``refresh_every`` updates since the last).
 
-    Shapes: arms (K, d); rewards, means (K,); params (7,); inverse, gram (B, d, d);
-    targets, estimate (B, d); norms2, predictions, uncertain, feasible, last_lower,
-    last_upper (B, K); logdet, best, steps, since, limit, pending, status, forced,
-    used_normals (B,); normals (B, C); uniforms (B, C) the random rules' uniforms, read
-    beside the normals (one per pull, index ``used_normals``); companion (K,) scratch;
-    ``block``: rows per block of a pass over the arms (``DesignState.block``);
-    ``threads_from``: the K·d from which a pass is split across threads
-    (:mod:`cbai_cli.numerics.kernels.threads`). ``stream``: None for Gaussian noise (the normals),
-    or for binary answers the noise generator of the batch's one run (B = 1; :func:`step`).
-    ``contenders``: None, or on large arm sets with
-    G-ACOL or Greedy MaxVar the number of arms that the prediction of the next greedy
-    direction watches (:func:`step`); None compiles no prediction. ``forced[b]`` counts
-    Track-and-Stop's forced-exploration pulls.
+    Arguments (K arms, d dimensions, B runs, C draws per noise chunk):
+
+    - ``problem``: (arms (K, d), rewards (K,), τ).
+    - ``rule``: (the rule's code, Track-and-Stop's κ, ``block`` the rows per block of a pass
+      over the arms, ``DesignState.block``).
+    - ``regime``: (radius code, params (7,), ``refresh_every``), see
+      :func:`cbai_cli.numerics.kernels.radius.radius`.
+    - ``run``: the runs' ridge designs and elimination states, the arrays of a
+      :class:`~cbai_cli.numerics.kernels.state.RunState` of B rows, updated in place.
+    - ``control``: (limit, pending, status), (B,) int each.
+    - ``noise``: (means (K,), σ, normals (B, C), uniforms (B, C) the random rules' uniforms,
+      read beside the normals (one per pull), used_normals (B,) the draws used of each row).
+    - ``companion``: (K,) scratch; ``contenders``: None, or on large arm sets with G-ACOL
+      or Greedy MaxVar the number of arms that the prediction of the next greedy direction
+      watches (:func:`step`; None compiles no prediction); ``threads_from``: the K·d from
+      which a pass is split across threads (:mod:`cbai_cli.numerics.kernels.threads`); ``stream``:
+      None for Gaussian noise (the normals), or for binary answers the noise generator of
+      the batch's one run (B = 1; :func:`step`).
     """
+    rewards, threshold = problem[1], problem[2]
+    radius_code, params, refresh_every = regime
+    norms2, predictions, last_lower, last_upper, reals, counters = run[4], run[5], run[8], run[9], run[10], run[11]
+    pending, status = control[1], control[2]
     watched = watch_size(contenders)
-    for b in range(inverse.shape[0]):
+    absorbing = np.bool_(True)
+    for b in range(status.shape[0]):
         # companion holds no product of this run yet; an int64, not the literal −1, so that
         # numba compiles the functions it is passed to once (a literal compiles them twice)
         contender = contender_arm = np.int64(-1)
         watch, watch_bound = np.full(watched, -1, dtype=np.int64), np.full(1, -np.inf)
         while status[b] == RUNNING:
             if pending[b]:
-                r = radius(radius_code, steps[b], logdet[b], params)
+                r = radius(radius_code, counters[b, PULLS], reals[b, LOGDET], params)
                 interval_bounds(r, norms2[b], predictions[b], last_lower[b], last_upper[b])
-                if eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status,
-                             b):
+                if eliminate(rewards, threshold, run, control, b):
                     break
-            # the elimination in the update's pass, unless an exact refresh must come first
             arm, observed, contender, contender_arm = step(
-                b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
-                norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
-                pending, status, forced, normals, uniforms, used_normals, contender, contender_arm, companion, block,
-                contenders, watch, watch_bound, threads_from, since[b] + 1 < refresh_every, radius_code, params,
-                np.bool_(True), stream)
+                b, problem, rule, regime, run, control, noise, contender, contender_arm, companion, contenders, watch,
+                watch_bound, threads_from, absorbing, stream)
             if arm < 0:
                 break
-            if since[b] >= refresh_every:
+            if counters[b, UPDATES] >= refresh_every:
                 status[b] = NEED_REFRESH
                 break
 
@@ -202,10 +210,7 @@ def settle_outside(arms, arm_norms2, scales, span, b, arm, extend_entries):
 
 
 @njit
-def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, refresh_every, inverse, gram,
-                targets, estimate, norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper,
-                steps, since, limit, pending, status, forced, normals, uniforms, used_normals, companion, block,
-                contenders, threads_from, span, arm_norms2, fit_constants, prior, mean_prior, stream):
+def advance_fit(problem, rule, fit, run, control, noise, companion, contenders, threads_from, span, stream):
     """:func:`advance` for the ``ols`` regime: every run b with ``status[b] == RUNNING``
     until it stops or needs Python (noise, or the ridge design's exact refresh).
 
@@ -220,76 +225,78 @@ def advance_fit(arms, rewards, threshold, means, sigma, select_code, optimism, r
     the rank-one step, an arm outside the span, :func:`settle_outside`) and the tangent lines
     of a new epoch (:func:`~cbai_cli.numerics.kernels.span.follow_epoch`); then the mixture intervals
     (:func:`~cbai_cli.numerics.kernels.ols.mixture_bounds`) and the elimination update, before the
-    next pull. Python acts (status NEED_REFRESH, the elimination ``pending``) when the ridge
-    design's refresh is due (``since`` ≥ ``refresh_every``).
+    next pull. Python acts (status NEED_REFRESH) when the ridge design's exact refresh is due.
 
-    Shapes: the ridge design, the elimination state, the noise (``stream`` too) and the
-    uniforms as :func:`advance`; ``span``: the runs' fits and intervals
-    (:meth:`cbai_cli.numerics.kernels.state.SpanState.arrays`, B rows); ``arm_norms2`` (K,) the arms'
-    squared norms; ``fit_constants``: (the
-    fit's updates between recomputations, the rank-one step's drift ratio
-    DRIFT_TOLERANCE/STEP_ROUNDOFF, the fewest arm-matrix entries that extend rather than
-    recompute); ``prior``: (scales (M,), log weights (M,), tangent points (P,)) of the
-    least-squares intervals, ``mean_prior``: (scales, log weights) of the own means.
+    Arguments: ``problem``, ``rule``, ``run``, ``control``, ``noise``, ``companion``,
+    ``contenders``, ``threads_from``, ``stream`` as :func:`advance`; ``span``: the runs'
+    fits and intervals (:meth:`cbai_cli.numerics.kernels.state.SpanState.arrays`, B rows); ``fit``:
+    (the ridge design's ``refresh_every``, the fit's updates between recomputations, the
+    rank-one step's drift ratio DRIFT_TOLERANCE/STEP_ROUNDOFF, the fewest arm-matrix entries
+    that extend rather than recompute, the arms' squared norms (K,), the least-squares
+    intervals' scales (M,), log weights (M,) and tangent points (P,), the own means' scales
+    and log weights).
     """
+    arms, rewards, threshold = problem
+    block = rule[2]
+    (refresh_every, fit_refresh_every, drift_ratio, extend_entries, arm_norms2, scales, log_weights, points,
+     mean_scales, mean_log_weights) = fit
+    (inverse, gram, targets, estimate, norms2, predictions, uncertain, feasible, last_lower, last_upper, reals,
+     counters) = run
+    pending, status = control[1], control[2]
     (pinv, caches, roundoff, directions, growths, growth_basis, inside, counts, sums, outside, basis, eigenvalues,
-     log_dets, intercepts, slopes, inflations, mean_widths, mean_roots, mean_thresholds, reals, counters) = span
-    fit_refresh_every, drift_ratio, extend_entries = fit_constants
-    scales, log_weights, points = prior
-    mean_scales, mean_log_weights = mean_prior
+     log_dets, intercepts, slopes, inflations, mean_widths, mean_roots, mean_thresholds, fit_reals,
+     fit_counters) = span
     # the intervals come from the fit, not from the pass: numpy values, not literals (see advance)
-    no_elimination, no_params = np.bool_(False), np.empty(0)
+    no_elimination, no_params, absorbing = np.bool_(False), np.empty(0), np.bool_(False)
+    no_regime = (np.int64(0), no_params, np.int64(refresh_every))  # step does not absorb: unused
     mean_scratch = np.empty((3, mean_scales.shape[0]))  # own_mean_sides's, shared by every pull
     watched = watch_size(contenders)
-    for b in range(inverse.shape[0]):
+    for b in range(status.shape[0]):
         contender = contender_arm = np.int64(-1)  # see advance
         watch, watch_bound = np.full(watched, -1, dtype=np.int64), np.full(1, -np.inf)
         while status[b] == RUNNING:
             if pending[b]:
-                mixture_bounds(intercepts[b], slopes[b], inflations[b], reals[b, GROWTH], caches[b, 0], caches[b, 1],
-                               inside[b], caches[b, 2], counts[b], sums[b], mean_widths[b], threshold,
-                               mean_thresholds[b], reals[b, SUBGAUSSIAN], mean_scales, mean_log_weights,
+                mixture_bounds(intercepts[b], slopes[b], inflations[b], fit_reals[b, GROWTH], caches[b, 0],
+                               caches[b, 1], inside[b], caches[b, 2], counts[b], sums[b], mean_widths[b], threshold,
+                               mean_thresholds[b], fit_reals[b, SUBGAUSSIAN], mean_scales, mean_log_weights,
                                last_lower[b], last_upper[b])
-                if eliminate(rewards, threshold, uncertain, feasible, best, last_lower, last_upper, pending, status,
-                             b):
+                if eliminate(rewards, threshold, run, control, b):
                     break
             arm, observed, contender, contender_arm = step(
-                b, select_code, arms, rewards, threshold, means, sigma, optimism, inverse, gram, targets, estimate,
-                norms2, predictions, logdet, uncertain, feasible, best, last_lower, last_upper, steps, since, limit,
-                pending, status, forced, normals, uniforms, used_normals, contender, contender_arm, companion, block,
-                contenders, watch, watch_bound, threads_from, no_elimination, np.int64(0), no_params, np.bool_(False),
-                stream)
+                b, problem, rule, no_regime, run, control, noise, contender, contender_arm, companion, contenders,
+                watch, watch_bound, threads_from, absorbing, stream)
             if arm < 0:
                 break
             counts[b, arm] += 1
             sums[b, arm] += observed
             own_mean_sides(arm, counts[b, arm], counts[b, arm] - 1, mean_thresholds[b], mean_roots[b], mean_widths[b],
-                           reals[b, SUBGAUSSIAN], mean_scales, mean_log_weights, mean_scratch)
-            counters[b, STEPS] += 1
-            counters[b, SINCE] += 1
-            if not inside[b, arm] or counters[b, SINCE] >= fit_refresh_every:
+                           fit_reals[b, SUBGAUSSIAN], mean_scales, mean_log_weights, mean_scratch)
+            fit_counters[b, STEPS] += 1
+            fit_counters[b, SINCE] += 1
+            if not inside[b, arm] or fit_counters[b, SINCE] >= fit_refresh_every:
                 # the fit is recomputed or extended: the design's update alone
-                logdet[b], contender_arm, best[b], _ = absorb_and_eliminate(
-                    arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b],
+                reals[b, LOGDET], contender_arm, reals[b, BEST], _ = absorb_and_eliminate(
+                    arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], reals[b, LOGDET],
                     arms[arm], observed, 1, contender, companion, block, threads_from, no_elimination, np.int64(0),
-                    no_params, steps[b], rewards, threshold, uncertain[b], feasible[b], last_lower[b], last_upper[b],
-                    best[b])
-                if counters[b, SINCE] >= fit_refresh_every:
+                    no_params, counters[b, PULLS], rewards, threshold, uncertain[b], feasible[b], last_lower[b],
+                    last_upper[b], reals[b, BEST])
+                if fit_counters[b, SINCE] >= fit_refresh_every:
                     refresh_span(arms, arm_norms2, scales, span, b)
                 else:
                     settle_outside(arms, arm_norms2, scales, span, b, arm, extend_entries)
             else:
-                logdet[b], contender_arm, due, grown = absorb_and_rank_one(
-                    arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], logdet[b],
+                reals[b, LOGDET], contender_arm, due, grown = absorb_and_rank_one(
+                    arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], reals[b, LOGDET],
                     contender, companion, block, threads_from, pinv[b], caches[b], roundoff[b], directions[b],
-                    growths[b], growth_basis[b], arm, observed, reals[b, GROWTH], reals[b, MARGIN], drift_ratio)
+                    growths[b], growth_basis[b], arm, observed, fit_reals[b, GROWTH], fit_reals[b, MARGIN],
+                    drift_ratio)
                 if due == REFRESH:
                     refresh_span(arms, arm_norms2, scales, span, b)
                 else:
-                    reals[b, GROWTH] = grown
+                    fit_reals[b, GROWTH] = grown
                     if due == EPOCH:
                         new_epoch_span(arms, scales, span, b)
             follow_epoch(points, scales, log_weights, span, b)
-            if since[b] >= refresh_every:
+            if counters[b, UPDATES] >= refresh_every:
                 status[b] = NEED_REFRESH
                 break

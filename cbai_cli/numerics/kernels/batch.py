@@ -1,16 +1,18 @@
 """Adaptive runs of one instance and one request advanced together by the compiled step.
 
-:func:`run_compiled` stacks the state of B learners (B = 1 for a single run) into arrays
-with a leading batch axis (:class:`BatchState`; for the ``ols`` regime the learners' fits
-become rows of one :class:`~cbai_cli.numerics.kernels.state.SpanState`, which the loop updates in
-place), lets :func:`cbai_cli.numerics.kernels.advance.advance` (radius regimes) or
+:func:`run_compiled` lays B learners (B = 1 for a single run) over one stack of run states:
+their ridge designs and elimination states are rows of one
+:class:`~cbai_cli.numerics.kernels.state.RunState` (:class:`BatchState`; for the ``ols`` regime
+their fits rows of one :class:`~cbai_cli.numerics.kernels.state.SpanState` too) — a single
+run's own state, or the learners' rows stacked once —, lets
+:func:`cbai_cli.numerics.kernels.advance.advance` (radius regimes) or
 :func:`cbai_cli.numerics.kernels.advance.advance_fit` (``ols``, recomputations and epochs included)
-run them, serves what they return for — the next chunk of a run's noise, drawn from that
-run's own stream (and for the random rules the same number of uniforms from the run's
-algorithm stream), or the ridge design's exact refresh, in numpy
-(:func:`cbai_cli.numerics.linalg.exact_design`) — and writes each run's final ridge design and
-elimination state back into its learner. Every run keeps its own noise stream, its own
-BLAS calls and its own refreshes, so its record does not depend on B.
+run them in place, and serves what they return for: the next chunk of a run's noise, drawn
+from that run's own stream (and for the random rules the same number of uniforms from the
+run's algorithm stream), or the ridge design's exact refresh, by the learner's own
+:meth:`~cbai_cli.numerics.linalg.DesignState.refresh` (numpy) on its row. Nothing is copied
+back: the learners' views hold the runs' final state. Every run keeps its own noise stream,
+its own BLAS calls and its own refreshes, so its record does not depend on B.
 """
 
 from __future__ import annotations
@@ -24,8 +26,7 @@ import numpy as np
 from cbai_cli.numerics.kernels import jit
 from cbai_cli.numerics.kernels.codes import (BUDGET, G_ACOL, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
                                     UNIFORM_RULES)
-from cbai_cli.numerics.kernels.state import SpanState
-from cbai_cli.numerics.linalg import exact_design
+from cbai_cli.numerics.kernels.state import PULLS, UPDATES, RunState, SpanState
 
 #: Standard normals (and a random rule's uniforms) drawn ahead per run and chunk: a refill
 #: costs about as much as a few steps of a small instance, and a run wastes at most one
@@ -38,95 +39,52 @@ INTERPRETED_CALL_SECONDS = 0.05
 
 @dataclass(frozen=True)
 class BatchState:
-    """The state of B adaptive runs on one arm matrix, row b being run b.
+    """B adaptive runs on one arm matrix, row b being run b: their ridge designs and
+    elimination states as one :class:`~cbai_cli.numerics.kernels.state.RunState`, of which each
+    learner's design and elimination state are views, and the loop's control.
 
     Attributes:
-        inverse, gram: (B, d, d) A⁻¹ and A.
-        targets, estimate: (B, d) b and φ̂.
-        norms2, predictions: (B, K) ‖x‖²_{A⁻¹} and xᵀφ̂.
-        uncertain, feasible: (B, K) bool, U and F.
-        last_lower, last_upper: (B, K) the last intervals.
-        logdet, best: (B,) log det A and r̄.
-        steps, since, limit: (B,) int, pulls so far, updates since the last refresh, and
-            the pulls at which the budget stops the run (−1: no budget).
+        run: the runs' state (B rows).
+        limit: (B,) int, the pulls at which the budget stops each run (−1: no budget).
         pending, status: (B,) int, see :func:`cbai_cli.numerics.kernels.advance.advance`.
-        forced: (B,) int, Track-and-Stop's forced-exploration pulls so far (0 for the
-            other rules).
     """
 
-    inverse: np.ndarray
-    gram: np.ndarray
-    targets: np.ndarray
-    estimate: np.ndarray
-    norms2: np.ndarray
-    predictions: np.ndarray
-    uncertain: np.ndarray
-    feasible: np.ndarray
-    last_lower: np.ndarray
-    last_upper: np.ndarray
-    logdet: np.ndarray
-    best: np.ndarray
-    steps: np.ndarray
-    since: np.ndarray
+    run: RunState
     limit: np.ndarray
     pending: np.ndarray
     status: np.ndarray
-    forced: np.ndarray
 
     @classmethod
     def stack(cls, learners: Sequence, budget: int | None) -> BatchState:
-        """The rows of ``learners`` (:class:`~cbai_cli.algorithms.base.Adaptive`), copied."""
-        designs = [learner.design for learner in learners]
-        states = [learner.state for learner in learners]
-        steps = np.array([design.n_samples for design in designs], dtype=np.int64)
-        uncertain = np.stack([state.uncertain for state in states])
-        return cls(
-            inverse=np.stack([design.inverse for design in designs]),
-            gram=np.stack([design.gram for design in designs]),
-            targets=np.stack([design.targets[0] for design in designs]),
-            estimate=np.stack([design._estimate for design in designs]),
-            norms2=np.stack([design.norms2 for design in designs]),
-            predictions=np.stack([design.predictions for design in designs]),
-            uncertain=uncertain,
-            feasible=np.stack([state.feasible for state in states]),
-            last_lower=np.stack([state.last_lower for state in states]).astype(float),
-            last_upper=np.stack([state.last_upper for state in states]).astype(float),
-            logdet=np.array([design.logdet for design in designs], dtype=float),
-            best=np.array([state.best_feasible_reward for state in states], dtype=float),
-            steps=steps,
-            since=np.array([design._since_refresh for design in designs], dtype=np.int64),
-            limit=steps + budget if budget is not None else np.full(len(designs), -1, dtype=np.int64),
-            pending=np.zeros(len(designs), dtype=np.int64),
-            status=np.where(uncertain.any(axis=1), NEED_NOISE, SOLVED).astype(np.int64),
-            forced=np.array([getattr(learner, "forced_pulls", 0) for learner in learners], dtype=np.int64),
-        )
+        """The runs of ``learners`` (:class:`~cbai_cli.algorithms.base.Adaptive`): a single
+        learner's own state, or the learners' rows copied into one state, each learner then
+        laid over its row."""
+        run = _stacked([learner.run for learner in learners])
+        if run is None:
+            run = RunState.stack([learner.run for learner in learners])
+            for b, learner in enumerate(learners):
+                learner.attach((run, b))
+        steps = run.counters[:, PULLS]
+        return cls(run=run, limit=steps + budget if budget is not None else np.full(len(learners), -1, dtype=np.int64),
+                   pending=np.zeros(len(learners), dtype=np.int64),
+                   status=np.where(run.uncertain.any(axis=1), NEED_NOISE, SOLVED).astype(np.int64))
 
-    def refresh(self, b: int, arms: np.ndarray) -> None:
-        """:meth:`cbai_cli.numerics.linalg.DesignState.refresh` of row b."""
-        (self.inverse[b], self.logdet[b], self.estimate[b], self.norms2[b],
-         self.predictions[b]) = exact_design(arms, self.gram[b], self.targets[b])
-        self.since[b] = 0
+    @property
+    def steps(self) -> np.ndarray:
+        """(B,) int, each run's pulls so far (a view)."""
+        return self.run.counters[:, PULLS]
 
-    def write_back(self, b: int, learner) -> None:
-        """Row b into ``learner``'s design and elimination state."""
-        design, state = learner.design, learner.state
-        design.inverse = self.inverse[b].copy()
-        design.gram = self.gram[b].copy()
-        design.targets[0] = self.targets[b]
-        design._estimate = self.estimate[b].copy()
-        design.norms2 = self.norms2[b].copy()
-        design.predictions = self.predictions[b].copy()
-        design.logdet = float(self.logdet[b])
-        design.n_samples = int(self.steps[b])
-        design._since_refresh = int(self.since[b])
-        design.contender = -1
-        state.uncertain[:] = self.uncertain[b]
-        state.feasible[:] = self.feasible[b]
-        state.best_feasible_reward = float(self.best[b])
-        state.last_lower = self.last_lower[b].copy()
-        state.last_upper = self.last_upper[b].copy()
-        if hasattr(learner, "forced_pulls"):
-            learner.forced_pulls = int(self.forced[b])
+    @property
+    def since(self) -> np.ndarray:
+        """(B,) int, each run's design updates since its last exact refresh (a view)."""
+        return self.run.counters[:, UPDATES]
+
+
+def _stacked(rows: Sequence[tuple]):
+    """The state that ``rows`` (state, b) already are, in order — one run's state of one row —,
+    or None: they are then stacked."""
+    state, b = rows[0]
+    return state if len(rows) == 1 and b == 0 and state.counters.shape[0] == 1 else None
 
 
 def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
@@ -168,10 +126,12 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     first = learners[0]
     problem, design = first.problem, first.design
     fitting = isinstance(first.intervals, ols.MixtureIntervals)
-    if fitting:  # the runs' fits become the rows of one stack, which the loop updates in place
-        span = SpanState.stack([learner.intervals.fit.state for learner in learners])
-        for b, learner in enumerate(learners):
-            learner.intervals.fit.attach(span, b)
+    if fitting:  # the runs' fits are the rows of one stack, which the loop updates in place
+        span = _stacked([learner.intervals.fit.state for learner in learners])
+        if span is None:
+            span = SpanState.stack([learner.intervals.fit.state for learner in learners])
+            for b, learner in enumerate(learners):
+                learner.intervals.fit.attach(span, b)
     noise = [environment.compiled_noise() for environment in environments]
     means, sigma = np.ascontiguousarray(noise[0][0], dtype=float), noise[0][1]
     if sigma is None and len(learners) > 1:
@@ -198,6 +158,21 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
     # the greedy direction is predicted only where a pass computes both products
     contenders = (design.MAX_CONTENDERS if design._streaming and first.kernel_code in (G_ACOL, GREEDY_MAXVAR)
                   else None)
+    shared = ((design.arms, rewards, float(problem.threshold)),
+              (first.kernel_code, float(getattr(first, "optimism", 0.0)), design.block))
+    loop = (batch.run.arrays(), (batch.limit, batch.pending, batch.status),
+            (means, 0.0 if sigma is None else sigma, normals, uniforms, used_normals), companion, contenders,
+            threads_from)
+    if not fitting:
+        code, params = first.regime.kernel(problem.dim)
+        kernel, arguments = advance, (*shared, (code, np.array(params), design.refresh_every), *loop, stream)
+    else:
+        intervals = first.intervals
+        fit, prior, mean_prior = intervals.fit, intervals.prior, intervals.mean_prior
+        constants = (design.refresh_every, fit.refresh_every, ols.DRIFT_TOLERANCE / ols.STEP_ROUNDOFF,
+                     ols.EXTEND_ENTRIES, fit.arm_norms2, prior.scales, prior.log_weights, prior.points,
+                     mean_prior.scales, mean_prior.log_weights)
+        kernel, arguments = advance_fit, (*shared, constants, *loop, span.arrays(), stream)
     while True:
         if progress is not None:
             progress(int((batch.steps - start).sum()))
@@ -210,28 +185,10 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
             batch.status[b] = RUNNING
         for b in np.flatnonzero(batch.status == NEED_REFRESH):
             if batch.since[b] >= design.refresh_every:
-                batch.refresh(b, design.arms)
+                learners[b].design.refresh()  # in place, on the batch's row
             batch.status[b] = RUNNING
         if not (batch.status == RUNNING).any():
             break
-        shared = (design.arms, rewards, float(problem.threshold), means, 0.0 if sigma is None else sigma,
-                  first.kernel_code,
-                  float(getattr(first, "optimism", 0.0)))
-        runs = (batch.inverse, batch.gram, batch.targets, batch.estimate, batch.norms2, batch.predictions,
-                batch.logdet, batch.uncertain, batch.feasible, batch.best, batch.last_lower, batch.last_upper,
-                batch.steps, batch.since, batch.limit, batch.pending, batch.status, batch.forced, normals,
-                uniforms, used_normals, companion, design.block, contenders,
-                threads_from)
-        if not fitting:
-            code, params = first.regime.kernel(problem.dim)
-            kernel, arguments = advance, (*shared, code, np.array(params), design.refresh_every, *runs, stream)
-        else:
-            intervals = first.intervals
-            fit, prior, mean_prior = intervals.fit, intervals.prior, intervals.mean_prior
-            kernel, arguments = advance_fit, (
-                *shared, design.refresh_every, *runs, span.arrays(), fit.arm_norms2,
-                (fit.refresh_every, ols.DRIFT_TOLERANCE / ols.STEP_ROUNDOFF, ols.EXTEND_ENTRIES),
-                (prior.scales, prior.log_weights, prior.points), (mean_prior.scales, mean_prior.log_weights), stream)
         if not interpreting:
             kernel.compiled(*arguments)
             continue
@@ -249,8 +206,8 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
         if not jit.interpreted_for(spent) and interpret is None:
             load()
             interpreting = False
-    for b, learner in enumerate(learners):
-        batch.write_back(b, learner)
+    for learner in learners:
+        learner.design.contender = -1  # the companion products are the batch's, not the design's
     return [(int(batch.steps[b] - start[b]), bool(batch.status[b] == SOLVED)) for b in range(len(learners))]
 
 

@@ -18,8 +18,9 @@ import math
 import numpy as np
 
 from cbai_cli.numerics.kernels.blas import dot
-from cbai_cli.numerics.kernels.jit import njit
+from cbai_cli.numerics.kernels.jit import njit, njit_inlined
 from cbai_cli.numerics.kernels.radius import radius
+from cbai_cli.numerics.kernels.state import BEST, LOGDET, PULLS, UPDATES
 from cbai_cli.numerics.kernels.threads import absorb_pass, greedy_pass
 
 
@@ -74,6 +75,36 @@ def absorb_and_eliminate(arms, inverse, gram, target, estimate, norms2, predicti
                                              threshold, uncertain, feasible, lower, upper, best)
     absorb_finish(estimate, u, residual)
     return logdet, contender_arm, best, empty
+
+
+@njit_inlined
+def observe(arms, rewards, threshold, run, b, arm, total, count, contender, companion, block, threads_from,
+            refresh_every, radius_code, params):
+    """``count`` pulls of ``arm`` summing to ``total`` into run b of ``run`` (the arrays of a
+    :class:`~cbai_cli.numerics.kernels.state.RunState`): :func:`absorb_and_eliminate` into its
+    design, its intervals of the regime's radius (``radius_code``, ``params``) and its
+    elimination state, its pulls and updates counted, in place; the intervals and the
+    elimination wait when the design's exact refresh is due (its ``refresh_every``-th update
+    since the last one: they follow the refresh). Returns (the greedy arm towards
+    ``contender``'s direction as :func:`absorb` gives it, whether U is empty, whether the
+    refresh is due). The one update of a pull, for the ask/tell path
+    (:meth:`cbai_cli.algorithms.base.Adaptive.observe`) and the compiled loop
+    (:func:`cbai_cli.numerics.kernels.advance.step`).
+
+    Shapes: arms (K, d); rewards, companion (K,); params (7,); ``contender``, ``block``,
+    ``threads_from`` as :func:`absorb`.
+    """
+    (inverse, gram, targets, estimate, norms2, predictions, uncertain, feasible, last_lower, last_upper, reals,
+     counters) = run
+    pulls = counters[b, PULLS] + count
+    eliminating = counters[b, UPDATES] + 1 < refresh_every
+    reals[b, LOGDET], contender_arm, reals[b, BEST], empty = absorb_and_eliminate(
+        arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], reals[b, LOGDET], arms[arm],
+        total, count, contender, companion, block, threads_from, eliminating, radius_code, params, pulls, rewards,
+        threshold, uncertain[b], feasible[b], last_lower[b], last_upper[b], reals[b, BEST])
+    counters[b, PULLS] = pulls
+    counters[b, UPDATES] += 1
+    return contender_arm, empty, not eliminating
 
 
 @njit

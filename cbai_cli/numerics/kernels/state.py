@@ -1,12 +1,15 @@
-"""The ``ols`` regime's run state as one typed set of arrays, stacked over runs.
+"""An adaptive run's state as typed sets of arrays, stacked over runs.
 
-:class:`SpanState` holds everything one run's least-squares fit
+:class:`RunState` holds what every adaptive run keeps — the ridge design (A, A⁻¹, b, φ̂,
+‖x‖²_{A⁻¹}, xᵀφ̂, log det A) and the elimination state (U, F, r̄, the last intervals) — and
+:class:`SpanState` what the ``ols`` regime's least-squares fit
 (:class:`cbai_cli.numerics.ols.LeastSquaresSpan`) and its mixture intervals
-(:class:`cbai_cli.numerics.ols.MixtureIntervals`) keep, each array with a leading run axis: a single
-run is a stack of one, a batch (:func:`cbai_cli.numerics.kernels.batch.run_compiled`) a stack of
-many, and a learner's fit and intervals are views on one row. The kernels
-(:mod:`cbai_cli.numerics.kernels.span`, :func:`cbai_cli.numerics.kernels.advance.advance_fit`) take the
-arrays as one tuple (:meth:`SpanState.arrays`) and a row index and update them in place.
+(:class:`cbai_cli.numerics.ols.MixtureIntervals`) keep besides. Each array has a leading run
+axis: a single run is a stack of one, a batch (:func:`cbai_cli.numerics.kernels.batch.run_compiled`)
+a stack of many, and a learner's :class:`~cbai_cli.numerics.linalg.DesignState`,
+:class:`~cbai_cli.algorithms.elimination.EliminationState`, fit and intervals are views on
+one row. The kernels take a state as one tuple of arrays (``arrays()``, in field order)
+and a row index and update it in place.
 """
 
 from __future__ import annotations
@@ -25,8 +28,96 @@ GROWTH, MARGIN, LOG_INVERSE_DELTA, SUBGAUSSIAN = 0, 1, 2, 3
 STEPS, SINCE, EPOCH, RANK, KEPT, LINES = 0, 1, 2, 3, 4, 5
 
 
+class _Stacked:
+    """What both states share: a stack of rows, and the tuple of arrays the kernels take."""
+
+    @classmethod
+    def stack(cls, rows: Sequence[tuple[_Stacked, int]]):
+        """One state of the given rows (state, b), copied, in order."""
+        return cls(**{field.name: np.stack([getattr(state, field.name)[b] for state, b in rows])
+                      for field in fields(cls)})
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """Every array, in field order: what the kernels take (made once per state)."""
+        arrays = self.__dict__.get("_arrays")
+        if arrays is None:
+            arrays = tuple(getattr(self, field.name) for field in fields(self))
+            object.__setattr__(self, "_arrays", arrays)
+        return arrays
+
+
+#: The slots of :attr:`RunState.reals`: log det A and r̄.
+LOGDET, BEST = 0, 1
+#: The slots of :attr:`RunState.counters`: the pulls in the design, its updates since its
+#: last exact refresh, and Track-and-Stop's forced-exploration pulls.
+PULLS, UPDATES, FORCED = 0, 1, 2
+
+
 @dataclass(frozen=True)
-class SpanState:
+class RunState(_Stacked):
+    """The ridge design and elimination state of B runs on K arms in d dimensions, row b
+    being run b (the field order is the order of :meth:`arrays`).
+
+    Attributes:
+        inverse, gram: (B, d, d) A⁻¹ and A.
+        targets, estimate: (B, d) b and φ̂.
+        norms2, predictions: (B, K) ‖x‖²_{A⁻¹} and xᵀφ̂.
+        uncertain, feasible: (B, K) bool, U and F.
+        last_lower, last_upper: (B, K) the last intervals.
+        reals: (B, 2) float slots LOGDET, BEST.
+        counters: (B, 3) int slots PULLS, UPDATES, FORCED.
+    """
+
+    inverse: np.ndarray
+    gram: np.ndarray
+    targets: np.ndarray
+    estimate: np.ndarray
+    norms2: np.ndarray
+    predictions: np.ndarray
+    uncertain: np.ndarray
+    feasible: np.ndarray
+    last_lower: np.ndarray
+    last_upper: np.ndarray
+    reals: np.ndarray
+    counters: np.ndarray
+
+    @classmethod
+    def empty(cls, arms: int, dim: int, runs: int = 1) -> RunState:
+        """The state of ``runs`` runs before any pull and before the design's ridge: A = A⁻¹ =
+        0, b = φ̂ = 0, no caches, log det A = 0, U every arm, F empty, r̄ = −∞, the intervals
+        (−∞, ∞)."""
+        k, d = arms, dim
+        reals = np.zeros((runs, 2))
+        reals[:, BEST] = -np.inf
+        uncertain, last_lower, last_upper = np.empty((runs, k), dtype=bool), np.empty((runs, k)), np.empty((runs, k))
+        uncertain.fill(True)
+        last_lower.fill(-np.inf)
+        last_upper.fill(np.inf)
+        return cls(inverse=np.zeros((runs, d, d)), gram=np.zeros((runs, d, d)), targets=np.zeros((runs, d)),
+                   estimate=np.zeros((runs, d)), norms2=np.zeros((runs, k)), predictions=np.zeros((runs, k)),
+                   uncertain=uncertain, feasible=np.zeros((runs, k), dtype=bool), last_lower=last_lower,
+                   last_upper=last_upper, reals=reals, counters=np.zeros((runs, 3), dtype=np.int64))
+
+
+class Slot:
+    """An attribute of a view that is one slot of a state's row: ``obj.<row>[slot]`` as ``kind``
+    (int or float), set in place; ``row`` names the view's attribute that holds its row of
+    :attr:`RunState.reals` or :attr:`RunState.counters`."""
+
+    def __init__(self, row: str, slot: int, kind: type) -> None:
+        self.row, self.slot, self.kind = row, slot, kind
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return self.kind(obj.__dict__[self.row][self.slot])
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__[self.row][self.slot] = value
+
+
+@dataclass(frozen=True)
+class SpanState(_Stacked):
     """The ``ols`` state of B runs on K arms in d dimensions with M ridge scales, row b being
     run b (the field order is the order of :meth:`arrays`).
 
@@ -94,17 +185,3 @@ class SpanState:
                    intercepts=np.zeros((runs, k)), slopes=np.zeros((runs, k)), inflations=np.zeros((runs, k)),
                    mean_widths=np.full((runs, 2, k), np.inf), mean_roots=np.zeros((runs, 2, k)),
                    mean_thresholds=np.full((runs, 2, k), np.inf), reals=reals, counters=counters)
-
-    @classmethod
-    def stack(cls, rows: Sequence[tuple[SpanState, int]]) -> SpanState:
-        """One state of the given rows (state, b), copied, in order."""
-        return cls(**{field.name: np.stack([getattr(state, field.name)[b] for state, b in rows])
-                      for field in fields(cls)})
-
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        """Every array, in field order: what the kernels take (made once per state)."""
-        arrays = self.__dict__.get("_arrays")
-        if arrays is None:
-            arrays = tuple(getattr(self, field.name) for field in fields(self))
-            object.__setattr__(self, "_arrays", arrays)
-        return arrays
