@@ -19,7 +19,8 @@ from cbai_cli.algorithms.registry import run_option_names
 from cbai_cli.cli.group import CbaiGroup, show, warn
 from cbai_cli.cli.session import session_app
 from cbai_cli.cli.typer_options import (BOUND_HELP, BOUNDS_HELP, algo_option, guess_constraint_option, instance_argument,
-                                        json_option, quiet_option, regime_option, with_options)
+                                        json_option, quiet_option, regime_option, with_family_parameters, with_options)
+from cbai_cli.kinds.cbai.family_declarations import DEFAULT_SIGMA, families_help
 
 app = typer.Typer(
     cls=CbaiGroup,
@@ -57,27 +58,20 @@ def _reporting(command: str, quiet: bool, total: int | None = None, unit: str = 
 
 
 @app.command()
+@with_family_parameters(before="sigma")
 def generate(
-    family: str = typer.Argument(..., help="Instance family: irrelevant-dims, unit-sphere, regret-1d, random (cbai); "
-                                 "amani-a, amani-b (safe-regret); soare-safe (safe-bai)."),
+    family: str = typer.Argument(..., help=f"Instance family: {families_help()}."),
     output: str = typer.Option("-", "-o", "--output", help="Output file (.yaml, .yml, .npz); '-' writes YAML to stdout."),
-    d: Optional[int] = typer.Option(None, "--d", help="Dimension (irrelevant-dims, unit-sphere, random, soare-safe)."),
-    eps: Optional[float] = typer.Option(None, "--eps", help="Distance ε of the relevant arms from the boundary (irrelevant-dims)."),
-    n: Optional[int] = typer.Option(None, "--n", help="Number of arms (unit-sphere, random)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (unit-sphere, random)."),
-    horizon: Optional[int] = typer.Option(None, "--T", help="Horizon T (amani-a, amani-b; default 100000)."),
-    omega: Optional[float] = typer.Option(None, "--omega", help="Angle ω of the extra arm (soare-safe; default 0.1)."),
-    eta0: Optional[float] = typer.Option(None, "--eta0", help="Safety threshold η₀ < 0 (soare-safe; default −0.5)."),
-    sigma: Optional[float] = typer.Option(None, "--sigma", help="Gaussian noise σ (cbai families; default 0.05)."),
+    sigma: Optional[float] = typer.Option(None, "--sigma", help=f"Gaussian noise σ (cbai families; default {DEFAULT_SIGMA:g})."),
     noise: Optional[str] = typer.Option(None, "--noise", help="Noise model: gaussian (default) or binary (cbai families)."),
     no_truth: bool = typer.Option(False, "--no-truth", help="Leave out the hidden constraint φ: the file of a real "
                                   "problem, for `cbai session` (cbai families)."),
+    **parameters,
 ) -> None:
     """Write one of the papers' instances (or a random one) to a file."""
     from cbai_cli.kinds import generate_file
 
-    wrote = generate_file(family, output, warn, noise=noise, sigma=sigma, truth=not no_truth, d=d, eps=eps, n=n,
-                          seed=seed, T=horizon, omega=omega, eta0=eta0)
+    wrote = generate_file(family, output, warn, noise=noise, sigma=sigma, truth=not no_truth, **parameters)
     if wrote is not None:
         typer.echo(wrote, err=True)
 

@@ -19,6 +19,7 @@ import typer
 from cbai_cli.algorithms.registry import algorithm_help, option_users
 from cbai_cli.numerics.confidence import regimes_help
 from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT, OPTIONS, SESSION_OPTIONS, Option
+from cbai_cli.kinds.cbai.family_declarations import parameter_options
 
 #: The help of ``--regime``, shared by every command that runs a cbai algorithm.
 REGIME_HELP = regimes_help()
@@ -57,12 +58,15 @@ def _typer_option(option: Option, default: Any, help: str):
 
 
 def _add_options(table: dict[str, Option], names: tuple[str, ...], default: Callable[[Option], Any],
-                 help: Callable[[Option], str]):
+                 help: Callable[[Option], str], before: str | None = None):
     """A decorator giving a function that takes ``**options`` the keyword parameters ``names``
-    of ``table``, each of its option's type, with ``default(option)`` and ``help(option)``."""
+    of ``table``, each of its option's type, with ``default(option)`` and ``help(option)``:
+    last, or before the parameter ``before`` (``--help`` lists them in this order)."""
     def add(function):
         signature = inspect.signature(function)
-        parameters = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD] + [
+        parameters = [p.replace(kind=p.KEYWORD_ONLY) for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD]
+        at = [p.name for p in parameters].index(before) if before is not None else len(parameters)
+        parameters[at:at] = [
             inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[table[name].type],
                               default=_typer_option(table[name], default(table[name]), help(table[name])))
             for name in names]
@@ -87,6 +91,14 @@ def with_session_options(*names: str):
     """Add the options ``names`` of :data:`cbai_cli.contracts.options.SESSION_OPTIONS` with
     their declared defaults and help."""
     return _add_options(SESSION_OPTIONS, names, lambda option: option.default, lambda option: option.help)
+
+
+def with_family_parameters(before: str):
+    """Add the parameters of the instance families (``--d``, ``--T``; :func:`~cbai_cli.kinds.cbai.
+    family_declarations.parameter_options`) before the parameter ``before``: None when not given
+    (the family's default)."""
+    table = parameter_options()
+    return _add_options(table, tuple(table), lambda option: None, lambda option: option.help, before)
 
 
 def study_argument():
