@@ -18,8 +18,11 @@ from cbai_cli import __version__
 from cbai_cli.algorithms.registry import run_option_names
 from cbai_cli.cli.group import CbaiGroup, show, warn
 from cbai_cli.cli.session import session_app
-from cbai_cli.cli.typer_options import (BOUND_HELP, BOUNDS_HELP, algo_option, guess_constraint_option, instance_argument,
-                                        json_option, quiet_option, regime_option, with_family_parameters, with_options)
+from cbai_cli.cli.typer_options import (BOUND_HELP, BOUNDS_HELP, DECLARED, algo_option, declared_in,
+                                        guess_constraint_option, instance_argument, json_option, quiet_option,
+                                        regime_option, with_family_parameters, with_options)
+from cbai_cli.compare.command import COMPARE_OPTIONS
+from cbai_cli.contracts.options import DRIVER_OPTIONS
 from cbai_cli.kinds.cbai.family_declarations import DEFAULT_SIGMA, families_help
 
 app = typer.Typer(
@@ -144,6 +147,7 @@ def list_algorithms(
 
 @app.command()
 @with_options(*run_option_names())
+@declared_in(COMPARE_OPTIONS)
 def compare(
     sources: Optional[list[str]] = typer.Argument(None, metavar="SOURCES", show_default=False, help=(
         "Instance files, folders (every .yaml/.yml/.npz inside) or generator specs such as "
@@ -155,20 +159,13 @@ def compare(
         "safe-lingape:updates=dynamic,rule=ratio. Options are solve's flags without dashes (lambda, S, epsilon, T, "
         "confidence-set, …); safe algorithms take no regime. Options given as flags apply to every spec that "
         "reads them; a value written in a spec wins, and is named on stderr when it differs.")),
-    seeds: Optional[int] = typer.Option(None, "--seeds", metavar="N", help="Seeds per instance group (default 10).", show_default=False),
-    first_seed: Optional[int] = typer.Option(None, "--first-seed", metavar="S", help="First seed (default 0): seeds S, S+1, …", show_default=False),
-    config: Optional[Path] = typer.Option(None, "--config", metavar="STUDY.yaml", help="Study file (YAML) with sources, algorithms, seeds and options; command-line values win.", show_default=False),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="J", help="Worker processes (default: the number of cores; 1 runs here).", show_default=False),
-    shard: Optional[str] = typer.Option(None, "--shard", metavar="I/N", help="Run only shard i of n (i/n, 1 ≤ i ≤ n), e.g. one per job of a Slurm array.", show_default=False),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Run on a Dask cluster at this address (pip install 'cbai[dask]').", show_default=False),
-    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE", help="Store records as they finish (.jsonl or .sqlite); re-running skips stored runs. Several processes may share one .sqlite store: each run is done once, and each process ends with the whole table.", show_default=False),
-    lease: Optional[float] = typer.Option(None, "--lease", metavar="SECONDS", help="With a shared .sqlite --out: seconds this process's claimed runs stay its own after its last heartbeat, before another process takes them over (default 60).", show_default=False),
+    seeds=DECLARED, first_seed=DECLARED, config=DECLARED, jobs=DECLARED, shard=DECLARED, scheduler=DECLARED,
+    out=DECLARED, lease=DECLARED,
     from_stores: Optional[list[Path]] = typer.Option(None, "--from", metavar="FILE", help="Show the tables and plots of stores (repeat to merge shards) without running anything; with --out, also copy their records into that store.", show_default=False),
     bounds: Optional[bool] = typer.Option(None, "--bounds/--no-bounds", show_default=False, help=BOUNDS_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
-    plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR against the swept parameter; regret curves for safe-regret groups.", show_default=False),
-    title: Optional[str] = typer.Option(None, "--title", help="Title of the tables and figure (default: the study file's title, if any).", show_default=False),
+    plot=DECLARED, title=DECLARED,
     quiet: bool = quiet_option("Nor compare's messages; a warning before a run estimated at more than 10^9 queries still prints."),
     **options,
 ) -> None:
@@ -188,25 +185,17 @@ def compare(
 
 
 @app.command("driver-arms")
+@declared_in(DRIVER_OPTIONS)
 def driver_arms(
-    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE", help="Instance file to write (.npz recommended, or .yaml); "
-                                         "with --scenario all, one file per scenario named FILE-base.npz, FILE-different-reward.npz, "
-                                         "FILE-different-environment.npz. With --show: the picture (.png, .pdf, .svg)."),
-    n: Optional[int] = typer.Option(None, "--n", help="Number of candidate policies, one CEM each (default 1000, the paper's)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Root seed; policy i uses child i of SeedSequence(seed) (default 0)."),
-    scenario: Optional[str] = typer.Option(None, "--scenario", help="base, different-reward, different-environment, or all (default base)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes for the CEM runs (default 1; any value gives the same policies)."),
-    feedback: Optional[str] = typer.Option(None, "--feedback", help="binary (default: yes/no answers, arms rescaled per arm so φᵀx ∈ [−1, 1]) or gaussian (no rescaling)."),
-    sigma: Optional[float] = typer.Option(None, "--sigma", help="Noise σ of --feedback gaussian (default 0.1)."),
-    rescale_rewards: bool = typer.Option(False, "--rescale-rewards", help="Compute rewards on the rescaled arms, as the authors' code did "
-                                         "(default: θᵀ of the unscaled features)."),
-    policies: Optional[Path] = typer.Option(None, "--policies", help="Evaluate these action sequences (.npy, n × 20 × 2, in [−1, 1]) instead of running the CEM."),
+    output=DECLARED, n=DECLARED, seed=DECLARED, scenario=DECLARED, jobs=DECLARED, feedback=DECLARED, sigma=DECLARED,
+    rescale_rewards: bool = typer.Option(False, "--rescale-rewards", help="Compute rewards on the rescaled arms, as "
+                                         "the authors' code did (default: θᵀ of the unscaled features)."),
+    policies=DECLARED,
     no_truth: bool = typer.Option(False, "--no-truth", help="Leave out the hidden constraint (a user study's file, for "
                                   "`cbai session`): binary arms are rescaled by S‖x‖, which does not reveal feasibility."),
-    show: Optional[Path] = typer.Option(None, "--show", help="Draw policies of this driver instance file instead of building one; needs -o PICTURE."),
+    show=DECLARED,
     arm: Optional[list[int]] = typer.Option(None, "--arm", metavar="K", help="With --show: draw this arm's policy (repeat for several)."),
-    highlight: Optional[int] = typer.Option(None, "--highlight", help="With --show: draw all candidates, green if feasible and red if not, this arm on top."),
-    solved: Optional[str] = typer.Option(None, "--solved", help="With --show: highlight the arm recommended in `cbai solve FILE --json` output (a file, or - for stdin)."),
+    highlight=DECLARED, solved=DECLARED,
     quiet: bool = quiet_option("Nor the summary."),
 ) -> None:
     """Driving policies as CBAI arms (paper §4.3): build a driver instance, or draw its policies.
@@ -220,7 +209,7 @@ def driver_arms(
     from cbai_cli.driver.command import driver_arms as run
 
     # only the CEM runs take long: drawing and imported policies show no progress
-    with _reporting("driver-arms", quiet or show is not None or policies is not None, n or 1000,
+    with _reporting("driver-arms", quiet or show is not None or policies is not None, n or DRIVER_OPTIONS["n"].default,
                     "policies") as progress:
         lines = run(output, show=show, arms=arm or (), highlight=highlight, solved=solved, n=n, seed=seed,
                     scenario=scenario, jobs=jobs, feedback=feedback, sigma=sigma, rescale_rewards=rescale_rewards,

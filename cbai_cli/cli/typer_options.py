@@ -57,22 +57,42 @@ def _typer_option(option: Option, default: Any, help: str):
                         show_default=default is not None, help=help)
 
 
+def _replace_parameters(function, parameters: list[inspect.Parameter]):
+    """``function`` with the signature (and annotations) of ``parameters``, which Typer reads."""
+    function.__signature__ = inspect.signature(function).replace(parameters=parameters)
+    function.__annotations__ = {**function.__annotations__, **{p.name: p.annotation for p in parameters}}
+    return function
+
+
 def _add_options(table: dict[str, Option], names: tuple[str, ...], default: Callable[[Option], Any],
                  help: Callable[[Option], str], before: str | None = None):
     """A decorator giving a function that takes ``**options`` the keyword parameters ``names``
     of ``table``, each of its option's type, with ``default(option)`` and ``help(option)``:
     last, or before the parameter ``before`` (``--help`` lists them in this order)."""
     def add(function):
-        signature = inspect.signature(function)
-        parameters = [p.replace(kind=p.KEYWORD_ONLY) for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD]
+        parameters = [p.replace(kind=p.KEYWORD_ONLY) for p in inspect.signature(function).parameters.values()
+                      if p.kind != p.VAR_KEYWORD]
         at = [p.name for p in parameters].index(before) if before is not None else len(parameters)
         parameters[at:at] = [
             inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[table[name].type],
                               default=_typer_option(table[name], default(table[name]), help(table[name])))
             for name in names]
-        function.__signature__ = signature.replace(parameters=parameters)
-        function.__annotations__ = {**function.__annotations__, **{p.name: p.annotation for p in parameters}}
-        return function
+        return _replace_parameters(function, parameters)
+    return add
+
+
+#: The default of a command's parameter that :func:`declared_in` makes an option of a table.
+DECLARED: Any = object()
+
+
+def declared_in(table: dict[str, Option]):
+    """A decorator making each parameter of a command whose default is :data:`DECLARED` the
+    option of its name in ``table``: its type, flags, metavar and help; None when not given."""
+    def add(function):
+        return _replace_parameters(function, [
+            p.replace(annotation=Optional[table[p.name].type], default=_typer_option(table[p.name], None,
+                                                                                     table[p.name].help))
+            if p.default is DECLARED else p for p in inspect.signature(function).parameters.values()])
     return add
 
 

@@ -26,6 +26,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cbai_cli.contracts.errors import CbaiError, OptionError
@@ -106,7 +107,8 @@ class Option:
     Attributes:
         name: the library's name (a keyword of :class:`cbai_cli.run.simulate.RunRequest`).
         flag: the command-line flag.
-        type: ``float``, ``int``, ``str`` or ``bool`` (a switch).
+        type: ``float``, ``int``, ``str`` or ``bool`` (a switch); ``Path`` for a file that
+            a command reads (the tables of commands only: :meth:`check` takes none).
         help: one line for ``--help`` and ``cbai algorithms``.
         default: the value used when the option is not given, or None when the default
             depends on the algorithm or the instance (``default_text`` says how).
@@ -326,6 +328,33 @@ SESSION_OPTIONS: dict[str, Option] = _declare(
            high=65535.0, must="0 to 65535"),
     Option("token", "--token", str, "The access token every link and API call carries (8 to 256 URL-safe "
            "characters); default: a new random one, printed in the links."),
+)
+
+
+#: The options of ``cbai driver-arms`` (:func:`cbai_cli.driver.command.driver_arms`): the
+#: command line adds them as declared here, None when not given; ``default`` is the library's
+#: (tests/cli/test_driver_arms.py compares them), which the help names.
+DRIVER_OPTIONS: dict[str, Option] = _declare(
+    Option("output", "--output", str, "Instance file to write (.npz recommended, or .yaml); with --scenario all, one "
+           "file per scenario named FILE-base.npz, FILE-different-reward.npz, FILE-different-environment.npz. With "
+           "--show: the picture (.png, .pdf, .svg).", aliases=("-o",), metavar="FILE"),
+    Option("n", "--n", int, "Number of candidate policies, one CEM each (default 1000, the paper's).", 1000),
+    Option("seed", "--seed", int, "Root seed; policy i uses child i of SeedSequence(seed) (default 0).", 0),
+    Option("scenario", "--scenario", str, "base, different-reward, different-environment, or all (default base).",
+           "base"),
+    Option("jobs", "--jobs", int, "Worker processes for the CEM runs (default 1; any value gives the same policies).",
+           1, aliases=("-j",)),
+    Option("feedback", "--feedback", str, "binary (default: yes/no answers, arms rescaled per arm so φᵀx ∈ [−1, 1]) "
+           "or gaussian (no rescaling).", "binary"),
+    Option("sigma", "--sigma", float, "Noise σ of --feedback gaussian (default 0.1).", 0.1),
+    Option("policies", "--policies", Path, "Evaluate these action sequences (.npy, n × 20 × 2, in [−1, 1]) instead "
+           "of running the CEM."),
+    Option("show", "--show", Path, "Draw policies of this driver instance file instead of building one; needs -o "
+           "PICTURE."),
+    Option("highlight", "--highlight", int, "With --show: draw all candidates, green if feasible and red if not, "
+           "this arm on top."),
+    Option("solved", "--solved", str, "With --show: highlight the arm recommended in `cbai solve FILE --json` output "
+           "(a file, or - for stdin)."),
 )
 
 
