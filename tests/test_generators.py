@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from cbai_cli.kinds.cbai.bounds import at_least_set, compute_bounds
 from cbai_cli.contracts.errors import InstanceError, OptionError, UnknownNameError
 from cbai_cli.kinds.cbai.families import FAMILIES, family, generate_instance, make_noise
-from cbai_cli.kinds.cbai.family_declarations import DECLARATIONS, families_help, parameter_options
+from cbai_cli.kinds.cbai.family_declarations import DECLARATIONS, families_help, generate_options
 from cbai_cli.kinds.cbai.noise import BinaryNoise
 
 
@@ -304,8 +304,8 @@ def test_generate_file_checks_its_output_before_it_generates(tmp_path):
 def test_generate_options_name_the_families_and_defaults_declared():
     """``cbai generate``'s options and FAMILY help are made from the declarations, and the
     families generate with the declared defaults."""
-    options = parameter_options()
-    assert list(options) == ["d", "eps", "n", "seed", "T", "omega", "eta0"]
+    options = generate_options()
+    assert list(options) == ["d", "eps", "n", "seed", "T", "omega", "eta0", "sigma", "noise"]
     assert options["T"].help == "Horizon T (amani-a, amani-b; default 100000)."
     assert options["n"].help == "Number of arms (default 30 for unit-sphere, 20 for random)."
     assert options["eta0"].flag == "--eta0" and options["eta0"].type is float

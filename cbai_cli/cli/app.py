@@ -20,10 +20,10 @@ from cbai_cli.cli.group import CbaiGroup, show, warn
 from cbai_cli.cli.session import session_app
 from cbai_cli.cli.typer_options import (BOUND_HELP, BOUNDS_HELP, DECLARED, algo_option, declared_in,
                                         guess_constraint_option, instance_argument, json_option, quiet_option,
-                                        regime_option, with_family_parameters, with_options)
+                                        regime_option, with_generate_options, with_options)
 from cbai_cli.compare.command import COMPARE_OPTIONS
 from cbai_cli.contracts.options import DRIVER_OPTIONS
-from cbai_cli.kinds.cbai.family_declarations import DEFAULT_SIGMA, families_help
+from cbai_cli.kinds.cbai.family_declarations import families_help
 
 app = typer.Typer(
     cls=CbaiGroup,
@@ -61,12 +61,10 @@ def _reporting(command: str, quiet: bool, total: int | None = None, unit: str = 
 
 
 @app.command()
-@with_family_parameters(before="sigma")
+@with_generate_options(before="no_truth")
 def generate(
     family: str = typer.Argument(..., help=f"Instance family: {families_help()}."),
     output: str = typer.Option("-", "-o", "--output", help="Output file (.yaml, .yml, .npz); '-' writes YAML to stdout."),
-    sigma: Optional[float] = typer.Option(None, "--sigma", help=f"Gaussian noise σ (cbai families; default {DEFAULT_SIGMA:g})."),
-    noise: Optional[str] = typer.Option(None, "--noise", help="Noise model: gaussian (default) or binary (cbai families)."),
     no_truth: bool = typer.Option(False, "--no-truth", help="Leave out the hidden constraint φ: the file of a real "
                                   "problem, for `cbai session` (cbai families)."),
     **parameters,
@@ -74,7 +72,7 @@ def generate(
     """Write one of the papers' instances (or a random one) to a file."""
     from cbai_cli.kinds import generate_file
 
-    wrote = generate_file(family, output, warn, noise=noise, sigma=sigma, truth=not no_truth, **parameters)
+    wrote = generate_file(family, output, warn, truth=not no_truth, **parameters)
     if wrote is not None:
         typer.echo(wrote, err=True)
 
@@ -188,12 +186,7 @@ def compare(
 @declared_in(DRIVER_OPTIONS)
 def driver_arms(
     output=DECLARED, n=DECLARED, seed=DECLARED, scenario=DECLARED, jobs=DECLARED, feedback=DECLARED, sigma=DECLARED,
-    rescale_rewards: bool = typer.Option(False, "--rescale-rewards", help="Compute rewards on the rescaled arms, as "
-                                         "the authors' code did (default: θᵀ of the unscaled features)."),
-    policies=DECLARED,
-    no_truth: bool = typer.Option(False, "--no-truth", help="Leave out the hidden constraint (a user study's file, for "
-                                  "`cbai session`): binary arms are rescaled by S‖x‖, which does not reveal feasibility."),
-    show=DECLARED,
+    rescale_rewards=DECLARED, policies=DECLARED, no_truth=DECLARED, show=DECLARED,
     arm: Optional[list[int]] = typer.Option(None, "--arm", metavar="K", help="With --show: draw this arm's policy (repeat for several)."),
     highlight=DECLARED, solved=DECLARED,
     quiet: bool = quiet_option("Nor the summary."),

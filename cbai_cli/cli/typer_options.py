@@ -19,7 +19,7 @@ import typer
 from cbai_cli.algorithms.registry import algorithm_help, option_users
 from cbai_cli.numerics.confidence import regimes_help
 from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT, OPTIONS, SESSION_OPTIONS, Option
-from cbai_cli.kinds.cbai.family_declarations import parameter_options
+from cbai_cli.kinds.cbai.family_declarations import generate_options
 
 #: The help of ``--regime``, shared by every command that runs a cbai algorithm.
 REGIME_HELP = regimes_help()
@@ -87,11 +87,12 @@ DECLARED: Any = object()
 
 def declared_in(table: dict[str, Option]):
     """A decorator making each parameter of a command whose default is :data:`DECLARED` the
-    option of its name in ``table``: its type, flags, metavar and help; None when not given."""
+    option of its name in ``table``: its type, flags, metavar and help; None (a switch: False)
+    when not given."""
     def add(function):
         return _replace_parameters(function, [
-            p.replace(annotation=Optional[table[p.name].type], default=_typer_option(table[p.name], None,
-                                                                                     table[p.name].help))
+            p.replace(annotation=Optional[table[p.name].type], default=_typer_option(
+                table[p.name], False if table[p.name].type is bool else None, table[p.name].help))
             if p.default is DECLARED else p for p in inspect.signature(function).parameters.values()])
     return add
 
@@ -113,11 +114,11 @@ def with_session_options(*names: str):
     return _add_options(SESSION_OPTIONS, names, lambda option: option.default, lambda option: option.help)
 
 
-def with_family_parameters(before: str):
-    """Add the parameters of the instance families (``--d``, ``--T``; :func:`~cbai_cli.kinds.cbai.
-    family_declarations.parameter_options`) before the parameter ``before``: None when not given
-    (the family's default)."""
-    table = parameter_options()
+def with_generate_options(before: str):
+    """Add the options of ``cbai generate`` that the families declare (``--d``, ``--T``, ``--sigma``;
+    :func:`~cbai_cli.kinds.cbai.family_declarations.generate_options`) before the parameter
+    ``before``: None when not given (the family's default)."""
+    table = generate_options()
     return _add_options(table, tuple(table), lambda option: None, lambda option: option.help, before)
 
 

@@ -347,8 +347,12 @@ DRIVER_OPTIONS: dict[str, Option] = _declare(
     Option("feedback", "--feedback", str, "binary (default: yes/no answers, arms rescaled per arm so φᵀx ∈ [−1, 1]) "
            "or gaussian (no rescaling).", "binary"),
     Option("sigma", "--sigma", float, "Noise σ of --feedback gaussian (default 0.1).", 0.1),
+    Option("rescale_rewards", "--rescale-rewards", bool, "Compute rewards on the rescaled arms, as the authors' code "
+           "did (default: θᵀ of the unscaled features).", False),
     Option("policies", "--policies", Path, "Evaluate these action sequences (.npy, n × 20 × 2, in [−1, 1]) instead "
            "of running the CEM."),
+    Option("no_truth", "--no-truth", bool, "Leave out the hidden constraint (a user study's file, for `cbai session`): "
+           "binary arms are rescaled by S‖x‖, which does not reveal feasibility.", False),
     Option("show", "--show", Path, "Draw policies of this driver instance file instead of building one; needs -o "
            "PICTURE."),
     Option("highlight", "--highlight", int, "With --show: draw all candidates, green if feasible and red if not, "

@@ -76,10 +76,11 @@ def families_help() -> str:
     return "; ".join(f"{', '.join(names)} ({kind})" for kind, names in kinds.items())
 
 
-def parameter_options() -> dict[str, Option]:
-    """Every family parameter as an option of ``cbai generate`` (``--d``, ``--T``), its help
-    naming the families that take it and their defaults: one option per name, in the order
-    the families declare them."""
+def generate_options() -> dict[str, Option]:
+    """The options of ``cbai generate`` that :func:`~cbai_cli.kinds.cbai.families.generate_instance`
+    takes: every family parameter (``--d``, ``--T``), its help naming the families that take it
+    and their defaults, one option per name in the order the families declare them; then the
+    noise model of CBAI families."""
     taking: dict[str, list[tuple[str, Parameter]]] = {}
     for declared in DECLARATIONS.values():
         for parameter in declared.parameters:
@@ -91,4 +92,6 @@ def parameter_options() -> dict[str, Option]:
         where = (f"{', '.join(family for family, _ in uses)}; default {defaults.pop()}" if len(defaults) == 1 else
                  "default " + ", ".join(f"{parameter.default:g} for {family}" for family, parameter in uses))
         options[name] = Option(name, f"--{name}", first.type, f"{first.help[0].upper()}{first.help[1:]} ({where}).")
+    options["sigma"] = Option("sigma", "--sigma", float, f"Gaussian noise σ (cbai families; default {DEFAULT_SIGMA:g}).")
+    options["noise"] = Option("noise", "--noise", str, "Noise model: gaussian (default) or binary (cbai families).")
     return options
