@@ -151,15 +151,8 @@ def compare(
         "Instance files, folders (every .yaml/.yml/.npz inside) or generator specs such as "
         "irrelevant-dims:d=10,eps=0.02|0.05 (one parameter may list values: a sweep) or unit-sphere:d=30,n=30 "
         "(a fresh instance per seed).")),
-    algos: Optional[list[str]] = typer.Option(None, "--algos", "-a", metavar="SPEC[,SPEC...]", show_default=False, help=(
-        "Algorithm specs NAME[:REGIME][:OPTION=VALUE,...], comma-separated or repeated: acol, "
-        "g-acol:tuned:beta=0.25, maxrew-f:tuned:beta=0.25,budget=100000, safe-lucb:exploration=0, "
-        "safe-lingape:updates=dynamic,rule=ratio. Options are solve's flags without dashes (lambda, S, epsilon, T, "
-        "confidence-set, …); safe algorithms take no regime. Options given as flags apply to every spec that "
-        "reads them; a value written in a spec wins, and is named on stderr when it differs.")),
-    seeds=DECLARED, first_seed=DECLARED, config=DECLARED, jobs=DECLARED, shard=DECLARED, scheduler=DECLARED,
-    out=DECLARED, lease=DECLARED,
-    from_stores: Optional[list[Path]] = typer.Option(None, "--from", metavar="FILE", help="Show the tables and plots of stores (repeat to merge shards) without running anything; with --out, also copy their records into that store.", show_default=False),
+    algorithms=DECLARED, seeds=DECLARED, first_seed=DECLARED, config=DECLARED, jobs=DECLARED, shard=DECLARED,
+    scheduler=DECLARED, out=DECLARED, lease=DECLARED, from_stores=DECLARED,
     bounds: Optional[bool] = typer.Option(None, "--bounds/--no-bounds", show_default=False, help=BOUNDS_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
@@ -174,7 +167,7 @@ def compare(
 
     check_outputs(as_json, as_csv, plot, out)  # the text as typed: a trailing slash still shows
     out = Path(out) if out is not None else None
-    settings = CompareSettings(sources=tuple(sources or ()), algorithms=tuple(algos or ()), seeds=seeds,
+    settings = CompareSettings(sources=tuple(sources or ()), algorithms=tuple(algorithms or ()), seeds=seeds,
                                first_seed=first_seed, config=config, options=options, jobs=jobs, shard=shard,
                                scheduler=scheduler, out=out, bounds=bounds, lease=lease)
     compare_command(settings, from_stores or (), title, as_json=as_json, as_csv=as_csv,
@@ -186,8 +179,7 @@ def compare(
 @declared_in(DRIVER_OPTIONS)
 def driver_arms(
     output=DECLARED, n=DECLARED, seed=DECLARED, scenario=DECLARED, jobs=DECLARED, feedback=DECLARED, sigma=DECLARED,
-    rescale_rewards=DECLARED, policies=DECLARED, no_truth=DECLARED, show=DECLARED,
-    arm: Optional[list[int]] = typer.Option(None, "--arm", metavar="K", help="With --show: draw this arm's policy (repeat for several)."),
+    rescale_rewards=DECLARED, policies=DECLARED, no_truth=DECLARED, show=DECLARED, arms=DECLARED,
     highlight=DECLARED, solved=DECLARED,
     quiet: bool = quiet_option("Nor the summary."),
 ) -> None:
@@ -200,11 +192,12 @@ def driver_arms(
     `cbai driver-arms --show FILE.npz --solved run.json -o fig.png`.
     """
     from cbai_cli.driver.command import driver_arms as run
+    from cbai_cli.driver.instances import DEFAULT_N_POLICIES
 
     # only the CEM runs take long: drawing and imported policies show no progress
-    with _reporting("driver-arms", quiet or show is not None or policies is not None, n or DRIVER_OPTIONS["n"].default,
+    with _reporting("driver-arms", quiet or show is not None or policies is not None, n or DEFAULT_N_POLICIES,
                     "policies") as progress:
-        lines = run(output, show=show, arms=arm or (), highlight=highlight, solved=solved, n=n, seed=seed,
+        lines = run(output, show=show, arms=arms or (), highlight=highlight, solved=solved, n=n, seed=seed,
                     scenario=scenario, jobs=jobs, feedback=feedback, sigma=sigma, rescale_rewards=rescale_rewards,
                     policies=policies, no_truth=no_truth, progress=progress.update)
     for line in [] if quiet else lines:

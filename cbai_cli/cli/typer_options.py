@@ -11,7 +11,6 @@ session`` commands declare theirs through :func:`with_session_options`
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
 from typing import Any, Optional
 
 import typer
@@ -51,33 +50,30 @@ def guess_constraint_option():
                         help=GUESS_CONSTRAINT_HELP)
 
 
-def _typer_option(option: Option, default: Any, help: str):
-    """The Typer option of ``option``: its flags, metavar and ``help``; ``default`` shown unless None."""
-    return typer.Option(default, option.flag, *option.aliases, metavar=option.metavar or None,
-                        show_default=default is not None, help=help)
+def _parameter(option: Option, default: Any, help: str) -> inspect.Parameter:
+    """The keyword parameter of ``option`` that Typer reads: its type (a list of them when
+    ``option.multiple``), flags, metavar and ``help``; ``default`` shown unless None."""
+    kind = list[option.type] if option.multiple else option.type
+    return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[kind], default=typer.Option(
+        default, option.flag, *option.aliases, metavar=option.metavar or None, show_default=default is not None,
+        help=help))
 
 
-def _replace_parameters(function, parameters: list[inspect.Parameter]):
+def _with_parameters(function, parameters: list[inspect.Parameter]):
     """``function`` with the signature (and annotations) of ``parameters``, which Typer reads."""
     function.__signature__ = inspect.signature(function).replace(parameters=parameters)
     function.__annotations__ = {**function.__annotations__, **{p.name: p.annotation for p in parameters}}
     return function
 
 
-def _add_options(table: dict[str, Option], names: tuple[str, ...], default: Callable[[Option], Any],
-                 help: Callable[[Option], str], before: str | None = None):
-    """A decorator giving a function that takes ``**options`` the keyword parameters ``names``
-    of ``table``, each of its option's type, with ``default(option)`` and ``help(option)``:
-    last, or before the parameter ``before`` (``--help`` lists them in this order)."""
+def _add_options(options: list[inspect.Parameter], before: str | None = None):
+    """A decorator giving a function that takes ``**options`` the parameters ``options``: last,
+    or before its parameter ``before`` (``--help`` lists them in this order)."""
     def add(function):
         parameters = [p.replace(kind=p.KEYWORD_ONLY) for p in inspect.signature(function).parameters.values()
                       if p.kind != p.VAR_KEYWORD]
         at = [p.name for p in parameters].index(before) if before is not None else len(parameters)
-        parameters[at:at] = [
-            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[table[name].type],
-                              default=_typer_option(table[name], default(table[name]), help(table[name])))
-            for name in names]
-        return _replace_parameters(function, parameters)
+        return _with_parameters(function, parameters[:at] + options + parameters[at:])
     return add
 
 
@@ -87,12 +83,10 @@ DECLARED: Any = object()
 
 def declared_in(table: dict[str, Option]):
     """A decorator making each parameter of a command whose default is :data:`DECLARED` the
-    option of its name in ``table``: its type, flags, metavar and help; None (a switch: False)
-    when not given."""
+    option of its name in ``table``, with its declared default and help."""
     def add(function):
-        return _replace_parameters(function, [
-            p.replace(annotation=Optional[table[p.name].type], default=_typer_option(
-                table[p.name], False if table[p.name].type is bool else None, table[p.name].help))
+        return _with_parameters(function, [
+            _parameter(table[p.name], table[p.name].default, table[p.name].help).replace(kind=p.kind)
             if p.default is DECLARED else p for p in inspect.signature(function).parameters.values()])
     return add
 
@@ -105,21 +99,21 @@ def with_options(*names: str, kinds: tuple[str, ...] | None = None):
         users = option_users(option.name, kinds)
         return (f"{option.help} ({option.range_text() or 'switch'}; default {option.default_text}"
                 + (f"; {users}" if users else "") + ").")
-    return _add_options(OPTIONS, names, lambda option: None, help)
+    return _add_options([_parameter(OPTIONS[name], None, help(OPTIONS[name])) for name in names])
 
 
 def with_session_options(*names: str):
     """Add the options ``names`` of :data:`cbai_cli.contracts.options.SESSION_OPTIONS` with
     their declared defaults and help."""
-    return _add_options(SESSION_OPTIONS, names, lambda option: option.default, lambda option: option.help)
+    return _add_options([_parameter(SESSION_OPTIONS[name], SESSION_OPTIONS[name].default, SESSION_OPTIONS[name].help)
+                         for name in names])
 
 
 def with_generate_options(before: str):
     """Add the options of ``cbai generate`` that the families declare (``--d``, ``--T``, ``--sigma``;
     :func:`~cbai_cli.kinds.cbai.family_declarations.generate_options`) before the parameter
     ``before``: None when not given (the family's default)."""
-    table = generate_options()
-    return _add_options(table, tuple(table), lambda option: None, lambda option: option.help, before)
+    return _add_options([_parameter(option, None, option.help) for option in generate_options().values()], before)
 
 
 def study_argument():

@@ -17,6 +17,12 @@ if TYPE_CHECKING:  # the command line reads COMPARE_OPTIONS without loading the 
 #: given (the study file's value, else the default the help names; tests/cli/test_compare.py
 #: compares those with the library's).
 COMPARE_OPTIONS: dict[str, Option] = {option.name: option for option in (
+    Option("algorithms", "--algos", str, "Algorithm specs NAME[:REGIME][:OPTION=VALUE,...], comma-separated or "
+           "repeated: acol, g-acol:tuned:beta=0.25, maxrew-f:tuned:beta=0.25,budget=100000, safe-lucb:exploration=0, "
+           "safe-lingape:updates=dynamic,rule=ratio. Options are solve's flags without dashes (lambda, S, epsilon, T, "
+           "confidence-set, …); safe algorithms take no regime. Options given as flags apply to every spec that reads "
+           "them; a value written in a spec wins, and is named on stderr when it differs.", aliases=("-a",),
+           metavar="SPEC[,SPEC...]", multiple=True),
     Option("seeds", "--seeds", int, "Seeds per instance group (default 10).", metavar="N"),
     Option("first_seed", "--first-seed", int, "First seed (default 0): seeds S, S+1, …", metavar="S"),
     Option("config", "--config", Path, "Study file (YAML) with sources, algorithms, seeds and options; command-line "
@@ -32,6 +38,8 @@ COMPARE_OPTIONS: dict[str, Option] = {option.name: option for option in (
            "whole table.", aliases=("-o",), metavar="FILE"),
     Option("lease", "--lease", float, "With a shared .sqlite --out: seconds this process's claimed runs stay its own "
            "after its last heartbeat, before another process takes them over (default 60).", metavar="SECONDS"),
+    Option("from_stores", "--from", Path, "Show the tables and plots of stores (repeat to merge shards) without "
+           "running anything; with --out, also copy their records into that store.", metavar="FILE", multiple=True),
     Option("plot", "--plot", str, "Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR "
            "against the swept parameter; regret curves for safe-regret groups.", metavar="FILE"),
     Option("title", "--title", str, "Title of the tables and figure (default: the study file's title, if any)."),

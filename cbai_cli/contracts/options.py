@@ -118,6 +118,7 @@ class Option:
         values: the accepted values as help shows them.
         aliases: short flags of the command line (``-n``).
         metavar: the value's name in help (``SECONDS``); empty: the type's.
+        multiple: the option may be repeated, its value a list (``--arm 3 --arm 7``).
         must: the accepted values in words for the error of a value out of range (``a number
             of seconds > 0 and at most 604,800 (a week)``); empty: from the range.
     """
@@ -137,6 +138,7 @@ class Option:
     aliases: tuple[str, ...] = ()
     metavar: str = ""
     must: str = ""
+    multiple: bool = False
 
     @property
     def spec_name(self) -> str:
@@ -332,21 +334,20 @@ SESSION_OPTIONS: dict[str, Option] = _declare(
 
 
 #: The options of ``cbai driver-arms`` (:func:`cbai_cli.driver.command.driver_arms`): the
-#: command line adds them as declared here, None when not given; ``default`` is the library's
-#: (tests/cli/test_driver_arms.py compares them), which the help names.
+#: command line adds them as declared here, None when not given; their help names the
+#: library's defaults (tests/cli/test_driver_arms.py compares them).
 DRIVER_OPTIONS: dict[str, Option] = _declare(
     Option("output", "--output", str, "Instance file to write (.npz recommended, or .yaml); with --scenario all, one "
            "file per scenario named FILE-base.npz, FILE-different-reward.npz, FILE-different-environment.npz. With "
            "--show: the picture (.png, .pdf, .svg).", aliases=("-o",), metavar="FILE"),
-    Option("n", "--n", int, "Number of candidate policies, one CEM each (default 1000, the paper's).", 1000),
-    Option("seed", "--seed", int, "Root seed; policy i uses child i of SeedSequence(seed) (default 0).", 0),
-    Option("scenario", "--scenario", str, "base, different-reward, different-environment, or all (default base).",
-           "base"),
+    Option("n", "--n", int, "Number of candidate policies, one CEM each (default 1000, the paper's)."),
+    Option("seed", "--seed", int, "Root seed; policy i uses child i of SeedSequence(seed) (default 0)."),
+    Option("scenario", "--scenario", str, "base, different-reward, different-environment, or all (default base)."),
     Option("jobs", "--jobs", int, "Worker processes for the CEM runs (default 1; any value gives the same policies).",
-           1, aliases=("-j",)),
+           aliases=("-j",)),
     Option("feedback", "--feedback", str, "binary (default: yes/no answers, arms rescaled per arm so φᵀx ∈ [−1, 1]) "
-           "or gaussian (no rescaling).", "binary"),
-    Option("sigma", "--sigma", float, "Noise σ of --feedback gaussian (default 0.1).", 0.1),
+           "or gaussian (no rescaling)."),
+    Option("sigma", "--sigma", float, "Noise σ of --feedback gaussian (default 0.1)."),
     Option("rescale_rewards", "--rescale-rewards", bool, "Compute rewards on the rescaled arms, as the authors' code "
            "did (default: θᵀ of the unscaled features).", False),
     Option("policies", "--policies", Path, "Evaluate these action sequences (.npy, n × 20 × 2, in [−1, 1]) instead "
@@ -355,6 +356,8 @@ DRIVER_OPTIONS: dict[str, Option] = _declare(
            "binary arms are rescaled by S‖x‖, which does not reveal feasibility.", False),
     Option("show", "--show", Path, "Draw policies of this driver instance file instead of building one; needs -o "
            "PICTURE."),
+    Option("arms", "--arm", int, "With --show: draw this arm's policy (repeat for several).", metavar="K",
+           multiple=True),
     Option("highlight", "--highlight", int, "With --show: draw all candidates, green if feasible and red if not, "
            "this arm on top."),
     Option("solved", "--solved", str, "With --show: highlight the arm recommended in `cbai solve FILE --json` output "

