@@ -18,11 +18,10 @@ from cbai_cli import __version__
 from cbai_cli.algorithms.registry import run_option_names
 from cbai_cli.cli.group import CbaiGroup, show, warn
 from cbai_cli.cli.session import session_app
-from cbai_cli.cli.typer_options import (BOUND_HELP, BOUNDS_HELP, DECLARED, algo_option, declared_in,
-                                        guess_constraint_option, instance_argument, json_option, quiet_option,
-                                        regime_option, with_generate_options, with_options)
+from cbai_cli.cli.typer_options import (DECLARED, algo_option, declared_in, instance_argument, json_option,
+                                        quiet_option, regime_option, with_generate_options, with_options)
 from cbai_cli.compare.command import COMPARE_OPTIONS
-from cbai_cli.contracts.options import DRIVER_OPTIONS
+from cbai_cli.contracts.options import DRIVER_OPTIONS, SOLVE_OPTIONS
 from cbai_cli.kinds.cbai.family_declarations import families_help
 
 app = typer.Typer(
@@ -79,10 +78,11 @@ def generate(
 
 @app.command()
 @with_options("delta", "ridge", "norm_bound", "solver", "rounding_epsilon", "time_limit")
+@declared_in(SOLVE_OPTIONS)
 def bound(
     path: str = instance_argument(),
     as_json: bool = json_option(),
-    guess: Optional[str] = guess_constraint_option(),
+    guess=DECLARED,
     quiet: bool = quiet_option(),
     **options,
 ) -> None:
@@ -97,16 +97,14 @@ def bound(
 
 @app.command()
 @with_options(*run_option_names())
+@declared_in(SOLVE_OPTIONS)
 def solve(
     path: str = instance_argument(),
     algo: Optional[str] = algo_option(),
     regime: Optional[str] = regime_option(),
-    seed: int = typer.Option(0, "--seed", help="Seed of the first run."),
-    runs: int = typer.Option(1, "--runs", help="Run seeds seed, seed+1, …, seed+runs−1."),
-    trace: Optional[str] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),
+    seed=DECLARED, runs=DECLARED, trace=DECLARED,
     as_json: bool = json_option(),
-    bound: Optional[bool] = typer.Option(None, "--bound/--no-bound", show_default=False, help=BOUND_HELP),
-    guess: Optional[str] = guess_constraint_option(),
+    bound=DECLARED, guess=DECLARED,
     quiet: bool = quiet_option(),
     **options,
 ) -> None:
@@ -153,7 +151,7 @@ def compare(
         "(a fresh instance per seed).")),
     algorithms=DECLARED, seeds=DECLARED, first_seed=DECLARED, config=DECLARED, jobs=DECLARED, shard=DECLARED,
     scheduler=DECLARED, out=DECLARED, lease=DECLARED, from_stores=DECLARED,
-    bounds: Optional[bool] = typer.Option(None, "--bounds/--no-bounds", show_default=False, help=BOUNDS_HELP),
+    bounds=DECLARED,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
     plot=DECLARED, title=DECLARED,

@@ -17,22 +17,11 @@ import typer
 
 from cbai_cli.algorithms.registry import algorithm_help, option_users
 from cbai_cli.numerics.confidence import regimes_help
-from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT, OPTIONS, SESSION_OPTIONS, Option
+from cbai_cli.contracts.options import OPTIONS, SESSION_OPTIONS, Option
 from cbai_cli.kinds.cbai.family_declarations import generate_options
 
 #: The help of ``--regime``, shared by every command that runs a cbai algorithm.
 REGIME_HELP = regimes_help()
-#: ``--bound/--no-bound`` of ``solve`` and ``--bounds/--no-bounds`` of ``compare``.
-BOUND_HELP = ("Compute the instance's bounds (H_CLB, Theorem 1) after the runs; default: only when K·d ≤ 10⁶ and "
-              f"K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with a certified interval.")
-#: ``--guess-constraint`` of ``bound`` and ``solve`` (cbai_cli.kinds.cbai.guess reads it).
-GUESS_CONSTRAINT_HELP = ("Size a study: use this guess of the hidden constraint φ (cbai files; it replaces the file's): "
-                         "d numbers separated by commas in the file's coordinates, e.g. 0.5,-0.2,1, or a FILE: a cbai "
-                         "instance (.yaml, .yml, .npz) whose constraint is taken, a vector .npy or .txt. The output "
-                         "says its numbers are for a guessed constraint.")
-BOUNDS_HELP = ("Compute each instance's lower bound for the ratio column; default: only when K·d ≤ 10⁶ and "
-               f"K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with the certified lower end.")
-
 
 #: ``-q/--quiet`` of every command that shows progress.
 QUIET_HELP = ("No progress on stderr (a live display on a terminal; elsewhere a line every few seconds, "
@@ -44,19 +33,13 @@ def quiet_option(more: str = ""):
     return typer.Option(False, "--quiet", "-q", help=f"{QUIET_HELP} {more}".strip())
 
 
-def guess_constraint_option():
-    """The Typer option ``--guess-constraint FILE|VALUES`` (None: not given)."""
-    return typer.Option(None, "--guess-constraint", metavar="FILE|VALUES", show_default=False,
-                        help=GUESS_CONSTRAINT_HELP)
-
-
 def _parameter(option: Option, default: Any, help: str) -> inspect.Parameter:
     """The keyword parameter of ``option`` that Typer reads: its type (a list of them when
     ``option.multiple``), flags, metavar and ``help``; ``default`` shown unless None."""
     kind = list[option.type] if option.multiple else option.type
+    flag = f"{option.flag}/{option.off}" if option.off else option.flag
     return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[kind], default=typer.Option(
-        default, option.flag, *option.aliases, metavar=option.metavar or None, show_default=default is not None,
-        help=help))
+        default, flag, *option.aliases, metavar=option.metavar or None, show_default=default is not None, help=help))
 
 
 def _with_parameters(function, parameters: list[inspect.Parameter]):

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cbai_cli.contracts.options import Option
+from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT, Option
 
 if TYPE_CHECKING:  # the command line reads COMPARE_OPTIONS without loading the study's numpy
     from cbai_cli.compare.study import CompareSettings
@@ -40,6 +40,9 @@ COMPARE_OPTIONS: dict[str, Option] = {option.name: option for option in (
            "after its last heartbeat, before another process takes them over (default 60).", metavar="SECONDS"),
     Option("from_stores", "--from", Path, "Show the tables and plots of stores (repeat to merge shards) without "
            "running anything; with --out, also copy their records into that store.", metavar="FILE", multiple=True),
+    Option("bounds", "--bounds", bool, "Compute each instance's lower bound for the ratio column; default: only when "
+           f"K·d ≤ 10⁶ and K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with the certified "
+           "lower end.", off="--no-bounds"),
     Option("plot", "--plot", str, "Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR "
            "against the swept parameter; regret curves for safe-regret groups.", metavar="FILE"),
     Option("title", "--title", str, "Title of the tables and figure (default: the study file's title, if any)."),

@@ -119,6 +119,7 @@ class Option:
         aliases: short flags of the command line (``-n``).
         metavar: the value's name in help (``SECONDS``); empty: the type's.
         multiple: the option may be repeated, its value a list (``--arm 3 --arm 7``).
+        off: the flag that turns a switch off (``--no-bound``); a switch given neither way is None.
         must: the accepted values in words for the error of a value out of range (``a number
             of seconds > 0 and at most 604,800 (a week)``); empty: from the range.
     """
@@ -139,6 +140,7 @@ class Option:
     metavar: str = ""
     must: str = ""
     multiple: bool = False
+    off: str = ""
 
     @property
     def spec_name(self) -> str:
@@ -332,6 +334,22 @@ SESSION_OPTIONS: dict[str, Option] = _declare(
            "characters); default: a new random one, printed in the links."),
 )
 
+
+#: The options of ``cbai solve`` and ``cbai bound`` that are parameters of
+#: :func:`cbai_cli.run.solving.solving` and :func:`cbai_cli.kinds.bound_file`, not of a run:
+#: the command line adds them as declared here.
+SOLVE_OPTIONS: dict[str, Option] = _declare(
+    Option("seed", "--seed", int, "Seed of the first run.", 0),
+    Option("runs", "--runs", int, "Run seeds seed, seed+1, …, seed+runs−1.", 1),
+    Option("trace", "--trace", str, "Write one line per query to FILE (.csv or .jsonl); single run only."),
+    Option("bound", "--bound", bool, "Compute the instance's bounds (H_CLB, Theorem 1) after the runs; default: only "
+           f"when K·d ≤ 10⁶ and K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with a certified "
+           "interval.", off="--no-bound"),
+    Option("guess", "--guess-constraint", str, "Size a study: use this guess of the hidden constraint φ (cbai files; "
+           "it replaces the file's): d numbers separated by commas in the file's coordinates, e.g. 0.5,-0.2,1, or a "
+           "FILE: a cbai instance (.yaml, .yml, .npz) whose constraint is taken, a vector .npy or .txt. The output "
+           "says its numbers are for a guessed constraint.", metavar="FILE|VALUES"),
+)
 
 #: The options of ``cbai driver-arms`` (:func:`cbai_cli.driver.command.driver_arms`): the
 #: command line adds them as declared here, None when not given; their help names the
