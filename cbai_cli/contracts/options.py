@@ -332,6 +332,11 @@ SESSION_OPTIONS: dict[str, Option] = _declare(
            high=65535.0, must="0 to 65535"),
     Option("token", "--token", str, "The access token every link and API call carries (8 to 256 URL-safe "
            "characters); default: a new random one, printed in the links."),
+    Option("seed", "--seed", int, "Seed of the algorithm's random stream (the one `cbai solve --seed` gives it).", 0),
+    Option("answers", "--file", Path, "Record many: a CSV file with columns id,value, one row per answer ('-' reads "
+           "it from stdin).", metavar="CSV"),
+    Option("pictures", "--pictures", Path, "Where driver instances' trajectory pictures go (default: the study's "
+           "folder).", metavar="FOLDER"),
 )
 
 
