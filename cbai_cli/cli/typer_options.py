@@ -1,16 +1,18 @@
-"""Typer options built from the options tables of :mod:`cbai_cli.contracts.options`, and the
-arguments and options several commands share.
+"""Typer parameters made from the options declared in tables (:class:`~cbai_cli.contracts.options.Option`),
+and the arguments and options several commands share.
 
-``cbai solve``, ``cbai bound``, ``cbai compare`` and ``cbai session start`` declare the
-options of a run through :func:`with_options` (:data:`~cbai_cli.contracts.options.OPTIONS`),
-so they accept exactly the same flags with the same ranges, defaults and help; the ``cbai
-session`` commands declare theirs through :func:`with_session_options`
-(:data:`~cbai_cli.contracts.options.SESSION_OPTIONS`).
+``cbai solve``, ``cbai bound``, ``cbai compare`` and ``cbai session start`` add the options of
+a run through :func:`with_options` (:data:`~cbai_cli.contracts.options.OPTIONS`), so they
+accept exactly the same flags with the same ranges, defaults and help; the ``cbai session``
+commands add theirs through :func:`with_session_options`, ``cbai generate`` the families'
+through :func:`with_generate_options`; a parameter written ``name=DECLARED`` is the option
+of that name in the table given to :func:`declared_in`.
 """
 
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 from typing import Any, Optional
 
 import typer
@@ -19,9 +21,6 @@ from cbai_cli.algorithms.registry import algorithm_help, option_users
 from cbai_cli.numerics.confidence import regimes_help
 from cbai_cli.contracts.options import OPTIONS, SESSION_OPTIONS, Option
 from cbai_cli.kinds.cbai.family_declarations import generate_options
-
-#: The help of ``--regime``, shared by every command that runs a cbai algorithm.
-REGIME_HELP = regimes_help()
 
 #: ``-q/--quiet`` of every command that shows progress.
 QUIET_HELP = ("No progress on stderr (a live display on a terminal; elsewhere a line every few seconds, "
@@ -33,13 +32,14 @@ def quiet_option(more: str = ""):
     return typer.Option(False, "--quiet", "-q", help=f"{QUIET_HELP} {more}".strip())
 
 
-def _parameter(option: Option, default: Any, help: str) -> inspect.Parameter:
+def _parameter(option: Option) -> inspect.Parameter:
     """The keyword parameter of ``option`` that Typer reads: its type (a list of them when
-    ``option.multiple``), flags, metavar and ``help``; ``default`` shown unless None."""
+    ``option.multiple``), flags, metavar, help and default (shown unless None)."""
     kind = list[option.type] if option.multiple else option.type
     flag = f"{option.flag}/{option.off}" if option.off else option.flag
     return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[kind], default=typer.Option(
-        default, flag, *option.aliases, metavar=option.metavar or None, show_default=default is not None, help=help))
+        option.default, flag, *option.aliases, metavar=option.metavar or None, show_default=option.default is not None,
+        help=option.help))
 
 
 def _with_parameters(function, parameters: list[inspect.Parameter]):
@@ -69,7 +69,7 @@ def declared_in(table: dict[str, Option]):
     option of its name in ``table``, with its declared default and help."""
     def add(function):
         return _with_parameters(function, [
-            _parameter(table[p.name], table[p.name].default, table[p.name].help).replace(kind=p.kind)
+            _parameter(table[p.name]).replace(kind=p.kind)
             if p.default is DECLARED else p for p in inspect.signature(function).parameters.values()])
     return add
 
@@ -82,21 +82,20 @@ def with_options(*names: str, kinds: tuple[str, ...] | None = None):
         users = option_users(option.name, kinds)
         return (f"{option.help} ({option.range_text() or 'switch'}; default {option.default_text}"
                 + (f"; {users}" if users else "") + ").")
-    return _add_options([_parameter(OPTIONS[name], None, help(OPTIONS[name])) for name in names])
+    return _add_options([_parameter(replace(OPTIONS[name], default=None, help=help(OPTIONS[name]))) for name in names])
 
 
 def with_session_options(*names: str):
     """Add the options ``names`` of :data:`cbai_cli.contracts.options.SESSION_OPTIONS` with
     their declared defaults and help."""
-    return _add_options([_parameter(SESSION_OPTIONS[name], SESSION_OPTIONS[name].default, SESSION_OPTIONS[name].help)
-                         for name in names])
+    return _add_options([_parameter(SESSION_OPTIONS[name]) for name in names])
 
 
 def with_generate_options(before: str):
     """Add the options of ``cbai generate`` that the families declare (``--d``, ``--T``, ``--sigma``;
     :func:`~cbai_cli.kinds.cbai.family_declarations.generate_options`) before the parameter
     ``before``: None when not given (the family's default)."""
-    return _add_options([_parameter(option, None, option.help) for option in generate_options().values()], before)
+    return _add_options([_parameter(option) for option in generate_options().values()], before)
 
 
 def study_argument():
@@ -122,4 +121,4 @@ def algo_option(kinds: tuple[str, ...] | None = None):
 
 def regime_option():
     """The Typer option ``--regime`` (None: the algorithm's default)."""
-    return typer.Option(None, "--regime", help=REGIME_HELP)
+    return typer.Option(None, "--regime", help=regimes_help())
