@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT, Option
+from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT, Option, option_table
 
 if TYPE_CHECKING:  # the command line reads COMPARE_OPTIONS without loading the study's numpy
     from cbai_cli.compare.study import CompareSettings
@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the command line reads COMPARE_OPTIONS without loading the 
 #: or of :func:`compare_command`: the command line adds them as declared here, None when not
 #: given (the study file's value, else the default the help names; tests/cli/test_compare.py
 #: compares those with the library's).
-COMPARE_OPTIONS: dict[str, Option] = {option.name: option for option in (
+COMPARE_OPTIONS: dict[str, Option] = option_table(
     Option("algorithms", "--algos", str, "Algorithm specs NAME[:REGIME][:OPTION=VALUE,...], comma-separated or "
            "repeated: acol, g-acol:tuned:beta=0.25, maxrew-f:tuned:beta=0.25,budget=100000, safe-lucb:exploration=0, "
            "safe-lingape:updates=dynamic,rule=ratio. Options are solve's flags without dashes (lambda, S, epsilon, T, "
@@ -46,7 +46,7 @@ COMPARE_OPTIONS: dict[str, Option] = {option.name: option for option in (
     Option("plot", "--plot", str, "Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR "
            "against the swept parameter; regret curves for safe-regret groups.", metavar="FILE"),
     Option("title", "--title", str, "Title of the tables and figure (default: the study file's title, if any)."),
-)}
+)
 
 
 def compare_command(settings: CompareSettings, from_stores: Sequence[Path], title: str | None, *, as_json: bool,

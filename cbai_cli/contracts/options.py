@@ -247,7 +247,8 @@ class Option:
             raise OptionError(f"{where}: {self.spec_name} must be {expected}, got {value!r}", self.name) from None
 
 
-def _declare(*options: Option) -> dict[str, Option]:
+def option_table(*options: Option) -> dict[str, Option]:
+    """``options`` by name; a name or flag given twice is an error."""
     table: dict[str, Option] = {}
     for option in options:
         if option.name in table or any(other.flag == option.flag for other in table.values()):
@@ -256,7 +257,7 @@ def _declare(*options: Option) -> dict[str, Option]:
     return table
 
 
-OPTIONS: dict[str, Option] = _declare(
+OPTIONS: dict[str, Option] = option_table(
     Option("delta", "--delta", float, "Target error probability δ (of a safe BAI file: δ_r)", 0.05,
            "0.05, or the safe file's", 0.0, 1.0, True, True),
     Option("beta", "--beta", float, "Tuned regime: radius √β (the paper's β is 0.25)", None, "none", 0.0,
@@ -315,7 +316,7 @@ _WAIT = f"at most {LONGEST_WAIT:,.0f} (a week)"
 #: that are no option of a run: the command line adds them as declared here (``--help``
 #: shows their ``default``), and :class:`cbai_cli.session.session.Session` and
 #: :func:`cbai_cli.serve.listen.serve` check values with them.
-SESSION_OPTIONS: dict[str, Option] = _declare(
+SESSION_OPTIONS: dict[str, Option] = option_table(
     Option("count", "--count", int, "Hand out up to N queries at once (at most 10,000).", 1, low=1.0, high=MAX_HANDED,
            aliases=("-n",), must=f"an integer ≥ 1 and at most {MAX_HANDED:,} (queries handed out at once)"),
     Option("rater", "--rater", str, "Who answers (a rater id; default: anonymous). Each rater is handed queries of "
@@ -343,7 +344,7 @@ SESSION_OPTIONS: dict[str, Option] = _declare(
 #: The options of ``cbai solve`` and ``cbai bound`` that are parameters of
 #: :func:`cbai_cli.run.solving.solving` and :func:`cbai_cli.kinds.bound_file`, not of a run:
 #: the command line adds them as declared here.
-SOLVE_OPTIONS: dict[str, Option] = _declare(
+SOLVE_OPTIONS: dict[str, Option] = option_table(
     Option("seed", "--seed", int, "Seed of the first run.", 0),
     Option("runs", "--runs", int, "Run seeds seed, seed+1, …, seed+runs−1.", 1),
     Option("trace", "--trace", str, "Write one line per query to FILE (.csv or .jsonl); single run only."),
@@ -359,7 +360,7 @@ SOLVE_OPTIONS: dict[str, Option] = _declare(
 #: The options of ``cbai driver-arms`` (:func:`cbai_cli.driver.command.driver_arms`): the
 #: command line adds them as declared here, None when not given; their help names the
 #: library's defaults (tests/cli/test_driver_arms.py compares them).
-DRIVER_OPTIONS: dict[str, Option] = _declare(
+DRIVER_OPTIONS: dict[str, Option] = option_table(
     Option("output", "--output", str, "Instance file to write (.npz recommended, or .yaml); with --scenario all, one "
            "file per scenario named FILE-base.npz, FILE-different-reward.npz, FILE-different-environment.npz. With "
            "--show: the picture (.png, .pdf, .svg).", aliases=("-o",), metavar="FILE"),
