@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from cbai_cli.kinds.cbai.bounds import at_least_set, compute_bounds
 from cbai_cli.contracts.errors import InstanceError, OptionError, UnknownNameError
 from cbai_cli.kinds.cbai.families import FAMILIES, family, generate_instance, make_noise
+from cbai_cli.kinds.cbai.family_declarations import DECLARATIONS, families_help, generate_options
 from cbai_cli.kinds.cbai.noise import BinaryNoise
 
 
@@ -298,3 +299,20 @@ def test_generate_file_checks_its_output_before_it_generates(tmp_path):
     # the family is unknown too: the output is what is refused first
     with pytest.raises(OptionError, match="^-o .*: folder .* does not exist$"):
         generate_file("no-such-family", str(tmp_path / "missing" / "x.yaml"))
+
+
+def test_generate_options_name_the_families_and_defaults_declared():
+    """``cbai generate``'s options and FAMILY help are made from the declarations, and the
+    families generate with the declared defaults."""
+    options = generate_options()
+    assert list(options) == ["d", "eps", "n", "seed", "T", "omega", "eta0", "sigma", "noise"]
+    assert options["T"].help == "Horizon T (amani-a, amani-b; default 100000)."
+    assert options["n"].help == "Number of arms (default 30 for unit-sphere, 20 for random)."
+    assert options["eta0"].flag == "--eta0" and options["eta0"].type is float
+    assert families_help() == ("irrelevant-dims, unit-sphere, regret-1d, random (cbai); amani-a, amani-b "
+                               "(safe-regret); soare-safe (safe-bai)")
+    assert list(FAMILIES) == list(DECLARATIONS)
+    for name, chosen in FAMILIES.items():
+        assert chosen.parameters == DECLARATIONS[name].parameters and chosen.kind == DECLARATIONS[name].kind
+        assert {p.name: p.type for p in chosen.parameters}.items() <= {o.name: o.type for o in options.values()}.items()
+        assert chosen.generate().meta["params"] == {p.name: p.default for p in DECLARATIONS[name].parameters}

@@ -189,3 +189,17 @@ def test_a_session_option_is_no_option_of_a_run():
     assert not set(SESSION_OPTIONS) & {"count", "rater", "host", "port", "token", "undo_seconds"} & set(OPTIONS)
     with pytest.raises(OptionError, match="unknown option"):
         checked({"count": 3})
+
+
+def test_solve_options_are_parameters_of_the_library_calls():
+    """SOLVE_OPTIONS name parameters of solving and bound_file, with solving's defaults."""
+    import inspect
+
+    from cbai_cli.contracts.options import SOLVE_OPTIONS
+    from cbai_cli.kinds import bound_file
+    from cbai_cli.run.solving import solving
+
+    parameters = {**inspect.signature(bound_file).parameters, **inspect.signature(solving).parameters}
+    for name, option in SOLVE_OPTIONS.items():
+        assert parameters[name].default == option.default, name
+    assert SOLVE_OPTIONS["bound"].off == "--no-bound" and SOLVE_OPTIONS["seed"].default == 0

@@ -18,8 +18,11 @@ from cbai_cli import __version__
 from cbai_cli.algorithms.registry import run_option_names
 from cbai_cli.cli.group import CbaiGroup, show, warn
 from cbai_cli.cli.session import session_app
-from cbai_cli.cli.typer_options import (BOUND_HELP, BOUNDS_HELP, algo_option, guess_constraint_option, instance_argument,
-                                        json_option, quiet_option, regime_option, with_options)
+from cbai_cli.cli.typer_options import (DECLARED, algo_option, declared_in, instance_argument, json_option,
+                                        quiet_option, regime_option, with_generate_options, with_options)
+from cbai_cli.compare.command import COMPARE_OPTIONS
+from cbai_cli.contracts.options import DRIVER_OPTIONS, SOLVE_OPTIONS
+from cbai_cli.kinds.cbai.family_declarations import families_help
 
 app = typer.Typer(
     cls=CbaiGroup,
@@ -57,37 +60,29 @@ def _reporting(command: str, quiet: bool, total: int | None = None, unit: str = 
 
 
 @app.command()
+@with_generate_options(before="no_truth")
 def generate(
-    family: str = typer.Argument(..., help="Instance family: irrelevant-dims, unit-sphere, regret-1d, random (cbai); "
-                                 "amani-a, amani-b (safe-regret); soare-safe (safe-bai)."),
+    family: str = typer.Argument(..., help=f"Instance family: {families_help()}."),
     output: str = typer.Option("-", "-o", "--output", help="Output file (.yaml, .yml, .npz); '-' writes YAML to stdout."),
-    d: Optional[int] = typer.Option(None, "--d", help="Dimension (irrelevant-dims, unit-sphere, random, soare-safe)."),
-    eps: Optional[float] = typer.Option(None, "--eps", help="Distance ε of the relevant arms from the boundary (irrelevant-dims)."),
-    n: Optional[int] = typer.Option(None, "--n", help="Number of arms (unit-sphere, random)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (unit-sphere, random)."),
-    horizon: Optional[int] = typer.Option(None, "--T", help="Horizon T (amani-a, amani-b; default 100000)."),
-    omega: Optional[float] = typer.Option(None, "--omega", help="Angle ω of the extra arm (soare-safe; default 0.1)."),
-    eta0: Optional[float] = typer.Option(None, "--eta0", help="Safety threshold η₀ < 0 (soare-safe; default −0.5)."),
-    sigma: Optional[float] = typer.Option(None, "--sigma", help="Gaussian noise σ (cbai families; default 0.05)."),
-    noise: Optional[str] = typer.Option(None, "--noise", help="Noise model: gaussian (default) or binary (cbai families)."),
     no_truth: bool = typer.Option(False, "--no-truth", help="Leave out the hidden constraint φ: the file of a real "
                                   "problem, for `cbai session` (cbai families)."),
+    **parameters,
 ) -> None:
     """Write one of the papers' instances (or a random one) to a file."""
     from cbai_cli.kinds import generate_file
 
-    wrote = generate_file(family, output, warn, noise=noise, sigma=sigma, truth=not no_truth, d=d, eps=eps, n=n,
-                          seed=seed, T=horizon, omega=omega, eta0=eta0)
+    wrote = generate_file(family, output, warn, truth=not no_truth, **parameters)
     if wrote is not None:
         typer.echo(wrote, err=True)
 
 
 @app.command()
 @with_options("delta", "ridge", "norm_bound", "solver", "rounding_epsilon", "time_limit")
+@declared_in(SOLVE_OPTIONS)
 def bound(
     path: str = instance_argument(),
     as_json: bool = json_option(),
-    guess: Optional[str] = guess_constraint_option(),
+    guess=DECLARED,
     quiet: bool = quiet_option(),
     **options,
 ) -> None:
@@ -102,16 +97,14 @@ def bound(
 
 @app.command()
 @with_options(*run_option_names())
+@declared_in(SOLVE_OPTIONS)
 def solve(
     path: str = instance_argument(),
     algo: Optional[str] = algo_option(),
     regime: Optional[str] = regime_option(),
-    seed: int = typer.Option(0, "--seed", help="Seed of the first run."),
-    runs: int = typer.Option(1, "--runs", help="Run seeds seed, seed+1, …, seed+runs−1."),
-    trace: Optional[str] = typer.Option(None, "--trace", help="Write one line per query to FILE (.csv or .jsonl); single run only."),
+    seed=DECLARED, runs=DECLARED, trace=DECLARED,
     as_json: bool = json_option(),
-    bound: Optional[bool] = typer.Option(None, "--bound/--no-bound", show_default=False, help=BOUND_HELP),
-    guess: Optional[str] = guess_constraint_option(),
+    bound=DECLARED, guess=DECLARED,
     quiet: bool = quiet_option(),
     **options,
 ) -> None:
@@ -150,31 +143,18 @@ def list_algorithms(
 
 @app.command()
 @with_options(*run_option_names())
+@declared_in(COMPARE_OPTIONS)
 def compare(
     sources: Optional[list[str]] = typer.Argument(None, metavar="SOURCES", show_default=False, help=(
         "Instance files, folders (every .yaml/.yml/.npz inside) or generator specs such as "
         "irrelevant-dims:d=10,eps=0.02|0.05 (one parameter may list values: a sweep) or unit-sphere:d=30,n=30 "
         "(a fresh instance per seed).")),
-    algos: Optional[list[str]] = typer.Option(None, "--algos", "-a", metavar="SPEC[,SPEC...]", show_default=False, help=(
-        "Algorithm specs NAME[:REGIME][:OPTION=VALUE,...], comma-separated or repeated: acol, "
-        "g-acol:tuned:beta=0.25, maxrew-f:tuned:beta=0.25,budget=100000, safe-lucb:exploration=0, "
-        "safe-lingape:updates=dynamic,rule=ratio. Options are solve's flags without dashes (lambda, S, epsilon, T, "
-        "confidence-set, …); safe algorithms take no regime. Options given as flags apply to every spec that "
-        "reads them; a value written in a spec wins, and is named on stderr when it differs.")),
-    seeds: Optional[int] = typer.Option(None, "--seeds", metavar="N", help="Seeds per instance group (default 10).", show_default=False),
-    first_seed: Optional[int] = typer.Option(None, "--first-seed", metavar="S", help="First seed (default 0): seeds S, S+1, …", show_default=False),
-    config: Optional[Path] = typer.Option(None, "--config", metavar="STUDY.yaml", help="Study file (YAML) with sources, algorithms, seeds and options; command-line values win.", show_default=False),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="J", help="Worker processes (default: the number of cores; 1 runs here).", show_default=False),
-    shard: Optional[str] = typer.Option(None, "--shard", metavar="I/N", help="Run only shard i of n (i/n, 1 ≤ i ≤ n), e.g. one per job of a Slurm array.", show_default=False),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Run on a Dask cluster at this address (pip install 'cbai[dask]').", show_default=False),
-    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE", help="Store records as they finish (.jsonl or .sqlite); re-running skips stored runs. Several processes may share one .sqlite store: each run is done once, and each process ends with the whole table.", show_default=False),
-    lease: Optional[float] = typer.Option(None, "--lease", metavar="SECONDS", help="With a shared .sqlite --out: seconds this process's claimed runs stay its own after its last heartbeat, before another process takes them over (default 60).", show_default=False),
-    from_stores: Optional[list[Path]] = typer.Option(None, "--from", metavar="FILE", help="Show the tables and plots of stores (repeat to merge shards) without running anything; with --out, also copy their records into that store.", show_default=False),
-    bounds: Optional[bool] = typer.Option(None, "--bounds/--no-bounds", show_default=False, help=BOUNDS_HELP),
+    algorithms=DECLARED, seeds=DECLARED, first_seed=DECLARED, config=DECLARED, jobs=DECLARED, shard=DECLARED,
+    scheduler=DECLARED, out=DECLARED, lease=DECLARED, from_stores=DECLARED,
+    bounds=DECLARED,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
     as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
-    plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE", help="Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR against the swept parameter; regret curves for safe-regret groups.", show_default=False),
-    title: Optional[str] = typer.Option(None, "--title", help="Title of the tables and figure (default: the study file's title, if any).", show_default=False),
+    plot=DECLARED, title=DECLARED,
     quiet: bool = quiet_option("Nor compare's messages; a warning before a run estimated at more than 10^9 queries still prints."),
     **options,
 ) -> None:
@@ -185,7 +165,7 @@ def compare(
 
     check_outputs(as_json, as_csv, plot, out)  # the text as typed: a trailing slash still shows
     out = Path(out) if out is not None else None
-    settings = CompareSettings(sources=tuple(sources or ()), algorithms=tuple(algos or ()), seeds=seeds,
+    settings = CompareSettings(sources=tuple(sources or ()), algorithms=tuple(algorithms or ()), seeds=seeds,
                                first_seed=first_seed, config=config, options=options, jobs=jobs, shard=shard,
                                scheduler=scheduler, out=out, bounds=bounds, lease=lease)
     compare_command(settings, from_stores or (), title, as_json=as_json, as_csv=as_csv,
@@ -194,25 +174,11 @@ def compare(
 
 
 @app.command("driver-arms")
+@declared_in(DRIVER_OPTIONS)
 def driver_arms(
-    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE", help="Instance file to write (.npz recommended, or .yaml); "
-                                         "with --scenario all, one file per scenario named FILE-base.npz, FILE-different-reward.npz, "
-                                         "FILE-different-environment.npz. With --show: the picture (.png, .pdf, .svg)."),
-    n: Optional[int] = typer.Option(None, "--n", help="Number of candidate policies, one CEM each (default 1000, the paper's)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Root seed; policy i uses child i of SeedSequence(seed) (default 0)."),
-    scenario: Optional[str] = typer.Option(None, "--scenario", help="base, different-reward, different-environment, or all (default base)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes for the CEM runs (default 1; any value gives the same policies)."),
-    feedback: Optional[str] = typer.Option(None, "--feedback", help="binary (default: yes/no answers, arms rescaled per arm so φᵀx ∈ [−1, 1]) or gaussian (no rescaling)."),
-    sigma: Optional[float] = typer.Option(None, "--sigma", help="Noise σ of --feedback gaussian (default 0.1)."),
-    rescale_rewards: bool = typer.Option(False, "--rescale-rewards", help="Compute rewards on the rescaled arms, as the authors' code did "
-                                         "(default: θᵀ of the unscaled features)."),
-    policies: Optional[Path] = typer.Option(None, "--policies", help="Evaluate these action sequences (.npy, n × 20 × 2, in [−1, 1]) instead of running the CEM."),
-    no_truth: bool = typer.Option(False, "--no-truth", help="Leave out the hidden constraint (a user study's file, for "
-                                  "`cbai session`): binary arms are rescaled by S‖x‖, which does not reveal feasibility."),
-    show: Optional[Path] = typer.Option(None, "--show", help="Draw policies of this driver instance file instead of building one; needs -o PICTURE."),
-    arm: Optional[list[int]] = typer.Option(None, "--arm", metavar="K", help="With --show: draw this arm's policy (repeat for several)."),
-    highlight: Optional[int] = typer.Option(None, "--highlight", help="With --show: draw all candidates, green if feasible and red if not, this arm on top."),
-    solved: Optional[str] = typer.Option(None, "--solved", help="With --show: highlight the arm recommended in `cbai solve FILE --json` output (a file, or - for stdin)."),
+    output=DECLARED, n=DECLARED, seed=DECLARED, scenario=DECLARED, jobs=DECLARED, feedback=DECLARED, sigma=DECLARED,
+    rescale_rewards=DECLARED, policies=DECLARED, no_truth=DECLARED, show=DECLARED, arms=DECLARED,
+    highlight=DECLARED, solved=DECLARED,
     quiet: bool = quiet_option("Nor the summary."),
 ) -> None:
     """Driving policies as CBAI arms (paper §4.3): build a driver instance, or draw its policies.
@@ -224,11 +190,12 @@ def driver_arms(
     `cbai driver-arms --show FILE.npz --solved run.json -o fig.png`.
     """
     from cbai_cli.driver.command import driver_arms as run
+    from cbai_cli.driver.instances import DEFAULT_N_POLICIES
 
     # only the CEM runs take long: drawing and imported policies show no progress
-    with _reporting("driver-arms", quiet or show is not None or policies is not None, n or 1000,
+    with _reporting("driver-arms", quiet or show is not None or policies is not None, n or DEFAULT_N_POLICIES,
                     "policies") as progress:
-        lines = run(output, show=show, arms=arm or (), highlight=highlight, solved=solved, n=n, seed=seed,
+        lines = run(output, show=show, arms=arms or (), highlight=highlight, solved=solved, n=n, seed=seed,
                     scenario=scenario, jobs=jobs, feedback=feedback, sigma=sigma, rescale_rewards=rescale_rewards,
                     policies=policies, no_truth=no_truth, progress=progress.update)
     for line in [] if quiet else lines:

@@ -17,8 +17,9 @@ from cbai_cli.algorithms.registry import run_option_names
 from cbai_cli.kinds import session_kinds
 from cbai_cli.session.export import LOG_COLUMNS
 from cbai_cli.cli.group import show
-from cbai_cli.cli.typer_options import (algo_option, instance_argument, json_option, regime_option, study_argument,
-                                        with_options, with_session_options)
+from cbai_cli.cli.typer_options import (DECLARED, algo_option, declared_in, instance_argument, json_option,
+                                        regime_option, study_argument, with_options, with_session_options)
+from cbai_cli.contracts.options import SESSION_OPTIONS
 
 session_app = typer.Typer(
     help="Live sessions: run any cbai algorithm against real answers (people, trials), durable and resumable.",
@@ -39,12 +40,12 @@ def _session(ctx: typer.Context) -> None:
 
 @session_app.command()
 @with_options(*run_option_names(session_kinds()), kinds=session_kinds())
+@declared_in(SESSION_OPTIONS)
 def start(
     path: str = instance_argument(),
     algo: Optional[str] = algo_option(session_kinds()),
     regime: Optional[str] = regime_option(),
-    seed: int = typer.Option(0, "--seed", help="Seed of the algorithm's random stream (the one `cbai solve --seed` "
-                             "gives it)."),
+    seed=DECLARED,
     output: str = typer.Option(..., "-o", "--output", metavar="STUDY", help="The study file to create; an existing "
                                "file is never overwritten."),
     as_json: bool = json_option(),
@@ -68,14 +69,14 @@ def next_queries(study: Path = study_argument(), as_json: bool = json_option(), 
 
 @session_app.command(context_settings={"ignore_unknown_options": True})
 @with_session_options("rater")
+@declared_in(SESSION_OPTIONS)
 def record(
     study: Path = study_argument(),
     query: Optional[str] = typer.Argument(None, metavar="ID", help="The query's id (from `cbai session next`)."),
     values: Optional[list[str]] = typer.Argument(None, metavar="VALUE...", help="Answers: an answer of the file's "
                                                  "meta.answers, or numbers for Gaussian noise; without meta.answers, "
                                                  "binary noise takes 1/0, 1/-1 or yes/no (yes, 1: +1)."),
-    answers: Optional[Path] = typer.Option(None, "--file", metavar="CSV", help="Record many: a CSV file with columns "
-                                           "id,value, one row per answer ('-' reads it from stdin)."),
+    answers=DECLARED,
     as_json: bool = json_option(),
     **options,
 ) -> None:
@@ -136,10 +137,10 @@ def log(
 
 @session_app.command()
 @with_session_options("rater", "undo_seconds")
+@declared_in(SESSION_OPTIONS)
 def ask(
     study: Path = study_argument(),
-    pictures: Optional[Path] = typer.Option(None, "--pictures", metavar="FOLDER", help="Where driver instances' "
-                                            "trajectory pictures go (default: the study's folder)."),
+    pictures=DECLARED,
     as_json: bool = json_option("Print the final status as one JSON document (prompts go to stderr)."),
     **options,
 ) -> None:

@@ -1,38 +1,26 @@
-"""Typer options built from the options tables of :mod:`cbai_cli.contracts.options`, and the
-arguments and options several commands share.
+"""Typer parameters made from the options declared in tables (:class:`~cbai_cli.contracts.options.Option`),
+and the arguments and options several commands share.
 
-``cbai solve``, ``cbai bound``, ``cbai compare`` and ``cbai session start`` declare the
-options of a run through :func:`with_options` (:data:`~cbai_cli.contracts.options.OPTIONS`),
-so they accept exactly the same flags with the same ranges, defaults and help; the ``cbai
-session`` commands declare theirs through :func:`with_session_options`
-(:data:`~cbai_cli.contracts.options.SESSION_OPTIONS`).
+``cbai solve``, ``cbai bound``, ``cbai compare`` and ``cbai session start`` add the options of
+a run through :func:`with_options` (:data:`~cbai_cli.contracts.options.OPTIONS`), so they
+accept exactly the same flags with the same ranges, defaults and help; the ``cbai session``
+commands add theirs through :func:`with_session_options`, ``cbai generate`` the families'
+through :func:`with_generate_options`; a parameter written ``name=DECLARED`` is the option
+of that name in the table given to :func:`declared_in`.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Optional
 
 import typer
 
 from cbai_cli.algorithms.registry import algorithm_help, option_users
 from cbai_cli.numerics.confidence import regimes_help
-from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT, OPTIONS, SESSION_OPTIONS, Option
-
-#: The help of ``--regime``, shared by every command that runs a cbai algorithm.
-REGIME_HELP = regimes_help()
-#: ``--bound/--no-bound`` of ``solve`` and ``--bounds/--no-bounds`` of ``compare``.
-BOUND_HELP = ("Compute the instance's bounds (H_CLB, Theorem 1) after the runs; default: only when K·d ≤ 10⁶ and "
-              f"K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with a certified interval.")
-#: ``--guess-constraint`` of ``bound`` and ``solve`` (cbai_cli.kinds.cbai.guess reads it).
-GUESS_CONSTRAINT_HELP = ("Size a study: use this guess of the hidden constraint φ (cbai files; it replaces the file's): "
-                         "d numbers separated by commas in the file's coordinates, e.g. 0.5,-0.2,1, or a FILE: a cbai "
-                         "instance (.yaml, .yml, .npz) whose constraint is taken, a vector .npy or .txt. The output "
-                         "says its numbers are for a guessed constraint.")
-BOUNDS_HELP = ("Compute each instance's lower bound for the ratio column; default: only when K·d ≤ 10⁶ and "
-               f"K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with the certified lower end.")
-
+from cbai_cli.contracts.options import OPTIONS, SESSION_OPTIONS, Option
+from cbai_cli.kinds.cbai.family_declarations import generate_options
 
 #: ``-q/--quiet`` of every command that shows progress.
 QUIET_HELP = ("No progress on stderr (a live display on a terminal; elsewhere a line every few seconds, "
@@ -44,31 +32,45 @@ def quiet_option(more: str = ""):
     return typer.Option(False, "--quiet", "-q", help=f"{QUIET_HELP} {more}".strip())
 
 
-def guess_constraint_option():
-    """The Typer option ``--guess-constraint FILE|VALUES`` (None: not given)."""
-    return typer.Option(None, "--guess-constraint", metavar="FILE|VALUES", show_default=False,
-                        help=GUESS_CONSTRAINT_HELP)
+def _parameter(option: Option) -> inspect.Parameter:
+    """The keyword parameter of ``option`` that Typer reads: its type (a list of them when
+    ``option.multiple``), flags, metavar, help and default (shown unless None)."""
+    kind = list[option.type] if option.multiple else option.type
+    flag = f"{option.flag}/{option.off}" if option.off else option.flag
+    return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[kind], default=typer.Option(
+        option.default, flag, *option.aliases, metavar=option.metavar or None, show_default=option.default is not None,
+        help=option.help))
 
 
-def _typer_option(option: Option, default: Any, help: str):
-    """The Typer option of ``option``: its flags, metavar and ``help``; ``default`` shown unless None."""
-    return typer.Option(default, option.flag, *option.aliases, metavar=option.metavar or None,
-                        show_default=default is not None, help=help)
+def _with_parameters(function, parameters: list[inspect.Parameter]):
+    """``function`` with the signature (and annotations) of ``parameters``, which Typer reads."""
+    function.__signature__ = inspect.signature(function).replace(parameters=parameters)
+    function.__annotations__ = {**function.__annotations__, **{p.name: p.annotation for p in parameters}}
+    return function
 
 
-def _add_options(table: dict[str, Option], names: tuple[str, ...], default: Callable[[Option], Any],
-                 help: Callable[[Option], str]):
-    """A decorator giving a function that takes ``**options`` the keyword parameters ``names``
-    of ``table``, each of its option's type, with ``default(option)`` and ``help(option)``."""
+def _add_options(options: list[inspect.Parameter], before: str | None = None):
+    """A decorator giving a function that takes ``**options`` the parameters ``options``: last,
+    or before its parameter ``before`` (``--help`` lists them in this order)."""
     def add(function):
-        signature = inspect.signature(function)
-        parameters = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD] + [
-            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[table[name].type],
-                              default=_typer_option(table[name], default(table[name]), help(table[name])))
-            for name in names]
-        function.__signature__ = signature.replace(parameters=parameters)
-        function.__annotations__ = {**function.__annotations__, **{p.name: p.annotation for p in parameters}}
-        return function
+        parameters = [p.replace(kind=p.KEYWORD_ONLY) for p in inspect.signature(function).parameters.values()
+                      if p.kind != p.VAR_KEYWORD]
+        at = [p.name for p in parameters].index(before) if before is not None else len(parameters)
+        return _with_parameters(function, parameters[:at] + options + parameters[at:])
+    return add
+
+
+#: The default of a command's parameter that :func:`declared_in` makes an option of a table.
+DECLARED: Any = object()
+
+
+def declared_in(table: dict[str, Option]):
+    """A decorator making each parameter of a command whose default is :data:`DECLARED` the
+    option of its name in ``table``, with its declared default and help."""
+    def add(function):
+        return _with_parameters(function, [
+            _parameter(table[p.name]).replace(kind=p.kind)
+            if p.default is DECLARED else p for p in inspect.signature(function).parameters.values()])
     return add
 
 
@@ -80,13 +82,20 @@ def with_options(*names: str, kinds: tuple[str, ...] | None = None):
         users = option_users(option.name, kinds)
         return (f"{option.help} ({option.range_text() or 'switch'}; default {option.default_text}"
                 + (f"; {users}" if users else "") + ").")
-    return _add_options(OPTIONS, names, lambda option: None, help)
+    return _add_options([_parameter(replace(OPTIONS[name], default=None, help=help(OPTIONS[name]))) for name in names])
 
 
 def with_session_options(*names: str):
     """Add the options ``names`` of :data:`cbai_cli.contracts.options.SESSION_OPTIONS` with
     their declared defaults and help."""
-    return _add_options(SESSION_OPTIONS, names, lambda option: option.default, lambda option: option.help)
+    return _add_options([_parameter(SESSION_OPTIONS[name]) for name in names])
+
+
+def with_generate_options(before: str):
+    """Add the options of ``cbai generate`` that the families declare (``--d``, ``--T``, ``--sigma``;
+    :func:`~cbai_cli.kinds.cbai.family_declarations.generate_options`) before the parameter
+    ``before``: None when not given (the family's default)."""
+    return _add_options([_parameter(option) for option in generate_options().values()], before)
 
 
 def study_argument():
@@ -112,4 +121,4 @@ def algo_option(kinds: tuple[str, ...] | None = None):
 
 def regime_option():
     """The Typer option ``--regime`` (None: the algorithm's default)."""
-    return typer.Option(None, "--regime", help=REGIME_HELP)
+    return typer.Option(None, "--regime", help=regimes_help())

@@ -5,8 +5,48 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cbai_cli.compare.study import CompareSettings
+from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT, Option, option_table
+
+if TYPE_CHECKING:  # the command line reads COMPARE_OPTIONS without loading the study's numpy
+    from cbai_cli.compare.study import CompareSettings
+
+#: The options of ``cbai compare`` that are parameters of :class:`~cbai_cli.compare.study.CompareSettings`
+#: or of :func:`compare_command`: the command line adds them as declared here, None when not
+#: given (the study file's value, else the default the help names; tests/cli/test_compare.py
+#: compares those with the library's).
+COMPARE_OPTIONS: dict[str, Option] = option_table(
+    Option("algorithms", "--algos", str, "Algorithm specs NAME[:REGIME][:OPTION=VALUE,...], comma-separated or "
+           "repeated: acol, g-acol:tuned:beta=0.25, maxrew-f:tuned:beta=0.25,budget=100000, safe-lucb:exploration=0, "
+           "safe-lingape:updates=dynamic,rule=ratio. Options are solve's flags without dashes (lambda, S, epsilon, T, "
+           "confidence-set, …); safe algorithms take no regime. Options given as flags apply to every spec that reads "
+           "them; a value written in a spec wins, and is named on stderr when it differs.", aliases=("-a",),
+           metavar="SPEC[,SPEC...]", multiple=True),
+    Option("seeds", "--seeds", int, "Seeds per instance group (default 10).", metavar="N"),
+    Option("first_seed", "--first-seed", int, "First seed (default 0): seeds S, S+1, …", metavar="S"),
+    Option("config", "--config", Path, "Study file (YAML) with sources, algorithms, seeds and options; command-line "
+           "values win.", metavar="STUDY.yaml"),
+    Option("jobs", "--jobs", int, "Worker processes (default: the number of cores; 1 runs here).", aliases=("-j",),
+           metavar="J"),
+    Option("shard", "--shard", str, "Run only shard i of n (i/n, 1 ≤ i ≤ n), e.g. one per job of a Slurm array.",
+           metavar="I/N"),
+    Option("scheduler", "--scheduler", str, "Run on a Dask cluster at this address (pip install 'cbai[dask]').",
+           metavar="ADDRESS"),
+    Option("out", "--out", str, "Store records as they finish (.jsonl or .sqlite); re-running skips stored runs. "
+           "Several processes may share one .sqlite store: each run is done once, and each process ends with the "
+           "whole table.", aliases=("-o",), metavar="FILE"),
+    Option("lease", "--lease", float, "With a shared .sqlite --out: seconds this process's claimed runs stay its own "
+           "after its last heartbeat, before another process takes them over (default 60).", metavar="SECONDS"),
+    Option("from_stores", "--from", Path, "Show the tables and plots of stores (repeat to merge shards) without "
+           "running anything; with --out, also copy their records into that store.", metavar="FILE", multiple=True),
+    Option("bounds", "--bounds", bool, "Compute each instance's lower bound for the ratio column; default: only when "
+           f"K·d ≤ 10⁶ and K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with the certified "
+           "lower end.", off="--no-bounds"),
+    Option("plot", "--plot", str, "Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR "
+           "against the swept parameter; regret curves for safe-regret groups.", metavar="FILE"),
+    Option("title", "--title", str, "Title of the tables and figure (default: the study file's title, if any)."),
+)
 
 
 def compare_command(settings: CompareSettings, from_stores: Sequence[Path], title: str | None, *, as_json: bool,

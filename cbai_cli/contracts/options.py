@@ -26,6 +26,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cbai_cli.contracts.errors import CbaiError, OptionError
@@ -106,7 +107,8 @@ class Option:
     Attributes:
         name: the library's name (a keyword of :class:`cbai_cli.run.simulate.RunRequest`).
         flag: the command-line flag.
-        type: ``float``, ``int``, ``str`` or ``bool`` (a switch).
+        type: ``float``, ``int``, ``str`` or ``bool`` (a switch); ``Path`` for a file that
+            a command reads (the tables of commands only: :meth:`check` takes none).
         help: one line for ``--help`` and ``cbai algorithms``.
         default: the value used when the option is not given, or None when the default
             depends on the algorithm or the instance (``default_text`` says how).
@@ -116,6 +118,8 @@ class Option:
         values: the accepted values as help shows them.
         aliases: short flags of the command line (``-n``).
         metavar: the value's name in help (``SECONDS``); empty: the type's.
+        multiple: the option may be repeated, its value a list (``--arm 3 --arm 7``).
+        off: the flag that turns a switch off (``--no-bound``); a switch given neither way is None.
         must: the accepted values in words for the error of a value out of range (``a number
             of seconds > 0 and at most 604,800 (a week)``); empty: from the range.
     """
@@ -135,6 +139,8 @@ class Option:
     aliases: tuple[str, ...] = ()
     metavar: str = ""
     must: str = ""
+    multiple: bool = False
+    off: str = ""
 
     @property
     def spec_name(self) -> str:
@@ -241,7 +247,8 @@ class Option:
             raise OptionError(f"{where}: {self.spec_name} must be {expected}, got {value!r}", self.name) from None
 
 
-def _declare(*options: Option) -> dict[str, Option]:
+def option_table(*options: Option) -> dict[str, Option]:
+    """``options`` by name; a name or flag given twice is an error."""
     table: dict[str, Option] = {}
     for option in options:
         if option.name in table or any(other.flag == option.flag for other in table.values()):
@@ -250,7 +257,7 @@ def _declare(*options: Option) -> dict[str, Option]:
     return table
 
 
-OPTIONS: dict[str, Option] = _declare(
+OPTIONS: dict[str, Option] = option_table(
     Option("delta", "--delta", float, "Target error probability δ (of a safe BAI file: δ_r)", 0.05,
            "0.05, or the safe file's", 0.0, 1.0, True, True),
     Option("beta", "--beta", float, "Tuned regime: radius √β (the paper's β is 0.25)", None, "none", 0.0,
@@ -309,7 +316,7 @@ _WAIT = f"at most {LONGEST_WAIT:,.0f} (a week)"
 #: that are no option of a run: the command line adds them as declared here (``--help``
 #: shows their ``default``), and :class:`cbai_cli.session.session.Session` and
 #: :func:`cbai_cli.serve.listen.serve` check values with them.
-SESSION_OPTIONS: dict[str, Option] = _declare(
+SESSION_OPTIONS: dict[str, Option] = option_table(
     Option("count", "--count", int, "Hand out up to N queries at once (at most 10,000).", 1, low=1.0, high=MAX_HANDED,
            aliases=("-n",), must=f"an integer ≥ 1 and at most {MAX_HANDED:,} (queries handed out at once)"),
     Option("rater", "--rater", str, "Who answers (a rater id; default: anonymous). Each rater is handed queries of "
@@ -326,6 +333,59 @@ SESSION_OPTIONS: dict[str, Option] = _declare(
            high=65535.0, must="0 to 65535"),
     Option("token", "--token", str, "The access token every link and API call carries (8 to 256 URL-safe "
            "characters); default: a new random one, printed in the links."),
+    Option("seed", "--seed", int, "Seed of the algorithm's random stream (the one `cbai solve --seed` gives it).", 0),
+    Option("answers", "--file", Path, "Record many: a CSV file with columns id,value, one row per answer ('-' reads "
+           "it from stdin).", metavar="CSV"),
+    Option("pictures", "--pictures", Path, "Where driver instances' trajectory pictures go (default: the study's "
+           "folder).", metavar="FOLDER"),
+)
+
+
+#: The options of ``cbai solve`` and ``cbai bound`` that are parameters of
+#: :func:`cbai_cli.run.solving.solving` and :func:`cbai_cli.kinds.bound_file`, not of a run:
+#: the command line adds them as declared here.
+SOLVE_OPTIONS: dict[str, Option] = option_table(
+    Option("seed", "--seed", int, "Seed of the first run.", 0),
+    Option("runs", "--runs", int, "Run seeds seed, seed+1, …, seed+runs−1.", 1),
+    Option("trace", "--trace", str, "Write one line per query to FILE (.csv or .jsonl); single run only."),
+    Option("bound", "--bound", bool, "Compute the instance's bounds (H_CLB, Theorem 1) after the runs; default: only "
+           f"when K·d ≤ 10⁶ and K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with a certified "
+           "interval.", off="--no-bound"),
+    Option("guess", "--guess-constraint", str, "Size a study: use this guess of the hidden constraint φ (cbai files; "
+           "it replaces the file's): d numbers separated by commas in the file's coordinates, e.g. 0.5,-0.2,1, or a "
+           "FILE: a cbai instance (.yaml, .yml, .npz) whose constraint is taken, a vector .npy or .txt. The output "
+           "says its numbers are for a guessed constraint.", metavar="FILE|VALUES"),
+)
+
+#: The options of ``cbai driver-arms`` (:func:`cbai_cli.driver.command.driver_arms`): the
+#: command line adds them as declared here, None when not given; their help names the
+#: library's defaults (tests/cli/test_driver_arms.py compares them).
+DRIVER_OPTIONS: dict[str, Option] = option_table(
+    Option("output", "--output", str, "Instance file to write (.npz recommended, or .yaml); with --scenario all, one "
+           "file per scenario named FILE-base.npz, FILE-different-reward.npz, FILE-different-environment.npz. With "
+           "--show: the picture (.png, .pdf, .svg).", aliases=("-o",), metavar="FILE"),
+    Option("n", "--n", int, "Number of candidate policies, one CEM each (default 1000, the paper's)."),
+    Option("seed", "--seed", int, "Root seed; policy i uses child i of SeedSequence(seed) (default 0)."),
+    Option("scenario", "--scenario", str, "base, different-reward, different-environment, or all (default base)."),
+    Option("jobs", "--jobs", int, "Worker processes for the CEM runs (default 1; any value gives the same policies).",
+           aliases=("-j",)),
+    Option("feedback", "--feedback", str, "binary (default: yes/no answers, arms rescaled per arm so φᵀx ∈ [−1, 1]) "
+           "or gaussian (no rescaling)."),
+    Option("sigma", "--sigma", float, "Noise σ of --feedback gaussian (default 0.1)."),
+    Option("rescale_rewards", "--rescale-rewards", bool, "Compute rewards on the rescaled arms, as the authors' code "
+           "did (default: θᵀ of the unscaled features).", False),
+    Option("policies", "--policies", Path, "Evaluate these action sequences (.npy, n × 20 × 2, in [−1, 1]) instead "
+           "of running the CEM."),
+    Option("no_truth", "--no-truth", bool, "Leave out the hidden constraint (a user study's file, for `cbai session`): "
+           "binary arms are rescaled by S‖x‖, which does not reveal feasibility.", False),
+    Option("show", "--show", Path, "Draw policies of this driver instance file instead of building one; needs -o "
+           "PICTURE."),
+    Option("arms", "--arm", int, "With --show: draw this arm's policy (repeat for several).", metavar="K",
+           multiple=True),
+    Option("highlight", "--highlight", int, "With --show: draw all candidates, green if feasible and red if not, "
+           "this arm on top."),
+    Option("solved", "--solved", str, "With --show: highlight the arm recommended in `cbai solve FILE --json` output "
+           "(a file, or - for stdin)."),
 )
 
 

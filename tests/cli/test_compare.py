@@ -466,3 +466,20 @@ def test_forced_bounds_that_cannot_fit_in_memory_are_one_line(cli, monkeypatch):
     assert result.stderr == ("cbai: error: --bound: the bounds' design solves over K = 10 arms in d = 1 dimensions "
                              "would hold about 1,280 bytes, more than the limit of 1,279 bytes (CBAI_MEMORY_LIMIT raises it); leave out --bound "
                              "(--bounds in compare) to run without them\n")
+
+
+def test_declared_options_name_the_library_defaults():
+    """COMPARE_OPTIONS are parameters of CompareSettings or compare_command, and their help
+    names the library's defaults."""
+    import dataclasses
+    import inspect
+
+    from cbai_cli.compare.claims import DEFAULT_LEASE
+    from cbai_cli.compare.command import COMPARE_OPTIONS, compare_command
+    from cbai_cli.compare.plan import DEFAULT_SEEDS
+    from cbai_cli.compare.study import CompareSettings
+
+    assert f"(default {DEFAULT_SEEDS})" in COMPARE_OPTIONS["seeds"].help
+    assert f"(default {DEFAULT_LEASE:g})" in COMPARE_OPTIONS["lease"].help
+    names = {field.name for field in dataclasses.fields(CompareSettings)}
+    assert set(COMPARE_OPTIONS) <= names | set(inspect.signature(compare_command).parameters)

@@ -351,3 +351,20 @@ def test_an_output_that_is_a_device_is_named_whole(cli):
     result = cli("driver-arms", "-o", "/dev/full")
     assert result.exit_code == 2
     assert "-o /dev/full: an instance file's name must end in .npz" in result.stderr
+
+
+def test_declared_defaults_are_the_library_defaults():
+    """``--help`` names the defaults of DRIVER_OPTIONS; the library applies its own constants."""
+    import inspect
+
+    from cbai_cli.contracts.options import DRIVER_OPTIONS
+    from cbai_cli.driver.command import driver_arms
+    from cbai_cli.driver.instances import DEFAULT_GAUSSIAN_SIGMA, DEFAULT_N_POLICIES, Feedback, build_arm_sets
+
+    defaults = {"n": DEFAULT_N_POLICIES, "seed": inspect.signature(build_arm_sets).parameters["seed"].default,
+                "jobs": inspect.signature(build_arm_sets).parameters["jobs"].default,
+                "feedback": Feedback().kind, "sigma": DEFAULT_GAUSSIAN_SIGMA, "scenario": "base"}
+    for name, default in defaults.items():
+        help = DRIVER_OPTIONS[name].help
+        assert f"default {default}" in help or help.startswith(f"{default} (default")
+    assert set(DRIVER_OPTIONS) <= set(inspect.signature(driver_arms).parameters)

@@ -1,4 +1,4 @@
-"""docs/cli.md is what `python -m cbai_cli.cli.reference` prints from the Typer app."""
+"""docs/cli.md is what `python -m cbai_cli.cli_reference` prints from the Typer app."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from pathlib import Path
 import typer
 
 from cbai_cli.cli.app import app
-from cbai_cli.cli.reference import reference_markdown
+from cbai_cli.cli_reference import reference_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_docs_cli_md_is_the_generated_reference():
     assert (ROOT / "docs" / "cli.md").read_text() == reference_markdown(), \
-        "run `python -m cbai_cli.cli.reference > docs/cli.md`"
+        "run `python -m cbai_cli.cli_reference > docs/cli.md`"
 
 
 def test_the_reference_names_every_command_and_every_option():

@@ -1,8 +1,10 @@
 """The papers' synthetic instances and random ones, by family name (Lindner et al. 2022,
 §4.1–4.2; Amani et al. 2019, Appendix F; "Price of Safety in Linear BAI", §5).
 
-Each family declares its parameters, so the CLI (``cbai generate FAMILY --d 10``) and
-generator specs (``irrelevant-dims:d=10,eps=0.05``) are parsed from one description.
+Each family's name, kind and parameters are declared in
+:mod:`cbai_cli.kinds.cbai.family_declarations` (no numpy there), so the CLI (``cbai generate
+FAMILY --d 10``) and generator specs (``irrelevant-dims:d=10,eps=0.05``) are parsed from one
+description; this module adds how each is built.
 Seeded families draw from ``numpy.random.default_rng(SeedSequence(seed))`` only.
 
 A family whose answer is fixed by its construction declares it as :class:`KnownAnswers`
@@ -17,25 +19,16 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 
 from cbai_cli.contracts.errors import OptionError, UnknownNameError, unknown_name_message
+from cbai_cli.kinds.cbai.family_declarations import DECLARATIONS, Declaration, Parameter
 from cbai_cli.kinds.cbai.instance import Instance
 from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise, NoiseModel
 from cbai_cli.contracts.options import MAGNITUDE_LIMIT, bytes_text, memory_limit, memory_limit_text
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """One family parameter: its name, type, default and a line of help."""
-
-    name: str
-    type: type
-    default: Any
-    help: str
 
 
 @dataclass(frozen=True)
@@ -89,9 +82,9 @@ class Size:
         return 8 * self.work + BYTES_PER_FILE_NUMBER * self.file
 
 
-@dataclass(frozen=True)
-class Family:
-    """A named instance generator.
+@dataclass(frozen=True, kw_only=True)
+class Family(Declaration):
+    """A named instance generator: its :class:`Declaration` and how it is built.
 
     ``seeded`` families draw a new instance for every seed (the unit sphere of
     Figure 2); the others are deterministic. ``build`` returns ``(arms, θ, φ, τ)`` for
@@ -101,12 +94,7 @@ class Family:
     :class:`KnownAnswers`.
     """
 
-    name: str
-    summary: str
-    parameters: tuple[Parameter, ...]
     build: Callable[..., Any]
-    default_sigma: float = 0.05
-    kind: str = "cbai"
     answers: Callable[..., KnownAnswers] | None = None
     size: Callable[..., Size] | None = None
 
@@ -401,28 +389,24 @@ def random_instance(d: int, n: int, seed: int):
             return arms, reward, constraint, 0.0
 
 
-_D = Parameter("d", int, 10, "dimension")
 FAMILIES: dict[str, Family] = {}
 
 
-def register(family: Family) -> None:
-    if family.name in FAMILIES:
-        raise ValueError(f"family {family.name!r} is already registered")
-    FAMILIES[family.name] = family
+def register(name: str, build: Callable[..., Any], **more: Any) -> None:
+    """Family ``name`` as :data:`~cbai_cli.kinds.cbai.family_declarations.DECLARATIONS` declares
+    it, built by ``build`` (``more``: its ``answers`` and ``size``)."""
+    if name in FAMILIES:
+        raise ValueError(f"family {name!r} is already registered")
+    declared = DECLARATIONS[name]
+    FAMILIES[name] = Family(**{field.name: getattr(declared, field.name) for field in fields(Declaration)},
+                            build=build, **more)
 
 
-register(Family("irrelevant-dims", "paper §4.1 instance 1: d−1 irrelevant unit arms and two arms at 1±ε", (
-    _D, Parameter("eps", float, 0.05, "distance ε of the two relevant arms from the boundary")), irrelevant_dimensions,
-    answers=irrelevant_dimensions_answers, size=lambda d: Size(3 * d * d, (d + 3) * d)))
-register(Family("unit-sphere", "paper §4.1 instance 2: n arms on the unit sphere, φ from the closest pair", (
-    Parameter("d", int, 30, "dimension"), Parameter("n", int, 30, "number of arms"),
-    Parameter("seed", int, 0, "random seed")), unit_sphere,
-    size=lambda d, n: Size(closest_pair_work(n, d), (n + 2) * d)))
-register(Family("regret-1d", "paper §4.2: arms 0.1..1.0 in one dimension, τ = 0.25", (), regret_1d,
-                answers=regret_1d_answers))
-register(Family("random", "arms, θ, φ uniform in [−1, 1]^d, τ = 0, at least one feasible arm", (
-    Parameter("d", int, 5, "dimension"), Parameter("n", int, 20, "number of arms"),
-    Parameter("seed", int, 0, "random seed")), random_instance, size=lambda d, n: Size(3 * n * d, (n + 2) * d)))
+register("irrelevant-dims", irrelevant_dimensions, answers=irrelevant_dimensions_answers,
+         size=lambda d: Size(3 * d * d, (d + 3) * d))
+register("unit-sphere", unit_sphere, size=lambda d, n: Size(closest_pair_work(n, d), (n + 2) * d))
+register("regret-1d", regret_1d, answers=regret_1d_answers)
+register("random", random_instance, size=lambda d, n: Size(3 * n * d, (n + 2) * d))
 
 
 def _safe_builder(function: str) -> Callable[..., Any]:
@@ -437,14 +421,9 @@ def _safe_builder(function: str) -> Callable[..., Any]:
     return build
 
 
-register(Family("amani-a", "Safe-LUCB App. F instance A: box [−1, 1]², safety gap Δ > 0", (
-    Parameter("T", int, 100_000, "horizon T"),), _safe_builder("amani_a"), kind="safe-regret"))
-register(Family("amani-b", "Safe-LUCB App. F instance B: box [−1, 1]², Δ = 0, x* on the constraint (§2.8)", (
-    Parameter("T", int, 100_000, "horizon T"),), _safe_builder("amani_b"), kind="safe-regret"))
-register(Family("soare-safe", "Price of Safety §5: Soare et al. arms with a safety parameter limiting e_2 (§4.7)", (
-    Parameter("d", int, 3, "dimension (d + 1 arms)"), Parameter("omega", float, 0.1, "angle ω of the extra arm"),
-    Parameter("eta0", float, -0.5, "safety threshold η₀ < 0")), _safe_builder("soare_safe"), kind="safe-bai",
-    size=lambda d: Size(3 * (d + 1) * (d + 1), (d + 3) * (d + 1))))
+register("amani-a", _safe_builder("amani_a"))
+register("amani-b", _safe_builder("amani_b"))
+register("soare-safe", _safe_builder("soare_safe"), size=lambda d: Size(3 * (d + 1) * (d + 1), (d + 3) * (d + 1)))
 
 
 def family(name: str) -> Family:

@@ -1,7 +1,7 @@
 """The command-line reference (docs/cli.md), made from the Typer app itself: every command
 and subcommand, its arguments and options with their help and defaults, and the exit codes.
 
-    python -m cbai_cli.cli.reference > docs/cli.md
+    python -m cbai_cli.cli_reference > docs/cli.md
 
 tests/cli/test_reference.py fails when docs/cli.md is not what this prints.
 """
@@ -78,7 +78,7 @@ def reference_markdown() -> str:
 
     root = typer.main.get_command(app)
     lines = ["# Command-line reference", "",
-             "Made by `python -m cbai_cli.cli.reference > docs/cli.md` from the commands' own declarations "
+             "Made by `python -m cbai_cli.cli_reference > docs/cli.md` from the commands' own declarations "
              "(a test fails when it is stale). `cbai COMMAND --help` prints the same.", "",
              "## Exit codes", "", "| code | meaning |", "| --- | --- |"]
     lines += [f"| {code} | {meaning} |" for code, meaning in EXIT_CODES]
