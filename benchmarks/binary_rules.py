@@ -1,18 +1,16 @@
-"""Sampling rules between Track-and-Stop's Frank–Wolfe step and MaxRew-U's pull, measured
-(docs/binary.md, "A rule between the Frank–Wolfe step and the target").
+"""Track-and-Stop's last choice, between the Frank–Wolfe vertex and the target, measured
+(docs/binary.md, "Frank–Wolfe vertex or target").
 
 Every rule here pulls like the default (``track-and-stop`` with ``ols``) up to its last
 choice: x̂*, R = U ∩ X≥(x̂*), the forced step, the active target y* = argmax_{y∈R}
 ‖y‖²_{A⁻¹}/ĝ(y)² and its Frank–Wolfe vertex a = argmax_a (aᵀA⁻¹y*)². They differ only in
 what they pull then:
 
-- ``track-and-stop``: a (the default; run compiled, :func:`run_many`);
-- ``maxrew-u``: MaxRew-U with ``ols`` (argmax_{x∈U} θᵀx; no forced step; compiled). With
-  κ = 1, y* is almost always MaxRew-U's arm (R holds the most rewarding uncertain arm and
-  its ties), so the two rules differ in pulling a or y*;
+- ``vertex``: a, always (the plain Frank–Wolfe step);
+- ``vertex-or-target``: a when its exact one-pull decrease of y*'s ridge variance,
+  (aᵀA⁻¹y*)²/(1 + aᵀA⁻¹a), exceeds y*'s own, (y*ᵀA⁻¹y*)²/(1 + y*ᵀA⁻¹y*); else y*: the rule of
+  ``track-and-stop`` (step 4 of its docstring), here in numpy;
 - ``target``: y* itself (the forced step kept);
-- ``exact``: a when its exact one-pull decrease of y*'s ridge variance,
-  (aᵀA⁻¹y*)²/(1 + aᵀA⁻¹a), exceeds y*'s own, (y*ᵀA⁻¹y*)²/(1 + y*ᵀA⁻¹y*); else y*;
 - ``deficit``: whichever of a and y* is expected to finish y*'s certificate in fewer pulls.
   With ĝ = φ̂ᵀy* − τ (ridge prediction), the side that must pass τ, w_LS the least-squares
   half-width of y* alone (``least_squares_bounds``), w_m its own mean's half-width on that
@@ -22,23 +20,30 @@ what they pull then:
   least squares, the information 1/v must grow to (1/v)·(w_LS/ĝ)² (the squared width falls
   like v), one pull of b adding Δ_b = 1/(v − gain_b) − 1/v with gain_b the exact decrease
   above, so T_b = ((w_LS/ĝ)² − 1)/(v·Δ_b);
-  pull a when T_a < min(T_m, T_y*), else y* (y* also when y* lies outside the span, w_LS = ∞).
+  pull a when T_a < min(T_m, T_y*), else y* (y* also when y* lies outside the span, w_LS = ∞);
+
+and two compiled rules of cbai (:func:`run_many`): ``track-and-stop`` (the default, the same
+pulls as ``vertex-or-target``) and ``maxrew-u`` with ``ols`` (argmax_{x∈U} θᵀx, no forced step).
+With κ = 1, y* is almost always MaxRew-U's arm (R holds the most rewarding uncertain arm and
+its ties), so ``target`` is MaxRew-U with the forced step.
 
 The stop and the answer are the elimination of the ``ols`` intervals in every rule, so each
 is δ-correct (the intervals hold at all times whatever the sampling rule; docs/ols.md).
 The prototypes are Python ``select`` methods (the ask/tell loop, numpy passes over the arms,
-one ``least_squares_bounds`` a pull for ``deficit``): about 0.1–0.3 ms a pull, not shipped.
+one ``least_squares_bounds`` a pull for ``deficit``): about 0.1–0.3 ms a pull.
 
 For each source (an instance file, or a generator spec of ``cbai compare`` with its seed
 fixed) and seeds 0 … ``--seeds``−1 (:func:`run_streams`, as ``cbai solve --runs``), δ = 0.05:
 the Theorem 1 bound at R = 1 (σ = 1 for the Gaussian specs), and per rule the queries of
-every run and the runs right. ``--render`` prints the tables of docs/binary.md (medians /
-bound; the paired geometric mean of each rule's queries over the best of
-``track-and-stop`` and ``maxrew-u`` by median).
+every run and the runs right. ``--render`` prints the tables of docs/binary.md: median
+queries / bound per rule, and each rule's median over the best median of ``vertex`` and
+``maxrew-u`` (the paired geometric mean of the queries seed by seed in brackets).
 
+    cbai driver-arms --n 200 --seed 7 -o driver-n200-seed7.yaml   # likewise seeds 12 and 5
     python benchmarks/binary_rules.py driver-n200-seed7.yaml driver-n200-seed12.yaml \\
-        driver-n200-seed5.yaml --seeds 200 --json benchmarks/results/binary_rules_driver.json
-    python benchmarks/binary_rules.py --fresh 141 --seeds 200 --rules track-and-stop,maxrew-u,deficit \\
+        driver-n200-seed5.yaml --seeds 200 --rules vertex,maxrew-u,target,vertex-or-target,deficit \\
+        --json benchmarks/results/binary_rules_driver.json
+    python benchmarks/binary_rules.py --fresh 141 --seeds 200 --rules vertex,maxrew-u,deficit,vertex-or-target \\
         --json benchmarks/results/binary_rules_fresh141.json
     python benchmarks/binary_rules.py --render benchmarks/results/binary_rules_driver.json
 """
@@ -94,12 +99,17 @@ class LastChoice(TrackAndStop):
         return (products[vertex] ** 2 / (1.0 + norms2[vertex]), products[target] ** 2 / (1.0 + norms2[target]))
 
 
+class Vertex(LastChoice):
+    def choose(self, target, vertex, products):
+        return vertex
+
+
 class Target(LastChoice):
     def choose(self, target, vertex, products):
         return target
 
 
-class Exact(LastChoice):
+class VertexOrTarget(LastChoice):
     def choose(self, target, vertex, products):
         gain_a, gain_y = self.gains(target, vertex, products)
         return vertex if gain_a > gain_y else target
@@ -127,7 +137,9 @@ class Deficit(LastChoice):
         return vertex if by_vertex < min(own_mean, by_target) else target
 
 
-PROTOTYPES = {"target": Target, "exact": Exact, "deficit": Deficit}
+PROTOTYPES = {"vertex": Vertex, "vertex-or-target": VertexOrTarget, "target": Target, "deficit": Deficit}
+#: the rules against which the others are placed: the plain Frank–Wolfe step and MaxRew-U
+REFERENCE = ("vertex", "maxrew-u")
 
 
 #: ``--fresh``: the irrelevant-dims shape no earlier draw used, and the highest bound a seeded draw may have
@@ -198,26 +210,23 @@ def measure(source: str, names: list[str], seeds: int) -> dict:
 
 def render(document: dict) -> str:
     names = list(dict.fromkeys(name for item in document["instances"] for name in item["rules"]))
-    lines = [f"`{document['command']}` ({document['date']}; {document['seeds']} seeds, δ = {DELTA}, R = 1)", "",
-             "| instance | Theorem 1 (R = 1) | " + " | ".join(names) + " | best of " + " and ".join(COMPILED)
-             + " | " + " | ".join(f"{name} / best" for name in names if name not in COMPILED) + " | runs right |",
-             "|---|---:|" + "---:|" * len(names) + "---|" + "---:|" * (len(names) - len(COMPILED)) + "---:|"]
+    others = [name for name in names if name not in REFERENCE]
+    lines = [f"`{document['command']}` ({document['date']}; δ = {DELTA}, R = 1)", "",
+             "| instance | seeds | Theorem 1 (R = 1) | " + " | ".join(names) + " | best of " + " and ".join(REFERENCE)
+             + " | " + " | ".join(f"{name} / best" for name in others) + " | runs right |",
+             "|---|---:|---:|" + "---:|" * len(names) + "---|" + "---:|" * len(others) + "---:|"]
     for item in document["instances"]:
         bound, rules = item["bound"], item["rules"]
         medians = {name: float(np.median(rules[name]["queries"])) for name in names}
-        best = min(COMPILED, key=lambda name: medians[name])
+        best = min(REFERENCE, key=lambda name: medians[name])
         reference = np.asarray(rules[best]["queries"], dtype=float)
-        ratios = []
-        for name in names:
-            if name in COMPILED:
-                continue
-            paired = float(np.exp(np.mean(np.log(np.asarray(rules[name]["queries"]) / reference))))
-            ratios.append(f"{medians[name] / medians[best]:.3f} (paired {paired:.3f})")
+        ratios = [f"{medians[name] / medians[best]:.3f} "
+                  f"({np.exp(np.mean(np.log(np.asarray(rules[name]['queries']) / reference))):.3f})" for name in others]
         right = sum(rule["right"] for rule in rules.values())
-        total = len(rules) * len(next(iter(rules.values()))["queries"])
-        lines.append(f"| {Path(item['source']).name} | {bound:,.1f} | "
+        seeds = len(reference)
+        lines.append(f"| {Path(item['source']).name} | {seeds} | {bound:,.1f} | "
                      + " | ".join(f"{medians[name]:,.0f} ({medians[name] / bound:.2f}×)" for name in names)
-                     + f" | {best} | " + " | ".join(ratios) + f" | {right}/{total} |")
+                     + f" | {best} | " + " | ".join(ratios) + f" | {right}/{len(rules) * seeds} |")
     return "\n".join(lines)
 
 
@@ -225,7 +234,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sources", nargs="*")
     parser.add_argument("--seeds", type=int, default=200)
-    parser.add_argument("--rules", default="track-and-stop,maxrew-u,target,exact,deficit")
+    parser.add_argument("--rules", default="vertex,maxrew-u,target,vertex-or-target,deficit")
     parser.add_argument("--fresh", type=int, default=None, metavar="FIRST_SEED",
                         help="add the Gaussian instances of fresh_sources(FIRST_SEED)")
     parser.add_argument("--held-out", type=int, nargs="+", default=(), metavar="FRESH_START",
