@@ -237,8 +237,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rules", default="vertex,maxrew-u,target,vertex-or-target,deficit")
     parser.add_argument("--fresh", type=int, default=None, metavar="FIRST_SEED",
                         help="add the Gaussian instances of fresh_sources(FIRST_SEED)")
-    parser.add_argument("--held-out", type=int, nargs="+", default=(), metavar="FRESH_START",
-                        help="add the instances of `benchmarks/guaranteed.py --fresh --fresh-start FRESH_START`")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--render", type=Path, nargs="+", default=None)
     args = parser.parse_args(argv)
@@ -249,11 +247,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     command = "python benchmarks/binary_rules.py " + " ".join(sys.argv[1:] if argv is None else argv)
     document = {"command": command, "date": time.strftime("%Y-%m-%d"), "seeds": args.seeds, "instances": []}
-    from guaranteed import fresh_instances  # a sibling script
-
-    sources = list(args.sources) + ([] if args.fresh is None else fresh_sources(args.fresh))
-    sources += list(dict.fromkeys(source for start in args.held_out for source in fresh_instances(start)))
-    for source in sources:
+    for source in args.sources + ([] if args.fresh is None else fresh_sources(args.fresh)):
         document["instances"].append(measure(source, args.rules.split(","), args.seeds))
         if args.json is not None:
             args.json.write_text(json.dumps(document) + "\n")
