@@ -8,8 +8,7 @@ what they pull then:
 
 - ``vertex``: a, always (the plain Frank–Wolfe step);
 - ``vertex-or-target``: a when its exact one-pull decrease of y*'s ridge variance,
-  (aᵀA⁻¹y*)²/(1 + aᵀA⁻¹a), exceeds y*'s own, (y*ᵀA⁻¹y*)²/(1 + y*ᵀA⁻¹y*); else y*: the rule of
-  ``track-and-stop`` (step 4 of its docstring), here in numpy;
+  (aᵀA⁻¹y*)²/(1 + aᵀA⁻¹a), exceeds y*'s own, (y*ᵀA⁻¹y*)²/(1 + y*ᵀA⁻¹y*); else y*;
 - ``target``: y* itself (the forced step kept);
 - ``deficit``: whichever of a and y* is expected to finish y*'s certificate in fewer pulls.
   With ĝ = φ̂ᵀy* − τ (ridge prediction), the side that must pass τ, w_LS the least-squares
@@ -23,7 +22,7 @@ what they pull then:
   pull a when T_a < min(T_m, T_y*), else y* (y* also when y* lies outside the span, w_LS = ∞);
 
 and two compiled rules of cbai (:func:`run_many`): ``track-and-stop`` (the default, the same
-pulls as ``vertex-or-target``) and ``maxrew-u`` with ``ols`` (argmax_{x∈U} θᵀx, no forced step).
+pulls as ``vertex``) and ``maxrew-u`` with ``ols`` (argmax_{x∈U} θᵀx, no forced step).
 With κ = 1, y* is almost always MaxRew-U's arm (R holds the most rewarding uncertain arm and
 its ties), so ``target`` is MaxRew-U with the forced step.
 
@@ -36,7 +35,8 @@ For each source (an instance file, or a generator spec of ``cbai compare`` with 
 fixed) and seeds 0 … ``--seeds``−1 (:func:`run_streams`, as ``cbai solve --runs``), δ = 0.05:
 the Theorem 1 bound at R = 1 (σ = 1 for the Gaussian specs), and per rule the queries of
 every run and the runs right. ``--render`` prints the tables of docs/binary.md: median
-queries / bound per rule, and each rule's median over the best median of ``vertex`` and
+queries / bound per rule, and each rule's median over the best median of the plain
+Frank–Wolfe step (``vertex``, or ``track-and-stop`` where ``vertex`` was not run) and
 ``maxrew-u`` (the paired geometric mean of the queries seed by seed in brackets).
 
     cbai driver-arms --n 200 --seed 7 -o driver-n200-seed7.yaml   # likewise seeds 12 and 5
@@ -138,8 +138,15 @@ class Deficit(LastChoice):
 
 
 PROTOTYPES = {"vertex": Vertex, "vertex-or-target": VertexOrTarget, "target": Target, "deficit": Deficit}
-#: the rules against which the others are placed: the plain Frank–Wolfe step and MaxRew-U
-REFERENCE = ("vertex", "maxrew-u")
+#: the rules against which the others are placed: the plain Frank–Wolfe step (the prototype, or the
+#: default's compiled one) and MaxRew-U
+REFERENCE = (("vertex", "track-and-stop"), "maxrew-u")
+
+
+def reference_rules(names: list[str]) -> tuple[str, ...]:
+    """The rules of :data:`REFERENCE` among ``names``, the first present of each alternative."""
+    return tuple(next(name for name in ((entry,) if isinstance(entry, str) else entry) if name in names)
+                 for entry in REFERENCE)
 
 
 #: ``--fresh``: the irrelevant-dims shape no earlier draw used, and the highest bound a seeded draw may have
@@ -210,15 +217,16 @@ def measure(source: str, names: list[str], seeds: int) -> dict:
 
 def render(document: dict) -> str:
     names = list(dict.fromkeys(name for item in document["instances"] for name in item["rules"]))
-    others = [name for name in names if name not in REFERENCE]
+    reference_names = reference_rules(names)
+    others = [name for name in names if name not in reference_names]
     lines = [f"`{document['command']}` ({document['date']}; δ = {DELTA}, R = 1)", "",
-             "| instance | seeds | Theorem 1 (R = 1) | " + " | ".join(names) + " | best of " + " and ".join(REFERENCE)
+             "| instance | seeds | Theorem 1 (R = 1) | " + " | ".join(names) +  " | best of " + " and ".join(reference_names)
              + " | " + " | ".join(f"{name} / best" for name in others) + " | runs right |",
              "|---|---:|---:|" + "---:|" * len(names) + "---|" + "---:|" * len(others) + "---:|"]
     for item in document["instances"]:
         bound, rules = item["bound"], item["rules"]
         medians = {name: float(np.median(rules[name]["queries"])) for name in names}
-        best = min(REFERENCE, key=lambda name: medians[name])
+        best = min(reference_names, key=lambda name: medians[name])
         reference = np.asarray(rules[best]["queries"], dtype=float)
         ratios = [f"{medians[name] / medians[best]:.3f} "
                   f"({np.exp(np.mean(np.log(np.asarray(rules[name]['queries']) / reference))):.3f})" for name in others]
@@ -237,6 +245,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rules", default="vertex,maxrew-u,target,vertex-or-target,deficit")
     parser.add_argument("--fresh", type=int, default=None, metavar="FIRST_SEED",
                         help="add the Gaussian instances of fresh_sources(FIRST_SEED)")
+    parser.add_argument("--held-out", type=int, nargs="+", default=(), metavar="FRESH_START",
+                        help="add the instances of `benchmarks/guaranteed.py --fresh --fresh-start FRESH_START`")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--render", type=Path, nargs="+", default=None)
     args = parser.parse_args(argv)
@@ -247,7 +257,11 @@ def main(argv: list[str] | None = None) -> None:
         return
     command = "python benchmarks/binary_rules.py " + " ".join(sys.argv[1:] if argv is None else argv)
     document = {"command": command, "date": time.strftime("%Y-%m-%d"), "seeds": args.seeds, "instances": []}
-    for source in args.sources + ([] if args.fresh is None else fresh_sources(args.fresh)):
+    from guaranteed import fresh_instances  # a sibling script
+
+    sources = list(args.sources) + ([] if args.fresh is None else fresh_sources(args.fresh))
+    sources += list(dict.fromkeys(source for start in args.held_out for source in fresh_instances(start)))
+    for source in sources:
         document["instances"].append(measure(source, args.rules.split(","), args.seeds))
         if args.json is not None:
             args.json.write_text(json.dumps(document) + "\n")
