@@ -1,0 +1,274 @@
+"""Track-and-Stop's last choice, between the Frank–Wolfe vertex and the target, measured
+(docs/binary.md, "Frank–Wolfe vertex or target").
+
+Every rule here pulls like the default (``track-and-stop`` with ``ols``) up to its last
+choice: x̂*, R = U ∩ X≥(x̂*), the forced step, the active target y* = argmax_{y∈R}
+‖y‖²_{A⁻¹}/ĝ(y)² and its Frank–Wolfe vertex a = argmax_a (aᵀA⁻¹y*)². They differ only in
+what they pull then:
+
+- ``vertex``: a, always (the plain Frank–Wolfe step);
+- ``vertex-or-target``: a when its exact one-pull decrease of y*'s ridge variance,
+  (aᵀA⁻¹y*)²/(1 + aᵀA⁻¹a), exceeds y*'s own, (y*ᵀA⁻¹y*)²/(1 + y*ᵀA⁻¹y*); else y*;
+- ``target``: y* itself (the forced step kept);
+- ``deficit``: whichever of a and y* is expected to finish y*'s certificate in fewer pulls.
+  With ĝ = φ̂ᵀy* − τ (ridge prediction), the side that must pass τ, w_LS the least-squares
+  half-width of y* alone (``least_squares_bounds``), w_m its own mean's half-width on that
+  side (N_y pulls) and v = y*ᵀA⁻¹y*:
+  own mean, T_m = N_y·((w_m/ĝ)² − 1)⁺ (the squared width falls like 1/N), or
+  2·(log(1/(κδ·share)) + 1)/ĝ² before the first pull;
+  least squares, the information 1/v must grow to (1/v)·(w_LS/ĝ)² (the squared width falls
+  like v), one pull of b adding Δ_b = 1/(v − gain_b) − 1/v with gain_b the exact decrease
+  above, so T_b = ((w_LS/ĝ)² − 1)/(v·Δ_b);
+  pull a when T_a < min(T_m, T_y*), else y* (y* also when y* lies outside the span, w_LS = ∞);
+
+and two compiled rules of cbai (:func:`run_many`): ``track-and-stop`` (the default, the same
+pulls as ``vertex``) and ``maxrew-u`` with ``ols`` (argmax_{x∈U} θᵀx, no forced step).
+With κ = 1, y* is almost always MaxRew-U's arm (R holds the most rewarding uncertain arm and
+its ties), so ``target`` is MaxRew-U with the forced step.
+
+The stop and the answer are the elimination of the ``ols`` intervals in every rule, so each
+is δ-correct (the intervals hold at all times whatever the sampling rule; docs/ols.md).
+The prototypes are Python ``select`` methods (the ask/tell loop, numpy passes over the arms,
+one ``least_squares_bounds`` a pull for ``deficit``): about 0.1–0.3 ms a pull.
+
+For each source (an instance file, or a generator spec of ``cbai compare`` with its seed
+fixed) and seeds 0 … ``--seeds``−1 (:func:`run_streams`, as ``cbai solve --runs``), δ = 0.05:
+the Theorem 1 bound at R = 1 (σ = 1 for the Gaussian specs), and per rule the queries of
+every run and the runs right. ``--render`` prints the tables of docs/binary.md: median
+queries / bound per rule, and each rule's median over the best median of the plain
+Frank–Wolfe step (``vertex``, or ``track-and-stop`` where ``vertex`` was not run) and
+``maxrew-u`` (the paired geometric mean of the queries seed by seed in brackets).
+
+    cbai driver-arms --n 200 --seed 7 -o driver-n200-seed7.yaml   # likewise seeds 12 and 5
+    python benchmarks/binary_rules.py driver-n200-seed7.yaml driver-n200-seed12.yaml \\
+        driver-n200-seed5.yaml --seeds 200 --rules vertex,maxrew-u,target,vertex-or-target,deficit \\
+        --json benchmarks/results/binary_rules_driver.json
+    python benchmarks/binary_rules.py --fresh 141 --seeds 200 --rules vertex,maxrew-u,deficit,vertex-or-target \\
+        --json benchmarks/results/binary_rules_fresh141.json
+    python benchmarks/binary_rules.py --render benchmarks/results/binary_rules_driver.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from cbai_cli.algorithms.track_and_stop import TrackAndStop
+from cbai_cli.kinds import load
+from cbai_cli.kinds.cbai.bounds import compute_bounds
+from cbai_cli.numerics.kernels import track_and_stop as rule
+from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_streams
+
+DELTA = 0.05
+COMPILED = ("track-and-stop", "maxrew-u")
+#: the mixture's cost over log(1/(κδ·share)) assumed for an own mean not yet pulled (nats)
+MEAN_EXTRA = 1.0
+
+
+class LastChoice(TrackAndStop):
+    """Track-and-Stop's steps 1–3 (class docstring of :class:`TrackAndStop`) in numpy, with the
+    last choice (:meth:`choose`) between the Frank–Wolfe vertex and the active target open."""
+
+    def select(self) -> int:
+        design, state = self.design, self.state
+        rewards, tau = self.problem.rewards, self.problem.threshold
+        answer = rule.empirical_answer(rewards, tau, state.uncertain, state.feasible, state.last_upper,
+                                       design.predictions, self.optimism)
+        cutoff = rule.reward_cutoff(rewards, answer)
+        least, top = rule.relevant_extremes(design.norms2, design.predictions, tau, state.uncertain, rewards, cutoff)
+        if rule.exploration_due(design.norms2, least, design.arms.shape[1], design.n_samples):
+            self.forced_pulls += 1
+            return int(design.greedy_arm(least))
+        target = int(rule.active_target(design.norms2, design.predictions, tau, state.uncertain, rewards, cutoff, top))
+        products = design.arms @ (design.inverse @ design.arms[target])
+        vertex = int(np.argmax(products * products))
+        return vertex if vertex == target else self.choose(target, vertex, products)
+
+    def choose(self, target: int, vertex: int, products: np.ndarray) -> int:
+        """The pull, ``vertex`` (a) or ``target`` (y*); ``products`` (K,) the aᵀA⁻¹y*."""
+        raise NotImplementedError
+
+    def gains(self, target: int, vertex: int, products: np.ndarray) -> tuple[float, float]:
+        """(gain_a, gain_y*): the exact one-pull decreases of y*ᵀA⁻¹y*."""
+        norms2 = self.design.norms2
+        return (products[vertex] ** 2 / (1.0 + norms2[vertex]), products[target] ** 2 / (1.0 + norms2[target]))
+
+
+class Vertex(LastChoice):
+    def choose(self, target, vertex, products):
+        return vertex
+
+
+class Target(LastChoice):
+    def choose(self, target, vertex, products):
+        return target
+
+
+class VertexOrTarget(LastChoice):
+    def choose(self, target, vertex, products):
+        gain_a, gain_y = self.gains(target, vertex, products)
+        return vertex if gain_a > gain_y else target
+
+
+class Deficit(LastChoice):
+    def choose(self, target, vertex, products):
+        intervals, tau = self.intervals, self.problem.threshold
+        lower, upper = intervals.least_squares_bounds()
+        half_width = (upper[target] - lower[target]) / 2
+        gap = abs(self.design.predictions[target] - tau)
+        if not np.isfinite(half_width) or gap == 0.0:
+            return target
+        side = 0 if self.design.predictions[target] > tau else 1
+        pulls, mean_width = intervals.fit.counts[target], intervals.mean_widths[side, target]
+        if pulls > 0 and np.isfinite(mean_width):
+            own_mean = pulls * max((mean_width / gap) ** 2 - 1.0, 0.0)
+        else:
+            own_mean = 2.0 * (intervals.mean_thresholds[side, target] + MEAN_EXTRA) / gap**2
+        variance = self.design.norms2[target]
+        needed = (half_width / gap) ** 2 - 1.0
+        gain_a, gain_y = self.gains(target, vertex, products)
+        by_vertex = needed * (variance - gain_a) / gain_a  # needed / (v·Δ_a), Δ_a = gain/(v(v − gain))
+        by_target = needed * (variance - gain_y) / gain_y
+        return vertex if by_vertex < min(own_mean, by_target) else target
+
+
+PROTOTYPES = {"vertex": Vertex, "vertex-or-target": VertexOrTarget, "target": Target, "deficit": Deficit}
+#: the rules against which the others are placed: the plain Frank–Wolfe step (the prototype, or the
+#: default's compiled one) and MaxRew-U
+REFERENCE = (("vertex", "track-and-stop"), "maxrew-u")
+
+
+def reference_rules(names: list[str]) -> tuple[str, ...]:
+    """The rules of :data:`REFERENCE` among ``names``, the first present of each alternative;
+    those present only (none: the first rule of the document stands in for them)."""
+    present = (next((name for name in ((entry,) if isinstance(entry, str) else entry) if name in names), None)
+               for entry in REFERENCE)
+    return tuple(name for name in present if name is not None)
+
+
+#: ``--fresh``: the irrelevant-dims shape no earlier draw used, and the highest bound a seeded draw may have
+#: (a Python loop of 0.1–0.3 ms a pull over 200 seeds)
+FRESH_FIXED = "irrelevant-dims:d=15,eps=0.15,sigma=1"
+FRESH_HIGH = 1000.0
+
+
+def fresh_sources(first_seed: int) -> list[str]:
+    """Gaussian instances nobody tuned on: :data:`FRESH_FIXED` and, for each seeded shape of
+    ``benchmarks/guaranteed.py`` (unit-sphere and random, three shapes each), the first seed from
+    ``first_seed`` up whose Theorem 1 bound lies in [``guaranteed.FRESH_LOW``, :data:`FRESH_HIGH`]
+    (chosen by the bound only, never a run)."""
+    from guaranteed import FRESH_LOW, FRESH_SEEDED  # a sibling script
+
+    from cbai_cli.kinds.cbai.families import generate_instance
+
+    sources = [FRESH_FIXED]
+    for name, shape in FRESH_SEEDED:
+        params = {key: int(value) for key, value in (item.split("=") for item in shape.split(","))}
+        seed = first_seed
+        while not FRESH_LOW <= compute_bounds(generate_instance(name, sigma=1.0, seed=seed, **params),
+                                              delta=DELTA).lower_bound <= FRESH_HIGH:
+            seed += 1
+        sources.append(f"{name}:{shape},seed={seed},sigma=1")
+    return sources
+
+
+def instance_of(source: str):
+    """An instance file, or a ``cbai compare`` generator spec with its seed fixed."""
+    if Path(source).suffix in (".yaml", ".yml", ".npz"):
+        return load(source)
+    from cbai_cli.compare.sources import parse_source
+
+    (group,) = parse_source(source, 0)
+    return group.instance
+
+
+def runs(instance, name: str, seeds: int) -> tuple[list[int], int]:
+    """(queries of seeds 0 … seeds−1, runs right) of rule ``name`` with ``ols``."""
+    if name in COMPILED:
+        results = run_many(prepare(RunRequest.of(name, "ols", delta=DELTA), instance), range(seeds))
+        return [r.iterations for r in results], sum(bool(r.correct) for r in results)
+    prepared = prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA), instance)
+    queries, right = [], 0
+    for seed in range(seeds):
+        noise, algorithm, _ = run_streams(seed)
+        learner = PROTOTYPES[name](prepared.configured.view, prepared.configured.config, algorithm)
+        loop = drive(learner, prepared.kind.environment(prepared.instance, noise), None)
+        assert loop.solved
+        queries.append(loop.used)
+        right += instance.is_correct(learner.recommendation())
+    return queries, right
+
+
+def measure(source: str, names: list[str], seeds: int) -> dict:
+    instance = instance_of(source)
+    started = time.perf_counter()
+    result = {"source": source, "bound": compute_bounds(instance, delta=DELTA).lower_bound, "rules": {}}
+    for name in names:
+        queries, right = runs(instance, name, seeds)
+        result["rules"][name] = {"queries": queries, "right": right}
+        print(f"{source} {name}: median {np.median(queries):.0f} ({np.median(queries) / result['bound']:.2f}×), "
+              f"{right}/{seeds} right", file=sys.stderr, flush=True)
+    result["seconds"] = time.perf_counter() - started
+    return result
+
+
+def render(document: dict) -> str:
+    names = list(dict.fromkeys(name for item in document["instances"] for name in item["rules"]))
+    reference_names = reference_rules(names)
+    others = [name for name in names if name not in (reference_names or names[:1])]
+    lines = [f"`{document['command']}` ({document['date']}; δ = {DELTA}, R = 1)", "",
+             "| instance | seeds | Theorem 1 (R = 1) | " + " | ".join(names) + " | best of " + " and ".join(reference_names or names[:1])
+             + " | " + " | ".join(f"{name} / best" for name in others) + " | runs right |",
+             "|---|---:|---:|" + "---:|" * len(names) + "---|" + "---:|" * len(others) + "---:|"]
+    for item in document["instances"]:
+        bound, rules = item["bound"], item["rules"]
+        medians = {name: float(np.median(rules[name]["queries"])) for name in names}
+        best = min(reference_names or names[:1], key=lambda name: medians[name])
+        reference = np.asarray(rules[best]["queries"], dtype=float)
+        ratios = [f"{medians[name] / medians[best]:.3f} "
+                  f"({np.exp(np.mean(np.log(np.asarray(rules[name]['queries']) / reference))):.3f})" for name in others]
+        right = sum(rule["right"] for rule in rules.values())
+        seeds = len(reference)
+        lines.append(f"| {Path(item['source']).name} | {seeds} | {bound:,.1f} | "
+                     + " | ".join(f"{medians[name]:,.0f} ({medians[name] / bound:.2f}×)" for name in names)
+                     + f" | {best} | " + " | ".join(ratios) + f" | {right}/{len(rules) * seeds} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sources", nargs="*")
+    parser.add_argument("--seeds", type=int, default=200)
+    parser.add_argument("--rules", default="vertex,maxrew-u,target,vertex-or-target,deficit")
+    parser.add_argument("--fresh", type=int, default=None, metavar="FIRST_SEED",
+                        help="add the Gaussian instances of fresh_sources(FIRST_SEED)")
+    parser.add_argument("--held-out", type=int, nargs="+", default=(), metavar="FRESH_START",
+                        help="add the instances of `benchmarks/guaranteed.py --fresh --fresh-start FRESH_START`")
+    parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--render", type=Path, nargs="+", default=None)
+    args = parser.parse_args(argv)
+    if args.render is not None:
+        documents = [json.loads(path.read_text()) for path in args.render]
+        print(render({**documents[0], "command": "`, `".join(document["command"] for document in documents),
+                      "instances": [item for document in documents for item in document["instances"]]}))
+        return
+    command = "python benchmarks/binary_rules.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    document = {"command": command, "date": time.strftime("%Y-%m-%d"), "seeds": args.seeds, "instances": []}
+    from guaranteed import fresh_instances  # a sibling script
+
+    sources = list(args.sources) + ([] if args.fresh is None else fresh_sources(args.fresh))
+    sources += list(dict.fromkeys(source for start in args.held_out for source in fresh_instances(start)))
+    for source in sources:
+        document["instances"].append(measure(source, args.rules.split(","), args.seeds))
+        if args.json is not None:
+            args.json.write_text(json.dumps(document) + "\n")
+    print(render(document))
+
+
+if __name__ == "__main__":
+    main()
