@@ -1,5 +1,5 @@
-"""The generated tables of docs/binary.md: the ``--render`` output of benchmarks/binary_factor.py
-and benchmarks/binary_own_mean.py for their results documents."""
+"""The generated tables of docs/binary.md: the ``--render`` output of benchmarks/binary_factor.py,
+benchmarks/binary_own_mean.py and benchmarks/binary_rules.py for their results documents."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 
 import binary_factor
 import binary_own_mean
+import binary_rules
 from results_tables import RESULTS
 
 
@@ -14,11 +15,19 @@ def document(name: str) -> dict:
     return json.loads((RESULTS / name).read_text())
 
 
-def factor() -> str:
-    """"Where the factor goes": both documents, seed 7's instance first (as ``--render`` joins them)."""
-    documents = [document("binary_factor_seed7.json"), document("binary_factor_seeds12_5.json")]
-    return binary_factor.render({**documents[0], "command": "`, `".join(item["command"] for item in documents),
-                                 "instances": [item for each in documents for item in each["instances"]]})
+def joined(*names: str) -> dict:
+    """The results documents ``names`` as one, their commands and instances in order (as
+    ``--render`` joins them)."""
+    documents = [document(name) for name in names]
+    return {**documents[0], "command": "`, `".join(item["command"] for item in documents),
+            "instances": [item for each in documents for item in each["instances"]]}
 
 
-BLOCKS = {"factor": factor, "own-mean": lambda: binary_own_mean.render(document("binary_own_mean.json"))}
+#: "Frank–Wolfe vertex or target": each table's results documents.
+RULES = {"rules-driver": ("binary_rules_driver.json",), "rules-fresh": ("binary_rules_fresh141.json",),
+         "rules-worst": ("binary_rules_worst.json", "binary_rules_long.json"),
+         "rules-held-out": ("binary_rules_held_out_200.json",), "rules-furthest": ("binary_rules_held_out_mru.json",)}
+
+BLOCKS = {"factor": lambda: binary_factor.render(joined("binary_factor_seed7.json", "binary_factor_seeds12_5.json")),
+          "own-mean": lambda: binary_own_mean.render(document("binary_own_mean.json")),
+          **{name: (lambda names=names: binary_rules.render(joined(*names))) for name, names in RULES.items()}}
