@@ -24,7 +24,8 @@ for it. Arms with a component outside the span stay uncertain (infinite width).
   could exceed 1e-11 relative, and epochs
   over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull;
   the per-pull work is compiled (:mod:`cbai_cli.numerics.kernels.ols`), the recomputations, extensions
-  and epochs too (:mod:`cbai_cli.numerics.kernels.span`), and whole runs
+  and epochs too (:mod:`cbai_cli.numerics.kernels.span`), a run's pull with its ridge design
+  (:func:`cbai_cli.numerics.kernels.fit.observe_fit`) and whole runs
   (:func:`cbai_cli.numerics.kernels.advance.advance_fit`); the fit and the intervals are views on one
   row of a :class:`~cbai_cli.numerics.kernels.state.SpanState`.
 - :func:`points_in_use`, :func:`mixture_envelope`, :class:`Envelope`, :func:`mixture_widths`: the

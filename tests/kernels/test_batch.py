@@ -352,14 +352,16 @@ def test_a_batch_of_ols_runs_equals_the_runs_one_by_one(name):
         assert_same_state(learner, alone)
 
 
-@pytest.mark.parametrize("regime", ["theory", "det"])
+@pytest.mark.parametrize("regime", ["theory", "det", "ols"])
 def test_a_rule_with_a_python_select_gets_the_compiled_update(irrelevant_dims, regime, monkeypatch):
     """A rule whose select is Python (a plugin's: here G-ACOL's own rule called from a
     subclass) runs on the ask/tell loop, and its tell is the compiled update of a pull, not
-    the design's update one by one: the same run, state and answer as G-ACOL compiled (the
-    theory run goes past an exact refresh of the design, after 200 pulls)."""
+    the design's (and under ols the fit's and the intervals') update one by one: the same
+    run, state and answer as G-ACOL compiled (the theory run goes past an exact refresh of
+    the design, after 200 pulls)."""
     from cbai_cli.algorithms.g_acol import GACOL
     from cbai_cli.numerics.linalg import DesignState
+    from cbai_cli.numerics.ols import LeastSquaresSpan, MixtureIntervals
 
     class Plugin(GACOL):
         def select(self) -> int:
@@ -371,13 +373,40 @@ def test_a_rule_with_a_python_select_gets_the_compiled_update(irrelevant_dims, r
     environment = prepared.kind.environment(prepared.instance, noise_rng)
     assert not compilable(plugin, environment)
     updates = []
-    monkeypatch.setattr(DesignState, "update", lambda *args, **kwargs: updates.append(args))
+    for owner, name in ((DesignState, "update"), (LeastSquaresSpan, "update"), (MixtureIntervals, "observe")):
+        monkeypatch.setattr(owner, name, lambda *args, **kwargs: updates.append(args))
     slow = drive(plugin, environment, prepared.budget)
     compiled, environment = started(prepared, 2)
     fast = drive(compiled, environment, prepared.budget)
     assert not updates
     assert (fast.used, fast.solved) == (slow.used, slow.solved)
     assert_same_state(plugin, compiled)
+
+
+def test_a_query_of_several_arms_under_ols_is_its_pulls_in_turn(irrelevant_dims):
+    """Under ols a query of several arms, some pulled more than once, is each pull's compiled
+    update with the elimination after the last: the same state as the design's, the fit's and
+    the intervals' own updates in turn (those of a regime whose intervals are not compiled)."""
+    from cbai_cli.contracts.protocol import Query
+    from cbai_cli.numerics.confidence import OLSRegime
+
+    class Interpreted(OLSRegime):
+        def intervals(self, *args, **kwargs):
+            return super().intervals(*args, **kwargs)
+
+    prepared = prepared_run(irrelevant_dims, "g-acol", "ols")
+    fast, environment = started(prepared, 0)
+    slow, _ = started(prepared, 0)
+    slow.regime = Interpreted(slow.regime.settings)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        arms = np.sort(rng.choice(prepared.instance.n_arms, size=3, replace=False))
+        query = Query.pulls(arms, rng.integers(1, 4, size=3))
+        answer = environment.answer(query)
+        fast.tell(query, answer)
+        slow.tell(query, answer)
+    assert fast._fit is not None and slow._fit is None
+    assert_same_state(fast, slow)
 
 
 def test_a_track_and_stop_with_its_own_select_stays_on_the_python_loop(irrelevant_dims):
