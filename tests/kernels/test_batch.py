@@ -12,7 +12,8 @@ from cbai_cli.run import simulate
 from cbai_cli.kinds.cbai.families import family
 from cbai_cli.kinds.cbai.instance import Instance
 from cbai_cli.numerics.kernels.batch import run_compiled
-from cbai_cli.numerics.kernels.state import SINCE
+from cbai_cli.numerics.confidence import OLSRegime
+from cbai_cli.numerics.kernels.state import EPOCH, SINCE
 from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise
 from cbai_cli.run.simulate import RunRequest, compilable, drive, prepare, run_many, run_once, run_streams
 
@@ -260,36 +261,38 @@ def test_ols_runs_compiled_equal_the_ask_tell_loop_on_the_paper_instances(name, 
         assert_same_state(fast_learner, slow_learner)
 
 
-@pytest.fixture
-def fit_events(monkeypatch):
-    """Every recomputation of an ols fit (updates since the last one, rank before and
-    after), every call to extend its span (the arm, rank before and after, whether it
-    recomputed instead) and every new epoch, in order."""
-    from cbai_cli.numerics import ols
+class FitEvents(Silent):
+    """An observer of an ols run's fit, from its state row around each pull: the
+    recomputations (the updates since the last one restart at 0) by kind — the span grew (a
+    pulled arm outside it), the periodic one (every 200 updates at d = 5), the roundoff
+    test's —, the new epochs of the growth test (without a recomputation), and whether a pull
+    outside the span extended it (its roundoff estimates kept) rather than recomputing."""
 
-    events = []
-    refresh, new_epoch, extend = ols.LeastSquaresSpan.refresh, ols.LeastSquaresSpan.new_epoch, ols.LeastSquaresSpan.extend
+    def __init__(self) -> None:
+        self.kinds: set[str] = set()
+        self.extended = False
 
-    def recorded_extend(fit, arm, count):
-        before, recorded = fit.rank, len(events)
-        extend(fit, arm, count)
-        recomputed = any(event[0] == "refresh" for event in events[recorded:])
-        events.append(("extend", arm, before, fit.rank, recomputed))
+    def asked(self, query, learner) -> None:
+        state, b = learner.intervals.fit.state
+        self.before = (int(state.counters[b, SINCE]), int(state.counters[b, EPOCH]),
+                       not state.inside[b, query.arms].all())
 
-    def recorded_refresh(fit):
-        state, b = fit.state
-        before = (int(state.counters[b, SINCE]), fit.rank) if fit.n_samples else (None, None)  # the construction
-        refresh(fit)
-        events.append(("refresh", *before, fit.rank))
+    def told(self, query, answer, learner, used) -> None:
+        state, b = learner.intervals.fit.state
+        since, epoch, outside = self.before
+        if state.counters[b, SINCE] == 0:
+            self.kinds.add("outside" if outside else "periodic" if since + 1 >= 200 else "roundoff")
+            self.extended |= outside and bool(state.roundoff[b].any())
+        elif state.counters[b, EPOCH] > epoch:
+            self.kinds.add("epoch")
 
-    def recorded_epoch(fit):
-        new_epoch(fit)
-        events.append(("epoch",))
 
-    monkeypatch.setattr(ols.LeastSquaresSpan, "refresh", recorded_refresh)
-    monkeypatch.setattr(ols.LeastSquaresSpan, "new_epoch", recorded_epoch)
-    monkeypatch.setattr(ols.LeastSquaresSpan, "extend", recorded_extend)
-    return events
+class Interpreted(OLSRegime):
+    """``ols`` with intervals that the compiled step does not compute: its runs take each
+    pull by the design's update, the fit's and the intervals' in turn."""
+
+    def intervals(self, *args, **kwargs):
+        return super().intervals(*args, **kwargs)
 
 
 def awkward_instance(seed: int, scale: float = 1.0) -> Instance:
@@ -304,38 +307,27 @@ def awkward_instance(seed: int, scale: float = 1.0) -> Instance:
                     constraint=scale * rng.standard_normal(5), threshold=0.0, noise=GaussianNoise(1.0))
 
 
-def event_kinds(events) -> set:
-    """Which recomputations happened: the span grew (an arm outside it, extended or
-    recomputed), the periodic one (every 200 updates at d = 5), or the roundoff test's; and epochs."""
-    kinds = set()
-    for event in events:
-        if event[0] == "epoch":
-            kinds.add("epoch")
-        elif event[0] == "extend":
-            kinds.add("outside")
-        elif event[2] is not None:  # not the fit's construction
-            since, before, after = event[1:]
-            kinds.add("outside" if after > before else "periodic" if since >= 200 else "roundoff")
-    return kinds
-
-
 @pytest.mark.parametrize("extend", [False, True])  # small arm matrices recompute; extensions forced on them
 @pytest.mark.parametrize("instance_seed, scale", [(3, 0.5), (2, 0.3)])  # runs with every kind of recomputation
-def test_track_and_stop_ols_compiled_meets_every_recomputation_as_the_ask_tell_loop(fit_events, monkeypatch, extend,
-                                                                                    instance_seed, scale):
+def test_track_and_stop_ols_compiled_meets_every_recomputation_as_the_pieces_in_turn(monkeypatch, extend,
+                                                                                     instance_seed, scale):
+    """The compiled run (each pull one observe_fit) equals the same run whose pulls go into
+    the design, the fit and the intervals by their own updates in turn, through every kind of
+    recomputation of the fit."""
     from cbai_cli.numerics import ols
 
     if extend:
         monkeypatch.setattr(ols, "EXTEND_ENTRIES", 0)
     prepared = prepare(RunRequest.of("track-and-stop", "ols", budget=500), awkward_instance(instance_seed, scale))
     learner, environment = started(prepared, instance_seed)
-    fit_events.clear()  # the fit's construction
-    fast = drive(learner, environment, prepared.budget)  # the recomputations in compiled code, unseen by the spies
-    assert not fit_events
+    fast = drive(learner, environment, prepared.budget)
     stepped, environment = started(prepared, instance_seed)
-    slow = drive(stepped, environment, prepared.budget, Silent())
-    assert event_kinds(fit_events) >= {"outside", "periodic", "roundoff", "epoch"}
-    assert any(event[0] == "extend" and not event[4] for event in fit_events) == extend
+    stepped.regime = Interpreted(stepped.regime.settings)
+    events = FitEvents()
+    slow = drive(stepped, environment, prepared.budget, events)
+    assert stepped._fit is None
+    assert events.kinds >= {"outside", "periodic", "roundoff", "epoch"}
+    assert events.extended == extend
     assert fast.used == slow.used and fast.solved == slow.solved and learner.forced_pulls > 0
     assert_same_state(learner, stepped)
 
@@ -388,11 +380,6 @@ def test_a_query_of_several_arms_under_ols_is_its_pulls_in_turn(irrelevant_dims)
     update with the elimination after the last: the same state as the design's, the fit's and
     the intervals' own updates in turn (those of a regime whose intervals are not compiled)."""
     from cbai_cli.contracts.protocol import Query
-    from cbai_cli.numerics.confidence import OLSRegime
-
-    class Interpreted(OLSRegime):
-        def intervals(self, *args, **kwargs):
-            return super().intervals(*args, **kwargs)
 
     prepared = prepared_run(irrelevant_dims, "g-acol", "ols")
     fast, environment = started(prepared, 0)
