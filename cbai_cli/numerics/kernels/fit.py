@@ -10,6 +10,9 @@ and the elimination update, in place on a run's
 :func:`cbai_cli.numerics.kernels.design.observe` is for the radius regimes. :func:`update_fit`
 is its fit alone (:meth:`cbai_cli.numerics.ols.LeastSquaresSpan.update`, a fit without a
 run); both count the pull (:func:`count_pull`) and settle the fit (:func:`settle_fit`) alike.
+The pieces that take a state's tuple of arrays on every pull are written into their callers
+(``inline="always"``, :func:`cbai_cli.numerics.kernels.jit.njit_inlined`): passing the tuple to a
+called function costs the compiled loop time on every pull.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ def settle_outside(arms, arm_norms2, scales, span, b, arm, count, extend_entries
         refresh_span(arms, arm_norms2, scales, span, b)
 
 
-@njit
+@njit_inlined
 def fit_bounds(threshold, span, b, mean_scales, mean_log_weights, lower, upper):
     """Run b's mixture intervals (:func:`~cbai_cli.numerics.kernels.ols.mixture_bounds`, with the
     joint test at τ = ``threshold``) into ``lower`` and ``upper`` (K,), from the lines its
@@ -52,7 +55,7 @@ def fit_bounds(threshold, span, b, mean_scales, mean_log_weights, lower, upper):
                    reals[b, SUBGAUSSIAN], mean_scales, mean_log_weights, lower, upper)
 
 
-@njit
+@njit_inlined
 def count_pull(span, b, arm, total, count, fit_refresh_every):
     """``count`` pulls of ``arm`` summing to ``total`` into run b's counts, sums and fit
     counters; returns whether the fit takes them by its rank-one step (the arm lies in the
@@ -65,7 +68,7 @@ def count_pull(span, b, arm, total, count, fit_refresh_every):
     return inside[b, arm] and counters[b, SINCE] < fit_refresh_every
 
 
-@njit
+@njit_inlined
 def settle_fit(arms, arm_norms2, scales, span, b, arm, count, fit_refresh_every, extend_entries, stepped, due,
                grown):
     """Run b's fit after its pull's update: without the rank-one step (``stepped`` False)
