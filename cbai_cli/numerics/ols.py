@@ -548,7 +548,9 @@ class MixtureIntervals:
         return self._row("mean_thresholds")
 
     def observe(self, arm: int, total: float, count: int) -> None:
-        """Take in ``count`` pulls of ``arm`` summing to ``total``."""
+        """Take in ``count`` pulls of ``arm`` summing to ``total``: the fit's update and the arm's
+        own mean (a learner of the ``ols`` regime takes its pulls by the compiled update of its
+        whole run state instead, :func:`cbai_cli.numerics.kernels.fit.observe_fit`)."""
         self.fit.update(arm, total, count)
         pulls = self.fit.counts[arm]
         own_mean_sides(arm, pulls, pulls - count, self.mean_thresholds, self._row("mean_roots"), self.mean_widths,
