@@ -14,6 +14,7 @@ from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
 from cbai_cli.numerics.kernels.ols import mean_width, tangent_lines
+from cbai_cli.numerics.kernels.state import SINCE
 from cbai_cli.numerics.ols import (Envelope, LeastSquaresSpan, MixtureIntervals, ScalePrior, lower_envelope, mean_shares,
                           mixture_envelope, mixture_widths, points_in_use)
 
@@ -387,31 +388,32 @@ def fit_from_scratch(arms: np.ndarray, fit: LeastSquaresSpan) -> tuple[np.ndarra
 
 
 class Spy:
-    """Counts the fit's extensions and recomputations (after its construction)."""
+    """Counts the fit's extensions and recomputations (after its construction), read from its
+    state row around each update: both restart the count of updates since the last one at 0;
+    a recomputation restarts the roundoff estimates at 0 too, an extension grows the rank and
+    keeps them. ``extended``: for each pull of an arm outside the span, whether it extended."""
 
     def __init__(self, monkeypatch, entries: int = 0):
         from cbai_cli.numerics import ols
 
-        self.extended, self.refreshed = [], 0
-        extend, refresh = ols.LeastSquaresSpan.extend, ols.LeastSquaresSpan.refresh
+        self.reset()
+        update = ols.LeastSquaresSpan.update
 
-        def spied_extend(fit, arm, count):
-            rank = fit.rank
-            extend(fit, arm, count)
-            self.extended.append(fit.rank > rank and not self._refreshing)
+        def spied_update(fit, arm, total, count=1):
+            outside, rank = not fit.inside[arm], fit.rank
+            update(fit, arm, total, count)
+            state, b = fit.state
+            if state.counters[b, SINCE] == 0:
+                extended = fit.rank > rank and bool(state.roundoff[b].any())
+                if outside:
+                    self.extended.append(extended)
+                self.refreshed += not extended
 
-        def spied_refresh(fit):
-            self.refreshed += 1
-            self._refreshing = True
-            refresh(fit)
-
-        self._refreshing = False
         monkeypatch.setattr(ols, "EXTEND_ENTRIES", entries)
-        monkeypatch.setattr(ols.LeastSquaresSpan, "extend", spied_extend)
-        monkeypatch.setattr(ols.LeastSquaresSpan, "refresh", spied_refresh)
+        monkeypatch.setattr(ols.LeastSquaresSpan, "update", spied_update)
 
     def reset(self) -> None:
-        self.extended, self.refreshed, self._refreshing = [], 0, False
+        self.extended, self.refreshed = [], 0
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -233,6 +233,19 @@ class Adaptive(Algorithm):
         code, params = self.regime.kernel(self.problem.dim)
         return code, np.array(params)
 
+    @functools.cached_property
+    def _fit(self) -> tuple | None:
+        """The constants of the ``ols`` regime's compiled update of a pull
+        (:meth:`~cbai_cli.numerics.ols.MixtureIntervals.kernel`) when it computes the regime's
+        intervals (:class:`~cbai_cli.numerics.ols.MixtureIntervals` of a regime whose intervals
+        are compiled), else None; found on the first :meth:`tell`."""
+        from cbai_cli.numerics.ols import MixtureIntervals
+
+        compiled = getattr(self.regime, "compiled", None)
+        if not (isinstance(self.intervals, MixtureIntervals) and compiled is not None and compiled()):
+            return None
+        return self.intervals.kernel(self.design.refresh_every)
+
     def elimination_state(self) -> EliminationState:
         """The elimination state on the run's :class:`~cbai_cli.numerics.kernels.state.RunState`
         (``run``: (state, row)), whose row the design views too."""
@@ -284,44 +297,70 @@ class Adaptive(Algorithm):
         return None
 
     def tell(self, query: Query, answer: Answer) -> None:
-        """Take in the pulls' sums: with a radius regime whose intervals are compiled, a
-        single pull is one compiled update of the run's state (:meth:`observe`), whatever
-        :meth:`select` is; otherwise each pull goes into the design and the regime's
-        intervals, then the elimination update from the intervals."""
+        """Take in the pulls' sums: with a regime whose intervals are compiled (a radius, or
+        ``ols``), a single pull is one compiled update of the run's state (:meth:`observe`),
+        whatever :meth:`select` is, and under ``ols`` so is each pull of a query of several
+        arms, the elimination update following the last; otherwise each pull goes into the
+        design and the regime's intervals, then the elimination update from the intervals."""
         ahead = self.lookahead()
         totals = np.asarray(answer.constraint, dtype=float).tolist()
-        if self._radius is not None and len(totals) == 1:
-            self.observe(int(query.arms[0]), totals[0], int(query.counts[0]), ahead)
+        pulls = zip(query.arms.tolist(), query.counts.tolist(), totals)
+        if len(totals) == 1 and (self._radius is not None or self._fit is not None):
+            arm, count, total = next(pulls)
+            self.observe(arm, total, count, ahead)
             return
-        for arm, count, total in zip(query.arms.tolist(), query.counts.tolist(), totals):
-            self.design.update(arm, total, count, ahead)
-            self.intervals.observe(arm, total, count)
+        if self._fit is not None:
+            for arm, count, total in pulls:
+                self.observe(arm, total, count, ahead, eliminating=False)
+        else:
+            for arm, count, total in pulls:
+                self.design.update(arm, total, count, ahead)
+                self.intervals.observe(arm, total, count)
         self.state.update(*self.intervals.bounds())
 
-    def observe(self, arm: int, total: float, count: int, ahead: np.ndarray | None = None) -> None:
-        """``count`` pulls of ``arm`` summing to ``total`` into the design, the radius regime's
-        intervals and the elimination state in one compiled update
-        (:func:`cbai_cli.numerics.kernels.design.observe`, the compiled loop's), after predicting
-        the next greedy direction among ``ahead`` as :meth:`~cbai_cli.numerics.linalg.DesignState.update`
-        does; when the exact refresh is due, the refresh, then the intervals and the
-        elimination update."""
-        from cbai_cli.numerics.kernels.design import observe, predict_contender
+    def _contender(self, arm: int, count: int, ahead: np.ndarray | None) -> int:
+        """The next greedy direction among ``ahead`` after ``count`` pulls of ``arm``, predicted
+        before the update as :meth:`~cbai_cli.numerics.linalg.DesignState.update` does (−1: none)."""
+        from cbai_cli.numerics.kernels.design import predict_contender
+
+        design = self.design
+        if ahead is None or not design._streaming:
+            return -1
+        return int(predict_contender(design.arms, design.inverse, design.norms2, ahead, False, design.arms[arm],
+                                     count, design._watch, design._watch_bound))
+
+    def observe(self, arm: int, total: float, count: int, ahead: np.ndarray | None = None,
+                eliminating: bool = True) -> None:
+        """``count`` pulls of ``arm`` summing to ``total`` into the run's state in one compiled
+        update, the compiled loop's: under a radius regime the design, its intervals and the
+        elimination state (:func:`cbai_cli.numerics.kernels.design.observe`), under ``ols`` the
+        design, the fit, its intervals and, when ``eliminating``, the elimination state
+        (:func:`cbai_cli.numerics.kernels.fit.observe_fit`); the next greedy direction among
+        ``ahead`` predicted first (:meth:`_contender`). When the design's exact refresh is
+        due: the refresh, then (``eliminating``) the intervals and the elimination update."""
         from cbai_cli.numerics.kernels.threads import threads_from
 
         design, state = self.design, self.state
-        contender = -1
-        if ahead is not None and design._streaming:
-            contender = predict_contender(design.arms, design.inverse, design.norms2, ahead, False, design.arms[arm],
-                                          count, design._watch, design._watch_bound)
+        contender = self._contender(arm, count, ahead)
         run, row = self.run
-        code, params = self._radius
-        contender_arm, _, refresh_due = observe(design.arms, state.rewards, state.threshold, run.arrays(), row, arm,
-                                                total, count, contender, design.companion, design.block,
-                                                threads_from(design.arms), design.refresh_every, code, params)
+        arguments = (design.arms, state.rewards, state.threshold, run.arrays(), row, arm, total, count, contender,
+                     design.companion, design.block, threads_from(design.arms))
+        if self._fit is not None:
+            from cbai_cli.numerics.kernels.fit import observe_fit
+
+            span = self.intervals.fit.state[0]  # its row is the run's (a batch lays both over row b)
+            contender_arm, _, refresh_due = observe_fit(*arguments, self._fit, span.arrays(),
+                                                        self.intervals.mean_scratch, eliminating)
+        else:
+            from cbai_cli.numerics.kernels.design import observe
+
+            code, params = self._radius
+            contender_arm, _, refresh_due = observe(*arguments, design.refresh_every, code, params)
         design.contender, design.contender_arm = contender, contender_arm
         if refresh_due:
             design.refresh()
-            state.update(*self.intervals.bounds())
+            if eliminating:
+                state.update(*self.intervals.bounds())
 
     def max_variance_direction(self, candidates: np.ndarray) -> np.ndarray:
         """y = argmax_{x ∈ candidates} ‖x‖_{A⁻¹} (first among ties), as a vector."""

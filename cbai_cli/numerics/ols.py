@@ -24,7 +24,8 @@ for it. Arms with a component outside the span stay uncertain (infinite width).
   could exceed 1e-11 relative, and epochs
   over which ℓ_i + margin bounds the log-determinants without an eigenvalue solve per pull;
   the per-pull work is compiled (:mod:`cbai_cli.numerics.kernels.ols`), the recomputations, extensions
-  and epochs too (:mod:`cbai_cli.numerics.kernels.span`), and whole runs
+  and epochs too (:mod:`cbai_cli.numerics.kernels.span`), a run's pull with its ridge design
+  (:func:`cbai_cli.numerics.kernels.fit.observe_fit`) and whole runs
   (:func:`cbai_cli.numerics.kernels.advance.advance_fit`); the fit and the intervals are views on one
   row of a :class:`~cbai_cli.numerics.kernels.state.SpanState`.
 - :func:`points_in_use`, :func:`mixture_envelope`, :class:`Envelope`, :func:`mixture_widths`: the
@@ -40,11 +41,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from cbai_cli.numerics.kernels.ols import EPOCH, REFRESH, mark_points, mixture_bounds, own_mean_sides, rank_one_step, tangent_lines
+from cbai_cli.numerics.kernels.fit import update_fit
+from cbai_cli.numerics.kernels.ols import mark_points, mixture_bounds, own_mean_sides, tangent_lines
 from cbai_cli.numerics.kernels.span import (DRIFT_TOLERANCE, EXTEND_CONDITION, SPAN_TOLERANCE, STEP_ROUNDOFF, extend_span,
                                    follow_epoch, lower_envelope_lines, new_epoch_span, refresh_span)
 from cbai_cli.numerics.kernels.state import (EPOCH as EPOCH_SLOT, GROWTH, KEPT, LINES, LOG_INVERSE_DELTA, MARGIN as MARGIN_SLOT,
-                                    RANK, SINCE, STEPS, SUBGAUSSIAN, SpanState)
+                                    RANK, STEPS, SUBGAUSSIAN, SpanState)
 from cbai_cli.numerics.kernels.threads import threads_from
 
 __all__ = ["DRIFT_TOLERANCE", "EXTEND_CONDITION", "EXTEND_ENTRIES", "MARGIN", "MEAN_SHARE", "SPAN_TOLERANCE",
@@ -394,35 +396,19 @@ class LeastSquaresSpan:
         self.refresh()
 
     def update(self, arm: int, total: float, count: int = 1) -> None:
-        """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``.
+        """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``
+        (:func:`cbai_cli.numerics.kernels.fit.update_fit`, the fit's part of a run's update).
 
         A pull in the span takes the compiled rank-one step
         (:func:`cbai_cli.numerics.kernels.ols.rank_one_step`: V⁺ and the three caches by
         Sherman–Morrison, the roundoff estimate, the epoch's growth sum), which says whether a
         recomputation or a new epoch is due; a pull outside the span extends the span
-        (:meth:`extend`), and the ``refresh_every``-th update recomputes.
+        (:meth:`extend`; a recomputation when another pulled arm lies outside it too), and the
+        ``refresh_every``-th update recomputes.
         """
-        state, b = self._state, self._row
-        state.counts[b, arm] += count
-        state.sums[b, arm] += total
-        state.counters[b, STEPS] += count
-        state.counters[b, SINCE] += 1
-        if state.counters[b, SINCE] >= self.refresh_every:
-            self.refresh()
-            return
-        if not state.inside[b, arm]:
-            self.extend(arm, count)
-            return
-        code, growth = rank_one_step(self.arms, state.pinv[b], state.caches[b], state.roundoff[b],
-                                     state.directions[b], state.growths[b], state.growth_basis[b], arm, count, total,
-                                     state.reals[b, GROWTH], state.reals[b, MARGIN_SLOT],
-                                     DRIFT_TOLERANCE / STEP_ROUNDOFF, threads_from(self.arms))
-        if code == REFRESH:
-            self.refresh()
-            return
-        state.reals[b, GROWTH] = growth
-        if code == EPOCH:
-            self.new_epoch()
+        update_fit(self.arms, self._arm_norms2, self.scales, self._arrays(), self._row, int(arm), float(total),
+                   int(count), self.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, EXTEND_ENTRIES,
+                   threads_from(self.arms))
 
     def extend(self, arm: int, count: int) -> None:
         """V⁺ and the caches after the first ``count`` pulls of arm ``arm``, outside the span,
@@ -511,6 +497,7 @@ class MixtureIntervals:
     Attributes:
         mean_prior: the prior over the scales of the normal mixture of one arm's own noise
             sum, in units of pulls (:class:`ScalePrior` with L² = 1).
+        mean_scratch: (3, M') the own means' scratch (:func:`cbai_cli.numerics.kernels.ols.own_mean_sides`).
     """
 
     fit: LeastSquaresSpan
@@ -538,7 +525,7 @@ class MixtureIntervals:
                                     if self.mean_share > 0 else np.full((2, arms), math.inf))
         state.reals[b, LOG_INVERSE_DELTA] = -math.log(self.least_squares_delta)
         state.reals[b, SUBGAUSSIAN] = self.subgaussian
-        self._mean_scratch = np.empty((3, self.mean_prior.scales.size))
+        self.mean_scratch = np.empty((3, self.mean_prior.scales.size))
 
     @property
     def least_squares_delta(self) -> float:
@@ -561,11 +548,20 @@ class MixtureIntervals:
         return self._row("mean_thresholds")
 
     def observe(self, arm: int, total: float, count: int) -> None:
-        """Take in ``count`` pulls of ``arm`` summing to ``total``."""
+        """Take in ``count`` pulls of ``arm`` summing to ``total``: the fit's update and the arm's
+        own mean (a learner of the ``ols`` regime takes its pulls by the compiled update of its
+        whole run state instead, :func:`cbai_cli.numerics.kernels.fit.observe_fit`)."""
         self.fit.update(arm, total, count)
         pulls = self.fit.counts[arm]
         own_mean_sides(arm, pulls, pulls - count, self.mean_thresholds, self._row("mean_roots"), self.mean_widths,
-                       self.subgaussian, self.mean_prior.scales, self.mean_prior.log_weights, self._mean_scratch)
+                       self.subgaussian, self.mean_prior.scales, self.mean_prior.log_weights, self.mean_scratch)
+
+    def kernel(self, refresh_every: int) -> tuple:
+        """The constants of the compiled update of a pull, with the ridge design's
+        ``refresh_every`` (the ``fit`` of :func:`cbai_cli.numerics.kernels.fit.observe_fit`)."""
+        fit, prior, mean_prior = self.fit, self.prior, self.mean_prior
+        return (refresh_every, fit.refresh_every, DRIFT_TOLERANCE / STEP_ROUNDOFF, EXTEND_ENTRIES, fit.arm_norms2,
+                prior.scales, prior.log_weights, prior.points, mean_prior.scales, mean_prior.log_weights)
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower (K,), upper (K,)) now."""

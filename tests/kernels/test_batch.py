@@ -12,7 +12,8 @@ from cbai_cli.run import simulate
 from cbai_cli.kinds.cbai.families import family
 from cbai_cli.kinds.cbai.instance import Instance
 from cbai_cli.numerics.kernels.batch import run_compiled
-from cbai_cli.numerics.kernels.state import SINCE
+from cbai_cli.numerics.confidence import OLSRegime
+from cbai_cli.numerics.kernels.state import EPOCH, SINCE
 from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise
 from cbai_cli.run.simulate import RunRequest, compilable, drive, prepare, run_many, run_once, run_streams
 
@@ -260,36 +261,38 @@ def test_ols_runs_compiled_equal_the_ask_tell_loop_on_the_paper_instances(name, 
         assert_same_state(fast_learner, slow_learner)
 
 
-@pytest.fixture
-def fit_events(monkeypatch):
-    """Every recomputation of an ols fit (updates since the last one, rank before and
-    after), every call to extend its span (the arm, rank before and after, whether it
-    recomputed instead) and every new epoch, in order."""
-    from cbai_cli.numerics import ols
+class FitEvents(Silent):
+    """An observer of an ols run's fit, from its state row around each pull: the
+    recomputations (the updates since the last one restart at 0) by kind — the span grew (a
+    pulled arm outside it), the periodic one (every 200 updates at d = 5), the roundoff
+    test's —, the new epochs of the growth test (without a recomputation), and whether a pull
+    outside the span extended it (its roundoff estimates kept) rather than recomputing."""
 
-    events = []
-    refresh, new_epoch, extend = ols.LeastSquaresSpan.refresh, ols.LeastSquaresSpan.new_epoch, ols.LeastSquaresSpan.extend
+    def __init__(self) -> None:
+        self.kinds: set[str] = set()
+        self.extended = False
 
-    def recorded_extend(fit, arm, count):
-        before, recorded = fit.rank, len(events)
-        extend(fit, arm, count)
-        recomputed = any(event[0] == "refresh" for event in events[recorded:])
-        events.append(("extend", arm, before, fit.rank, recomputed))
+    def asked(self, query, learner) -> None:
+        state, b = learner.intervals.fit.state
+        self.before = (int(state.counters[b, SINCE]), int(state.counters[b, EPOCH]),
+                       not state.inside[b, query.arms].all())
 
-    def recorded_refresh(fit):
-        state, b = fit.state
-        before = (int(state.counters[b, SINCE]), fit.rank) if fit.n_samples else (None, None)  # the construction
-        refresh(fit)
-        events.append(("refresh", *before, fit.rank))
+    def told(self, query, answer, learner, used) -> None:
+        state, b = learner.intervals.fit.state
+        since, epoch, outside = self.before
+        if state.counters[b, SINCE] == 0:
+            self.kinds.add("outside" if outside else "periodic" if since + 1 >= 200 else "roundoff")
+            self.extended |= outside and bool(state.roundoff[b].any())
+        elif state.counters[b, EPOCH] > epoch:
+            self.kinds.add("epoch")
 
-    def recorded_epoch(fit):
-        new_epoch(fit)
-        events.append(("epoch",))
 
-    monkeypatch.setattr(ols.LeastSquaresSpan, "refresh", recorded_refresh)
-    monkeypatch.setattr(ols.LeastSquaresSpan, "new_epoch", recorded_epoch)
-    monkeypatch.setattr(ols.LeastSquaresSpan, "extend", recorded_extend)
-    return events
+class Interpreted(OLSRegime):
+    """``ols`` with intervals that the compiled step does not compute: its runs take each
+    pull by the design's update, the fit's and the intervals' in turn."""
+
+    def intervals(self, *args, **kwargs):
+        return super().intervals(*args, **kwargs)
 
 
 def awkward_instance(seed: int, scale: float = 1.0) -> Instance:
@@ -304,38 +307,27 @@ def awkward_instance(seed: int, scale: float = 1.0) -> Instance:
                     constraint=scale * rng.standard_normal(5), threshold=0.0, noise=GaussianNoise(1.0))
 
 
-def event_kinds(events) -> set:
-    """Which recomputations happened: the span grew (an arm outside it, extended or
-    recomputed), the periodic one (every 200 updates at d = 5), or the roundoff test's; and epochs."""
-    kinds = set()
-    for event in events:
-        if event[0] == "epoch":
-            kinds.add("epoch")
-        elif event[0] == "extend":
-            kinds.add("outside")
-        elif event[2] is not None:  # not the fit's construction
-            since, before, after = event[1:]
-            kinds.add("outside" if after > before else "periodic" if since >= 200 else "roundoff")
-    return kinds
-
-
 @pytest.mark.parametrize("extend", [False, True])  # small arm matrices recompute; extensions forced on them
 @pytest.mark.parametrize("instance_seed, scale", [(3, 0.5), (2, 0.3)])  # runs with every kind of recomputation
-def test_track_and_stop_ols_compiled_meets_every_recomputation_as_the_ask_tell_loop(fit_events, monkeypatch, extend,
-                                                                                    instance_seed, scale):
+def test_track_and_stop_ols_compiled_meets_every_recomputation_as_the_pieces_in_turn(monkeypatch, extend,
+                                                                                     instance_seed, scale):
+    """The compiled run (each pull one observe_fit) equals the same run whose pulls go into
+    the design, the fit and the intervals by their own updates in turn, through every kind of
+    recomputation of the fit."""
     from cbai_cli.numerics import ols
 
     if extend:
         monkeypatch.setattr(ols, "EXTEND_ENTRIES", 0)
     prepared = prepare(RunRequest.of("track-and-stop", "ols", budget=500), awkward_instance(instance_seed, scale))
     learner, environment = started(prepared, instance_seed)
-    fit_events.clear()  # the fit's construction
-    fast = drive(learner, environment, prepared.budget)  # the recomputations in compiled code, unseen by the spies
-    assert not fit_events
+    fast = drive(learner, environment, prepared.budget)
     stepped, environment = started(prepared, instance_seed)
-    slow = drive(stepped, environment, prepared.budget, Silent())
-    assert event_kinds(fit_events) >= {"outside", "periodic", "roundoff", "epoch"}
-    assert any(event[0] == "extend" and not event[4] for event in fit_events) == extend
+    stepped.regime = Interpreted(stepped.regime.settings)
+    events = FitEvents()
+    slow = drive(stepped, environment, prepared.budget, events)
+    assert stepped._fit is None
+    assert events.kinds >= {"outside", "periodic", "roundoff", "epoch"}
+    assert events.extended == extend
     assert fast.used == slow.used and fast.solved == slow.solved and learner.forced_pulls > 0
     assert_same_state(learner, stepped)
 
@@ -352,14 +344,16 @@ def test_a_batch_of_ols_runs_equals_the_runs_one_by_one(name):
         assert_same_state(learner, alone)
 
 
-@pytest.mark.parametrize("regime", ["theory", "det"])
+@pytest.mark.parametrize("regime", ["theory", "det", "ols"])
 def test_a_rule_with_a_python_select_gets_the_compiled_update(irrelevant_dims, regime, monkeypatch):
     """A rule whose select is Python (a plugin's: here G-ACOL's own rule called from a
     subclass) runs on the ask/tell loop, and its tell is the compiled update of a pull, not
-    the design's update one by one: the same run, state and answer as G-ACOL compiled (the
-    theory run goes past an exact refresh of the design, after 200 pulls)."""
+    the design's (and under ols the fit's and the intervals') update one by one: the same
+    run, state and answer as G-ACOL compiled (the theory run goes past an exact refresh of
+    the design, after 200 pulls)."""
     from cbai_cli.algorithms.g_acol import GACOL
     from cbai_cli.numerics.linalg import DesignState
+    from cbai_cli.numerics.ols import LeastSquaresSpan, MixtureIntervals
 
     class Plugin(GACOL):
         def select(self) -> int:
@@ -371,13 +365,35 @@ def test_a_rule_with_a_python_select_gets_the_compiled_update(irrelevant_dims, r
     environment = prepared.kind.environment(prepared.instance, noise_rng)
     assert not compilable(plugin, environment)
     updates = []
-    monkeypatch.setattr(DesignState, "update", lambda *args, **kwargs: updates.append(args))
+    for owner, name in ((DesignState, "update"), (LeastSquaresSpan, "update"), (MixtureIntervals, "observe")):
+        monkeypatch.setattr(owner, name, lambda *args, **kwargs: updates.append(args))
     slow = drive(plugin, environment, prepared.budget)
     compiled, environment = started(prepared, 2)
     fast = drive(compiled, environment, prepared.budget)
     assert not updates
     assert (fast.used, fast.solved) == (slow.used, slow.solved)
     assert_same_state(plugin, compiled)
+
+
+def test_a_query_of_several_arms_under_ols_is_its_pulls_in_turn(irrelevant_dims):
+    """Under ols a query of several arms, some pulled more than once, is each pull's compiled
+    update with the elimination after the last: the same state as the design's, the fit's and
+    the intervals' own updates in turn (those of a regime whose intervals are not compiled)."""
+    from cbai_cli.contracts.protocol import Query
+
+    prepared = prepared_run(irrelevant_dims, "g-acol", "ols")
+    fast, environment = started(prepared, 0)
+    slow, _ = started(prepared, 0)
+    slow.regime = Interpreted(slow.regime.settings)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        arms = np.sort(rng.choice(prepared.instance.n_arms, size=3, replace=False))
+        query = Query.pulls(arms, rng.integers(1, 4, size=3))
+        answer = environment.answer(query)
+        fast.tell(query, answer)
+        slow.tell(query, answer)
+    assert fast._fit is not None and slow._fit is None
+    assert_same_state(fast, slow)
 
 
 def test_a_track_and_stop_with_its_own_select_stays_on_the_python_loop(irrelevant_dims):

@@ -32,6 +32,9 @@ process runs the kernels as Python until that pays (:mod:`.jit`), so ``cbai --he
   ridge design and elimination state; the ``ols`` fit and intervals), of which the Python
   classes are views.
 - :mod:`.span`: the ``ols`` fit's recomputations, extensions, epochs and tangent lines.
+- :mod:`.fit`: ``observe_fit``, one pull into an ``ols`` run's state (design, fit, mixture
+  intervals, elimination), the update of the ask/tell path and of the compiled loop, and
+  ``update_fit``, the fit's part alone.
 - :mod:`.batch`: the stack of B runs' states and the Python loop around :mod:`.advance`
   (noise chunks, exact refreshes of A⁻¹).
 """

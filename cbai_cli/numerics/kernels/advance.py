@@ -4,9 +4,8 @@ read from the run's own standard normals.
 
 :func:`advance` runs the radius regimes (``theory``, ``det``, ``tuned``) on the ridge
 design alone; :func:`advance_fit` the ``ols`` regime, whose least-squares fit and mixture
-intervals (:mod:`cbai_cli.numerics.ols`) take the compiled per-pull work of :mod:`cbai_cli.numerics.kernels.ols`
-and the recomputations and epochs of :mod:`cbai_cli.numerics.kernels.span`. Both pull through
-:func:`step`.
+intervals (:mod:`cbai_cli.numerics.ols`) take each pull by
+:func:`cbai_cli.numerics.kernels.fit.observe_fit`. Both pull through :func:`step`.
 """
 
 from __future__ import annotations
@@ -15,15 +14,13 @@ import numpy as np
 
 from cbai_cli.numerics.kernels.codes import (BUDGET, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
                                     STREAM_ENTRIES, TRACK_AND_STOP)
-from cbai_cli.numerics.kernels.design import absorb_and_eliminate, observe, predict_contender
+from cbai_cli.numerics.kernels.design import observe, predict_contender
 from cbai_cli.numerics.kernels.elimination import apply_bounds, interval_bounds
+from cbai_cli.numerics.kernels.fit import fit_bounds, observe_fit
 from cbai_cli.numerics.kernels.jit import njit
-from cbai_cli.numerics.kernels.ols import EPOCH, REFRESH, absorb_and_rank_one, mixture_bounds, own_mean_sides
 from cbai_cli.numerics.kernels.radius import radius
 from cbai_cli.numerics.kernels.select import select
-from cbai_cli.numerics.kernels.span import extend_span, follow_epoch, new_epoch_span, refresh_span
-from cbai_cli.numerics.kernels.state import (BEST, FORCED, GROWTH, LOGDET, MARGIN, PULLS, SINCE, STEPS, SUBGAUSSIAN,
-                                             UPDATES)
+from cbai_cli.numerics.kernels.state import BEST, FORCED, LOGDET, PULLS, UPDATES
 from cbai_cli.numerics.kernels.track_and_stop import track_and_stop_arm
 
 
@@ -81,8 +78,8 @@ def step(b, problem, rule, regime, run, control, noise, contender, contender_arm
     from run b's own generator) — and :func:`~cbai_cli.numerics.kernels.design.observe` (the
     design, the radius's intervals and the elimination update, which waits (``pending``)
     when the exact refresh is due; the run is SOLVED when U is empty), unless ``absorbing``
-    is False: the caller then takes the pull in (:func:`advance_fit`; the pull is counted
-    here). ``contenders`` not None: predict the next greedy direction before the update
+    is False: the caller then takes the pull in and counts it (:func:`advance_fit`).
+    ``contenders`` not None: predict the next greedy direction before the update
     (:func:`~cbai_cli.numerics.kernels.design.predict_contender`, from the arms in ``watch``
     (contenders,) and ``watch_bound`` (1,), kept from pull to pull) so that one pass over
     the arms computes both products. Track-and-Stop's contender is its active target: the
@@ -130,10 +127,6 @@ def step(b, problem, rule, regime, run, control, noise, contender, contender_arm
         pending[b] = refreshing
         if empty:
             status[b] = SOLVED
-    else:
-        counters[b, PULLS] += 1
-        counters[b, UPDATES] += 1
-        pending[b] = True
     return arm, observed, following, contender_arm
 
 
@@ -195,60 +188,30 @@ def advance(problem, rule, regime, run, control, noise, companion, contenders, t
 
 
 @njit
-def settle_outside(arms, arm_norms2, scales, span, b, arm, extend_entries):
-    """Run b's fit after a pull of ``arm`` outside its span (one pull): the one pulled arm
-    outside it extends the span (:func:`~cbai_cli.numerics.kernels.span.extend_span`, which recomputes
-    if that arm was pulled before); with more than one such arm (a pulled arm the span cut
-    left out) the fit is recomputed (:func:`~cbai_cli.numerics.kernels.span.refresh_span`)."""
-    inside, counts = span[6], span[7]
-    outside = 0
-    for a in range(inside.shape[1]):
-        if not inside[b, a] and counts[b, a] > 0:
-            outside += 1
-    if outside != 1 or not extend_span(arms, arm_norms2, scales, span, b, arm, 1, extend_entries):
-        refresh_span(arms, arm_norms2, scales, span, b)
-
-
-@njit
 def advance_fit(problem, rule, fit, run, control, noise, companion, contenders, threads_from, span, stream):
     """:func:`advance` for the ``ols`` regime: every run b with ``status[b] == RUNNING``
     until it stops or needs Python (noise, or the ridge design's exact refresh).
 
-    One step is :func:`step`'s pull (the rule reads the ridge design), then the fit's
-    update as :meth:`cbai_cli.numerics.ols.LeastSquaresSpan.update` does it: the pull's count and sum,
-    the pulled arm's own mean widths (:func:`~cbai_cli.numerics.kernels.ols.own_mean_sides`), and for
-    an arm inside the span, unless the fit's periodic recomputation is due, the design's
-    update and :func:`~cbai_cli.numerics.kernels.ols.rank_one_step` in one pass over the arms
-    (:func:`~cbai_cli.numerics.kernels.ols.absorb_and_rank_one`; otherwise the design's update alone);
-    the recomputation, extension or new epoch the fit then needs
-    (:mod:`cbai_cli.numerics.kernels.span`: the periodic recomputation, the roundoff or growth test of
-    the rank-one step, an arm outside the span, :func:`settle_outside`) and the tangent lines
-    of a new epoch (:func:`~cbai_cli.numerics.kernels.span.follow_epoch`); then the mixture intervals
-    (:func:`~cbai_cli.numerics.kernels.ols.mixture_bounds`) and the elimination update, before the
-    next pull. Python acts (status NEED_REFRESH) when the ridge design's exact refresh is due.
+    One step is :func:`step`'s pull (the rule reads the ridge design), then its update,
+    :func:`cbai_cli.numerics.kernels.fit.observe_fit` (the design, the fit, the mixture intervals
+    and the elimination update); when that update's intervals and elimination waited for the
+    design's exact refresh (``pending[b]``), they come first
+    (:func:`~cbai_cli.numerics.kernels.fit.fit_bounds`, :func:`eliminate`). Python acts (status
+    NEED_REFRESH) when the ridge design's exact refresh is due.
 
     Arguments: ``problem``, ``rule``, ``run``, ``control``, ``noise``, ``companion``,
     ``contenders``, ``threads_from``, ``stream`` as :func:`advance`; ``span``: the runs'
     fits and intervals (:meth:`cbai_cli.numerics.kernels.state.SpanState.arrays`, B rows); ``fit``:
-    (the ridge design's ``refresh_every``, the fit's updates between recomputations, the
-    rank-one step's drift ratio DRIFT_TOLERANCE/STEP_ROUNDOFF, the fewest arm-matrix entries
-    that extend rather than recompute, the arms' squared norms (K,), the least-squares
-    intervals' scales (M,), log weights (M,) and tangent points (P,), the own means' scales
-    and log weights).
+    the constants of :func:`~cbai_cli.numerics.kernels.fit.observe_fit`.
     """
     arms, rewards, threshold = problem
     block = rule[2]
-    (refresh_every, fit_refresh_every, drift_ratio, extend_entries, arm_norms2, scales, log_weights, points,
-     mean_scales, mean_log_weights) = fit
-    (inverse, gram, targets, estimate, norms2, predictions, uncertain, feasible, last_lower, last_upper, reals,
-     counters) = run
+    refresh_every, mean_scales, mean_log_weights = fit[0], fit[8], fit[9]
+    last_lower, last_upper = run[8], run[9]
     pending, status = control[1], control[2]
-    (pinv, caches, roundoff, directions, growths, growth_basis, inside, counts, sums, outside, basis, eigenvalues,
-     log_dets, intercepts, slopes, inflations, mean_widths, mean_roots, mean_thresholds, fit_reals,
-     fit_counters) = span
-    # the intervals come from the fit, not from the pass: numpy values, not literals (see advance)
-    no_elimination, no_params, absorbing = np.bool_(False), np.empty(0), np.bool_(False)
-    no_regime = (np.int64(0), no_params, np.int64(refresh_every))  # step does not absorb: unused
+    # numpy values, not literals (see advance); step does not absorb: its regime is unused
+    absorbing, eliminating, one = np.bool_(False), np.bool_(True), np.int64(1)
+    no_regime = (np.int64(0), np.empty(0), np.int64(refresh_every))
     mean_scratch = np.empty((3, mean_scales.shape[0]))  # own_mean_sides's, shared by every pull
     watched = watch_size(contenders)
     for b in range(status.shape[0]):
@@ -256,10 +219,7 @@ def advance_fit(problem, rule, fit, run, control, noise, companion, contenders, 
         watch, watch_bound = np.full(watched, -1, dtype=np.int64), np.full(1, -np.inf)
         while status[b] == RUNNING:
             if pending[b]:
-                mixture_bounds(intercepts[b], slopes[b], inflations[b], fit_reals[b, GROWTH], caches[b, 0],
-                               caches[b, 1], inside[b], caches[b, 2], counts[b], sums[b], mean_widths[b], threshold,
-                               mean_thresholds[b], fit_reals[b, SUBGAUSSIAN], mean_scales, mean_log_weights,
-                               last_lower[b], last_upper[b])
+                fit_bounds(threshold, span, b, mean_scales, mean_log_weights, last_lower[b], last_upper[b])
                 if eliminate(rewards, threshold, run, control, b):
                     break
             arm, observed, contender, contender_arm = step(
@@ -267,36 +227,13 @@ def advance_fit(problem, rule, fit, run, control, noise, companion, contenders, 
                 watch, watch_bound, threads_from, absorbing, stream)
             if arm < 0:
                 break
-            counts[b, arm] += 1
-            sums[b, arm] += observed
-            own_mean_sides(arm, counts[b, arm], counts[b, arm] - 1, mean_thresholds[b], mean_roots[b], mean_widths[b],
-                           fit_reals[b, SUBGAUSSIAN], mean_scales, mean_log_weights, mean_scratch)
-            fit_counters[b, STEPS] += 1
-            fit_counters[b, SINCE] += 1
-            if not inside[b, arm] or fit_counters[b, SINCE] >= fit_refresh_every:
-                # the fit is recomputed or extended: the design's update alone
-                reals[b, LOGDET], contender_arm, reals[b, BEST], _ = absorb_and_eliminate(
-                    arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], reals[b, LOGDET],
-                    arms[arm], observed, 1, contender, companion, block, threads_from, no_elimination, np.int64(0),
-                    no_params, counters[b, PULLS], rewards, threshold, uncertain[b], feasible[b], last_lower[b],
-                    last_upper[b], reals[b, BEST])
-                if fit_counters[b, SINCE] >= fit_refresh_every:
-                    refresh_span(arms, arm_norms2, scales, span, b)
-                else:
-                    settle_outside(arms, arm_norms2, scales, span, b, arm, extend_entries)
-            else:
-                reals[b, LOGDET], contender_arm, due, grown = absorb_and_rank_one(
-                    arms, inverse[b], gram[b], targets[b], estimate[b], norms2[b], predictions[b], reals[b, LOGDET],
-                    contender, companion, block, threads_from, pinv[b], caches[b], roundoff[b], directions[b],
-                    growths[b], growth_basis[b], arm, observed, fit_reals[b, GROWTH], fit_reals[b, MARGIN],
-                    drift_ratio)
-                if due == REFRESH:
-                    refresh_span(arms, arm_norms2, scales, span, b)
-                else:
-                    fit_reals[b, GROWTH] = grown
-                    if due == EPOCH:
-                        new_epoch_span(arms, scales, span, b)
-            follow_epoch(points, scales, log_weights, span, b)
-            if counters[b, UPDATES] >= refresh_every:
+            contender_arm, empty, refreshing = observe_fit(arms, rewards, threshold, run, b, arm, observed, one,
+                                                           contender, companion, block, threads_from, fit, span,
+                                                           mean_scratch, eliminating)
+            pending[b] = refreshing
+            if empty:
+                status[b] = SOLVED
+                break
+            if refreshing:
                 status[b] = NEED_REFRESH
                 break

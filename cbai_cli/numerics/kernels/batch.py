@@ -167,11 +167,7 @@ def run_compiled(learners: Sequence, environments: Sequence, budget: int | None,
         code, params = first.regime.kernel(problem.dim)
         kernel, arguments = advance, (*shared, (code, np.array(params), design.refresh_every), *loop, stream)
     else:
-        intervals = first.intervals
-        fit, prior, mean_prior = intervals.fit, intervals.prior, intervals.mean_prior
-        constants = (design.refresh_every, fit.refresh_every, ols.DRIFT_TOLERANCE / ols.STEP_ROUNDOFF,
-                     ols.EXTEND_ENTRIES, fit.arm_norms2, prior.scales, prior.log_weights, prior.points,
-                     mean_prior.scales, mean_prior.log_weights)
+        constants = first.intervals.kernel(design.refresh_every)
         kernel, arguments = advance_fit, (*shared, constants, *loop, span.arrays(), stream)
     while True:
         if progress is not None:

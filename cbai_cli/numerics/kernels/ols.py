@@ -237,8 +237,8 @@ def _fused_blocks_threaded(arms, u, shrink, residual, norms2, predictions, direc
 @njit
 def absorb_and_rank_one(arms, inverse, gram, target, estimate, norms2, predictions, logdet, contender, companion,
                         block, threads_from, pinv, caches, roundoff, directions, growths, growth_basis, arm, total,
-                        growth, margin, drift_ratio):
-    """One pull of x = arms[arm] observed as ``total``, taken in by the ridge design
+                        count, growth, margin, drift_ratio):
+    """``count`` pulls of x = arms[arm] summing to ``total``, taken in by the ridge design
     (:func:`cbai_cli.numerics.kernels.design.absorb`, with ``contender``'s products into ``companion``)
     and by the ``ols`` fit (:func:`rank_one_step`, x in the span) in one pass over the arm
     matrix: block by block, the design's rows and then the fit's while the block is in cache,
@@ -250,9 +250,9 @@ def absorb_and_rank_one(arms, inverse, gram, target, estimate, norms2, predictio
     Shapes: as :func:`cbai_cli.numerics.kernels.design.absorb` and :func:`rank_one_step`.
     """
     k, d = arms.shape
-    fit_shrink, fit_residual, quadratic, cross = rank_one_start(arms, pinv, caches, directions, arm, 1, total)
+    fit_shrink, fit_residual, quadratic, cross = rank_one_start(arms, pinv, caches, directions, arm, count, total)
     logdet, u, shrink, residual, direction = absorb_start(arms, inverse, gram, target, estimate, logdet, arms[arm],
-                                                          total, 1, contender)
+                                                          total, count, contender)
     both = contender >= 0
     paired = streams(k, d)
     blocks = (k + block - 1) // block
@@ -274,8 +274,8 @@ def absorb_and_rank_one(arms, inverse, gram, target, estimate, norms2, predictio
                 drift_ratio, no_values, no_flags)
     contender_arm = combine_gains(winners, gains) if both else -1
     absorb_finish(estimate, u, residual)
-    code, growth = rank_one_finish(arms, pinv, directions, growths, growth_basis, arm, 1, fit_shrink, drifts.any(),
-                                   growth, margin)
+    code, growth = rank_one_finish(arms, pinv, directions, growths, growth_basis, arm, count, fit_shrink,
+                                   drifts.any(), growth, margin)
     return logdet, contender_arm, code, growth
 
 
