@@ -62,6 +62,7 @@ from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.noise import GaussianNoise
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_once, run_streams
 from ols_allocation import tracked_run  # a sibling script: python runs benchmarks/ scripts from their folder
+from report import joined  # benchmarks/report.py, beside this script
 
 DELTA = 0.05
 SPECS = (("track-and-stop", "ols"), ("maxrew-u", "ols"), ("g-acol", "ols"))
@@ -264,9 +265,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="print the tables of results documents (their instances in the order given)")
     args = parser.parse_args(argv)
     if args.render is not None:
-        documents = [json.loads(path.read_text()) for path in args.render]
-        print(render({**documents[0], "command": "`, `".join(document["command"] for document in documents),
-                      "instances": [item for document in documents for item in document["instances"]]}))
+        print(render(joined([json.loads(path.read_text()) for path in args.render])))
         return
     command = "python benchmarks/binary_factor.py " + " ".join(sys.argv[1:] if argv is None else argv)
     document = {"command": command, "date": time.strftime("%Y-%m-%d"), "seeds": args.seeds, "instances": []}

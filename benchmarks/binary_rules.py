@@ -63,6 +63,7 @@ from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.bounds import compute_bounds
 from cbai_cli.numerics.kernels import track_and_stop as rule
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_streams
+from report import joined  # benchmarks/report.py, beside this script
 
 DELTA = 0.05
 COMPILED = ("track-and-stop", "maxrew-u")
@@ -253,9 +254,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--render", type=Path, nargs="+", default=None)
     args = parser.parse_args(argv)
     if args.render is not None:
-        documents = [json.loads(path.read_text()) for path in args.render]
-        print(render({**documents[0], "command": "`, `".join(document["command"] for document in documents),
-                      "instances": [item for document in documents for item in document["instances"]]}))
+        print(render(joined([json.loads(path.read_text()) for path in args.render])))
         return
     command = "python benchmarks/binary_rules.py " + " ".join(sys.argv[1:] if argv is None else argv)
     document = {"command": command, "date": time.strftime("%Y-%m-%d"), "seeds": args.seeds, "instances": []}

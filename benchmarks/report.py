@@ -13,3 +13,10 @@ def emit(lines: Sequence[str], out: Path | None) -> str:
     if out is not None:
         out.write_text(text)
     return text
+
+
+def joined(documents: Sequence[dict]) -> dict:
+    """Results documents as one, for one ``--render``: the first's fields, every command
+    (joined for the table's caption) and every instance, in the order given."""
+    return {**documents[0], "command": "`, `".join(document["command"] for document in documents),
+            "instances": [item for document in documents for item in document["instances"]]}

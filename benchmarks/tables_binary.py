@@ -8,6 +8,7 @@ import json
 import binary_factor
 import binary_own_mean
 import binary_rules
+import report
 from results_tables import RESULTS
 
 
@@ -16,11 +17,8 @@ def document(name: str) -> dict:
 
 
 def joined(*names: str) -> dict:
-    """The results documents ``names`` as one, their commands and instances in order (as
-    ``--render`` joins them)."""
-    documents = [document(name) for name in names]
-    return {**documents[0], "command": "`, `".join(item["command"] for item in documents),
-            "instances": [item for each in documents for item in each["instances"]]}
+    """The results documents ``names`` as one, as ``--render`` joins them."""
+    return report.joined([document(name) for name in names])
 
 
 #: "Frank–Wolfe vertex or target": each table's results documents.

@@ -16,9 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from cbai_cli.numerics.kernels.state import BEST, RunState, Slot
+from cbai_cli.numerics.row_view import RowView
 
 
-class EliminationState:
+class EliminationState(RowView):
     """Uncertain set U, feasible set F and the best certainly-feasible reward r̄: a view on one
     row of a :class:`~cbai_cli.numerics.kernels.state.RunState` (its own, or the one an adaptive
     learner's design views too), updated in place.
@@ -51,19 +52,6 @@ class EliminationState:
         self.uncertain, self.feasible = state.uncertain[row], state.feasible[row]
         self.last_lower, self.last_upper = state.last_lower[row], state.last_upper[row]
         self._reals = state.reals[row]
-
-    def attach(self, run: tuple[RunState, int]) -> None:
-        """Be the view of the row ``run`` = (state, row) (a batch lays its runs over its own stack)."""
-        self.run = run
-        self._bind()
-
-    def __getstate__(self) -> dict:
-        """The views are not pickled (a copy would no longer be the state's): :meth:`_bind` makes them again."""
-        return {name: value for name, value in self.__dict__.items() if name not in self._VIEWS}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._bind()
 
     @property
     def done(self) -> bool:

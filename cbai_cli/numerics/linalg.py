@@ -25,6 +25,7 @@ import numpy as np
 
 from cbai_cli.numerics.kernels.codes import block_rows, streams
 from cbai_cli.numerics.kernels.state import LOGDET, PULLS, UPDATES, RunState, Slot
+from cbai_cli.numerics.row_view import RowView
 from cbai_cli.contracts.errors import NumericalError
 
 
@@ -224,7 +225,7 @@ class RidgeDesign:
         return float(np.linalg.eigvalsh(self.gram)[0])
 
 
-class DesignState(RidgeDesign):
+class DesignState(RidgeDesign, RowView):
     """:class:`RidgeDesign` over a fixed arm matrix, with per-arm caches.
 
     Keeps ‖x‖²_{A⁻¹} and xᵀφ̂ of every arm: one update costs one matrix–vector product with
@@ -304,19 +305,6 @@ class DesignState(RidgeDesign):
         self.targets, self._first_target = state.targets[row:row + 1], state.targets[row]
         self._estimate, self.norms2, self.predictions = state.estimate[row], state.norms2[row], state.predictions[row]
         self._reals, self._counters = state.reals[row], state.counters[row]
-
-    def attach(self, run: tuple[RunState, int]) -> None:
-        """Be the view of the row ``run`` = (state, row) (a batch lays its runs over its own stack)."""
-        self.run = run
-        self._bind()
-
-    def __getstate__(self) -> dict:
-        """The views are not pickled (a copy would no longer be the state's): :meth:`_bind` makes them again."""
-        return {name: value for name, value in self.__dict__.items() if name not in self._VIEWS}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._bind()
 
     def update(self, arm: int, total: float, count: int = 1, ahead: np.ndarray | None = None) -> None:
         """Add ``count`` pulls of arm ``arm`` whose observations sum to ``total``.
