@@ -8,7 +8,7 @@ the kernels into the package, setup.py), installs this checkout with `python -m 
 - the first `cbai solve instances/irrelevant-dims-d10-eps0.05.yaml` after the install, then
   the same command again (median of ``--repeats``);
 - `cbai bound` of a shipped instance of each kind (the same file; safe-regret and safe-bai
-  ones, whose bounds solve linear programs with scipy) and `cbai --help` (medians);
+  ones, whose bounds solve small linear programs) and `cbai --help` (medians);
 - a shell loop of ``--loop`` `cbai solve` calls over the shipped small instances.
 
 Writes the table to benchmarks/results/startup.md and, with ``--guide``, into docs/guide.md
