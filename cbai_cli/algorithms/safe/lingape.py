@@ -162,6 +162,10 @@ def greedy_arm(
     return int(top[rng.integers(top.size)]) if top.size > 1 else int(top[0])
 
 
+#: Most d-subsets of the arms :func:`l1_ratio` solves one by one before it asks HiGHS instead.
+_SUPPORTS_MAX = 4096
+
+
 def l1_ratio(arms: np.ndarray, y: np.ndarray) -> np.ndarray:
     """w*(y) = argmin Σ_a |w_a| s.t. Σ_a w_a x_a = y (the ratio rule's LP, Xu et al. 2018).
 
@@ -185,9 +189,6 @@ def l1_ratio(arms: np.ndarray, y: np.ndarray) -> np.ndarray:
         if w is not None:
             return w
     return _l1_by_highs(arms, y)
-
-
-_SUPPORTS_MAX = 4096
 
 
 def _l1_by_supports(arms: np.ndarray, y: np.ndarray) -> np.ndarray | None:
