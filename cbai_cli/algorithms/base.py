@@ -224,11 +224,18 @@ class Adaptive(Algorithm):
         self.intervals = self.regime.intervals(self.design, problem.rewards, problem.threshold)
 
     @functools.cached_property
+    def _regime_compiled(self) -> bool:
+        """Whether the compiled step computes the regime's intervals (its ``compiled()``; a
+        regime without one, a plugin's, runs in Python)."""
+        compiled = getattr(self.regime, "compiled", None)
+        return compiled is not None and bool(compiled())
+
+    @functools.cached_property
     def _radius(self) -> tuple[int, np.ndarray] | None:
         """(code, params) of the regime's compiled radius when the compiled update of a pull
         (:meth:`observe`) computes its intervals (a radius regime whose intervals are
         compiled), else None; found on the first :meth:`tell` (a whole compiled run needs none)."""
-        if not (isinstance(self.intervals, RadiusIntervals) and self.regime.compiled()):
+        if not (isinstance(self.intervals, RadiusIntervals) and self._regime_compiled):
             return None
         code, params = self.regime.kernel(self.problem.dim)
         return code, np.array(params)
@@ -241,8 +248,7 @@ class Adaptive(Algorithm):
         are compiled), else None; found on the first :meth:`tell`."""
         from cbai_cli.numerics.ols import MixtureIntervals
 
-        compiled = getattr(self.regime, "compiled", None)
-        if not (isinstance(self.intervals, MixtureIntervals) and compiled is not None and compiled()):
+        if not (isinstance(self.intervals, MixtureIntervals) and self._regime_compiled):
             return None
         return self.intervals.kernel(self.design.refresh_every)
 
@@ -283,9 +289,8 @@ class Adaptive(Algorithm):
         def owner(name: str) -> type:
             return next(cls for cls in type(self).__mro__ if name in vars(cls))
 
-        compiled_regime = getattr(self.regime, "compiled", None)
         return (self.kernel_code is not None and owner("select") in (Adaptive, owner("kernel_code"))
-                and compiled_regime is not None and compiled_regime())
+                and self._regime_compiled)
 
     def ask(self) -> Query:
         return Query.pull(self.select())
