@@ -323,17 +323,6 @@ class Adaptive(Algorithm):
                 self.intervals.observe(arm, total, count)
         self.state.update(*self.intervals.bounds())
 
-    def _contender(self, arm: int, count: int, ahead: np.ndarray | None) -> int:
-        """The next greedy direction among ``ahead`` after ``count`` pulls of ``arm``, predicted
-        before the update as :meth:`~cbai_cli.numerics.linalg.DesignState.update` does (−1: none)."""
-        from cbai_cli.numerics.kernels.design import predict_contender
-
-        design = self.design
-        if ahead is None or not design._streaming:
-            return -1
-        return int(predict_contender(design.arms, design.inverse, design.norms2, ahead, False, design.arms[arm],
-                                     count, design._watch, design._watch_bound))
-
     def observe(self, arm: int, total: float, count: int, ahead: np.ndarray | None = None,
                 eliminating: bool = True) -> None:
         """``count`` pulls of ``arm`` summing to ``total`` into the run's state in one compiled
@@ -341,12 +330,13 @@ class Adaptive(Algorithm):
         elimination state (:func:`cbai_cli.numerics.kernels.design.observe`), under ``ols`` the
         design, the fit, its intervals and, when ``eliminating``, the elimination state
         (:func:`cbai_cli.numerics.kernels.fit.observe_fit`); the next greedy direction among
-        ``ahead`` predicted first (:meth:`_contender`). When the design's exact refresh is
-        due: the refresh, then (``eliminating``) the intervals and the elimination update."""
+        ``ahead`` predicted first (:meth:`~cbai_cli.numerics.linalg.DesignState.predict_contender`).
+        When the design's exact refresh is due: the refresh, then (``eliminating``) the
+        intervals and the elimination update."""
         from cbai_cli.numerics.kernels.threads import threads_from
 
         design, state = self.design, self.state
-        contender = self._contender(arm, count, ahead)
+        contender = design.predict_contender(design.arms[arm], count, ahead)
         run, row = self.run
         arguments = (design.arms, state.rewards, state.threshold, run.arrays(), row, arm, total, count, contender,
                      design.companion, design.block, threads_from(design.arms))

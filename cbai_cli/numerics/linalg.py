@@ -318,16 +318,24 @@ class DesignState(RidgeDesign, RowView):
         """Add ``count`` observations of ``x``: (d,) summing to ``y``, and update the caches."""
         self._add_with_caches(np.ascontiguousarray(x, dtype=float), y, count)
 
+    def predict_contender(self, x: np.ndarray, count: int, ahead: np.ndarray | None) -> int:
+        """The next greedy direction among ``ahead`` after ``count`` pulls of ``x``: (d,),
+        predicted before they are added (:func:`cbai_cli.numerics.kernels.design.predict_contender`;
+        −1: none asked, or the design does not stream its product)."""
+        from cbai_cli.numerics.kernels.design import predict_contender
+
+        if ahead is None or not self._streaming:
+            return -1
+        return int(predict_contender(self.arms, self.inverse, self.norms2, ahead, False, x, count, self._watch,
+                                     self._watch_bound))
+
     def _add_with_caches(self, x: np.ndarray, y: float | np.ndarray, count: int,
                          ahead: np.ndarray | None = None) -> None:
         """:func:`cbai_cli.numerics.kernels.design.absorb`, after predicting the next direction."""
-        from cbai_cli.numerics.kernels.design import absorb, predict_contender
+        from cbai_cli.numerics.kernels.design import absorb
         from cbai_cli.numerics.kernels.threads import threads_from
 
-        contender = -1
-        if ahead is not None and self._streaming:
-            contender = predict_contender(self.arms, self.inverse, self.norms2, ahead, False, x, count,
-                                          self._watch, self._watch_bound)
+        contender = self.predict_contender(x, count, ahead)
         reals, counters = self._reals, self._counters
         reals[LOGDET], self.contender_arm = absorb(self.arms, self.inverse, self.gram, self._first_target,
                                                    self._estimate, self.norms2, self.predictions, reals[LOGDET], x,
