@@ -54,6 +54,9 @@ class TrackAndStop(Adaptive):
        the simplex that F decreases fastest along is the arm a maximising
        −∂F/∂N_a = (aᵀA⁻¹y*)²/ĝ(y*)², so pull argmax_a (aᵀA⁻¹y*)² (:meth:`active_target`,
        :meth:`frank_wolfe_arm`). One product with the arm matrix, no design solve.
+    4. The vertex a is pulled only if one pull of it lowers y*'s variance more than one pull
+       of y* itself, (aᵀA⁻¹y*)²/(1 + aᵀA⁻¹a) > (y*ᵀA⁻¹y*)²/(1 + y*ᵀA⁻¹y*); else y* is pulled
+       (:meth:`vertex_or_target`).
 
     Choices where the adaptation is ambiguous, documented:
 
@@ -77,6 +80,14 @@ class TrackAndStop(Adaptive):
       sequential procedure and converge to its c-optimal design; with several, F is a
       maximum and the step follows whichever target is active, which need not reach the
       min-max design.
+    - The guard of step 4: the derivative does not see that a single pull of an arm off y*'s
+      direction adds a direction the pulls so far leave unknown; such a pull then widens the
+      `ols` interval of y* (its ‖V⁺y*‖² term and the log-determinant over one more dimension)
+      more than it informs it: the derivative's vertex was a near-copy of x*, or a longer arm
+      anti-aligned with it, in the first pulls of yes/no driver instances and of a random
+      Gaussian draw, where pulling x* itself needed far fewer queries (docs/binary.md,
+      "Frank–Wolfe vertex or target"). As pulls accumulate both denominators tend to 1 and the step is the
+      Frank–Wolfe step again (the vertex maximises the numerator over all arms, y* included).
     - Arms less rewarding than x̂* get no target: once x̂* is certainly feasible the
       elimination drops them through r̄, so no certificate needs them (Definition 2 has
       no term for them either).
@@ -152,8 +163,16 @@ class TrackAndStop(Adaptive):
         design = self.design
         return int(frank_wolfe_arm(design.arms, design.inverse, target, design.block, threads_from(design.arms)))
 
+    def vertex_or_target(self, target: int, vertex: int) -> int:
+        """Step 4: ``vertex`` unless one pull of it lowers the variance of ``target`` no more than
+        a pull of ``target`` itself."""
+        from cbai_cli.numerics.kernels.track_and_stop import vertex_or_target
+
+        design = self.design
+        return int(vertex_or_target(design.arms, design.inverse, design.norms2, target, vertex))
+
     def select(self) -> int:
-        """The next pull, steps 1–3 of the class docstring in one compiled call
+        """The next pull, steps 1–4 of the class docstring in one compiled call
         (:func:`cbai_cli.numerics.kernels.track_and_stop.track_and_stop_arm`, built from the same
         pieces as the methods above)."""
         from cbai_cli.numerics.kernels.threads import threads_from

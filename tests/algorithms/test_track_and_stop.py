@@ -68,6 +68,35 @@ def test_frank_wolfe_arm_maximises_the_derivative_not_the_one_pull_reduction():
     assert int(np.argmax(algorithm.design.gain(instance.arms[0]))) == 0
 
 
+def test_the_vertex_is_pulled_only_when_one_pull_of_it_lowers_the_targets_variance_more():
+    # The instance above, no pulls yet (A⁻¹ = 10·I), target y = (1, 0): one pull of the vertex
+    # (1.5, 1.5) lowers yᵀA⁻¹y by 15²/(1 + 45) = 4.89, one of y by 10²/(1 + 10) = 9.09: y.
+    # With the target (1.5, 1.5) itself there is nothing to choose. After 100 pulls of each arm,
+    # A = [[325.1, 225], [225, 225.1]] and A⁻¹y = (225.1, −225)/22,555: the vertex's product is
+    # 1.5·0.1/22,555 = 6.7e−6 against y's 0.00998, so the Frank–Wolfe vertex is y itself.
+    instance = Instance(name="lengths", arms=np.array([[1.0, 0.0], [1.5, 1.5]]), reward=np.array([1.0, 0.0]),
+                        constraint=np.array([1.0, 0.0]), threshold=0.5, noise=GaussianNoise(1.0))
+    algorithm = learner(instance)
+    assert algorithm.frank_wolfe_arm(0) == 1 and algorithm.vertex_or_target(0, 1) == 0
+    assert algorithm.vertex_or_target(1, 1) == 1
+    feed(algorithm, 0, 100, 1.0)
+    feed(algorithm, 1, 100, 1.5)
+    assert algorithm.frank_wolfe_arm(0) == 0 and algorithm.vertex_or_target(0, 0) == 0
+
+
+def test_the_vertex_is_pulled_when_one_pull_of_it_lowers_the_targets_variance_more():
+    # Target y = (0.5, 0) and a parallel arm twice as long, a = (1, 0), after 10 pulls of y:
+    # A = diag(0.1 + 2.5, 0.1), so yᵀA⁻¹y = 0.25/2.6 = 0.0962, aᵀA⁻¹y = 0.5/2.6 = 0.192 and
+    # aᵀA⁻¹a = 0.385: the pull of a lowers yᵀA⁻¹y by 0.0370/1.385 = 0.0267, one of y by
+    # 0.00925/1.096 = 0.0084.
+    instance = Instance(name="parallel", arms=np.array([[0.5, 0.0], [1.0, 0.0], [0.0, 1.0]]),
+                        reward_values=np.array([2.0, 1.0, 0.0]), constraint=np.array([0.5, 0.0]), threshold=0.4,
+                        noise=GaussianNoise(1.0))
+    algorithm = learner(instance)
+    feed(algorithm, 0, 10, 0.25)
+    assert algorithm.frank_wolfe_arm(0) == 1 and algorithm.vertex_or_target(0, 1) == 1
+
+
 def test_frank_wolfe_steps_approach_the_c_optimal_design_of_one_target():
     # One target y: F(N) = yᵀA_N⁻¹y is convex and smooth, and steps of 1/(n+1) towards the
     # vertex of steepest descent converge to the c-optimal design (Wynn–Fedorov). The target
@@ -85,6 +114,23 @@ def test_frank_wolfe_steps_approach_the_c_optimal_design_of_one_target():
     optimum = optimal_design(arms, arms[4:], tol=1e-8)
     assert optimum.value == pytest.approx(4.0 / 9.0, rel=1e-6)
     assert 0.995 * 4.0 / 9.0 <= reached <= 1.01 * 4.0 / 9.0  # the ridge λ = 0.1 lowers it a little
+
+
+def test_guarded_steps_approach_the_c_optimal_design_of_one_target_too():
+    # The instance above with the guard of step 4: while the pulls are few it may take y itself
+    # (whose own pull lowers its variance more), but as A grows both denominators tend to 1,
+    # the guard takes the vertex, and the steps reach the same design within 1 %.
+    arms = np.array([[1.0, 0.0], [0.0, 1.0], [0.8, 0.6], [-0.6, 0.8], [0.6, 0.2]])
+    instance = Instance(name="five", arms=arms, reward_values=np.arange(5.0), constraint=np.array([0.0, 1.0]),
+                        threshold=2.0, noise=GaussianNoise(1.0))
+    algorithm = learner(instance)
+    pulled = np.zeros(5)
+    for _ in range(3000):
+        arm = algorithm.vertex_or_target(4, algorithm.frank_wolfe_arm(4))
+        pulled[arm] += 1
+        feed(algorithm, arm, 1, 0.0)
+    assert 0.995 * 4.0 / 9.0 <= 3000 * float(algorithm.design.norms2[4]) <= 1.01 * 4.0 / 9.0
+    assert pulled[4] < 300  # y itself only early
 
 
 def test_pulls_follow_the_plug_in_design_on_the_plane():

@@ -37,7 +37,9 @@ def numpy_pull(learner: TrackAndStop) -> tuple[int, bool]:
     gaps = np.maximum(gaps, 1e-6 * (float(gaps.max()) or 1.0))
     target = candidates[np.argmax(design.norms2[candidates] / gaps**2)]
     products = problem.arms @ (design.inverse @ problem.arms[target])
-    return int(np.argmax(products * products)), False
+    vertex = int(np.argmax(products * products))
+    gains = products**2 / (1.0 + design.norms2)
+    return (vertex if gains[vertex] > gains[target] else int(target)), False
 
 
 def compiled_pull(learner: TrackAndStop) -> tuple[int, bool]:

@@ -109,12 +109,31 @@ def companion_vertex(companion):
 
 
 @njit
+def vertex_or_target(arms, inverse, norms2, target, vertex):
+    """The pull of a Frank–Wolfe step: the vertex a, unless one pull of it lowers the target's
+    variance yᵀA⁻¹y by no more than one pull of the target y itself. One pull of b lowers it by
+    (bᵀA⁻¹y)²/(1 + bᵀA⁻¹b) (Sherman–Morrison); the vertex maximises the numerator alone, the
+    derivative, which does not see that one pull of an arm off y's direction also adds a
+    direction that the few pulls so far leave unknown (a large bᵀA⁻¹b). The products are
+    computed here from A⁻¹y, whatever pass found the vertex, so that every path compares the
+    same numbers. Shapes: arms (K, d), inverse (d, d), norms2 (K,) the bᵀA⁻¹b."""
+    if vertex == target:
+        return vertex
+    towards = np.dot(inverse, arms[target])
+    by_vertex, by_target = np.dot(arms[vertex], towards), np.dot(arms[target], towards)
+    if by_vertex * by_vertex / (1.0 + norms2[vertex]) > by_target * by_target / (1.0 + norms2[target]):
+        return vertex
+    return target
+
+
+@njit
 def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2, predictions,
                        n_samples, optimism, block, threads_from, predicted, companion):
     """(arm, forced, y*) of Track-and-Stop's next pull: x̂*, R, then forced exploration
     (G-ACOL's greedy step towards the least known arm of R,
     :func:`cbai_cli.numerics.kernels.design.greedy_arm`; y* = −1) or the Frank–Wolfe vertex of the
-    active target y*. R is never empty while U is not: x̂* is uncertain (so in R) or
+    active target y*, or y* itself when one pull of the vertex lowers y*'s variance less
+    (:func:`vertex_or_target`). R is never empty while U is not: x̂* is uncertain (so in R) or
     certainly feasible, and then r̄ has already dropped every uncertain arm less rewarding
     than it.
 
@@ -137,5 +156,7 @@ def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper
                           threads_from), True, -1
     target = active_target(norms2, predictions, threshold, uncertain, rewards, cutoff, top)
     if target == predicted:
-        return companion_vertex(companion), False, target
-    return frank_wolfe_arm(arms, inverse, target, block, threads_from), False, target
+        vertex = companion_vertex(companion)
+    else:
+        vertex = frank_wolfe_arm(arms, inverse, target, block, threads_from)
+    return vertex_or_target(arms, inverse, norms2, target, vertex), False, target
