@@ -22,7 +22,7 @@ what they pull then:
   pull a when T_a < min(T_m, T_y*), else y* (y* also when y* lies outside the span, w_LS = ∞);
 
 and two compiled rules of cbai (:func:`run_many`): ``track-and-stop`` (the default, the same
-pulls as ``vertex``) and ``maxrew-u`` with ``ols`` (argmax_{x∈U} θᵀx, no forced step).
+pulls as ``vertex-or-target``) and ``maxrew-u`` with ``ols`` (argmax_{x∈U} θᵀx, no forced step).
 With κ = 1, y* is almost always MaxRew-U's arm (R holds the most rewarding uncertain arm and
 its ties), so ``target`` is MaxRew-U with the forced step.
 
@@ -36,8 +36,7 @@ fixed) and seeds 0 … ``--seeds``−1 (:func:`run_streams`, as ``cbai solve --r
 the Theorem 1 bound at R = 1 (σ = 1 for the Gaussian specs), and per rule the queries of
 every run and the runs right. ``--render`` prints the tables of docs/binary.md: median
 queries / bound per rule, and each rule's median over the best median of the plain
-Frank–Wolfe step (``vertex``, or ``track-and-stop`` where ``vertex`` was not run) and
-``maxrew-u`` (the paired geometric mean of the queries seed by seed in brackets).
+Frank–Wolfe step (``vertex``) and ``maxrew-u`` (the paired geometric mean of the queries seed by seed in brackets).
 
     cbai driver-arms --n 200 --seed 7 -o driver-n200-seed7.yaml   # likewise seeds 12 and 5
     python benchmarks/binary_rules.py driver-n200-seed7.yaml driver-n200-seed12.yaml \\
@@ -139,17 +138,14 @@ class Deficit(LastChoice):
 
 
 PROTOTYPES = {"vertex": Vertex, "vertex-or-target": VertexOrTarget, "target": Target, "deficit": Deficit}
-#: the rules against which the others are placed: the plain Frank–Wolfe step (the prototype, or the
-#: default's compiled one) and MaxRew-U
-REFERENCE = (("vertex", "track-and-stop"), "maxrew-u")
+#: the rules against which the others are placed: the plain Frank–Wolfe step and MaxRew-U
+REFERENCE = ("vertex", "maxrew-u")
 
 
 def reference_rules(names: list[str]) -> tuple[str, ...]:
-    """The rules of :data:`REFERENCE` among ``names``, the first present of each alternative;
-    those present only (none: the first rule of the document stands in for them)."""
-    present = (next((name for name in ((entry,) if isinstance(entry, str) else entry) if name in names), None)
-               for entry in REFERENCE)
-    return tuple(name for name in present if name is not None)
+    """The rules of :data:`REFERENCE` among ``names`` (none: the first rule of the document stands
+    in for them)."""
+    return tuple(name for name in REFERENCE if name in names)
 
 
 #: ``--fresh``: the irrelevant-dims shape no earlier draw used, and the highest bound a seeded draw may have
