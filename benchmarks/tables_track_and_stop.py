@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from results_tables import markdown, read, tables
+from results_tables import markdown, read, recorded, tables
 
 #: The three draws of ``benchmarks/guaranteed.py --fresh`` and their outputs; the irrelevant-dims
 #: instances are the same in every draw, so only the first draw's are shown.
@@ -20,10 +20,21 @@ def fresh() -> str:
             heading = HEADING.match(table.caption)
             if heading is None or draw != DRAWS[0][0] and heading["instance"].startswith("irrelevant-dims"):
                 continue
-            for algorithm, regime, queries, ratio, correct, *_ in table.rows:
-                rows.append((draw, heading["instance"], heading["bound"], queries, ratio, correct))
-    return markdown(("draw", "instance (σ = 1)", "Theorem 1 bound", "median queries [q25, q75]", "ratio", "correct"),
-                    "|---|---|---:|---:|---:|---:|", rows)
+            column = {name: index for index, name in enumerate(table.header)}
+            for row in table.rows:
+                rows.append((draw, heading["instance"], heading["bound"],
+                             *(row[column[name]] for name in FRESH_COLUMNS)))
+    return markdown(("draw", "instance (σ = 1)", "Theorem 1 bound", *FRESH_COLUMNS),
+                    "|---|---|---:|" + "---:|" * len(FRESH_COLUMNS), rows)
+
+
+#: The columns of guaranteed.py's tables shown for each instance of the draws.
+FRESH_COLUMNS = ("median queries [q25, q75]", "ratio to bound", "ratio to kl bound", "correct")
+
+
+def worst() -> str:
+    """"Instances nobody tuned on": the worst held-out instances over 1,000 seeds."""
+    return recorded("worst_held_out_1000.md")
 
 
 def floor() -> str:
@@ -55,4 +66,4 @@ def optimism() -> str:
     return markdown(("κ", *map(short, sources)), "|---|" + "---:|" * len(sources), rows)
 
 
-BLOCKS = {"fresh": fresh, "floor": floor, "optimism": optimism}
+BLOCKS = {"fresh": fresh, "worst": worst, "floor": floor, "optimism": optimism}
