@@ -30,7 +30,7 @@ import tables_guide
 import tables_ols
 import tables_safe
 import tables_track_and_stop
-from results_tables import recorded
+from results_tables import recorded, verbatim
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "guaranteed_1000seeds_default.md"
@@ -126,6 +126,8 @@ BLOCKS: tuple[Block, ...] = (
     *page_blocks("docs/ols.md", tables_ols.BLOCKS),
     *page_blocks("docs/track-and-stop.md", tables_track_and_stop.BLOCKS),
     Block("docs/sweeps.md", "threads", lambda: recorded("bench_threads_split.md")),
+    Block("docs/sessions.md", "estimate-driver", lambda: verbatim("session_estimate_driver.md")),
+    Block("docs/sessions.md", "estimate-random", lambda: verbatim("session_estimate_random.md")),
     *page_blocks("docs/driver.md", tables_driver.BLOCKS),
     *page_blocks("docs/figure-tables.md", tables_figures.BLOCKS),
     *page_blocks("docs/safe.md", tables_safe.BLOCKS),
