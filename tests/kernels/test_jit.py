@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from cbai_cli.numerics.kernels import advance, design, loader, ols, threads
 
 
@@ -77,3 +79,29 @@ def test_the_stamp_follows_the_compiled_sources_not_the_loop_around_them(tmp_pat
     assert digest() == before
     (tmp_path / "design.py").write_text((tmp_path / "design.py").read_text() + "\n# a kernel's module changed\n")
     assert digest() != before
+
+
+
+def _loading_kernels(before: str, after: str) -> list[str]:
+    """stdout lines of a fresh process that runs ``before``, a compiled kernel, then ``after``."""
+    import subprocess
+    import sys
+
+    program = (f"import sys, numpy as np\n{before}\n"
+               "from cbai_cli.numerics.kernels import jit\n"
+               "from cbai_cli.numerics.kernels.select import max_variance_arm\n"
+               "jit.load()\n"
+               "assert max_variance_arm(np.array([1.0, 3.0, 2.0]), np.ones(3, dtype=bool), False) == 1\n"
+               "import numba.core.typing.cffi_utils as c\n" + after)
+    return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split()
+
+
+def test_loading_the_kernels_does_not_import_cffi_and_leaves_it_importable():
+    pytest.importorskip("cffi")
+    assert _loading_kernels("", "print('cffi' in sys.modules, c.SUPPORTED)\nimport cffi\nprint(type(cffi.FFI()).__name__)") \
+        == ["False", "False", "FFI"]
+
+
+def test_a_process_that_imported_cffi_first_keeps_numbas_cffi_support():
+    pytest.importorskip("cffi")
+    assert _loading_kernels("import cffi", "print(c.SUPPORTED)") == ["True"]

@@ -175,14 +175,36 @@ def _notice_compiles() -> None:
         numba.core.event.register("numba:compile", _CompileNotice())
 
 
+def _typing_without_cffi() -> None:
+    """Import numba's CFFI typing support while ``cffi`` cannot be imported, unless something
+    in this process imported ``cffi`` already.
+
+    numba's typing context imports it on the first call of a compiled function, and with
+    it ``cffi``, whose parser (pycparser) takes 45–50 ms to load (installed here with
+    clarabel, one of cvxpy's solvers) and an FFI object to build. No kernel calls a CFFI
+    function; numba then types the calls of none (its ``SUPPORTED`` flag is False), so a
+    program that needs numba to compile calls of CFFI functions in the same process imports
+    ``cffi`` before cbai loads its kernels.
+    """
+    if "cffi" in sys.modules or "numba.core.typing.cffi_utils" in sys.modules:
+        return
+    sys.modules["cffi"] = None  # type: ignore[assignment]  # makes `import cffi` raise ImportError
+    try:
+        import numba.core.typing.cffi_utils  # noqa: F401
+    finally:
+        del sys.modules["cffi"]
+
+
 @functools.cache
 def numba_ready():
-    """numba, set up for the kernels once per process: the stamped cache locators, passive
-    OpenMP threads, the threading layer, the compile notice and the radius formulas of
-    :mod:`.forms` (plain Python, written once; registering them lets compiled code call
+    """numba, set up for the kernels once per process: its typing without CFFI
+    (:func:`_typing_without_cffi`), the stamped cache locators, passive OpenMP threads, the
+    threading layer, the compile notice and the radius formulas of :mod:`.forms` (plain
+    Python, written once; registering them lets compiled code call
     them as they are). scipy's BLAS and LAPACK for numba are loaded first, without the
     rest of ``scipy.linalg`` (:func:`cbai_cli.numerics.fortran.load_cython_modules`)."""
     load_cython_modules()
+    _typing_without_cffi()
     _register_locators()
     _passive_openmp()
     _load_threading_layer()
