@@ -24,7 +24,8 @@ def joined(*names: str) -> dict:
 #: "Frank–Wolfe vertex or target": each table's results documents.
 RULES = {"rules-driver": ("binary_rules_driver.json",), "rules-fresh": ("binary_rules_fresh141.json",),
          "rules-worst": ("binary_rules_worst.json", "binary_rules_long.json"),
-         "rules-held-out": ("binary_rules_held_out_200.json",), "rules-furthest": ("binary_rules_held_out_mru.json",)}
+         "rules-held-out": ("binary_rules_held_out_200.json",), "rules-furthest": ("binary_rules_held_out_mru.json",),
+         "rules-issue": ("binary_rules_issue504.json",)}
 
 BLOCKS = {"factor": lambda: binary_factor.render(joined("binary_factor_seed7.json", "binary_factor_seeds12_5.json")),
           "own-mean": lambda: binary_own_mean.render(document("binary_own_mean.json")),
