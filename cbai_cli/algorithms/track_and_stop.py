@@ -69,8 +69,8 @@ class TrackAndStop(Adaptive):
       makes R take in arms between it and x* that no certificate needs, and on
       irrelevant-dims d = 10 the few pulls such arms draw in their own directions
       raise log det A, hence every radius of the det regime. With the `ols` regime's
-      joint test κ = 1 needed fewer queries than κ = ½ on 7 of 10 held-out instances (as
-      many on one, more on two) and on two sets of fresh draws (docs/track-and-stop.md,
+      joint test κ = 1 needed fewer queries than κ = ½ on 8 of 10 held-out instances (as
+      many on one, more on one) and on two sets of fresh draws (docs/track-and-stop.md,
       "Why the answer is optimistic").
     - Frank–Wolfe steps instead of tracking a solved design: the solved plug-in design
       (recomputed lazily) cost a design solve of about 10 ms every time n doubled or x̂*

@@ -97,17 +97,21 @@ def test_the_vertex_is_pulled_when_one_pull_of_it_lowers_the_targets_variance_mo
     assert algorithm.frank_wolfe_arm(0) == 1 and algorithm.vertex_or_target(0, 1) == 1
 
 
+def five_arms() -> Instance:
+    """e1, e2, (0.8, 0.6), (−0.6, 0.8) and the short target (0.6, 0.2) of the Elfving example."""
+    arms = np.array([[1.0, 0.0], [0.0, 1.0], [0.8, 0.6], [-0.6, 0.8], [0.6, 0.2]])
+    return Instance(name="five", arms=arms, reward_values=np.arange(5.0), constraint=np.array([0.0, 1.0]),
+                    threshold=2.0, noise=GaussianNoise(1.0))
+
+
 def test_frank_wolfe_steps_approach_the_c_optimal_design_of_one_target():
     # One target y: F(N) = yᵀA_N⁻¹y is convex and smooth, and steps of 1/(n+1) towards the
     # vertex of steepest descent converge to the c-optimal design (Wynn–Fedorov). The target
     # is the short arm y = (0.6, 0.2) = e1/3 + (0.8, 0.6)/3, best estimated through those two
     # arms, half of the pulls each: value (1/3 + 1/3)² = 4/9 (Elfving), against 1 for pulling
     # y alone. After 3000 steps n·yᵀA⁻¹y is within 1 % of it.
-    arms = np.array([[1.0, 0.0], [0.0, 1.0], [0.8, 0.6], [-0.6, 0.8], [0.6, 0.2]])
-    instance = Instance(name="five", arms=arms, reward_values=np.arange(5.0),
-                        constraint=np.array([0.0, 1.0]),
-                        threshold=2.0, noise=GaussianNoise(1.0))
-    algorithm = learner(instance)
+    arms = five_arms().arms
+    algorithm = learner(five_arms())
     for _ in range(3000):
         feed(algorithm, algorithm.frank_wolfe_arm(4), 1, 0.0)
     reached = 3000 * float(algorithm.design.norms2[4])
@@ -117,13 +121,11 @@ def test_frank_wolfe_steps_approach_the_c_optimal_design_of_one_target():
 
 
 def test_guarded_steps_approach_the_c_optimal_design_of_one_target_too():
-    # The instance above with the guard of step 4: while the pulls are few it may take y itself
+    # The instance above with the guard of step 4 (vertex or target): while the pulls are few it may take y itself
     # (whose own pull lowers its variance more), but as A grows both denominators tend to 1,
     # the guard takes the vertex, and the steps reach the same design within 1 %.
-    arms = np.array([[1.0, 0.0], [0.0, 1.0], [0.8, 0.6], [-0.6, 0.8], [0.6, 0.2]])
-    instance = Instance(name="five", arms=arms, reward_values=np.arange(5.0), constraint=np.array([0.0, 1.0]),
-                        threshold=2.0, noise=GaussianNoise(1.0))
-    algorithm = learner(instance)
+    arms = five_arms().arms
+    algorithm = learner(five_arms())
     pulled = np.zeros(5)
     for _ in range(3000):
         arm = algorithm.vertex_or_target(4, algorithm.frank_wolfe_arm(4))
