@@ -25,7 +25,8 @@ once rendered). A clause is one of:
 - sources, separated by spaces: a results file (a path under benchmarks/results/), a generated
   block of the same page (``#factor``) or of another page (``guide.md#methods``, ``README.md#headline``);
 - a derived number, ``NUMBER = EXPRESSION`` (``3 % = 100 * (1 - 5.60 / 5.77)``): EXPRESSION is
-  arithmetic (+ − * / and parentheses) over numbers, each found in the sources; its value, rounded
+  arithmetic (+ − * / and parentheses) over numbers, each found in the sources (powers of ten
+  such as 1, 100 and 1000 need not be: they change units); its value, rounded
   as NUMBER is written, is NUMBER;
 - ``not measured: NUMBER, NUMBER …``: numbers of the paragraph that no run measured: a setting
   of a run (a lease of 300 s) or a constant worked out by hand (kl(δ, 1 − δ)/log(1/(2.4δ)) = 1.2498);
@@ -163,8 +164,8 @@ def evaluate(expression: str, known: set[str]) -> float:
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant):
             written = ast.get_source_segment(expression, node) or str(node.value)
-            # The literal 100 (a percentage) and 1 (one minus a ratio) are arithmetic, not sources.
-            if normal(written) not in known and written not in {"1", "100"}:
+            # Powers of ten (a percentage, one minus a ratio, a change of unit) are arithmetic, not sources.
+            if normal(written) not in known and not re.fullmatch(r"10*", written):
                 raise ValueError(f"{written} is in none of the sources")
     return value(tree.body)
 
