@@ -39,7 +39,10 @@ thousands separators (``,``, thin and narrow spaces) and trailing zeros after a 
 dropped (``1,008.50`` is ``1008.5``); the unit is not compared (a source's column header often
 carries it).
 
+On the pages of PARTLY_MARKED (below) only paragraphs with a marker are checked so far.
+
     python benchmarks/prose_numbers.py --check   # names every unmarked, unfound or stale number
+                                                 # (python benchmarks/tables.py --check runs it too)
 
 tests/test_prose_numbers.py runs the same check on every page.
 """
@@ -58,6 +61,10 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 #: Pages made by a command, not written by hand.
 GENERATED_PAGES = frozenset({"docs/cli.md"})
+#: Pages whose paragraphs are not all marked yet: there, a paragraph with a marker is checked in
+#: full and an unmarked measured number is let through. tests/test_prose_numbers.py fails once a
+#: page here has no unmarked number left, so the set only shrinks.
+PARTLY_MARKED = frozenset({"docs/binary.md", "docs/ols.md", "docs/sweeps.md", "docs/track-and-stop.md"})
 
 NUMBER = r"\d[\d,\u2009\u202f]*(?:\.\d+)?"
 #: One measured number: its digits (group "digits") and, after them, its unit.
@@ -218,13 +225,14 @@ def source_text(source: str, page: str, root: Path) -> str:
     return (path / source).read_text()
 
 
-def problems(unit: Unit, root: Path = ROOT) -> list[str]:
-    """What is wrong with the measured numbers of ``unit``: one line each."""
+def problems(unit: Unit, root: Path = ROOT, unmarked: bool = True) -> list[str]:
+    """What is wrong with the measured numbers of ``unit``: one line each; with ``unmarked``
+    false, nothing for a unit without a marker (a page of PARTLY_MARKED)."""
     where = f"{unit.page}:{unit.line}"
     measured = unit.measured()
     bodies = unit.markers()
     if not bodies:
-        return [f"{where}: {number} has no <!-- numbers: … --> marker" for number in measured]
+        return [f"{where}: {number} has no <!-- numbers: … --> marker" for number in measured] if unmarked else []
     found: list[str] = []
     known: set[str] = set()
     derived: dict[str, str] = {}
@@ -263,14 +271,16 @@ def pages(root: Path = ROOT) -> list[Path]:
                                   if str(path.relative_to(root)) not in GENERATED_PAGES)]
 
 
+def page_problems(path: Path, root: Path = ROOT) -> list[str]:
+    """Every problem of the page ``path`` (under ``root``)."""
+    page = str(path.relative_to(root))
+    return [line for unit in units(page, path.read_text())
+            for line in problems(unit, root, unmarked=page not in PARTLY_MARKED)]
+
+
 def check(root: Path = ROOT) -> list[str]:
     """Every problem of every page under ``root``."""
-    found: list[str] = []
-    for path in pages(root):
-        page = str(path.relative_to(root))
-        for unit in units(page, path.read_text()):
-            found += problems(unit, root)
-    return found
+    return [line for path in pages(root) for line in page_problems(path, root)]
 
 
 def main() -> None:
