@@ -7,7 +7,9 @@ guaranteed regime on the four instances are made here from outputs of benchmarks
 every other page's blocks are made by its module beside this one (tables_ols.py, …).
 
     python benchmarks/tables.py            # writes every block
-    python benchmarks/tables.py --check    # names the blocks that are not what their results files give
+    python benchmarks/tables.py --check    # names the blocks that are not what their results files give,
+                                           # and the prose numbers not found where their paragraph says
+                                           # (benchmarks/prose_numbers.py)
 
 tests/test_tables.py fails when a block is not what this makes of its results file.
 """
@@ -23,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the page modules beside this one
 
+import prose_numbers
 import tables_binary
 import tables_driver
 import tables_figures
@@ -148,7 +151,10 @@ def main() -> None:
         found = stale()
         for block in found:
             print(f"{block.page}: <!-- {block.name} --> is not what its results file gives", file=sys.stderr)
-        raise SystemExit(1 if found else 0)
+        prose = prose_numbers.check()
+        for line in prose:
+            print(line, file=sys.stderr)
+        raise SystemExit(1 if found or prose else 0)
     for block in BLOCKS:
         block.write()
 
