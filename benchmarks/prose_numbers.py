@@ -68,7 +68,6 @@ PARTLY_MARKED = frozenset({
     "docs/binary.md",
     "docs/ols.md",
     "docs/sweeps.md",
-    "docs/track-and-stop.md",
 })
 
 NUMBER = r"\d[\d,\u2009\u202f]*(?:\.\d+)?"
