@@ -67,7 +67,6 @@ GENERATED_PAGES = frozenset({"docs/cli.md"})
 PARTLY_MARKED = frozenset({
     "docs/binary.md",
     "docs/ols.md",
-    "docs/track-and-stop.md",
 })
 
 NUMBER = r"\d[\d,\u2009\u202f]*(?:\.\d+)?"
