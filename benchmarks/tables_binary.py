@@ -27,6 +27,26 @@ RULES = {"rules-driver": ("binary_rules_driver.json",), "rules-fresh": ("binary_
          "rules-held-out": ("binary_rules_held_out_200.json",), "rules-furthest": ("binary_rules_held_out_mru.json",),
          "rules-issue": ("binary_rules_issue504.json",)}
 
+def screen() -> dict:
+    """The screen of binary_rules_held_out.json (seeds 0–19) cut to its instances where `vertex-or-target`
+    needs other queries than `vertex` in some run (on the others the two give the same queries, run by run)."""
+    found = document("binary_rules_held_out.json")
+    return {**found, "instances": [item for item in found["instances"]
+                                   if item["rules"]["vertex-or-target"]["queries"] != item["rules"]["vertex"]["queries"]]}
+
+
+def deficit_s22() -> dict:
+    """unit-sphere d=5 seed 22 with `vertex` and `maxrew-u` of binary_rules_held_out_200.json and `deficit`
+    and `target` of binary_rules_s22_deficit.json: both ran seeds 0–199, so the paired means pair each seed's runs."""
+    held_out, extra = document("binary_rules_held_out_200.json"), document("binary_rules_s22_deficit.json")
+    added = extra["instances"][0]
+    item = next(item for item in held_out["instances"] if item["source"] == added["source"])
+    rules = {name: item["rules"][name] for name in binary_rules.REFERENCE} | added["rules"]
+    return {**report.joined([held_out, extra]), "instances": [{**item, "rules": rules}]}
+
+
 BLOCKS = {"factor": lambda: binary_factor.render(joined("binary_factor_seed7.json", "binary_factor_seeds12_5.json")),
           "own-mean": lambda: binary_own_mean.render(document("binary_own_mean.json")),
-          **{name: (lambda names=names: binary_rules.render(joined(*names))) for name, names in RULES.items()}}
+          **{name: (lambda names=names: binary_rules.render(joined(*names))) for name, names in RULES.items()},
+          "rules-screen": lambda: binary_rules.render(screen()),
+          "rules-s22": lambda: binary_rules.render(deficit_s22())}
