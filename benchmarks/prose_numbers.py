@@ -39,8 +39,6 @@ thousands separators (``,``, thin and narrow spaces) and trailing zeros after a 
 dropped (``1,008.50`` is ``1008.5``); the unit is not compared (a source's column header often
 carries it).
 
-On the pages of PARTLY_MARKED (below) only paragraphs with a marker are checked so far.
-
     python benchmarks/prose_numbers.py --check   # names every unmarked, unfound or stale number
                                                  # (python benchmarks/tables.py --check runs it too)
 
@@ -61,12 +59,6 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 #: Pages made by a command, not written by hand.
 GENERATED_PAGES = frozenset({"docs/cli.md"})
-#: Pages whose paragraphs are not all marked yet: there, a paragraph with a marker is checked in
-#: full and an unmarked measured number is let through. tests/test_prose_numbers.py fails once a
-#: page here has no unmarked number left, so the set only shrinks.
-PARTLY_MARKED = frozenset({
-    "docs/ols.md",
-})
 
 NUMBER = r"\d[\d,\u2009\u202f]*(?:\.\d+)?"
 #: One measured number: its digits (group "digits") and, after them, its unit.
@@ -203,7 +195,8 @@ class Marker:
         sources, derived, settings = [], {}, []
         for clause in (clause.strip() for clause in body.split(";")):
             if clause.startswith("not measured:"):
-                settings += [number.strip() for number in clause.removeprefix("not measured:").split(",")]
+                # a comma and a space part settings; a comma between digits is a thousands separator
+                settings += [number.strip() for number in re.split(r",\s+", clause.removeprefix("not measured:"))]
             elif "=" in clause:
                 number, expression = clause.split("=", 1)
                 derived[number.strip()] = expression.strip()
@@ -227,14 +220,18 @@ def source_text(source: str, page: str, root: Path) -> str:
     return (path / source).read_text()
 
 
-def problems(unit: Unit, root: Path = ROOT, unmarked: bool = True) -> list[str]:
-    """What is wrong with the measured numbers of ``unit``: one line each; with ``unmarked``
-    false, nothing for a unit without a marker (a page of PARTLY_MARKED)."""
+def squeezed(text: str) -> str:
+    """``text`` without white space (a line may break between a number and its unit)."""
+    return re.sub(r"\s", "", text)
+
+
+def problems(unit: Unit, root: Path = ROOT) -> list[str]:
+    """What is wrong with the measured numbers of ``unit``: one line each."""
     where = f"{unit.page}:{unit.line}"
     measured = unit.measured()
     bodies = unit.markers()
     if not bodies:
-        return [f"{where}: {number} has no <!-- numbers: … --> marker" for number in measured] if unmarked else []
+        return [f"{where}: {number} has no <!-- numbers: … --> marker" for number in measured]
     found: list[str] = []
     known: set[str] = set()
     derived: dict[str, str] = {}
@@ -256,13 +253,13 @@ def problems(unit: Unit, root: Path = ROOT, unmarked: bool = True) -> list[str]:
             continue
         if not agrees(digits(number), value):
             found.append(f"{where}: {number} is not {expression} (= {value:.4g})")
-    prose = re.sub(r"\s", "", HIDDEN.sub(" ", unit.text))
+    prose = squeezed(HIDDEN.sub(" ", unit.text))
     for number in [*derived, *settings]:
-        if number.replace(" ", "") not in prose:
+        if squeezed(number) not in prose:
             found.append(f"{where}: the marker's {number} is not in the paragraph")
-    declared = {number.replace(" ", "") for number in [*derived, *settings]}
+    declared = {squeezed(number) for number in [*derived, *settings]}
     for number in measured:
-        if number.replace(" ", "") not in declared and normal(digits(number)) not in known:
+        if squeezed(number) not in declared and normal(digits(number)) not in known:
             found.append(f"{where}: {number} is in none of {' '.join(s for b in bodies for s in Marker.parse(b).sources)}")
     return found
 
@@ -277,7 +274,7 @@ def page_problems(path: Path, root: Path = ROOT) -> list[str]:
     """Every problem of the page ``path`` (under ``root``)."""
     page = str(path.relative_to(root))
     return [line for unit in units(page, path.read_text())
-            for line in problems(unit, root, unmarked=page not in PARTLY_MARKED)]
+            for line in problems(unit, root)]
 
 
 def check(root: Path = ROOT) -> list[str]:
