@@ -37,7 +37,8 @@ derived number or a setting of its marker; every derived number and setting of a
 stand in its paragraph. "As written": the number's digits equal a number of the source once
 thousands separators (``,``, thin and narrow spaces) and trailing zeros after a decimal point are
 dropped (``1,008.50`` is ``1008.5``); the unit is not compared (a source's column header often
-carries it).
+carries it). In a JSON results file the elements of long lists of numbers (the queries of every
+seed) do not count: such a list holds nearly every count by chance.
 
     python benchmarks/prose_numbers.py --check   # names every unmarked, unfound or stale number
                                                  # (python benchmarks/tables.py --check runs it too)
@@ -49,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import operator
 import re
 import sys
@@ -82,6 +84,36 @@ def normal(digits: str) -> str:
 def numbers_in(text: str) -> set[str]:
     """Every number written in ``text``, normalised (a results file, a generated block)."""
     return {normal(found) for found in re.findall(rf"(?<![\d.]){NUMBER}", text.replace("−", "-"))}
+
+
+#: A JSON list of more numbers than this is raw data (the queries of every seed), not a figure
+#: that prose quotes: a list of hundreds of integers holds nearly every count by chance.
+RAW_LIST = 20
+
+
+def numbers_in_json(text: str) -> set[str]:
+    """The numbers of a JSON results file that prose may quote: every number and every number
+    written in a string, but not the elements of lists of more than :data:`RAW_LIST` numbers."""
+    found: set[str] = set()
+
+    def walk(value) -> None:
+        if isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            if len(value) > RAW_LIST and all(isinstance(item, (int, float)) for item in value):
+                return
+            for item in value:
+                walk(item)
+        elif isinstance(value, bool) or value is None:
+            return
+        elif isinstance(value, (int, float)):
+            found.add(normal(repr(value)))
+        elif isinstance(value, str):
+            found.update(numbers_in(value))
+
+    walk(json.loads(text))
+    return found
 
 
 @dataclass(frozen=True)
@@ -240,7 +272,8 @@ def problems(unit: Unit, root: Path = ROOT) -> list[str]:
         marker = Marker.parse(body)
         for source in marker.sources:
             try:
-                known |= numbers_in(source_text(source, unit.page, root))
+                text = source_text(source, unit.page, root)
+                known |= numbers_in_json(text) if source.endswith(".json") else numbers_in(text)
             except (ValueError, OSError) as error:
                 found.append(f"{where}: {error}")
         derived |= marker.derived

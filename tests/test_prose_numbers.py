@@ -101,3 +101,10 @@ def test_a_setting_with_a_thousands_separator_and_a_number_broken_across_lines_a
                        "<!-- numbers: not measured: 4,000 pulls, 1.45 times -->")
     assert module.Marker.parse("not measured: 4,000 pulls, 1.45 times").settings == ("4,000 pulls", "1.45 times")
     assert module.problems(unit) == []
+
+
+def test_a_json_results_files_raw_lists_do_not_count_as_quoted_figures():
+    module = prose_numbers()
+    document = '{"command": "x --seeds 200", "median": 1017.5, "pairs": [1, 2], "queries": ' + str(list(range(100, 130))) + "}"
+    found = module.numbers_in_json(document)
+    assert {"200", "1017.5", "1", "2"} <= found and "115" not in found
