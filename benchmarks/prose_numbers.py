@@ -11,12 +11,14 @@ benchmarks/tables.py), a number is measured when it is written in one of these s
   of a range is a number);
 - a count of queries stated as a measurement: digits followed by queries, answers, pulls or samples
   (``429 queries``);
-- a factor written out: digits followed by ``times`` (``1.53 times``).
+- a factor written out: digits followed by ``times`` (``1.53 times``);
+- a bare decimal of two or more places (``3.901``, ``0.848``), unless it is a parameter's value
+  written after ``=`` (``δ = 0.05``).
 
 A number in such a shape that is a setting of a run, not its outcome (the 80 % of a constraint, a
 lease of 300 s, a 60 s cap), or a constant worked out by hand, is declared so in its paragraph's
 marker (below). A number in no
-such shape (δ = 0.05, d = 9, 200 seeds, seed 7, σ = 1, κ = ½, a bare median) is not checked.
+such shape (δ = 0.05, d = 9, 200 seeds, seed 7, σ = 1, κ = ½, a count without its unit) is not checked.
 
 The marker. A paragraph (a run of non-blank lines), list item or table that holds a measured
 number holds one comment ``<!-- numbers: CLAUSE; CLAUSE … -->`` (anywhere in it; invisible
@@ -68,6 +70,9 @@ MEASURED = re.compile(
     rf"(?<![\w.,^/=-])(?P<digits>{NUMBER})(?:(?P<ratio>×)"
     rf"|\s?(?P<unit>%|ns\b|µs\b|ms\b|s\b|min\b|h\b|(?:queries|answers|pulls|samples|times)\b)"
     rf"|(?=[–-]{NUMBER}\s?(?:%|ns\b|µs\b|ms\b|s\b|min\b|h\b|×)))")
+#: A bare decimal of two or more places (a median ratio 3.901, a variance 0.848), not written as a
+#: parameter's value after ``=`` (δ = 0.05).
+DECIMAL = re.compile(r"(?<![\w.,^/=-])(?<!=\s)(?<!=)\d+\.\d{2,}(?![\d.])")
 MARKER = re.compile(r"<!--\s*numbers:(?P<body>.*?)-->", re.S)
 #: What is not prose: HTML comments, inline code, link targets.
 HIDDEN = re.compile(r"<!--.*?-->|`[^`\n]*`|\]\([^)\s]*\)", re.S)
@@ -127,7 +132,10 @@ class Unit:
     def measured(self) -> list[str]:
         """Every measured number of the unit as written (digits and unit), in order."""
         prose = HIDDEN.sub(" ", self.text)
-        return [found.group(0).strip() for found in MEASURED.finditer(prose)]
+        found = [(match.start(), match.end(), match.group(0).strip()) for match in MEASURED.finditer(prose)]
+        found += [(match.start(), match.end(), match.group(0)) for match in DECIMAL.finditer(prose)
+                  if not any(start <= match.start() < end for start, end, _ in found)]
+        return [number for _, _, number in sorted(found)]
 
     def markers(self) -> list[str]:
         return [found.group("body").strip() for found in MARKER.finditer(self.text)]
