@@ -108,3 +108,9 @@ def test_a_json_results_files_raw_lists_do_not_count_as_quoted_figures():
     document = '{"command": "x --seeds 200", "median": 1017.5, "pairs": [1, 2], "queries": ' + str(list(range(100, 130))) + "}"
     found = module.numbers_in_json(document)
     assert {"200", "1017.5", "1", "2"} <= found and "115" not in found
+
+
+def test_a_bare_decimal_of_two_places_is_measured_unless_it_is_a_parameters_value():
+    module = prose_numbers()
+    text = "The variance is 0.848 at δ = 0.05 (β=0.25), 3.901 against 3.8, with 5.60× and a 0.5 share.\n"
+    assert [unit.measured() for unit in module.units("docs/x.md", text)] == [["0.848", "3.901", "5.60×"]]
