@@ -74,20 +74,25 @@ def methods(results: str) -> str:
 
 def table(results: str, algorithm: str = "track-and-stop", regime: str = "ols") -> str:
     """The headline table of ``results`` (the text of a guaranteed.py output): one row per
-    instance, for ``algorithm`` with ``regime``."""
+    instance, for ``algorithm`` with ``regime``: median queries, its ratio to Theorem 1 and, where
+    the output has it, to Theorem 1's kl form (docs/lower-bound.md), and the runs right."""
     seeds = re.search(r"(\d[\d,]*) seeds, δ = ([\d.]+)", results)
-    rows = ["| instance | σ | Theorem 1 bound | median queries | ratio | right |", "|---|---:|---:|---:|---:|---:|"]
-    instance = None
+    kl = "ratio to kl bound" in results
+    rows = ["| instance | σ | Theorem 1 bound | median queries | ratio | " + ("ratio to kl form | " if kl else "") + "right |",
+            "|---|---:|---:|---:|---:|" + ("---:|" if kl else "") + "---:|"]
+    instance, column = None, {}
     for line in results.splitlines():
         found = INSTANCE.match(line)
         if found:
             instance = found
             continue
-        cells = [cell.strip() for cell in line.strip("|").split("|")]
-        if instance is not None and len(cells) >= 5 and cells[:2] == [algorithm, regime]:
-            median = cells[2].split(" [")[0]
-            rows.append(f"| {instance['instance']} | {instance['sigma']} | {instance['bound']} | {median} | {cells[3]} "
-                        f"| {cells[4]} |")
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if cells[0] == "algorithm":
+            column = {name: index for index, name in enumerate(cells)}
+        elif instance is not None and column and cells[:2] == [algorithm, regime]:
+            shown = [cells[column["median queries [q25, q75]"]].split(" [")[0], cells[column["ratio to bound"]],
+                     *([cells[column["ratio to kl bound"]]] if kl else []), cells[column["correct"]]]
+            rows.append(f"| {instance['instance']} | {instance['sigma']} | {instance['bound']} | " + " | ".join(shown) + " |")
     caption = (f"`{algorithm}` with `{regime}` (the default), {seeds.group(1)} seeds, δ = {seeds.group(2)}: "
                f"[{RESULTS.relative_to(ROOT)}]({RESULTS.relative_to(ROOT)})" if seeds else "")
     return "\n".join(rows) + ("\n\n" + caption if caption else "")
