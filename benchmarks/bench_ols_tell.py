@@ -19,6 +19,7 @@ import time
 from cbai_cli.compare.sources import parse_source
 from cbai_cli.numerics.kernels import jit
 from cbai_cli.run.simulate import RunRequest, prepare, run_once, run_streams
+from report import ask_tell  # benchmarks/report.py, beside this script
 
 BUDGET = 3000
 
@@ -39,12 +40,8 @@ def main() -> None:
             noise_rng, algorithm_rng, _ = run_streams(seed)
             learner = prepared.make_algorithm(algorithm_rng)
             environment = prepared.kind.environment(prepared.instance, noise_rng)
-            pulls = 0
             started = time.perf_counter()
-            while pulls < BUDGET and not learner.done:
-                query = learner.ask()
-                learner.tell(query, environment.answer(query))
-                pulls += 1
+            pulls = ask_tell(learner, environment, BUDGET)
             spent = time.perf_counter() - started
         times.append((round(1e6 * spent / pulls, 2), pulls))
     print(mode, times)

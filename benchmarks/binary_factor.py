@@ -62,7 +62,7 @@ from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.noise import GaussianNoise
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_once, run_streams
 from ols_allocation import tracked_run  # a sibling script: python runs benchmarks/ scripts from their folder
-from report import joined  # benchmarks/report.py, beside this script
+from report import document, joined, write_document  # benchmarks/report.py, beside this script
 
 DELTA = 0.05
 SPECS = (("track-and-stop", "ols"), ("maxrew-u", "ols"), ("g-acol", "ols"))
@@ -267,13 +267,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.render is not None:
         print(render(joined([json.loads(path.read_text()) for path in args.render])))
         return
-    command = "python benchmarks/binary_factor.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    document = {"command": command, "date": time.strftime("%Y-%m-%d"), "seeds": args.seeds, "instances": []}
+    results = document("binary_factor.py", argv, seeds=args.seeds, instances=[])
     for path in args.files:
-        document["instances"].append(measure(path, args.seeds))
-        if args.json is not None:
-            args.json.write_text(json.dumps(document, indent=1) + "\n")
-    print(render(document))
+        results["instances"].append(measure(path, args.seeds))
+        write_document(results, args.json)
+    print(render(results))
 
 
 if __name__ == "__main__":

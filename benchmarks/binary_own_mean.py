@@ -32,8 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +40,7 @@ from scipy.special import logsumexp
 from cbai_cli.kinds.cbai.bounds import at_least_set
 from cbai_cli.kinds import load
 from cbai_cli.numerics.ols import ScalePrior
+from report import document, write_document  # benchmarks/report.py, beside this script
 
 #: Points of the discrete prior over the shift μ, log-spaced from 10⁻⁶ to 1 − τ.
 POINTS = 300
@@ -171,11 +170,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.render is not None:
         print(render(json.loads(args.render.read_text())))
         return
-    document = {"command": "python benchmarks/binary_own_mean.py " + " ".join(sys.argv[1:] if argv is None else argv),
-                "date": time.strftime("%Y-%m-%d"), **measure(args.files, args.alpha, args.runs, args.horizon)}
-    if args.json is not None:
-        args.json.write_text(json.dumps(document, indent=1) + "\n")
-    print(render(document))
+    results = document("binary_own_mean.py", argv, **measure(args.files, args.alpha, args.runs, args.horizon))
+    write_document(results, args.json)
+    print(render(results))
 
 
 if __name__ == "__main__":

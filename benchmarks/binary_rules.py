@@ -62,7 +62,7 @@ from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.bounds import compute_bounds
 from cbai_cli.numerics.kernels import track_and_stop as rule
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_streams
-from report import joined  # benchmarks/report.py, beside this script
+from report import document, joined, write_document  # benchmarks/report.py, beside this script
 
 DELTA = 0.05
 COMPILED = ("track-and-stop", "maxrew-u")
@@ -252,17 +252,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.render is not None:
         print(render(joined([json.loads(path.read_text()) for path in args.render])))
         return
-    command = "python benchmarks/binary_rules.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    document = {"command": command, "date": time.strftime("%Y-%m-%d"), "seeds": args.seeds, "instances": []}
+    results = document("binary_rules.py", argv, seeds=args.seeds, instances=[])
     from guaranteed import fresh_instances  # a sibling script
 
     sources = list(args.sources) + ([] if args.fresh is None else fresh_sources(args.fresh))
     sources += list(dict.fromkeys(source for start in args.held_out for source in fresh_instances(start)))
     for source in sources:
-        document["instances"].append(measure(source, args.rules.split(","), args.seeds))
-        if args.json is not None:
-            args.json.write_text(json.dumps(document) + "\n")
-    print(render(document))
+        results["instances"].append(measure(source, args.rules.split(","), args.seeds))
+        write_document(results, args.json)
+    print(render(results))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import time
 
 from cbai_cli.kinds import load
 from cbai_cli.run.simulate import RunRequest, prepare, run_streams
+from report import ask_tell  # benchmarks/report.py, beside this script
 
 
 def warmed_run(prepared):
@@ -37,12 +38,8 @@ def warmed_run(prepared):
 def step_time(prepared, steps: int) -> tuple[float, int]:
     """(mean seconds per step, steps made) of one run of seed 0."""
     learner, environment = warmed_run(prepared)
-    made = 0
     start = time.perf_counter()
-    while made < steps and not learner.done:
-        query = learner.ask()
-        learner.tell(query, environment.answer(query))
-        made += 1
+    made = ask_tell(learner, environment, steps)
     return (time.perf_counter() - start) / max(made, 1), made
 
 

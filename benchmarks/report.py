@@ -1,7 +1,11 @@
-"""How the benchmark scripts hand over their markdown: printed, and written to ``--out``."""
+"""How the benchmark scripts hand over their results: markdown printed and written to ``--out``,
+JSON results documents, and the per-step ask/tell loop they time."""
 
 from __future__ import annotations
 
+import json
+import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,3 +24,28 @@ def joined(documents: Sequence[dict]) -> dict:
     (joined for the table's caption) and every instance, in the order given."""
     return {**documents[0], "command": "`, `".join(document["command"] for document in documents),
             "instances": [item for document in documents for item in document["instances"]]}
+
+
+def document(script: str, argv: Sequence[str] | None, **fields) -> dict:
+    """A results document of ``script`` (its name under benchmarks/): the command as run (``argv``,
+    or the process's arguments when None), today's date and ``fields``."""
+    arguments = sys.argv[1:] if argv is None else argv
+    return {"command": f"python benchmarks/{script} " + " ".join(arguments), "date": time.strftime("%Y-%m-%d"),
+            **fields}
+
+
+def write_document(results: dict, out: Path | None) -> None:
+    """Write the results document ``results`` to ``out`` when given (indented JSON)."""
+    if out is not None:
+        out.write_text(json.dumps(results, indent=1) + "\n")
+
+
+def ask_tell(learner, environment, limit: int) -> int:
+    """Run ``learner`` against ``environment`` one ask and one tell at a time until it is done
+    or has made ``limit`` pulls; the pulls made."""
+    made = 0
+    while made < limit and not learner.done:
+        query = learner.ask()
+        learner.tell(query, environment.answer(query))
+        made += 1
+    return made
