@@ -7,6 +7,7 @@ before it that is not part of a table (a heading, a command, a sentence).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +48,22 @@ def tables(text: str) -> list[Table]:
         if line.strip():
             caption = line.strip()
     return found
+
+
+#: The heading of an instance's section in an output of benchmarks/guaranteed.py.
+GUARANTEED_HEADING = re.compile(
+    r"^#### (?P<instance>.+?), σ = (?P<sigma>[\d.]+) \(Theorem 1 bound, σ²-scaled: (?P<bound>[\d,.]+)\)")
+
+
+def guaranteed_sections(text: str) -> list[tuple[re.Match, Table]]:
+    """Each instance's section of an output of benchmarks/guaranteed.py: its heading's match
+    and its table (a section of another kind, the tuned regime's, left out)."""
+    return [(heading, table) for table in tables(text) if (heading := GUARANTEED_HEADING.match(table.caption))]
+
+
+def column(table: Table, row: tuple[str, ...], name: str) -> str:
+    """The cell of ``row`` (a row of ``table``) in the column headed ``name``."""
+    return row[table.header.index(name)]
 
 
 def read(name: str) -> str:

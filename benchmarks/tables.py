@@ -33,43 +33,32 @@ import tables_guide
 import tables_ols
 import tables_safe
 import tables_track_and_stop
-from results_tables import recorded, verbatim
+from results_tables import column, guaranteed_sections, recorded, verbatim
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "guaranteed_1000seeds_default.md"
 #: The results file of the guide's table of every method.
 METHODS_RESULTS = ROOT / "benchmarks" / "results" / "guaranteed_20seeds.md"
-INSTANCE = re.compile(r"^#### (?P<instance>.+?), σ = (?P<sigma>[\d.]+) \(Theorem 1 bound, σ²-scaled: (?P<bound>[\d,.]+)\)")
-
-
-def sections(results: str) -> list[tuple[re.Match, list[list[str]]]]:
-    """Each instance of ``results`` (its heading's match) with its table's rows (cells)."""
-    found: list[tuple[re.Match, list[list[str]]]] = []
-    for line in results.splitlines():
-        heading = INSTANCE.match(line)
-        if heading:
-            found.append((heading, []))
-        elif line.startswith("#### "):  # a section of another kind (the tuned regime's)
-            found.append((None, []))
-        elif found and found[-1][0] is not None and line.startswith("| ") and not line.startswith("| algorithm"):
-            found[-1][1].append([cell.strip() for cell in line.strip().strip("|").split("|")])
-    return [(heading, rows) for heading, rows in found if heading is not None]
-
-
 def methods(results: str) -> str:
     """Every algorithm × regime of ``results`` (rows, in the first instance's order) against
     every instance (columns): median queries and, in brackets, the ratio to the bound."""
-    found = sections(results)
+    found = guaranteed_sections(results)
     header = "| algorithm:regime | " + " | ".join(
         f"{heading['instance']}, σ = {heading['sigma']} (bound {heading['bound']})" for heading, _ in found) + " |"
     rows = [header, "|---|" + "---:|" * len(found)]
-    cells = [{(row[0], row[1]): f"{row[2].split(' [')[0]} ({row[3]})" for row in table} for _, table in found]
+    cells = [{(row[0], row[1]): f"{median(table, row)} ({column(table, row, 'ratio to bound')})" for row in table.rows}
+             for _, table in found]
     for key in dict.fromkeys(key for table in cells for key in table):
         rows.append(f"| {key[0]}:{key[1]} | " + " | ".join(table.get(key, "—") for table in cells) + " |")
     seeds = re.search(r"(\d[\d,]*) seeds, δ = ([\d.]+)", results)
     return "\n".join(rows) + (f"\n\nMedian queries over {seeds.group(1)} seeds at δ = {seeds.group(2)} (ratio to the Theorem 1 "
                               f"bound): [{METHODS_RESULTS.name}](../benchmarks/results/{METHODS_RESULTS.name})"
                               if seeds else "")
+
+
+def median(table, row) -> str:
+    """The median queries of ``row`` of a guaranteed.py table, without its quartiles."""
+    return column(table, row, "median queries [q25, q75]").split(" [")[0]
 
 
 def table(results: str, algorithm: str = "track-and-stop", regime: str = "ols") -> str:
@@ -80,19 +69,12 @@ def table(results: str, algorithm: str = "track-and-stop", regime: str = "ols") 
     kl = "ratio to kl bound" in results
     rows = ["| instance | σ | Theorem 1 bound | median queries | ratio | " + ("ratio to kl form | " if kl else "") + "right |",
             "|---|---:|---:|---:|---:|" + ("---:|" if kl else "") + "---:|"]
-    instance, column = None, {}
-    for line in results.splitlines():
-        found = INSTANCE.match(line)
-        if found:
-            instance = found
-            continue
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if cells[0] == "algorithm":
-            column = {name: index for index, name in enumerate(cells)}
-        elif instance is not None and column and cells[:2] == [algorithm, regime]:
-            shown = [cells[column["median queries [q25, q75]"]].split(" [")[0], cells[column["ratio to bound"]],
-                     *([cells[column["ratio to kl bound"]]] if kl else []), cells[column["correct"]]]
-            rows.append(f"| {instance['instance']} | {instance['sigma']} | {instance['bound']} | " + " | ".join(shown) + " |")
+    for heading, found in guaranteed_sections(results):
+        for row in found.rows:
+            if list(row[:2]) == [algorithm, regime]:
+                shown = [median(found, row), column(found, row, "ratio to bound"),
+                         *([column(found, row, "ratio to kl bound")] if kl else []), column(found, row, "correct")]
+                rows.append(f"| {heading['instance']} | {heading['sigma']} | {heading['bound']} | " + " | ".join(shown) + " |")
     caption = (f"`{algorithm}` with `{regime}` (the default), {seeds.group(1)} seeds, δ = {seeds.group(2)}: "
                f"[{RESULTS.relative_to(ROOT)}]({RESULTS.relative_to(ROOT)})" if seeds else "")
     return "\n".join(rows) + ("\n\n" + caption if caption else "")

@@ -2,34 +2,29 @@
 
 from __future__ import annotations
 
-import re
 
-from results_tables import markdown, read, recorded, tables
+from results_tables import column, guaranteed_sections, markdown, read, recorded, tables
 
 #: The three draws of ``benchmarks/guaranteed.py --fresh`` and their outputs; the irrelevant-dims
 #: instances are the same in every draw, so only the first draw's are shown.
 DRAWS = (("first", "guaranteed_fresh1.md"), ("held-out", "guaranteed_fresh21.md"), ("new", "guaranteed_fresh41.md"))
-HEADING = re.compile(r"^#### (?P<instance>.+?), σ = (?P<sigma>[\d.]+) \(Theorem 1 bound, σ²-scaled: (?P<bound>[\d,.]+)\)")
+
+
+#: The columns of guaranteed.py's tables shown for each instance of the draws.
+FRESH_COLUMNS = ("median queries [q25, q75]", "ratio to bound", "ratio to kl bound", "correct")
 
 
 def fresh() -> str:
     """"Instances nobody tuned on": the default on every instance of the three draws."""
     rows = []
     for draw, name in DRAWS:
-        for table in tables(read(name)):
-            heading = HEADING.match(table.caption)
-            if heading is None or draw != DRAWS[0][0] and heading["instance"].startswith("irrelevant-dims"):
+        for heading, table in guaranteed_sections(read(name)):
+            if draw != DRAWS[0][0] and heading["instance"].startswith("irrelevant-dims"):
                 continue
-            column = {name: index for index, name in enumerate(table.header)}
-            for row in table.rows:
-                rows.append((draw, heading["instance"], heading["bound"],
-                             *(row[column[name]] for name in FRESH_COLUMNS)))
+            rows += [(draw, heading["instance"], heading["bound"], *(column(table, row, header) for header in FRESH_COLUMNS))
+                     for row in table.rows]
     return markdown(("draw", "instance (σ = 1)", "Theorem 1 bound", *FRESH_COLUMNS),
                     "|---|---|---:|" + "---:|" * len(FRESH_COLUMNS), rows)
-
-
-#: The columns of guaranteed.py's tables shown for each instance of the draws.
-FRESH_COLUMNS = ("median queries [q25, q75]", "ratio to bound", "ratio to kl bound", "correct")
 
 
 def worst() -> str:
