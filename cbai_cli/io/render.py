@@ -33,14 +33,14 @@ def console() -> Console:
 
 
 def fmt(value: float | None, digits: int = 6) -> str:
-    """A number for a table: ∞ for infinity, — for missing."""
+    """A number for a table, thousands grouped as in 1,337.5: ∞ for infinity, — for missing."""
     if value is None:
         return "—"
     if isinstance(value, float) and math.isinf(value):
         return "∞"
     if isinstance(value, (int, np.integer)) or (isinstance(value, float) and value.is_integer() and abs(value) < 1e15):
         return f"{int(value):,}"
-    return f"{value:.{digits}g}"
+    return f"{value:,.{digits}g}"
 
 
 def variance_text(variance: float) -> str:

@@ -265,3 +265,10 @@ def test_markup_safe_prints_brackets_and_escapes_controls():
     out.print(table)
     text = out.export_text()
     assert "a[/x]b[red]c\\x1b[2J" in text and "\x1b" not in text
+
+
+def test_table_numbers_group_thousands_whether_whole_or_not():
+    from cbai_cli.io.render import fmt
+
+    assert [fmt(1338), fmt(1337.5), fmt(1338.0), fmt(0.000123), fmt(-12345.25), fmt(float("inf")), fmt(None)] == [
+        "1,338", "1,337.5", "1,338", "0.000123", "-12,345.2", "∞", "—"]

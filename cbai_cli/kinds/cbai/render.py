@@ -47,8 +47,9 @@ def bound_table(report: BoundReport, top: int = 5) -> Table:
         table.add_row(*row)
     support = report.h_clb.top(top)
     if support:
+        points = len(report.h_clb.top())
         table.add_row("design", ", ".join(f"arm {item['arm']}: {item['weight']:.3f}" for item in support),
-                      f"top weights of the H_CLB design ({len(report.h_clb.top())} support points)")
+                      f"top weights of the H_CLB design ({points} support point{'' if points == 1 else 's'})")
     return table
 
 
