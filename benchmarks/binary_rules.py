@@ -20,6 +20,9 @@ what they pull then:
   like v), one pull of b adding Δ_b = 1/(v − gain_b) − 1/v with gain_b the exact decrease
   above, so T_b = ((w_LS/ĝ)² − 1)/(v·Δ_b);
   pull a when T_a < min(T_m, T_y*), else y* (y* also when y* lies outside the span, w_LS = ∞);
+- ``target-unforced`` and ``vertex-or-target-unforced``: ``target`` and ``vertex-or-target``
+  without the forced step (step 3 never taken), which separate what the forced step and what the
+  vertex pulls cost where MaxRew-U wins;
 
 and two compiled rules of cbai (:func:`run_many`): ``track-and-stop`` (the default, the same
 pulls as ``vertex-or-target``) and ``maxrew-u`` with ``ols`` (argmax_{x∈U} θᵀx, no forced step).
@@ -74,6 +77,9 @@ class LastChoice(TrackAndStop):
     """Track-and-Stop's steps 1–3 (class docstring of :class:`TrackAndStop`) in numpy, with the
     last choice (:meth:`choose`) between the Frank–Wolfe vertex and the active target open."""
 
+    #: whether step 3, the forced step, is taken (the ``-unforced`` rules skip it)
+    forced = True
+
     def select(self) -> int:
         design, state = self.design, self.state
         rewards, tau = self.problem.rewards, self.problem.threshold
@@ -81,7 +87,7 @@ class LastChoice(TrackAndStop):
                                        design.predictions, self.optimism)
         cutoff = rule.reward_cutoff(rewards, answer)
         least, top = rule.relevant_extremes(design.norms2, design.predictions, tau, state.uncertain, rewards, cutoff)
-        if rule.exploration_due(design.norms2, least, design.arms.shape[1], design.n_samples):
+        if self.forced and rule.exploration_due(design.norms2, least, design.arms.shape[1], design.n_samples):
             self.forced_pulls += 1
             return int(design.greedy_arm(least))
         target = int(rule.active_target(design.norms2, design.predictions, tau, state.uncertain, rewards, cutoff, top))
@@ -137,7 +143,16 @@ class Deficit(LastChoice):
         return vertex if by_vertex < min(own_mean, by_target) else target
 
 
-PROTOTYPES = {"vertex": Vertex, "vertex-or-target": VertexOrTarget, "target": Target, "deficit": Deficit}
+class TargetUnforced(Target):
+    forced = False
+
+
+class VertexOrTargetUnforced(VertexOrTarget):
+    forced = False
+
+
+PROTOTYPES = {"vertex": Vertex, "vertex-or-target": VertexOrTarget, "target": Target, "deficit": Deficit,
+              "target-unforced": TargetUnforced, "vertex-or-target-unforced": VertexOrTargetUnforced}
 #: the rules against which the others are placed: the plain Frank–Wolfe step and MaxRew-U
 REFERENCE = ("vertex", "maxrew-u")
 
