@@ -38,7 +38,7 @@ For each source (an instance file, or a generator spec of ``cbai compare`` with 
 fixed) and seeds 0 … ``--seeds``−1 (:func:`run_streams`, as ``cbai solve --runs``), δ = 0.05:
 the Theorem 1 bound at R = 1 (σ = 1 for the Gaussian specs), and per rule the queries of
 every run and the runs right. ``--render`` prints the tables of docs/binary.md: median
-queries / bound per rule, and each rule's median over the best median of the plain
+queries per rule with their ratios to the Theorem 1 bound and to its kl form, and each rule's median over the best median of the plain
 Frank–Wolfe step (``vertex``) and ``maxrew-u`` (the paired geometric mean of the queries seed by seed in brackets).
 
     cbai driver-arms --n 200 --seed 7 -o driver-n200-seed7.yaml   # likewise seeds 12 and 5
@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -62,12 +63,14 @@ import numpy as np
 
 from cbai_cli.algorithms.track_and_stop import TrackAndStop
 from cbai_cli.kinds import load
-from cbai_cli.kinds.cbai.bounds import compute_bounds
+from cbai_cli.kinds.cbai.bounds import compute_bounds, kl_of_errors
 from cbai_cli.numerics.kernels import track_and_stop as rule
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_streams
 from report import document, joined, write_document  # benchmarks/report.py, beside this script
 
 DELTA = 0.05
+#: Theorem 1's kl form over Theorem 1 at δ = DELTA: 2·kl(δ, 1 − δ)·H_CLB over 2·log(1/(2.4δ))·H_CLB
+KL_FORM = kl_of_errors(DELTA) / math.log(1.0 / (2.4 * DELTA))
 COMPILED = ("track-and-stop", "maxrew-u")
 #: the mixture's cost over log(1/(κδ·share)) assumed for an own mean not yet pulled (nats)
 MEAN_EXTRA = 1.0
@@ -233,12 +236,14 @@ def render(document: dict) -> str:
     names = list(dict.fromkeys(name for item in document["instances"] for name in item["rules"]))
     reference_names = reference_rules(names)
     others = [name for name in names if name not in (reference_names or names[:1])]
-    lines = [f"`{document['command']}` ({document['date']}; δ = {DELTA}, R = 1)", "",
-             "| instance | seeds | Theorem 1 (R = 1) | " + " | ".join(names) + " | best of " + " and ".join(reference_names or names[:1])
+    lines = [f"`{document['command']}` ({document['date']}; δ = {DELTA}, R = 1; median queries and their ratios to "
+             "Theorem 1 / to its kl form)", "",
+             "| instance | seeds | Theorem 1 (R = 1) | kl form | " + " | ".join(names) + " | best of " + " and ".join(reference_names or names[:1])
              + " | " + " | ".join(f"{name} / best" for name in others) + " | runs right |",
-             "|---|---:|---:|" + "---:|" * len(names) + "---|" + "---:|" * len(others) + "---:|"]
+             "|---|---:|---:|---:|" + "---:|" * len(names) + "---|" + "---:|" * len(others) + "---:|"]
     for item in document["instances"]:
         bound, rules = item["bound"], item["rules"]
+        kl_bound = bound * KL_FORM
         medians = {name: float(np.median(rules[name]["queries"])) for name in names}
         best = min(reference_names or names[:1], key=lambda name: medians[name])
         reference = np.asarray(rules[best]["queries"], dtype=float)
@@ -246,8 +251,9 @@ def render(document: dict) -> str:
                   f"({np.exp(np.mean(np.log(np.asarray(rules[name]['queries']) / reference))):.3f})" for name in others]
         right = sum(rule["right"] for rule in rules.values())
         seeds = len(reference)
-        lines.append(f"| {Path(item['source']).name} | {seeds} | {bound:,.1f} | "
-                     + " | ".join(f"{medians[name]:,.0f} ({medians[name] / bound:.2f}×)" for name in names)
+        lines.append(f"| {Path(item['source']).name} | {seeds} | {bound:,.1f} | {kl_bound:,.1f} | "
+                     + " | ".join(f"{medians[name]:,.0f} ({medians[name] / bound:.2f}× / {medians[name] / kl_bound:.2f}×)"
+                                  for name in names)
                      + f" | {best} | " + " | ".join(ratios) + f" | {right}/{len(rules) * seeds} |")
     return "\n".join(lines)
 
