@@ -23,7 +23,7 @@ def joined(*names: str) -> dict:
 
 #: "Frank–Wolfe vertex or target": each table's results documents.
 RULES = {"rules-driver": ("binary_rules_driver.json",), "rules-fresh": ("binary_rules_fresh141.json",),
-         "rules-worst": ("binary_rules_worst.json", "binary_rules_long.json"),
+         "rules-worst": ("binary_rules_worst.json", "binary_rules_long.json", "binary_rules_long_s44.json"),
          "rules-held-out": ("binary_rules_held_out_200.json",), "rules-furthest": ("binary_rules_held_out_mru.json",),
          "rules-issue": ("binary_rules_issue504.json",),
          "rules-unforced": ("binary_rules_unforced.json", "binary_rules_unforced_504.json")}
