@@ -3,8 +3,8 @@ on the paper's instances and on the held-out instances where it does worst
 (docs/ols.md, "Which κ"; measurements of earlier versions: benchmarks/results/ols_history.md).
 
 Seeds 0 … ``--seeds``−1 through :func:`cbai_cli.run.simulate.run_many` (the compiled batches of
-``cbai solve --runs``: seed s is ``cbai solve … --seed s``), δ = ``--delta`` (0.05), R = σ; the
-bound is Theorem 1's at that δ. For each
+``cbai solve --runs``: seed s is ``cbai solve … --seed s``), δ = ``--delta`` (0.05), R = σ (R = 1
+for yes/no answers); the bound is Theorem 1's at that δ. For each
 instance: the median of queries / bound and / the bound's kl form (Theorem 1 without its
 last step, docs/lower-bound.md), the mean of queries / bound, the runs above three times the
 median, and the runs right. To compare versions of the regime, run the script once per
@@ -106,6 +106,8 @@ def main(argv: list[str] | None = None) -> None:
             instance = parse_source(source, 0)[0].instance_for(0)
             bounds = compute_bounds(instance, delta=args.delta)
             bound, kl_bound = bounds.lower_bound_noise, bounds.lower_bound_kl_noise
+            if bound is None:  # yes/no answers: Theorem 1 at R = 1 (docs/binary.md)
+                bound, kl_bound = bounds.lower_bound, bounds.lower_bound_kl
             prepared = with_mean_share(prepare(RunRequest.of(args.algo, "ols", delta=args.delta), instance), args.mean_share)
             prepared = with_optimism(prepared, optimism)
             started = time.perf_counter()

@@ -1,10 +1,12 @@
 """The generated tables of docs/binary.md: the ``--render`` output of benchmarks/binary_factor.py,
-benchmarks/binary_own_mean.py and benchmarks/binary_rules.py for their results documents."""
+benchmarks/binary_delta.py, benchmarks/binary_own_mean.py and benchmarks/binary_rules.py for their
+results documents."""
 
 from __future__ import annotations
 
 import json
 
+import binary_delta
 import binary_factor
 import binary_own_mean
 import binary_rules
@@ -48,6 +50,7 @@ def deficit_s22() -> dict:
 
 BLOCKS = {"factor": lambda: binary_factor.render(joined("binary_factor_seed7.json", "binary_factor_seeds12_5.json")),
           "own-mean": lambda: binary_own_mean.render(document("binary_own_mean.json")),
+          "delta": lambda: binary_delta.render(document("binary_delta.json")),
           **{name: (lambda names=names: binary_rules.render(joined(*names))) for name, names in RULES.items()},
           "rules-screen": lambda: binary_rules.render(screen()),
           "rules-s22": lambda: binary_rules.render(deficit_s22())}
