@@ -23,7 +23,6 @@ multiple of the bound at the first δ.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -33,7 +32,7 @@ import numpy as np
 from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.bounds import compute_bounds
 from cbai_cli.run.simulate import RunRequest, prepare, run_many
-from report import document, write_document  # benchmarks/report.py, beside this script
+from report import measure_each, render_files  # benchmarks/report.py, beside this script
 
 RULES = ("track-and-stop", "maxrew-u")
 DELTAS = (0.05, 0.01, 1e-4, 1e-8, 1e-16)
@@ -100,18 +99,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--deltas", type=float, nargs="+", default=list(DELTAS))
     parser.add_argument("--json", type=Path, default=None)
-    parser.add_argument("--render", type=Path, default=None)
+    parser.add_argument("--render", type=Path, nargs="+", default=None)
     args = parser.parse_args(argv)
     if args.render is not None:
-        print(render(json.loads(args.render.read_text())))
+        render_files(args.render, render)
         return
-    if not all(0.0 < delta < 0.5 for delta in args.deltas):
-        parser.error("--deltas must lie in (0, 0.5)")
-    results = document("binary_delta.py", argv, seeds=args.seeds, instances=[])
-    for source in args.sources:
-        results["instances"].append(measure(source, args.deltas, args.seeds))
-        write_document(results, args.json)
-    print(render(results))
+    if not all(0.0 < delta < 0.5 for delta in args.deltas) or len(set(args.deltas)) < 2:
+        parser.error("--deltas must be at least two values in (0, 0.5), the points of the line")
+    measure_each("binary_delta.py", argv, args.sources, lambda source: measure(source, args.deltas, args.seeds),
+                 render, args.json, seeds=args.seeds)
 
 
 if __name__ == "__main__":

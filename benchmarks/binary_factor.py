@@ -48,7 +48,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 import dataclasses
-import json
 import math
 import sys
 import time
@@ -62,7 +61,7 @@ from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.noise import GaussianNoise
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_once, run_streams
 from ols_allocation import tracked_run  # a sibling script: python runs benchmarks/ scripts from their folder
-from report import document, joined, write_document  # benchmarks/report.py, beside this script
+from report import measure_each, render_files  # benchmarks/report.py, beside this script
 
 DELTA = 0.05
 SPECS = (("track-and-stop", "ols"), ("maxrew-u", "ols"), ("g-acol", "ols"))
@@ -265,13 +264,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="print the tables of results documents (their instances in the order given)")
     args = parser.parse_args(argv)
     if args.render is not None:
-        print(render(joined([json.loads(path.read_text()) for path in args.render])))
+        render_files(args.render, render)
         return
-    results = document("binary_factor.py", argv, seeds=args.seeds, instances=[])
-    for path in args.files:
-        results["instances"].append(measure(path, args.seeds))
-        write_document(results, args.json)
-    print(render(results))
+    measure_each("binary_factor.py", argv, args.files, lambda path: measure(path, args.seeds), render, args.json,
+                 seeds=args.seeds)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,6 @@ Frank–Wolfe step (``vertex``) and ``maxrew-u`` (the paired geometric mean of t
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -66,7 +65,7 @@ from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.bounds import compute_bounds, kl_of_errors
 from cbai_cli.numerics.kernels import track_and_stop as rule
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_streams
-from report import document, joined, write_document  # benchmarks/report.py, beside this script
+from report import measure_each, render_files  # benchmarks/report.py, beside this script
 
 DELTA = 0.05
 #: Theorem 1's kl form over Theorem 1 at δ = DELTA: 2·kl(δ, 1 − δ)·H_CLB over 2·log(1/(2.4δ))·H_CLB
@@ -271,17 +270,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--render", type=Path, nargs="+", default=None)
     args = parser.parse_args(argv)
     if args.render is not None:
-        print(render(joined([json.loads(path.read_text()) for path in args.render])))
+        render_files(args.render, render)
         return
-    results = document("binary_rules.py", argv, seeds=args.seeds, instances=[])
     from guaranteed import fresh_instances  # a sibling script
 
     sources = list(args.sources) + ([] if args.fresh is None else fresh_sources(args.fresh))
     sources += list(dict.fromkeys(source for start in args.held_out for source in fresh_instances(start)))
-    for source in sources:
-        results["instances"].append(measure(source, args.rules.split(","), args.seeds))
-        write_document(results, args.json)
-    print(render(results))
+    measure_each("binary_rules.py", argv, sources, lambda source: measure(source, args.rules.split(","), args.seeds),
+                 render, args.json, seeds=args.seeds)
 
 
 if __name__ == "__main__":

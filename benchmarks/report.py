@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
@@ -38,6 +38,23 @@ def write_document(results: dict, out: Path | None) -> None:
     """Write the results document ``results`` to ``out`` when given (indented JSON)."""
     if out is not None:
         out.write_text(json.dumps(results, indent=1) + "\n")
+
+
+def render_files(paths: Sequence[Path], render: Callable[[dict], str]) -> None:
+    """Print ``render`` of the results documents at ``paths``, joined (a script's ``--render``)."""
+    print(render(joined([json.loads(path.read_text()) for path in paths])))
+
+
+def measure_each(script: str, argv: Sequence[str] | None, sources: Sequence[str], measure: Callable[[str], dict],
+                 render: Callable[[dict], str], out: Path | None, **fields) -> dict:
+    """A results document of ``script`` with one instance per source, ``measure(source)`` each, written to
+    ``out`` after each (a long run keeps what it has measured) and printed through ``render``."""
+    results = document(script, argv, **fields, instances=[])
+    for source in sources:
+        results["instances"].append(measure(source))
+        write_document(results, out)
+    print(render(results))
+    return results
 
 
 def ask_tell(learner, environment, limit: int) -> int:
