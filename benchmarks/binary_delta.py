@@ -22,7 +22,6 @@ multiple of the bound at the first δ.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
@@ -32,7 +31,7 @@ import numpy as np
 from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.bounds import compute_bounds
 from cbai_cli.run.simulate import RunRequest, prepare, run_many
-from report import measure_each, render_files  # benchmarks/report.py, beside this script
+from report import measure_each, render_files, results_parser  # benchmarks/report.py, beside this script
 
 RULES = ("track-and-stop", "maxrew-u")
 DELTAS = (0.05, 0.01, 1e-4, 1e-8, 1e-16)
@@ -94,12 +93,8 @@ def render(results: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sources", nargs="*")
-    parser.add_argument("--seeds", type=int, default=200)
+    parser = results_parser(__doc__)
     parser.add_argument("--deltas", type=float, nargs="+", default=list(DELTAS))
-    parser.add_argument("--json", type=Path, default=None)
-    parser.add_argument("--render", type=Path, nargs="+", default=None)
     args = parser.parse_args(argv)
     if args.render is not None:
         render_files(args.render, render)

@@ -45,7 +45,6 @@ The oracle runs are a Python loop (one ``bounds()`` a pull).
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 import dataclasses
 import math
@@ -61,7 +60,7 @@ from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.noise import GaussianNoise
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_once, run_streams
 from ols_allocation import tracked_run  # a sibling script: python runs benchmarks/ scripts from their folder
-from report import measure_each, render_files  # benchmarks/report.py, beside this script
+from report import measure_each, render_files, results_parser  # benchmarks/report.py, beside this script
 
 DELTA = 0.05
 SPECS = (("track-and-stop", "ols"), ("maxrew-u", "ols"), ("g-acol", "ols"))
@@ -256,12 +255,7 @@ def render(document: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="*")
-    parser.add_argument("--seeds", type=int, default=200)
-    parser.add_argument("--json", type=Path, default=None, help="write the results document here")
-    parser.add_argument("--render", type=Path, nargs="+", default=None,
-                        help="print the tables of results documents (their instances in the order given)")
+    parser = results_parser(__doc__, "files")
     args = parser.parse_args(argv)
     if args.render is not None:
         render_files(args.render, render)

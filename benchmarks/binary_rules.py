@@ -52,7 +52,6 @@ Frank–Wolfe step (``vertex``) and ``maxrew-u`` (the paired geometric mean of t
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
@@ -65,7 +64,7 @@ from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.bounds import compute_bounds, kl_of_errors
 from cbai_cli.numerics.kernels import track_and_stop as rule
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_streams
-from report import measure_each, render_files  # benchmarks/report.py, beside this script
+from report import measure_each, render_files, results_parser  # benchmarks/report.py, beside this script
 
 DELTA = 0.05
 #: Theorem 1's kl form over Theorem 1 at δ = DELTA: 2·kl(δ, 1 − δ)·H_CLB over 2·log(1/(2.4δ))·H_CLB
@@ -258,16 +257,12 @@ def render(document: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sources", nargs="*")
-    parser.add_argument("--seeds", type=int, default=200)
+    parser = results_parser(__doc__)
     parser.add_argument("--rules", default="vertex,maxrew-u,target,vertex-or-target,deficit")
     parser.add_argument("--fresh", type=int, default=None, metavar="FIRST_SEED",
                         help="add the Gaussian instances of fresh_sources(FIRST_SEED)")
     parser.add_argument("--held-out", type=int, nargs="+", default=(), metavar="FRESH_START",
                         help="add the instances of `benchmarks/guaranteed.py --fresh --fresh-start FRESH_START`")
-    parser.add_argument("--json", type=Path, default=None)
-    parser.add_argument("--render", type=Path, nargs="+", default=None)
     args = parser.parse_args(argv)
     if args.render is not None:
         render_files(args.render, render)

@@ -3,6 +3,7 @@ JSON results documents, and the per-step ask/tell loop they time."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -38,6 +39,18 @@ def write_document(results: dict, out: Path | None) -> None:
     """Write the results document ``results`` to ``out`` when given (indented JSON)."""
     if out is not None:
         out.write_text(json.dumps(results, indent=1) + "\n")
+
+
+def results_parser(doc: str, sources: str = "sources") -> argparse.ArgumentParser:
+    """The arguments every results-document script takes: its ``sources`` (instance files or specs),
+    ``--seeds`` (200), ``--json`` and ``--render``; ``doc`` is the script's docstring."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument(sources, nargs="*")
+    parser.add_argument("--seeds", type=int, default=200)
+    parser.add_argument("--json", type=Path, default=None, help="write the results document here")
+    parser.add_argument("--render", type=Path, nargs="+", default=None,
+                        help="print the tables of results documents (their instances in the order given)")
+    return parser
 
 
 def render_files(paths: Sequence[Path], render: Callable[[dict], str]) -> None:

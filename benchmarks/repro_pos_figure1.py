@@ -89,7 +89,7 @@ def main() -> None:
     etas_b = [-0.2, -0.5, -0.8]
     gbt = {e: np.array([[gamma_after_fe(pos(e, T_FE=n), s)[1] / min(1, abs(e)) for s in range(R)] for n in fe_len])
            for e in etas_b}
-    print(f"\n| γ̄₂ / γ₂ vs T_FE | " + " | ".join(map(str, fe_len)) + " |")
+    print("\n| γ̄₂ / γ₂ vs T_FE | " + " | ".join(map(str, fe_len)) + " |")
     print("|---|" + "---|" * len(fe_len))
     for e in etas_b:
         print(f"| η₀ = {e} | " + " | ".join(f"{m:.3f}" for m in gbt[e].mean(1)) + " |")
