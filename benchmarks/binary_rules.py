@@ -20,6 +20,9 @@ what they pull then:
   like v), one pull of b adding Δ_b = 1/(v − gain_b) − 1/v with gain_b the exact decrease
   above, so T_b = ((w_LS/ĝ)² − 1)/(v·Δ_b);
   pull a when T_a < min(T_m, T_y*), else y* (y* also when y* lies outside the span, w_LS = ∞);
+- ``hysteresis``: per active target a mode, vertex or target, that changes only when the other
+  choice's one-pull gain (the exact decrease above) exceeds twice the mode's: set when y* becomes
+  the target (the vertex if its gain exceeds twice y*'s), kept between steps; no forced step;
 - ``target-unforced`` and ``vertex-or-target-unforced``: ``target`` and ``vertex-or-target``
   without the forced step (step 3 never taken), which separate what the forced step and what the
   vertex pulls cost where MaxRew-U wins;
@@ -144,6 +147,31 @@ class Deficit(LastChoice):
         return vertex if by_vertex < min(own_mean, by_target) else target
 
 
+class Hysteresis(LastChoice):
+    """Per active target, a mode kept between steps: at the step y* becomes the target, the
+    vertex if its one-pull gain exceeds ``switch`` times y*'s own, else y*; afterwards the mode
+    moves to the vertex only when its gain exceeds ``switch`` times y*'s, and back only when
+    y*'s exceeds ``switch`` times the vertex's. No forced step."""
+
+    forced = False
+    switch = 2.0
+
+    def select(self) -> int:
+        if self.design.n_samples == 0:
+            self.mode_target, self.mode_vertex = -1, False
+        return super().select()
+
+    def choose(self, target, vertex, products):
+        gain_a, gain_y = self.gains(target, vertex, products)
+        if target != self.mode_target:
+            self.mode_target, self.mode_vertex = target, gain_a > self.switch * gain_y
+        elif self.mode_vertex and gain_y > self.switch * gain_a:
+            self.mode_vertex = False
+        elif not self.mode_vertex and gain_a > self.switch * gain_y:
+            self.mode_vertex = True
+        return vertex if self.mode_vertex else target
+
+
 class TargetUnforced(Target):
     forced = False
 
@@ -153,15 +181,16 @@ class VertexOrTargetUnforced(VertexOrTarget):
 
 
 PROTOTYPES = {"vertex": Vertex, "vertex-or-target": VertexOrTarget, "target": Target, "deficit": Deficit,
-              "target-unforced": TargetUnforced, "vertex-or-target-unforced": VertexOrTargetUnforced}
+              "target-unforced": TargetUnforced, "vertex-or-target-unforced": VertexOrTargetUnforced,
+              "hysteresis": Hysteresis}
 #: the rules against which the others are placed: the plain Frank–Wolfe step and MaxRew-U
 REFERENCE = ("vertex", "maxrew-u")
 
 
-def reference_rules(names: list[str]) -> tuple[str, ...]:
-    """The rules of :data:`REFERENCE` among ``names`` (none: the first rule of the document stands
-    in for them)."""
-    return tuple(name for name in REFERENCE if name in names)
+def reference_rules(names: list[str], reference: list[str] | None = None) -> tuple[str, ...]:
+    """The rules of ``reference`` (a document's ``--reference``; :data:`REFERENCE` when None) among
+    ``names`` (none: the first rule of the document stands in for them)."""
+    return tuple(name for name in (REFERENCE if reference is None else reference) if name in names)
 
 
 #: ``--fresh``: the irrelevant-dims shape no earlier draw used, and the highest bound a seeded draw may have
@@ -232,7 +261,7 @@ def measure(source: str, names: list[str], seeds: int) -> dict:
 
 def render(document: dict) -> str:
     names = list(dict.fromkeys(name for item in document["instances"] for name in item["rules"]))
-    reference_names = reference_rules(names)
+    reference_names = reference_rules(names, document.get("reference"))
     others = [name for name in names if name not in (reference_names or names[:1])]
     lines = [f"`{document['command']}` ({document['date']}; δ = {DELTA}, R = 1; median queries and their ratios to "
              "Theorem 1 / to its kl form)", "",
@@ -259,6 +288,8 @@ def render(document: dict) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = results_parser(__doc__)
     parser.add_argument("--rules", default="vertex,maxrew-u,target,vertex-or-target,deficit")
+    parser.add_argument("--reference", default=None,
+                        help="the rules the others are placed against, comma-separated (default: vertex,maxrew-u)")
     parser.add_argument("--fresh", type=int, default=None, metavar="FIRST_SEED",
                         help="add the Gaussian instances of fresh_sources(FIRST_SEED)")
     parser.add_argument("--held-out", type=int, nargs="+", default=(), metavar="FRESH_START",
@@ -271,8 +302,9 @@ def main(argv: list[str] | None = None) -> None:
 
     sources = list(args.sources) + ([] if args.fresh is None else fresh_sources(args.fresh))
     sources += list(dict.fromkeys(source for start in args.held_out for source in fresh_instances(start)))
+    reference = {} if args.reference is None else {"reference": args.reference.split(",")}
     measure_each("binary_rules.py", argv, sources, lambda source: measure(source, args.rules.split(","), args.seeds),
-                 render, args.json, seeds=args.seeds)
+                 render, args.json, seeds=args.seeds, **reference)
 
 
 if __name__ == "__main__":
