@@ -23,6 +23,9 @@ what they pull then:
 - ``hysteresis``: per active target a mode, vertex or target, that changes only when the other
   choice's one-pull gain (the exact decrease above) exceeds twice the mode's: set when y* becomes
   the target (the vertex if its gain exceeds twice y*'s), kept between steps; no forced step;
+- ``hysteresis-own-design``: ``hysteresis`` while y* is (within 5 %) its own c-optimal design,
+  ``vertex-or-target`` (without the forced step) for the targets whose c-optimal design reaches them
+  through other arms;
 - ``target-unforced`` and ``vertex-or-target-unforced``: ``target`` and ``vertex-or-target``
   without the forced step (step 3 never taken), which separate what the forced step and what the
   vertex pulls cost where MaxRew-U wins;
@@ -65,6 +68,7 @@ import numpy as np
 from cbai_cli.algorithms.track_and_stop import TrackAndStop
 from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.bounds import compute_bounds, kl_of_errors
+from cbai_cli.numerics.design.solver import optimal_design
 from cbai_cli.numerics.kernels import track_and_stop as rule
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_streams
 from report import measure_each, render_files, results_parser  # benchmarks/report.py, beside this script
@@ -172,6 +176,22 @@ class Hysteresis(LastChoice):
         return vertex if self.mode_vertex else target
 
 
+class HysteresisOwnDesign(Hysteresis):
+    """:class:`Hysteresis` where y* is, within :data:`OWN_DESIGN`, its own c-optimal design
+    (min_λ y*ᵀA_λ⁺y* over the simplex, :func:`optimal_design` with y* the one target, is at least
+    ``OWN_DESIGN`` times the 1 of pulling y* alone); elsewhere ``vertex-or-target`` (a switch of 1).
+    The c-optimal value depends on the arms only and is solved once per arm that becomes y*."""
+
+    def choose(self, target, vertex, products):
+        if self.design.n_samples == 0 or not hasattr(self, "own_design"):
+            self.own_design = {}
+        if target not in self.own_design:
+            arms = self.design.arms
+            self.own_design[target] = optimal_design(arms, arms[target][None, :]).value >= OWN_DESIGN
+        self.switch = 2.0 if self.own_design[target] else 1.0
+        return super().choose(target, vertex, products)
+
+
 class TargetUnforced(Target):
     forced = False
 
@@ -182,7 +202,9 @@ class VertexOrTargetUnforced(VertexOrTarget):
 
 PROTOTYPES = {"vertex": Vertex, "vertex-or-target": VertexOrTarget, "target": Target, "deficit": Deficit,
               "target-unforced": TargetUnforced, "vertex-or-target-unforced": VertexOrTargetUnforced,
-              "hysteresis": Hysteresis}
+              "hysteresis": Hysteresis, "hysteresis-own-design": HysteresisOwnDesign}
+#: ``hysteresis-own-design``: y* counts as its own c-optimal design at this share of pulling it alone
+OWN_DESIGN = 0.95
 #: the rules against which the others are placed: the plain Frank–Wolfe step and MaxRew-U
 REFERENCE = ("vertex", "maxrew-u")
 

@@ -29,7 +29,8 @@ RULES = {"rules-driver": ("binary_rules_driver.json",), "rules-fresh": ("binary_
          "rules-held-out": ("binary_rules_held_out_200.json",), "rules-furthest": ("binary_rules_held_out_mru.json",),
          "rules-issue": ("binary_rules_issue504.json",),
          "rules-unforced": ("binary_rules_unforced.json", "binary_rules_unforced_504.json"),
-         "rules-hysteresis": ("binary_rules_hysteresis_a.json", "binary_rules_hysteresis_b.json")}
+         "rules-hysteresis": ("binary_rules_hysteresis_a.json", "binary_rules_hysteresis_b.json"),
+         "rules-own-design": ("binary_rules_own_design_a.json", "binary_rules_own_design_b.json")}
 
 def screen() -> dict:
     """The screen of binary_rules_held_out.json (seeds 0–19) cut to its instances where `vertex-or-target`
