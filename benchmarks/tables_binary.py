@@ -30,7 +30,8 @@ RULES = {"rules-driver": ("binary_rules_driver.json",), "rules-fresh": ("binary_
          "rules-issue": ("binary_rules_issue504.json",),
          "rules-unforced": ("binary_rules_unforced.json", "binary_rules_unforced_504.json"),
          "rules-hysteresis": ("binary_rules_hysteresis_a.json", "binary_rules_hysteresis_b.json"),
-         "rules-own-design": ("binary_rules_own_design_a.json", "binary_rules_own_design_b.json")}
+         "rules-own-design": ("binary_rules_own_design_a.json", "binary_rules_own_design_b.json"),
+         "rules-own-design-200": ("binary_rules_own_design_s1.json", "binary_rules_own_design_s4_s26.json")}
 
 def screen() -> dict:
     """The screen of binary_rules_held_out.json (seeds 0–19) cut to its instances where `vertex-or-target`
@@ -38,6 +39,17 @@ def screen() -> dict:
     found = document("binary_rules_held_out.json")
     return {**found, "instances": [item for item in found["instances"]
                                    if item["rules"]["vertex-or-target"]["queries"] != item["rules"]["vertex"]["queries"]]}
+
+
+def own_design_screen() -> dict:
+    """The held-out screen of `hysteresis-own-design` (seeds 0–19; two documents that share four
+    instances, kept once) cut to the instances where it needs other queries than the default
+    (`track-and-stop`) in some run."""
+    found = joined("binary_rules_own_design_held_out_1.json", "binary_rules_own_design_held_out_21.json")
+    distinct = {item["source"]: item for item in found["instances"]}
+    return {**found, "instances": [item for item in distinct.values()
+                                   if item["rules"]["hysteresis-own-design"]["queries"]
+                                   != item["rules"]["track-and-stop"]["queries"]]}
 
 
 def deficit_s22() -> dict:
@@ -55,4 +67,5 @@ BLOCKS = {"factor": lambda: binary_factor.render(joined("binary_factor_seed7.jso
           "delta": lambda: binary_delta.render(document("binary_delta.json")),
           **{name: (lambda names=names: binary_rules.render(joined(*names))) for name, names in RULES.items()},
           "rules-screen": lambda: binary_rules.render(screen()),
-          "rules-s22": lambda: binary_rules.render(deficit_s22())}
+          "rules-s22": lambda: binary_rules.render(deficit_s22()),
+          "rules-own-design-screen": lambda: binary_rules.render(own_design_screen())}
