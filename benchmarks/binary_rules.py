@@ -44,8 +44,10 @@ For each source (an instance file, or a generator spec of ``cbai compare`` with 
 fixed) and seeds 0 … ``--seeds``−1 (:func:`run_streams`, as ``cbai solve --runs``), δ = 0.05:
 the Theorem 1 bound at R = 1 (σ = 1 for the Gaussian specs), and per rule the queries of
 every run and the runs right. ``--render`` prints the tables of docs/binary.md: median
-queries per rule with their ratios to the Theorem 1 bound and to its kl form, and each rule's median over the best median of the plain
-Frank–Wolfe step (``vertex``) and ``maxrew-u`` (the paired geometric mean of the queries seed by seed in brackets).
+queries per rule with their ratios to the Theorem 1 bound and to its kl form, and each rule's
+median over the best median of the reference rules, the plain Frank–Wolfe step (``vertex``) and
+``maxrew-u`` unless ``--reference`` names others (the paired geometric mean of the queries seed
+by seed in brackets).
 
     cbai driver-arms --n 200 --seed 7 -o driver-n200-seed7.yaml   # likewise seeds 12 and 5
     python benchmarks/binary_rules.py driver-n200-seed7.yaml driver-n200-seed12.yaml \\
@@ -79,6 +81,8 @@ KL_FORM = kl_of_errors(DELTA) / math.log(1.0 / (2.4 * DELTA))
 COMPILED = ("track-and-stop", "maxrew-u")
 #: the mixture's cost over log(1/(κδ·share)) assumed for an own mean not yet pulled (nats)
 MEAN_EXTRA = 1.0
+#: ``hysteresis-own-design``: y* counts as its own c-optimal design at this share of pulling it alone
+OWN_DESIGN = 0.95
 
 
 class LastChoice(TrackAndStop):
@@ -165,13 +169,18 @@ class Hysteresis(LastChoice):
             self.mode_target, self.mode_vertex = -1, False
         return super().select()
 
+    def switch_for(self, target: int) -> float:
+        """The factor by which the other choice's gain must exceed the mode's, for ``target``."""
+        return self.switch
+
     def choose(self, target, vertex, products):
         gain_a, gain_y = self.gains(target, vertex, products)
+        switch = self.switch_for(target)
         if target != self.mode_target:
-            self.mode_target, self.mode_vertex = target, gain_a > self.switch * gain_y
-        elif self.mode_vertex and gain_y > self.switch * gain_a:
+            self.mode_target, self.mode_vertex = target, gain_a > switch * gain_y
+        elif self.mode_vertex and gain_y > switch * gain_a:
             self.mode_vertex = False
-        elif not self.mode_vertex and gain_a > self.switch * gain_y:
+        elif not self.mode_vertex and gain_a > switch * gain_y:
             self.mode_vertex = True
         return vertex if self.mode_vertex else target
 
@@ -182,14 +191,16 @@ class HysteresisOwnDesign(Hysteresis):
     ``OWN_DESIGN`` times the 1 of pulling y* alone); elsewhere ``vertex-or-target`` (a switch of 1).
     The c-optimal value depends on the arms only and is solved once per arm that becomes y*."""
 
-    def choose(self, target, vertex, products):
-        if self.design.n_samples == 0 or not hasattr(self, "own_design"):
-            self.own_design = {}
+    def select(self) -> int:
+        if self.design.n_samples == 0:
+            self.own_design: dict[int, bool] = {}
+        return super().select()
+
+    def switch_for(self, target: int) -> float:
         if target not in self.own_design:
             arms = self.design.arms
             self.own_design[target] = optimal_design(arms, arms[target][None, :]).value >= OWN_DESIGN
-        self.switch = 2.0 if self.own_design[target] else 1.0
-        return super().choose(target, vertex, products)
+        return self.switch if self.own_design[target] else 1.0
 
 
 class TargetUnforced(Target):
@@ -203,8 +214,6 @@ class VertexOrTargetUnforced(VertexOrTarget):
 PROTOTYPES = {"vertex": Vertex, "vertex-or-target": VertexOrTarget, "target": Target, "deficit": Deficit,
               "target-unforced": TargetUnforced, "vertex-or-target-unforced": VertexOrTargetUnforced,
               "hysteresis": Hysteresis, "hysteresis-own-design": HysteresisOwnDesign}
-#: ``hysteresis-own-design``: y* counts as its own c-optimal design at this share of pulling it alone
-OWN_DESIGN = 0.95
 #: the rules against which the others are placed: the plain Frank–Wolfe step and MaxRew-U
 REFERENCE = ("vertex", "maxrew-u")
 
