@@ -17,18 +17,27 @@ from cbai_cli.numerics.design.solver import optimal_design
 from cbai_cli.kinds.cbai.bounds import compute_bounds
 from cbai_cli.kinds.cbai.families import family, generate_instance
 from cbai_cli.kinds.cbai.instance import Instance
-from cbai_cli.kinds.cbai.noise import GaussianNoise
 from cbai_cli.contracts.protocol import Answer
 from cbai_cli.run.simulate import RunRequest, prepare, run_once
 from tests.cli.conftest import cbai_process, cli, instance_file  # noqa: F401 (fixtures)
+
+
+def unit_noise(name: str, arms, reward, constraint, threshold: float) -> Instance:
+    """An instance with Gaussian noise σ = 1 (:meth:`Instance.from_arrays`: ``reward`` is θ when
+    there are as many arms as dimensions, one reward per arm otherwise)."""
+    return Instance.from_arrays(arms, reward, threshold, constraint, noise=1.0, name=name)
 
 
 def two_arm_plane(reward: tuple[float, float] = (1.0, 0.0)) -> Instance:
     """Arms e1 (reward 1) and e2 (reward 0) in the plane, φ = (1, 0.5), τ = 0.75:
     e1 is infeasible (g = 0.25), e2 feasible (g = −0.25), so x* = e2 and X≥(x*) = X;
     ``reward`` = (1, 1) ties the two rewards."""
-    return Instance(name="plane", arms=np.array([[1.0, 0.0], [0.0, 1.0]]), reward=np.array(reward),
-                    constraint=np.array([1.0, 0.5]), threshold=0.75, noise=GaussianNoise(1.0))
+    return unit_noise("plane", [[1.0, 0.0], [0.0, 1.0]], list(reward), [1.0, 0.5], 0.75)
+
+
+def two_lengths() -> Instance:
+    """Arms (1, 0) and (1.5, 1.5), θ = (1, 0), φ = (1, 0), τ = 0.5."""
+    return unit_noise("lengths", [[1.0, 0.0], [1.5, 1.5]], [1.0, 0.0], [1.0, 0.0], 0.5)
 
 
 def learner(instance: Instance, regime: str = "det") -> TrackAndStop:
@@ -61,8 +70,7 @@ def test_frank_wolfe_arm_maximises_the_derivative_not_the_one_pull_reduction():
     # No pulls yet: A⁻¹ = I/λ = 10·I. Target y = (1, 0): aᵀA⁻¹y is 10 for a = (1, 0) and
     # 15 for a = (1.5, 1.5), so the Frank–Wolfe vertex is the long arm (225 > 100), while
     # the one-pull reduction (aᵀA⁻¹y)²/(1 + ‖a‖²_{A⁻¹}) prefers the short one (100/11 > 225/46).
-    instance = Instance(name="lengths", arms=np.array([[1.0, 0.0], [1.5, 1.5]]), reward=np.array([1.0, 0.0]),
-                        constraint=np.array([1.0, 0.0]), threshold=0.5, noise=GaussianNoise(1.0))
+    instance = two_lengths()
     algorithm = learner(instance)
     assert algorithm.frank_wolfe_arm(0) == 1
     assert int(np.argmax(algorithm.design.gain(instance.arms[0]))) == 0
@@ -74,8 +82,7 @@ def test_the_vertex_is_pulled_only_when_one_pull_of_it_lowers_the_targets_varian
     # With the target (1.5, 1.5) itself there is nothing to choose. After 100 pulls of each arm,
     # A = [[325.1, 225], [225, 225.1]] and A⁻¹y = (225.1, −225)/22,555: the vertex's product is
     # 1.5·0.1/22,555 = 6.7e−6 against y's 0.00998, so the Frank–Wolfe vertex is y itself.
-    instance = Instance(name="lengths", arms=np.array([[1.0, 0.0], [1.5, 1.5]]), reward=np.array([1.0, 0.0]),
-                        constraint=np.array([1.0, 0.0]), threshold=0.5, noise=GaussianNoise(1.0))
+    instance = two_lengths()
     algorithm = learner(instance)
     assert algorithm.frank_wolfe_arm(0) == 1 and algorithm.vertex_or_target(0, 1) == 0
     assert algorithm.vertex_or_target(1, 1) == 1
@@ -89,9 +96,7 @@ def test_the_vertex_is_pulled_when_one_pull_of_it_lowers_the_targets_variance_mo
     # A = diag(0.1 + 2.5, 0.1), so yᵀA⁻¹y = 0.25/2.6 = 0.0962, aᵀA⁻¹y = 0.5/2.6 = 0.192 and
     # aᵀA⁻¹a = 0.385: the pull of a lowers yᵀA⁻¹y by 0.0370/1.385 = 0.0267, one of y by
     # 0.00925/1.096 = 0.0084.
-    instance = Instance(name="parallel", arms=np.array([[0.5, 0.0], [1.0, 0.0], [0.0, 1.0]]),
-                        reward_values=np.array([2.0, 1.0, 0.0]), constraint=np.array([0.5, 0.0]), threshold=0.4,
-                        noise=GaussianNoise(1.0))
+    instance = unit_noise("parallel", [[0.5, 0.0], [1.0, 0.0], [0.0, 1.0]], [2.0, 1.0, 0.0], [0.5, 0.0], 0.4)
     algorithm = learner(instance)
     feed(algorithm, 0, 10, 0.25)
     assert algorithm.frank_wolfe_arm(0) == 1 and algorithm.vertex_or_target(0, 1) == 1
@@ -100,8 +105,7 @@ def test_the_vertex_is_pulled_when_one_pull_of_it_lowers_the_targets_variance_mo
 def five_arms() -> Instance:
     """e1, e2, (0.8, 0.6), (−0.6, 0.8) and the short target (0.6, 0.2) of the Elfving example."""
     arms = np.array([[1.0, 0.0], [0.0, 1.0], [0.8, 0.6], [-0.6, 0.8], [0.6, 0.2]])
-    return Instance(name="five", arms=arms, reward_values=np.arange(5.0), constraint=np.array([0.0, 1.0]),
-                    threshold=2.0, noise=GaussianNoise(1.0))
+    return unit_noise("five", arms, np.arange(5.0), [0.0, 1.0], 2.0)
 
 
 def test_frank_wolfe_steps_approach_the_c_optimal_design_of_one_target():
@@ -165,9 +169,7 @@ def test_answer_is_the_best_arm_predicted_feasible_with_optimism_by_its_half_wid
 def test_dominated_arms_are_not_targets():
     # e1 (reward 2, g = 0.3), e2 (reward 0, g = −0.6), (e1 + e2)/2 (reward 1, g = −0.15):
     # the answer is the middle arm, and e2, less rewarding, leaves R = U ∩ X≥(x̂*).
-    instance = Instance(name="three", arms=np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]),
-                        reward_values=np.array([2.0, 0.0, 1.0]), constraint=np.array([1.0, 0.1]), threshold=0.7,
-                        noise=GaussianNoise(1.0))
+    instance = unit_noise("three", [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]], [2.0, 0.0, 1.0], [1.0, 0.1], 0.7)
     algorithm = learner(instance)
     feed(algorithm, 0, 2000, 1.0)
     feed(algorithm, 1, 3, 0.1)  # e2 barely known: still uncertain
