@@ -114,6 +114,7 @@ def test_frank_wolfe_steps_approach_the_c_optimal_design_of_one_target():
     # is the short arm y = (0.6, 0.2) = e1/3 + (0.8, 0.6)/3, best estimated through those two
     # arms, half of the pulls each: value (1/3 + 1/3)² = 4/9 (Elfving), against 1 for pulling
     # y alone. After 3000 steps n·yᵀA⁻¹y is within 1 % of it.
+    arms = five_arms().arms
     algorithm = learner(five_arms())
     for _ in range(3000):
         feed(algorithm, algorithm.frank_wolfe_arm(4), 1, 0.0)
@@ -127,7 +128,6 @@ def test_guarded_steps_approach_the_c_optimal_design_of_one_target_too():
     # The instance above with the guard of step 5 (vertex or target): while the pulls are few it may take y itself
     # (whose own pull lowers its variance more), but as A grows both denominators tend to 1,
     # the guard takes the vertex, and the steps reach the same design within 1 %.
-    arms = five_arms().arms
     algorithm = learner(five_arms())
     pulled = np.zeros(5)
     for _ in range(3000):
