@@ -16,19 +16,16 @@ import typer
 
 from cbai_cli import __version__
 from cbai_cli.algorithms.registry import run_option_names
-from cbai_cli.cli.group import CbaiGroup, show, warn
+from cbai_cli.cli.group import CbaiGroup, say, show, warn
 from cbai_cli.cli.session import session_app
 from cbai_cli.cli.typer_options import (DECLARED, algo_option, declared_in, instance_argument, json_option,
-                                        quiet_option, regime_option, with_generate_options, with_options)
+                                        quiet_option, regime_option, with_run_options)
 from cbai_cli.compare.command import COMPARE_OPTIONS
 from cbai_cli.contracts.options import DRIVER_OPTIONS, SOLVE_OPTIONS
-from cbai_cli.kinds.cbai.family_declarations import families_help
+from cbai_cli.kinds.cbai.family_declarations import families_help, generate_options
 
 app = typer.Typer(
     cls=CbaiGroup,
-    help="Constrained linear best-arm identification and safe linear bandits: bound an instance's "
-    "difficulty and solve it with ACOL or any baseline of Lindner et al. (ICML 2022), or with "
-    "Safe-LUCB, LinGapE and Safe-LinGapE.",
     add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -46,7 +43,9 @@ def _version(value: bool) -> None:
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
-    """Constrained linear best-arm identification from the shell."""
+    """Constrained linear best-arm identification and safe linear bandits: bound an instance's difficulty
+    and solve it with ACOL or any baseline of Lindner et al. (ICML 2022), or with Safe-LUCB, LinGapE and
+    Safe-LinGapE."""
     from cbai_cli.numerics.blas_threads import pin_blas_threads_by_default
 
     pin_blas_threads_by_default()
@@ -59,8 +58,12 @@ def _reporting(command: str, quiet: bool, total: int | None = None, unit: str = 
     return reporting(command, ProgressStyle.for_stderr(quiet), total, unit)
 
 
+#: The options of ``cbai generate`` that the families declare (``--d``, ``--T``, ``--sigma``).
+FAMILY_OPTIONS = generate_options()
+
+
 @app.command()
-@with_generate_options(before="no_truth")
+@declared_in(FAMILY_OPTIONS, *FAMILY_OPTIONS, before="no_truth")
 def generate(
     family: str = typer.Argument(..., help=f"Instance family: {families_help()}."),
     output: str = typer.Option("-", "-o", "--output", help="Output file (.yaml, .yml, .npz); '-' writes YAML to stdout."),
@@ -73,12 +76,11 @@ def generate(
 
     wrote = generate_file(family, output, warn, truth=not no_truth, **parameters)
     if wrote is not None:
-        typer.echo(wrote, err=True)
+        say(wrote)
 
 
 @app.command()
-@with_options("delta", "ridge", "norm_bound", "solver", "rounding_epsilon", "time_limit")
-@declared_in(SOLVE_OPTIONS)
+@with_run_options(SOLVE_OPTIONS, ("delta", "ridge", "norm_bound", "solver", "rounding_epsilon", "time_limit"))
 def bound(
     path: str = instance_argument(),
     as_json: bool = json_option(),
@@ -96,8 +98,7 @@ def bound(
 
 
 @app.command()
-@with_options(*run_option_names())
-@declared_in(SOLVE_OPTIONS)
+@with_run_options(SOLVE_OPTIONS, run_option_names())
 def solve(
     path: str = instance_argument(),
     algo: Optional[str] = algo_option(),
@@ -142,8 +143,7 @@ def list_algorithms(
 
 
 @app.command()
-@with_options(*run_option_names())
-@declared_in(COMPARE_OPTIONS)
+@with_run_options(COMPARE_OPTIONS, run_option_names())
 def compare(
     sources: Optional[list[str]] = typer.Argument(None, metavar="SOURCES", show_default=False, help=(
         "Instance files, folders (every .yaml/.yml/.npz inside) or generator specs such as "
@@ -151,11 +151,7 @@ def compare(
         "(a fresh instance per seed).")),
     algorithms=DECLARED, seeds=DECLARED, first_seed=DECLARED, config=DECLARED, jobs=DECLARED, shard=DECLARED,
     scheduler=DECLARED, out=DECLARED, lease=DECLARED, from_stores=DECLARED,
-    bounds=DECLARED,
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document (records and summary) instead of tables."),
-    as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per run instead of tables."),
-    plot=DECLARED, title=DECLARED,
-    quiet: bool = quiet_option("Nor compare's messages; a warning before a run estimated at more than 10^9 queries still prints."),
+    bounds=DECLARED, as_json=DECLARED, as_csv=DECLARED, plot=DECLARED, title=DECLARED, quiet=DECLARED,
     **options,
 ) -> None:
     """Run many algorithms × seeds × instances in parallel, resumably, and summarise them."""
@@ -170,17 +166,12 @@ def compare(
                                scheduler=scheduler, out=out, bounds=bounds, lease=lease)
     compare_command(settings, from_stores or (), title, as_json=as_json, as_csv=as_csv,
                     plot=Path(plot) if plot is not None else None, quiet=quiet,
-                    echo=lambda text: typer.echo(text, err=True), warn=warn)
+                    echo=say, warn=warn)
 
 
 @app.command("driver-arms")
-@declared_in(DRIVER_OPTIONS)
-def driver_arms(
-    output=DECLARED, n=DECLARED, seed=DECLARED, scenario=DECLARED, jobs=DECLARED, feedback=DECLARED, sigma=DECLARED,
-    rescale_rewards=DECLARED, policies=DECLARED, no_truth=DECLARED, show=DECLARED, arms=DECLARED,
-    highlight=DECLARED, solved=DECLARED,
-    quiet: bool = quiet_option("Nor the summary."),
-) -> None:
+@declared_in(DRIVER_OPTIONS, *DRIVER_OPTIONS, before="quiet")
+def driver_arms(quiet: bool = quiet_option("Nor the summary."), **options) -> None:
     """Driving policies as CBAI arms (paper §4.3): build a driver instance, or draw its policies.
 
     Build: run n constrained/penalised CEMs on randomly perturbed problems (or read --policies) and write the
@@ -193,13 +184,12 @@ def driver_arms(
     from cbai_cli.driver.instances import DEFAULT_N_POLICIES
 
     # only the CEM runs take long: drawing and imported policies show no progress
-    with _reporting("driver-arms", quiet or show is not None or policies is not None, n or DEFAULT_N_POLICIES,
+    drawing_or_imported = options["show"] is not None or options["policies"] is not None
+    with _reporting("driver-arms", quiet or drawing_or_imported, options["n"] or DEFAULT_N_POLICIES,
                     "policies") as progress:
-        lines = run(output, show=show, arms=arms or (), highlight=highlight, solved=solved, n=n, seed=seed,
-                    scenario=scenario, jobs=jobs, feedback=feedback, sigma=sigma, rescale_rewards=rescale_rewards,
-                    policies=policies, no_truth=no_truth, progress=progress.update)
+        lines = run(**{**options, "arms": options["arms"] or ()}, progress=progress.update)
     for line in [] if quiet else lines:
-        typer.echo(line, err=True)
+        say(line)
 
 
 app.add_typer(session_app, name="session")

@@ -1,6 +1,7 @@
 """The Click group behind ``cbai``: every :class:`~cbai_cli.contracts.errors.CbaiError` and every
 usage error ends as one line on stderr with exit code 2, an interrupt as one line with 130;
-and what commands print: an outcome (:func:`show`), a warning (:func:`warn`)."""
+and what commands print: an outcome (:func:`show`), a warning (:func:`warn`), a line for the
+user (:func:`say`)."""
 
 from __future__ import annotations
 
@@ -124,3 +125,8 @@ def warn(text: str) -> None:
     from cbai_cli.contracts.validation import safe_text
 
     click.echo(f"cbai: warning: {safe_text(text)}", err=True)
+
+
+def say(text: str) -> None:
+    """One line for the user on stderr (never on stdout, which may carry JSON)."""
+    click.echo(text, err=True)

@@ -16,13 +16,12 @@ import typer
 from cbai_cli.algorithms.registry import run_option_names
 from cbai_cli.kinds import session_kinds
 from cbai_cli.session.export import LOG_COLUMNS
-from cbai_cli.cli.group import show
+from cbai_cli.cli.group import say, show
 from cbai_cli.cli.typer_options import (DECLARED, algo_option, declared_in, instance_argument, json_option,
-                                        regime_option, study_argument, with_options, with_session_options)
+                                        regime_option, study_argument, with_run_options)
 from cbai_cli.contracts.options import SESSION_OPTIONS
 
 session_app = typer.Typer(
-    help="Live sessions: run any cbai algorithm against real answers (people, trials), durable and resumable.",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -39,8 +38,7 @@ def _session(ctx: typer.Context) -> None:
 
 
 @session_app.command()
-@with_options(*run_option_names(session_kinds()), kinds=session_kinds())
-@declared_in(SESSION_OPTIONS)
+@with_run_options(SESSION_OPTIONS, run_option_names(session_kinds()), session_kinds())
 def start(
     path: str = instance_argument(),
     algo: Optional[str] = algo_option(session_kinds()),
@@ -54,12 +52,12 @@ def start(
     """Create a study: the instance, the algorithm, its options and the seed, in a new SQLite file."""
     from cbai_cli.session.commands import start as start_study
 
-    preparing = (lambda text: typer.echo(text, err=True)) if sys.stderr.isatty() else (lambda text: None)
+    preparing = say if sys.stderr.isatty() else (lambda text: None)
     show(start_study(output, path, algo, regime, seed, preparing, **options), as_json)
 
 
 @session_app.command("next")
-@with_session_options("count", "rater", "lease")
+@declared_in(SESSION_OPTIONS, "count", "rater", "lease")
 def next_queries(study: Path = study_argument(), as_json: bool = json_option(), **options) -> None:
     """Hand a rater queries: the ones they hold first (the same until answered), then free or new ones."""
     from cbai_cli.session.commands import hand_out
@@ -68,8 +66,7 @@ def next_queries(study: Path = study_argument(), as_json: bool = json_option(), 
 
 
 @session_app.command(context_settings={"ignore_unknown_options": True})
-@with_session_options("rater")
-@declared_in(SESSION_OPTIONS)
+@declared_in(SESSION_OPTIONS, "rater")
 def record(
     study: Path = study_argument(),
     query: Optional[str] = typer.Argument(None, metavar="ID", help="The query's id (from `cbai session next`)."),
@@ -88,7 +85,7 @@ def record(
 
 
 @session_app.command()
-@with_session_options("rater")
+@declared_in(SESSION_OPTIONS, "rater")
 def skip(study: Path = study_argument(), query: str = typer.Argument(..., metavar="ID", help="The query's id."),
          **options) -> None:
     """Record that a rater cannot judge a query (not an answer): it goes to others first."""
@@ -98,7 +95,7 @@ def skip(study: Path = study_argument(), query: str = typer.Argument(..., metava
 
 
 @session_app.command()
-@with_session_options("rater")
+@declared_in(SESSION_OPTIONS, "rater")
 def undo(study: Path = study_argument(), as_json: bool = json_option(), **options) -> None:
     """Take back a rater's last answer or skip while its grace lasts (answers given with a grace: the web page,
     `session ask`)."""
@@ -136,8 +133,7 @@ def log(
 
 
 @session_app.command()
-@with_session_options("rater", "undo_seconds")
-@declared_in(SESSION_OPTIONS)
+@declared_in(SESSION_OPTIONS, "rater", "undo_seconds")
 def ask(
     study: Path = study_argument(),
     pictures=DECLARED,
@@ -167,7 +163,7 @@ def upgrade(
 
 
 @session_app.command()
-@with_session_options("host", "port", "token", "lease", "undo_seconds")
+@declared_in(SESSION_OPTIONS, "host", "port", "token", "lease", "undo_seconds")
 def serve(study: Path = study_argument(), **options) -> None:
     """Serve the study to raters over HTTP: a rater page, an owner dashboard and a JSON API (/openapi.json)."""
     from cbai_cli.serve.listen import serve as serve_study

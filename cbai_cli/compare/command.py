@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT, Option, option_table
+from cbai_cli.contracts.options import FORCED_BOUND_TIME_LIMIT, QUIET_HELP, Option, option_table
 
 if TYPE_CHECKING:  # the command line reads COMPARE_OPTIONS without loading the study's numpy
     from cbai_cli.compare.study import CompareSettings
@@ -43,9 +43,13 @@ COMPARE_OPTIONS: dict[str, Option] = option_table(
     Option("bounds", "--bounds", bool, "Compute each instance's lower bound for the ratio column; default: only when "
            f"K·d ≤ 10⁶ and K·d³ ≤ 3·10⁸. Forced bounds stop after {FORCED_BOUND_TIME_LIMIT:g} s with the certified "
            "lower end.", off="--no-bounds"),
+    Option("as_json", "--json", bool, "Print one JSON document (records and summary) instead of tables.", False),
+    Option("as_csv", "--csv", bool, "Print one CSV row per run instead of tables.", False),
     Option("plot", "--plot", str, "Write a figure (.png, .pdf or .svg): median queries (pulls, regret) with IQR "
            "against the swept parameter; regret curves for safe-regret groups.", metavar="FILE"),
     Option("title", "--title", str, "Title of the tables and figure (default: the study file's title, if any)."),
+    Option("quiet", "--quiet", bool, f"{QUIET_HELP} Nor compare's messages; a warning before a run estimated at more "
+           "than 10^9 queries still prints.", False, aliases=("-q",)),
 )
 
 

@@ -305,6 +305,10 @@ OPTIONS: dict[str, Option] = option_table(
            "the file's S_mu", 0.0, low_open=True),
 )
 
+#: The help of ``-q/--quiet``, the switch of every command that shows progress.
+QUIET_HELP = ("No progress on stderr (a live display on a terminal; elsewhere a line every few seconds, "
+              "CBAI_PROGRESS_INTERVAL seconds when set); warnings and errors still print.")
+
 #: The longest lease and the longest undo grace of a live session (s): a week.
 LONGEST_WAIT = 7 * 24 * 3600.0
 #: The most queries one ``cbai session next`` hands out: an adaptive algorithm asks one at a
