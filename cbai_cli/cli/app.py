@@ -4,7 +4,7 @@ Heavy modules (numpy-based library code, cvxpy, matplotlib) are imported inside 
 commands, so ``cbai --help`` starts fast. The options of runs are declared once, in
 :mod:`cbai_cli.contracts.options`, and added to ``solve``, ``bound`` and ``compare`` from there.
 Every :class:`~cbai_cli.contracts.errors.CbaiError` and every usage error ends as one line on
-stderr with exit code 2 (:mod:`cbai_cli.cli.group`).
+stderr with exit code 2 (:mod:`cbai_cli.typer_adapter.group`).
 """
 
 from __future__ import annotations
@@ -16,13 +16,15 @@ import typer
 
 from cbai_cli import __version__
 from cbai_cli.algorithms.registry import run_option_names
-from cbai_cli.cli.group import CbaiGroup, say, show, warn
+from cbai_cli.cli.parameters import (algo_option, instance_argument, json_option, quiet_option, regime_option,
+                                     with_run_options)
+from cbai_cli.cli.printing import say, show, warn
 from cbai_cli.cli.session import session_app
-from cbai_cli.cli.typer_options import (DECLARED, algo_option, declared_in, instance_argument, json_option,
-                                        quiet_option, regime_option, with_run_options)
 from cbai_cli.compare.command import COMPARE_OPTIONS
 from cbai_cli.contracts.options import DRIVER_OPTIONS, SOLVE_OPTIONS
 from cbai_cli.kinds.cbai.family_declarations import families_help, generate_options
+from cbai_cli.typer_adapter.group import CbaiGroup
+from cbai_cli.typer_adapter.parameters import DECLARED, declared_in
 
 app = typer.Typer(
     cls=CbaiGroup,

@@ -14,12 +14,13 @@ from typing import Optional
 import typer
 
 from cbai_cli.algorithms.registry import run_option_names
+from cbai_cli.cli.parameters import (algo_option, instance_argument, json_option, regime_option, study_argument,
+                                     with_run_options)
+from cbai_cli.cli.printing import say, show
+from cbai_cli.contracts.options import SESSION_OPTIONS
 from cbai_cli.kinds import session_kinds
 from cbai_cli.session.export import LOG_COLUMNS
-from cbai_cli.cli.group import say, show
-from cbai_cli.cli.typer_options import (DECLARED, algo_option, declared_in, instance_argument, json_option,
-                                        regime_option, study_argument, with_run_options)
-from cbai_cli.contracts.options import SESSION_OPTIONS
+from cbai_cli.typer_adapter.parameters import DECLARED, declared_in
 
 session_app = typer.Typer(
     no_args_is_help=True,

@@ -4,8 +4,9 @@ A write to stdout can fail outside cbai's control: the reader of a pipe went awa
 (``cbai algorithms | head -1``) or the disk under ``cbai solve … --json > out.json`` is
 full. :class:`GuardedStdout` stands in for ``sys.stdout`` while a command runs and turns
 such a failure into :class:`~cbai_cli.contracts.errors.OutputError`, which the command line reports
-as one line with exit code 2 (:mod:`cbai_cli.cli.group`) instead of a traceback; a reader that
-went away (:class:`~cbai_cli.contracts.errors.ReaderGone`) ends it quietly, as Unix tools end.
+as one line with exit code 2 (:mod:`cbai_cli.typer_adapter.group`) instead of a traceback; a
+reader that went away (:class:`~cbai_cli.contracts.errors.ReaderGone`) ends it quietly, as Unix
+tools end.
 """
 
 from __future__ import annotations

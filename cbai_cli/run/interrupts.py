@@ -4,8 +4,8 @@ Inside :func:`terminate_as_interrupt`, SIGTERM raises :class:`~cbai_cli.contract
 (a KeyboardInterrupt) in the main thread, so a command stops on Ctrl-C's path: ``compare``
 terminates its worker processes and keeps its store valid, a session command rolls back
 the transaction it was in (every answer already acknowledged is in the study), and the
-command line says ``cbai: terminated`` and exits with 143 (:mod:`cbai_cli.cli.group`) instead
-of vanishing without a word.
+command line says ``cbai: terminated`` and exits with 143
+(:mod:`cbai_cli.typer_adapter.group`) instead of vanishing without a word.
 """
 
 from __future__ import annotations

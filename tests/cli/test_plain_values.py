@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cbai_cli.cli.plain_values import NOT_PLAIN, PLAIN_TEXTS, plain_value
+from cbai_cli.typer_adapter.plain_values import NOT_PLAIN, PLAIN_TEXTS, plain_value
 
 typer_coercion = pytest.importorskip("typer._coercion")
 typer_models = pytest.importorskip("typer.models")

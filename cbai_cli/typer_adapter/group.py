@@ -1,12 +1,10 @@
 """The Click group behind ``cbai``: every :class:`~cbai_cli.contracts.errors.CbaiError` and every
-usage error ends as one line on stderr with exit code 2, an interrupt as one line with 130;
-and what commands print: an outcome (:func:`show`), a warning (:func:`warn`), a line for the
-user (:func:`say`)."""
+usage error ends as one line on stderr with exit code 2 (a failed stdout too; a reader that went
+away ends it quietly with 141), an interrupt as one line with 130, a termination with 143."""
 
 from __future__ import annotations
 
 import errno
-
 import sys
 
 import typer
@@ -18,7 +16,7 @@ except ImportError:  # pragma: no cover
     import click
 
 from cbai_cli.contracts.errors import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_READER_GONE, EXIT_TERMINATED, CbaiError,
-                             OutputError, ReaderGone, Terminated)
+                                      OutputError, ReaderGone, Terminated)
 
 
 #: Errors of looking at a path, whatever the command did with it, and how each is said.
@@ -38,7 +36,7 @@ class CbaiGroup(TyperGroup):
             raise typer.Exit(EXIT_TERMINATED) from None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        from cbai_cli.cli.plain_values import install
+        from cbai_cli.typer_adapter.plain_values import install
 
         install(self, ctx)  # before any value is read: most need no Pydantic
         return super().parse_args(ctx, args)
@@ -112,21 +110,3 @@ def report(error: CbaiError) -> int:
     click.echo(f"cbai: error: {safe_text(str(error))}", err=True)
     return EXIT_BAD_INPUT
 
-
-def show(outcome, as_json: bool) -> None:
-    """A command's outcome on stdout (:func:`cbai_cli.io.render.show`: JSON or tables)."""
-    from cbai_cli.io.render import show as render
-
-    render(outcome, as_json)
-
-
-def warn(text: str) -> None:
-    """One warning line on stderr (never on stdout, which may carry JSON)."""
-    from cbai_cli.contracts.validation import safe_text
-
-    click.echo(f"cbai: warning: {safe_text(text)}", err=True)
-
-
-def say(text: str) -> None:
-    """One line for the user on stderr (never on stdout, which may carry JSON)."""
-    click.echo(text, err=True)
