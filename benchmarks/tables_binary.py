@@ -31,7 +31,11 @@ RULES = {"rules-driver": ("binary_rules_driver.json",), "rules-fresh": ("binary_
          "rules-unforced": ("binary_rules_unforced.json", "binary_rules_unforced_504.json"),
          "rules-hysteresis": ("binary_rules_hysteresis_a.json", "binary_rules_hysteresis_b.json"),
          "rules-own-design": ("binary_rules_own_design_a.json", "binary_rules_own_design_b.json"),
-         "rules-own-design-200": ("binary_rules_own_design_s1.json", "binary_rules_own_design_s4_s26.json")}
+         "rules-own-design-200": ("binary_rules_own_design_s1.json", "binary_rules_own_design_s4_s26.json"),
+         "rules-rollout-screen": ("binary_rules_rollout_screen_a.json", "binary_rules_rollout_screen_b.json",
+                                  "binary_rules_rollout_screen_c.json"),
+         "rules-rollout": ("binary_rules_rollout_a.json", "binary_rules_rollout_b.json"),
+         "rules-rollout-s4": ("binary_rules_rollout_s4_1000.json",)}
 
 def screen() -> dict:
     """The screen of binary_rules_held_out.json (seeds 0–19) cut to its instances where `vertex-or-target`
@@ -47,9 +51,14 @@ def own_design_screen() -> dict:
     (`track-and-stop`) in some run."""
     found = joined("binary_rules_own_design_held_out_1.json", "binary_rules_own_design_held_out_21.json")
     distinct = {item["source"]: item for item in found["instances"]}
-    return {**found, "instances": [item for item in distinct.values()
-                                   if item["rules"]["hysteresis-own-design"]["queries"]
-                                   != item["rules"]["track-and-stop"]["queries"]]}
+    return differing({**found, "instances": list(distinct.values())}, "hysteresis-own-design")
+
+
+def differing(document_: dict, rule: str) -> dict:
+    """``document_`` cut to its instances where ``rule`` needs other queries than the default
+    (`track-and-stop`) in some run."""
+    return {**document_, "instances": [item for item in document_["instances"]
+                                       if item["rules"][rule]["queries"] != item["rules"]["track-and-stop"]["queries"]]}
 
 
 def deficit_s22() -> dict:
@@ -68,4 +77,6 @@ BLOCKS = {"factor": lambda: binary_factor.render(joined("binary_factor_seed7.jso
           **{name: (lambda names=names: binary_rules.render(joined(*names))) for name, names in RULES.items()},
           "rules-screen": lambda: binary_rules.render(screen()),
           "rules-s22": lambda: binary_rules.render(deficit_s22()),
-          "rules-own-design-screen": lambda: binary_rules.render(own_design_screen())}
+          "rules-own-design-screen": lambda: binary_rules.render(own_design_screen()),
+          "rules-rollout-held-out": lambda: binary_rules.render(
+              differing(document("binary_rules_rollout_held_out.json"), "rollout-burst"))}
