@@ -69,7 +69,7 @@ def main() -> None:
             best["tas"] = min(best["tas"], 1e6 * seconds / steps)
             seconds, steps = timed(g_acol, stops)
             best["g-acol"] = min(best["g-acol"], 1e6 * seconds / steps)
-        print(f"| {source} | {sum(stops):,} | {best['tas']:,.0f} | {best['g-acol']:,.0f} | "
+        print(f"| {source} | {sum(stops):,} | {best['tas']:,.1f} | {best['g-acol']:,.1f} | "
               f"{best['tas'] / best['g-acol']:.2f} |", flush=True)
     print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
 
