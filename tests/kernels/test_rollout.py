@@ -16,11 +16,22 @@ from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise
 from cbai_cli.numerics.kernels import rollout
 from cbai_cli.numerics.kernels.batch import run_compiled
 from cbai_cli.numerics.kernels.codes import TRACK_AND_STOP_ROLLOUT
-from cbai_cli.numerics.kernels.state import DECIDED_AT, FORCED, MODE_TARGET, MODE_VERTEX, PULLS
+from cbai_cli.numerics.kernels.state import (
+    DECIDED_AT,
+    FORCED,
+    MODE_TARGET,
+    MODE_VERTEX,
+    PULLS,
+)
 from cbai_cli.numerics.ols import ScalePrior
 from cbai_cli.run.simulate import RunRequest, drive, prepare
 
-from .test_batch import Silent, assert_compiled_equals_the_loop, assert_same_state, started
+from .test_batch import (
+    Silent,
+    assert_compiled_equals_the_loop,
+    assert_same_state,
+    started,
+)
 
 VIEWS = ("interpreted", "compiled")
 #: One scale λ = 1 of weight 1 (log π = 0), log(1/((1 − κ)δ)) = log 20, R = 1.
@@ -97,7 +108,7 @@ def test_a_burst_of_an_arm_that_adds_an_unknown_direction_does_not_pay(view):
 
 @pytest.mark.parametrize("view", VIEWS)
 def test_no_gap_is_no_burst(view):
-    arms, inverse, predictions, *rest = burst_case([3.0, 0.0])
+    arms, inverse, _, *rest = burst_case([3.0, 0.0])
     assert not getattr(rollout.burst_pays, view)(arms, inverse, np.array([0.0, 0.25]), *rest)
 
 
@@ -106,12 +117,15 @@ def instance_with(noise):
     return family("random").generate(noise, d=4, n=12, seed=3)
 
 
-def rollout_run(noise=GaussianNoise(0.3), budget=None):
+GAUSSIAN = GaussianNoise(0.3)
+
+
+def rollout_run(noise=GAUSSIAN, budget=None):
     return prepare(RunRequest.of("track-and-stop", "ols", step="rollout", budget=budget), instance_with(noise))
 
 
 def test_the_option_chooses_the_compiled_rule_and_the_default_is_unchanged():
-    default = prepare(RunRequest.of("track-and-stop", "ols"), instance_with(GaussianNoise(0.3)))
+    default = prepare(RunRequest.of("track-and-stop", "ols"), instance_with(GAUSSIAN))
     assert started(default, 0)[0].kernel_code != TRACK_AND_STOP_ROLLOUT
     learner, _ = started(rollout_run(), 0)
     assert learner.kernel_code == TRACK_AND_STOP_ROLLOUT and learner.compiled()
@@ -152,12 +166,12 @@ def test_a_query_of_several_pulls_leaves_the_mode_to_the_next_select():
     assert 0 <= learner.select() < 12
 
 
-@pytest.mark.parametrize("noise", [GaussianNoise(0.3), BinaryNoise()], ids=["gaussian", "binary"])
+@pytest.mark.parametrize("noise", [GAUSSIAN, BinaryNoise()], ids=["gaussian", "binary"])
 def test_compiled_runs_equal_the_ask_tell_loop(noise):
     assert_compiled_equals_the_loop(rollout_run(noise, budget=400), range(3))
 
 
-@pytest.mark.parametrize("noise", [GaussianNoise(0.3), BinaryNoise()], ids=["gaussian", "binary"])
+@pytest.mark.parametrize("noise", [GAUSSIAN, BinaryNoise()], ids=["gaussian", "binary"])
 def test_interpreted_runs_equal_compiled_runs(noise):
     prepared = rollout_run(noise, budget=300)
     outcomes, learners = {}, {}
