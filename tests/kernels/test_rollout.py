@@ -16,22 +16,11 @@ from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise
 from cbai_cli.numerics.kernels import rollout
 from cbai_cli.numerics.kernels.batch import run_compiled
 from cbai_cli.numerics.kernels.codes import TRACK_AND_STOP_ROLLOUT
-from cbai_cli.numerics.kernels.state import (
-    DECIDED_AT,
-    FORCED,
-    MODE_TARGET,
-    MODE_VERTEX,
-    PULLS,
-)
+from cbai_cli.numerics.kernels.state import DECIDED_AT, FORCED, MODE_TARGET, MODE_VERTEX, PULLS
 from cbai_cli.numerics.ols import ScalePrior
 from cbai_cli.run.simulate import RunRequest, drive, prepare
 
-from .test_batch import (
-    Silent,
-    assert_compiled_equals_the_loop,
-    assert_same_state,
-    started,
-)
+from .test_batch import Silent, assert_compiled_equals_the_loop, assert_same_state, started
 
 VIEWS = ("interpreted", "compiled")
 #: One scale λ = 1 of weight 1 (log π = 0), log(1/((1 − κ)δ)) = log 20, R = 1.
