@@ -30,13 +30,15 @@ what they pull then:
   model of y*'s certificate that reads the design only: a when "a, then y* only" is modelled to
   certify y* in fewer pulls than "y* only", else y*;
 - ``rollout-burst``: the same with bursts of 8, 32 or 128 Frank–Wolfe steps for y* as the
-  deviation, as a mode per target re-chosen when the pulls grow by 10 %;
+  deviation, as a mode per target re-chosen when the pulls grow by 10 % (compiled:
+  ``track-and-stop --step rollout``, docs/track-and-stop.md);
 - ``target-unforced`` and ``vertex-or-target-unforced``: ``target`` and ``vertex-or-target``
   without the forced step (step 3 never taken), which separate what the forced step and what the
   vertex pulls cost where MaxRew-U wins;
 
-and two compiled rules of cbai (:func:`run_many`): ``track-and-stop`` (the default, the same
-pulls as ``vertex-or-target``) and ``maxrew-u`` with ``ols`` (argmax_{x∈U} θᵀx, no forced step).
+and the compiled rules of cbai (:func:`run_many`, :data:`COMPILED`): ``track-and-stop`` (the default,
+the same pulls as ``vertex-or-target``), ``rollout-burst`` and ``maxrew-u`` with ``ols``
+(argmax_{x∈U} θᵀx, no forced step).
 With κ = 1, y* is almost always MaxRew-U's arm (R holds the most rewarding uncertain arm and
 its ties), so ``target`` is MaxRew-U with the forced step.
 
@@ -76,16 +78,18 @@ from cbai_cli.algorithms.track_and_stop import TrackAndStop
 from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.bounds import compute_bounds, kl_of_errors
 from cbai_cli.numerics.design.solver import optimal_design
+from cbai_cli.numerics.kernels import rollout
 from cbai_cli.numerics.kernels import track_and_stop as rule
+from cbai_cli.numerics.kernels.rollout import MEAN_EXTRA
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_streams
 from report import measure_each, render_files, results_parser  # benchmarks/report.py, beside this script
 
 DELTA = 0.05
 #: Theorem 1's kl form over Theorem 1 at δ = DELTA: 2·kl(δ, 1 − δ)·H_CLB over 2·log(1/(2.4δ))·H_CLB
 KL_FORM = kl_of_errors(DELTA) / math.log(1.0 / (2.4 * DELTA))
-COMPILED = ("track-and-stop", "maxrew-u")
-#: the mixture's cost over log(1/(κδ·share)) assumed for an own mean not yet pulled (nats)
-MEAN_EXTRA = 1.0
+#: the compiled rules of cbai by their name here: the algorithm and its options, with ``ols``
+COMPILED = {"track-and-stop": ("track-and-stop", {}), "maxrew-u": ("maxrew-u", {}),
+            "rollout-burst": ("track-and-stop", {"step": "rollout"})}
 #: ``hysteresis-own-design``: y* counts as its own c-optimal design at this share of pulling it alone
 OWN_DESIGN = 0.95
 
@@ -209,16 +213,12 @@ class HysteresisOwnDesign(Hysteresis):
 
 
 class Rollout(LastChoice):
-    """One step of policy improvement over ``target`` (pull y* until it is certified), on a model
-    of y*'s certificate: pull a when "a now, then y* only" certifies y* in fewer pulls than
-    "y* only". No forced step.
-
-    The model (:meth:`pulls_to_certify`) reads the design only: with every later pull of y*,
-    W + k·y*y*ᵀ, y*'s least-squares half-width at the best single scale of the prior,
-    R·sqrt(2(log(1/((1 − κ)δ)) − log π_i + ½ log det(I + W_k/λ_i))·(y*ᵀW_k⁺y* + λ_i‖W_k⁺y*‖²)),
-    which bounds the mixture's (a point mass is one of its ρ), in closed form in k (rank-one
-    updates, y* in the span of W), against the gap ĝ = |φ̂ᵀy* − τ| (ridge prediction); y*'s own
-    mean certifies after the pulls ``deficit`` expects. The joint test of the two is not modelled."""
+    """One step of policy improvement over ``target`` (pull y* until it is certified), on the
+    ``rollout`` step's model of y*'s certificate (:func:`rollout.pulls_to_certify`,
+    :func:`rollout.own_mean_pulls`, docs/track-and-stop.md, "The rollout step"): pull a when
+    "a now, then y* only" certifies y* in fewer pulls than "y* only". No forced step.
+    (``rollout-burst``, the same with bursts as the deviation and a mode per target, is
+    ``track-and-stop --step rollout``.)"""
 
     forced = False
 
@@ -226,101 +226,18 @@ class Rollout(LastChoice):
         gap = abs(self.design.predictions[target] - self.problem.threshold)
         if gap == 0.0:
             return target
-        own = self.own_mean_pulls(target, gap)
-        gram = self.intervals.fit.gram
+        intervals = self.intervals
+        state, b = intervals.fit.state
+        own = rollout.own_mean_pulls(target, self.design.predictions[target], self.problem.threshold, gap,
+                                     state.counts[b, target], state.mean_widths[b], state.mean_thresholds[b])
+        constants = (intervals.prior.scales, intervals.prior.log_weights, -math.log(intervals.least_squares_delta),
+                     intervals.subgaussian)
+        gram = intervals.fit.gram
         y, a = self.design.arms[target], self.design.arms[vertex]
-        by_target = 1 + min(self.pulls_to_certify(gram + np.outer(y, y), y, gap), own - 1)
-        by_vertex = 2 + min(self.pulls_to_certify(gram + np.outer(a, a) + np.outer(y, y), y, gap), own - 1)
+        by_target = 1 + min(rollout.pulls_to_certify(gram + np.outer(y, y), y, gap, *constants), own - 1)
+        by_vertex = 2 + min(rollout.pulls_to_certify(gram + np.outer(a, a) + np.outer(y, y), y, gap, *constants),
+                            own - 1)
         return vertex if by_vertex < by_target else target
-
-    def own_mean_pulls(self, target: int, gap: float) -> float:
-        """The pulls of y* from now after which its own mean certifies it (≥ 1), as ``deficit``."""
-        intervals = self.intervals
-        side = 0 if self.design.predictions[target] > self.problem.threshold else 1
-        pulls, width = intervals.fit.counts[target], intervals.mean_widths[side, target]
-        if pulls > 0 and np.isfinite(width):
-            return max(1.0, pulls * ((width / gap) ** 2 - 1.0))
-        return max(1.0, 2.0 * (intervals.mean_thresholds[side, target] + MEAN_EXTRA) / gap**2)
-
-    def pulls_to_certify(self, gram: np.ndarray, y: np.ndarray, gap: float) -> float:
-        """The least k ≥ 0 with y's modelled half-width under W + k·yyᵀ at most ``gap``
-        (∞ past 10⁷); y in the span of ``gram`` (d, d)."""
-        intervals = self.intervals
-        eigenvalues, vectors = np.linalg.eigh(gram)
-        eigenvalues = np.maximum(eigenvalues, 0.0)
-        inside = eigenvalues > 1e-9 * eigenvalues.max()
-        coords2 = (vectors.T @ y) ** 2
-        variance = np.sum(coords2[inside] / eigenvalues[inside])
-        spread = np.sum(coords2[inside] / eigenvalues[inside] ** 2)
-        scales = intervals.prior.scales[:, None]
-        log_dets = np.sum(np.log1p(eigenvalues[None, :] / scales), axis=1)
-        ridge = np.sum(coords2[None, :] / (eigenvalues[None, :] + scales), axis=1)
-        base = -math.log(intervals.least_squares_delta) - intervals.prior.log_weights + 0.5 * log_dets
-        limit = gap**2 / (2.0 * intervals.subgaussian**2)
-
-        def certified(k: np.ndarray) -> np.ndarray:
-            grown = 1.0 + k[None, :] * variance
-            beta = base[:, None] + 0.5 * np.log1p(k[None, :] * ridge[:, None])
-            squared = beta * (variance / grown + scales * spread / grown**2)
-            return squared.min(axis=0) <= limit
-
-        grid = np.concatenate([[0.0], np.geomspace(1.0, 1e7, 200)])
-        passed = certified(grid)
-        if not passed.any():
-            return math.inf
-        high = int(np.argmax(passed))
-        if high == 0:
-            return 0.0
-        low_k, high_k = math.floor(grid[high - 1]), math.ceil(grid[high])
-        while high_k - low_k > 1:
-            middle = (low_k + high_k) // 2
-            low_k, high_k = (low_k, middle) if certified(np.array([float(middle)]))[0] else (middle, high_k)
-        return float(high_k)
-
-
-class RolloutBurst(Rollout):
-    """:class:`Rollout` whose deviation is a burst: m Frank–Wolfe steps for y* (each pulls the vertex
-    of the ridge design grown by the burst so far, argmax_a (aᵀA⁻¹y*)²), then y* only, for m in
-    :attr:`bursts`. If some burst certifies y* in fewer pulls than y* only, the mode is the vertex
-    (every pull is the vertex), else y*. The mode is chosen when y* becomes the target and again
-    each time the pulls grow by the factor :attr:`growth`. Both constants were set before the first
-    run of the rule and not tuned. The burst's own pulls of y* (when the vertex is y*) are not
-    counted towards its own mean, which leans the comparison a little towards y* only."""
-
-    bursts = (8, 32, 128)
-    growth = 1.1
-
-    def select(self) -> int:
-        if self.design.n_samples == 0:
-            self.mode_target, self.mode_vertex, self.decided_at = -1, False, 0
-        return super().select()
-
-    def choose(self, target, vertex, products):
-        n = self.design.n_samples
-        if target != self.mode_target or n >= self.growth * self.decided_at:
-            self.mode_target, self.mode_vertex, self.decided_at = target, self.burst_pays(target), max(n, 1)
-        return vertex if self.mode_vertex else target
-
-    def burst_pays(self, target: int) -> bool:
-        gap = abs(self.design.predictions[target] - self.problem.threshold)
-        if gap == 0.0:
-            return False
-        own = self.own_mean_pulls(target, gap)
-        arms, y = self.design.arms, self.design.arms[target]
-        gram = self.intervals.fit.gram
-        by_target = 1 + min(self.pulls_to_certify(gram + np.outer(y, y), y, gap), own - 1)
-        inverse, added, done = self.design.inverse.copy(), np.zeros_like(gram), 0
-        for burst in self.bursts:
-            for _ in range(burst - done):
-                pull = arms[int(np.argmax((arms @ (inverse @ y)) ** 2))]
-                shift = inverse @ pull
-                inverse -= np.outer(shift, shift) / (1.0 + pull @ shift)
-                added += np.outer(pull, pull)
-            done = burst
-            by_burst = burst + 1 + min(self.pulls_to_certify(gram + added + np.outer(y, y), y, gap), own - 1)
-            if by_burst < by_target:
-                return True
-        return False
 
 
 class TargetUnforced(Target):
@@ -333,7 +250,7 @@ class VertexOrTargetUnforced(VertexOrTarget):
 
 PROTOTYPES = {"vertex": Vertex, "vertex-or-target": VertexOrTarget, "target": Target, "deficit": Deficit,
               "target-unforced": TargetUnforced, "vertex-or-target-unforced": VertexOrTargetUnforced,
-              "hysteresis": Hysteresis, "hysteresis-own-design": HysteresisOwnDesign, "rollout": Rollout, "rollout-burst": RolloutBurst}
+              "hysteresis": Hysteresis, "hysteresis-own-design": HysteresisOwnDesign, "rollout": Rollout}
 #: the rules against which the others are placed: the plain Frank–Wolfe step and MaxRew-U
 REFERENCE = ("vertex", "maxrew-u")
 
@@ -383,7 +300,8 @@ def instance_of(source: str):
 def runs(instance, name: str, seeds: int) -> tuple[list[int], int]:
     """(queries of seeds 0 … seeds−1, runs right) of rule ``name`` with ``ols``."""
     if name in COMPILED:
-        results = run_many(prepare(RunRequest.of(name, "ols", delta=DELTA), instance), range(seeds))
+        algorithm, options = COMPILED[name]
+        results = run_many(prepare(RunRequest.of(algorithm, "ols", delta=DELTA, **options), instance), range(seeds))
         return [r.iterations for r in results], sum(bool(r.correct) for r in results)
     prepared = prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA), instance)
     queries, right = [], 0

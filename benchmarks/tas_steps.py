@@ -9,7 +9,9 @@ time is the whole of its runs over all seeds (``run_once``, the per-run preparat
 included) divided by the steps made; the minimum over ``--repeats`` repeats is reported,
 since a shared machine only ever adds time.
 
-    python benchmarks/tas_steps.py [SOURCE ...] [--seeds 10] [--repeats 3] [--regime ols]
+``--step`` chooses track-and-stop's step (``--step rollout``: its rollout step, with ``ols``).
+
+    python benchmarks/tas_steps.py [SOURCE ...] [--seeds 10] [--repeats 3] [--regime ols] [--step STEP]
 """
 
 from __future__ import annotations
@@ -44,14 +46,15 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--regime", default="ols")
+    parser.add_argument("--step", default=None, help="track-and-stop's --step (default: its default)")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} at the start; {args.seeds} seeds, "
-          f"minimum of {args.repeats} repeats\n")
+          f"minimum of {args.repeats} repeats; track-and-stop's step: {args.step or 'the default'}\n")
     print("| instance | steps | track-and-stop µs/step | g-acol µs/step | ratio |")
     print("|---|---:|---:|---:|---:|")
     for source in args.sources:
         instance = parse_source(source, 0)[0].instance_for(0)
-        tas = prepare(RunRequest.of("track-and-stop", args.regime), instance)
+        tas = prepare(RunRequest.of("track-and-stop", args.regime, step=args.step), instance)
         stops = [run_once(tas, seed).iterations for seed in range(args.seeds)]
         prepared = {}
 
@@ -66,7 +69,7 @@ def main() -> None:
             best["tas"] = min(best["tas"], 1e6 * seconds / steps)
             seconds, steps = timed(g_acol, stops)
             best["g-acol"] = min(best["g-acol"], 1e6 * seconds / steps)
-        print(f"| {source} | {sum(stops):,} | {best['tas']:,.0f} | {best['g-acol']:,.0f} | "
+        print(f"| {source} | {sum(stops):,} | {best['tas']:,.1f} | {best['g-acol']:,.1f} | "
               f"{best['tas'] / best['g-acol']:.2f} |", flush=True)
     print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
 

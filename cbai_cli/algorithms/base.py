@@ -54,8 +54,8 @@ class AlgorithmConfig:
         designs: the designs solved so far by the runs of this configuration, by target
             set (:class:`cbai_cli.numerics.design.cache.DesignCache`): the seeds of one request share one
             configuration, so each distinct design is solved once; not part of equality.
-        own_options: the values of the options that the algorithm's registry entry
-            declares itself (a plugin's), by name.
+        own_options: the values of the options that the algorithm's registry entry reads
+            besides the kind's shared ones (Track-and-Stop's ``step``, a plugin's own), by name.
     """
 
     regime: str

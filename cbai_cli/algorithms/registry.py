@@ -96,6 +96,9 @@ class AlgorithmEntry:
             options table when it is registered (a plugin's; cbai's algorithms declare theirs
             in :mod:`cbai_cli.contracts.options`); each must be listed in ``options`` too. Its class
             reads their values from ``config.own_options``.
+        value_regimes: (option, value, regimes): a value of one of its options that runs only
+            in those regimes (Track-and-Stop's ``--step rollout`` models the ``ols``
+            intervals); :meth:`check_values` refuses it in another.
     """
 
     name: str
@@ -112,6 +115,7 @@ class AlgorithmEntry:
     preferred_regime: str | None = None
     default_for: tuple[str, ...] = ()
     declares: tuple[Any, ...] = ()
+    value_regimes: tuple[tuple[str, Any, tuple[str, ...]], ...] = ()
 
     @property
     def regimes(self) -> tuple[str, ...]:
@@ -204,6 +208,16 @@ class AlgorithmEntry:
                     raise OptionError(f"--regime {regime} needs {OPTIONS[name].flag}" + (f" ({hint})" if hint else ""),
                                       name)
 
+    def check_values(self, given: Mapping[str, Any], regime: str | None) -> None:
+        """One-line error for a given option value that runs only in other regimes
+        (``value_regimes``)."""
+        from cbai_cli.contracts.options import OPTIONS
+
+        for name, value, regimes in self.value_regimes:
+            if given.get(name) == value and regime not in regimes:
+                raise OptionError(f"{OPTIONS[name].flag} {value} needs --regime {' or '.join(regimes)} "
+                                  f"(this run uses {regime!r})", name)
+
     def describe_option_names(self) -> tuple[str, ...]:
         """Every option some run of this algorithm reads, in any of its regimes."""
         return tuple(dict.fromkeys((*self.options, *(name for regime in self.regimes for name in self.reads(regime)))))
@@ -260,6 +274,9 @@ def register(entry: AlgorithmEntry) -> None:
     unlisted = [option.name for option in entry.declares if option.name not in entry.options]
     if unlisted:
         raise ValueError(f"{entry.name}: declares option(s) {unlisted} that its options do not list")
+    unlisted = [name for name, _, _ in entry.value_regimes if name not in entry.options]
+    if unlisted:
+        raise ValueError(f"{entry.name}: restricts the values of option(s) {unlisted} that its options do not list")
     declared = {option.name for option in entry.declares}
     unknown = [name for name in entry.options if name not in OPTIONS and name not in declared]
     if unknown:
@@ -434,11 +451,12 @@ SAFE_CONSTANTS = ("delta", "ridge", "norm_bound")
 CBAI_OPTIONS = {"round": ("delta", "rounding_epsilon", "budget"), "adaptive": ("delta", "ridge", "budget")}
 
 
-def cbai_entry(name: str, module: str, cls: str, summary: str, style: str, **capabilities: Any) -> AlgorithmEntry:
+def cbai_entry(name: str, module: str, cls: str, summary: str, style: str, options: tuple[str, ...] = (),
+               **capabilities: Any) -> AlgorithmEntry:
     """The entry of a CBAI algorithm of ``cbai_cli.algorithms``: the ``cbai`` kind, the
-    regimes and options of its style."""
-    return AlgorithmEntry(name, f"cbai_cli.algorithms.{module}", cls, summary, ("cbai",), style, CBAI_OPTIONS[style],
-                          style, **capabilities)
+    regimes and options of its style, and its own ``options``."""
+    return AlgorithmEntry(name, f"cbai_cli.algorithms.{module}", cls, summary, ("cbai",), style,
+                          (*CBAI_OPTIONS[style], *options), style, **capabilities)
 
 
 for _entry in (
@@ -455,7 +473,8 @@ for _entry in (
     cbai_entry("maxrew-u", "maxrew_u", "MaxRewU", "MaxRew-U: highest-reward uncertain arm", "adaptive"),
     cbai_entry("track-and-stop", "track_and_stop", "TrackAndStop",
                "Track-and-Stop: Frank–Wolfe steps on the plug-in H_CLB objective over X≥(x̂*), forced exploration, "
-               "elimination stop (the default)", "adaptive", preferred_regime="ols", default_for=("cbai",)),
+               "elimination stop (the default)", "adaptive", ("step",), preferred_regime="ols", default_for=("cbai",),
+               value_regimes=(("step", "rollout", ("ols",)),)),
     cbai_entry("maxrew-f", "maxrew_f", "MaxRewF", "MaxRew-F: highest-reward feasible arm (may not stop; use --budget)",
                "adaptive", guaranteed_stop=False),
     AlgorithmEntry("safe-lucb", f"{_SAFE}.safe_lucb", "SafeLUCB",

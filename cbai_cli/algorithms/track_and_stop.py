@@ -20,13 +20,18 @@ from __future__ import annotations
 import numpy as np
 
 from cbai_cli.algorithms.base import Adaptive
-from cbai_cli.numerics.kernels.codes import TRACK_AND_STOP
+from cbai_cli.contracts.options import OPTIONS
+from cbai_cli.numerics.kernels.codes import TRACK_AND_STOP, TRACK_AND_STOP_ROLLOUT
 from cbai_cli.numerics.kernels.state import FORCED
 
 #: κ of the answer rule: an arm counts as predicted feasible while φ̂ᵀx − κ·w(x) ≤ τ,
 #: w(x) its current confidence half-width (see :meth:`TrackAndStop.empirical_answer`;
 #: docs/track-and-stop.md, "Why the answer is optimistic").
 OPTIMISM = 1.0
+#: The compiled rule of each value of the ``step`` option (``--step``): the last choice of
+#: steps 3–4 (the class docstring), or the ``rollout`` step (no forced exploration; its mode
+#: decided on a model of the ``ols`` certificate, :mod:`cbai_cli.numerics.kernels.rollout`).
+STEP_CODES = {"vertex-or-target": TRACK_AND_STOP, "rollout": TRACK_AND_STOP_ROLLOUT}
 
 
 class TrackAndStop(Adaptive):
@@ -96,12 +101,25 @@ class TrackAndStop(Adaptive):
     - An estimated gap of zero would be an infinite target; gaps are floored at a
       millionth of the largest |φ̂ᵀx − τ| over R (or of 1 when all are zero).
     - Ties go to the first index.
+
+    The option ``step`` (``--step``) chooses the last choice: ``vertex-or-target``, step 4
+    above, or ``rollout``, which skips step 2 and keeps, per active target, a mode (vertex or
+    target) decided on a model of the ``ols`` certificate (it needs that regime;
+    :mod:`cbai_cli.numerics.kernels.rollout`, docs/track-and-stop.md, "The rollout step").
     """
 
-    #: The rule in the compiled step: whole runs go through it (:meth:`Adaptive.compiled`).
-    kernel_code = TRACK_AND_STOP
     #: κ of the answer rule, as the compiled step reads it.
     optimism = OPTIMISM
+
+    @property
+    def step(self) -> str:
+        """The value of the ``step`` option of this run."""
+        return self.config.own_options.get("step", OPTIONS["step"].default)
+
+    @property
+    def kernel_code(self) -> int:
+        """The rule in the compiled step, by :attr:`step`: whole runs go through it (:meth:`Adaptive.compiled`)."""
+        return STEP_CODES[self.step]
 
     @property
     def forced_pulls(self) -> int:
@@ -174,14 +192,31 @@ class TrackAndStop(Adaptive):
     def select(self) -> int:
         """The next pull, steps 1–4 of the class docstring in one compiled call
         (:func:`cbai_cli.numerics.kernels.track_and_stop.track_and_stop_arm`, built from the same
-        pieces as the methods above)."""
+        pieces as the methods above), or the ``rollout`` step's
+        (:func:`cbai_cli.numerics.kernels.rollout.rollout_arm`, its mode in the run's state)."""
         from cbai_cli.numerics.kernels.threads import threads_from
         from cbai_cli.numerics.kernels.track_and_stop import track_and_stop_arm
 
         design, state = self.design, self.state
-        arm, forced, _ = track_and_stop_arm(design.arms, self.problem.rewards, self.problem.threshold,
-                                            state.uncertain, state.feasible, state.last_upper, design.inverse,
-                                            design.norms2, design.predictions, design.n_samples, self.optimism,
-                                            design.block, threads_from(design.arms), -1, np.empty(0))
+        arguments = (design.arms, self.problem.rewards, self.problem.threshold, state.uncertain, state.feasible,
+                     state.last_upper, design.inverse, design.norms2, design.predictions, design.n_samples,
+                     self.optimism, design.block, threads_from(design.arms), -1, np.empty(0))
+        if self.kernel_code == TRACK_AND_STOP_ROLLOUT:
+            return self._rollout(arguments)
+        arm, forced, _ = track_and_stop_arm(*arguments)
         self.forced_pulls += int(forced)
+        return int(arm)
+
+    def _rollout(self, arguments: tuple) -> int:
+        """The ``rollout`` step's pull (:func:`cbai_cli.numerics.kernels.rollout.rollout_arm`) from the
+        step's ``arguments``, the run's mode slots and the ``ols`` fit's row and prior."""
+        from cbai_cli.numerics.kernels.rollout import rollout_arm
+        from cbai_cli.numerics.kernels.state import LOG_INVERSE_DELTA, SUBGAUSSIAN
+
+        run, row = self.run
+        span, b = self.intervals.fit.state
+        prior = self.intervals.prior
+        arm, _ = rollout_arm(*arguments, run.counters[row], span.counts[b], span.mean_widths[b],
+                             span.mean_thresholds[b], prior.scales, prior.log_weights,
+                             span.reals[b, LOG_INVERSE_DELTA], span.reals[b, SUBGAUSSIAN])
         return int(arm)

@@ -287,6 +287,10 @@ OPTIONS: dict[str, Option] = option_table(
            "authors' intersectCLB.m)", False, "off", values="switch"),
     Option("rule", "--rule", str, "LinGapE's arm selection rule (Xu et al. 2018, Algorithm 1)", "greedy", "greedy",
            choices=("greedy", "ratio")),
+    Option("step", "--step", str, "Track-and-Stop's last choice between the Frank–Wolfe vertex and the active target: "
+           "the vertex unless one pull of the target lowers its variance more, or a mode per target decided on a model "
+           "of its ols certificate (rollout; needs --regime ols, no forced exploration; docs/track-and-stop.md)",
+           "vertex-or-target", "vertex-or-target", choices=("vertex-or-target", "rollout")),
     Option("solver", "--solver", str, "Design solver of the bounds: auto, fw (certified first-order), cvxpy "
            "(exact)", "auto", "auto", choices=("auto", "fw", "cvxpy")),
     Option("time_limit", "--time-limit", float, "Seconds after which the design solver of the bounds stops with a "

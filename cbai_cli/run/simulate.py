@@ -125,7 +125,8 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True, li
     truth, and :class:`OptionError` for an algorithm of another instance kind, a regime the
     algorithm cannot use, an option it does not read (``--beta`` outside the tuned
     regime, ``--lambda`` for a round-based algorithm, …), a missing required option
-    (tuned without β), a value outside its declared range, and a run without
+    (tuned without β), a value outside its declared range, a value that only other regimes
+    run (``--step rollout`` outside ``ols``), and a run without
     ``--budget`` on an instance that no algorithm can decide (an arm exactly on the
     constraint boundary, :meth:`cbai_cli.kinds.base.InstanceKind.undecidable`), which
     would never stop. An algorithm of None is the default of the instance's kind
@@ -155,6 +156,7 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True, li
     regime = regime or spec.default_regime
     given = checked(given)
     spec.check_options(given, regime)
+    spec.check_values(given, regime)
     if given.get("budget") is None and not live:
         reason = kind.undecidable(instance)
         if reason is not None:

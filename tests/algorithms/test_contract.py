@@ -36,7 +36,7 @@ IDS = [f"{name}-{regime}-{kind}" for name, regime, kind in CASES]
 NON_DEFAULT = {"delta": 0.1, "beta": 0.3, "subgaussian": 0.5, "ridge": 0.2, "norm_bound": 2.0,
                "rounding_epsilon": 0.02, "budget": 400, "rule": "ratio", "updates": "dynamic", "dw": "ellipsoid",
                "exploration": "7", "horizon": 60, "intersect": True, "confidence_set": "polytope",
-               "safety_delta": 0.2, "safety_norm_bound": 3.0}
+               "safety_delta": 0.2, "safety_norm_bound": 3.0, "step": "rollout"}
 # Where a prepared run records an option under another key (solve --json's "options").
 RECORDED_AS = {"horizon": "T"}
 
@@ -94,7 +94,9 @@ def test_the_request_and_the_prepared_run_pickle(name, regime, kind):
 @pytest.mark.parametrize("name, regime, kind", CASES, ids=IDS)
 def test_recorded_options_are_the_options_run(name, regime, kind):
     entry = ALGORITHMS[name]
-    given = {option: NON_DEFAULT[option] for option in entry.reads(regime)}
+    refused = {option for option, value, regimes in entry.value_regimes
+               if NON_DEFAULT[option] == value and regime not in regimes}  # runs only in other regimes
+    given = {option: NON_DEFAULT[option] for option in entry.reads(regime) if option not in refused}
     prepared = prepare(RunRequest.of(name, regime, **given), small(kind))
     for option, value in given.items():
         recorded = prepared.options[RECORDED_AS.get(option, option)]
@@ -110,6 +112,40 @@ def test_a_regime_the_algorithm_cannot_use_is_rejected(name):
     foreign = next(r for r in ("static", "theory", "det", "tuned") if r not in entry.regimes)
     with pytest.raises(OptionError, match="cannot use regime"):
         prepare(RunRequest.of(name, foreign, beta=0.25 if foreign == "tuned" else None), small("cbai"))
+
+
+VALUE_REGIMES = [(name, option, value, regime) for name, entry in ALGORITHMS.items()
+                 for option, value, regimes in entry.value_regimes for regime in entry.regimes if regime not in regimes]
+
+
+@pytest.mark.parametrize("name, option, value, regime", VALUE_REGIMES)
+def test_an_option_value_that_runs_only_in_other_regimes_is_rejected(name, option, value, regime):
+    with pytest.raises(OptionError, match=f"{OPTIONS[option].flag} {value} needs --regime"):
+        prepare(request(name, regime, **{option: value}), small("cbai"))
+
+
+# Option values that choose another rule (Track-and-Stop's --step rollout), in the regimes that run them.
+VALUE_CASES = [(name, regime, kind, option, value) for name, entry in entries().items()
+               for option, value, regimes in entry.value_regimes for regime in regimes for kind in entry.kinds
+               if get(kind).example() is not None]
+
+
+@pytest.mark.parametrize("name, regime, kind, option, value", VALUE_CASES)
+def test_an_option_value_that_chooses_another_rule_keeps_the_contract(name, regime, kind, option, value):
+    prepared = prepare(request(name, regime, **{option: value}), small(kind))
+    assert prepared.options[option] == value
+    record = run_once(prepared, seed=0).record()
+    assert record["stopped"] == "solved" and record["correct"]
+    assert comparable(run_once(prepared, seed=7).record()) == comparable(run_once(prepared, seed=7).record())
+    copy = pickle.loads(pickle.dumps(prepared))
+    assert comparable(run_once(copy, seed=3).record()) == comparable(run_once(prepared, seed=3).record())
+    limited = prepare(request(name, regime, budget=5, **{option: value}), small(kind))
+    assert run_once(limited, seed=1).record()["iterations"] <= 5
+
+
+def test_track_and_stop_rollout_is_refused_outside_ols():
+    assert ("track-and-stop", "step", "rollout", "det") in VALUE_REGIMES
+    assert not any(regime == "ols" for name, _, _, regime in VALUE_REGIMES if name == "track-and-stop")
 
 
 @pytest.mark.parametrize("name", [name for name, entry in ALGORITHMS.items() if not entry.regimes])

@@ -5,7 +5,9 @@ arm" when there is none, with probability ≥ 1 − δ).
 
 The cases come from the registry: every algorithm of the ``cbai`` kind that always stops
 (``guaranteed_stop``) × every regime it accepts whose ``guaranteed`` flag is set, so a
-new algorithm or regime is tested as soon as it is registered. The Oracle gets the
+new algorithm or regime is tested as soon as it is registered; so is every option value
+that chooses another sampling rule of such an algorithm (an entry's ``value_regimes``:
+Track-and-Stop's ``--step rollout``) in the guaranteed regimes that run it. The Oracle gets the
 H_CLB design of the true φ from :func:`cbai_cli.run.simulate.prepare`, as in ``cbai solve``.
 
 The test. ``RUNS`` = 1000 seeded runs at δ = 0.1 (seeds 0–999, :func:`run_once`). Each
@@ -146,6 +148,24 @@ def test_the_hard_instance_has_gaps_plus_and_minus_gap_and_answer_arm_1(gap):
 @pytest.mark.parametrize("algorithm, regime", guaranteed_cases(), ids=lambda value: value)
 def test_errs_in_at_most_delta_of_runs_within_the_binomial_margin(algorithm, regime):
     assert count_errors(algorithm, regime) <= ALLOWED_ERRORS
+
+
+def rule_cases() -> list[tuple[str, str, str, Any]]:
+    """(algorithm, regime, option, value) for every option value that chooses another rule of
+    a guaranteed algorithm (``value_regimes``: Track-and-Stop's ``--step rollout``) × every
+    guaranteed regime that runs it."""
+    return [(name, regime, option, value) for name, entry in entries().items()
+            if "cbai" in entry.kinds and entry.guaranteed_stop
+            for option, value, regimes in entry.value_regimes for regime in regimes if REGIMES[regime].guaranteed]
+
+
+def test_every_rule_of_a_guaranteed_algorithm_is_tested():
+    assert ("track-and-stop", "ols", "step", "rollout") in rule_cases()
+
+
+@pytest.mark.parametrize("algorithm, regime, option, value", rule_cases(), ids=lambda value: value)
+def test_another_rule_errs_in_at_most_delta_of_runs_within_the_binomial_margin(algorithm, regime, option, value):
+    assert count_errors(algorithm, regime, **{option: value}) <= ALLOWED_ERRORS
 
 
 # Intervals this many times as wide as their regime's fail the test: an adaptive regime

@@ -156,8 +156,10 @@ class CbaiKind(InstanceKind):
 
     def run_identity(self, request) -> dict:
         """The fields of the request type of cbai 0.1 (``RunSpec``), so that stores written
-        then still resume: the regime as written, and δ with its default."""
-        return {**super().run_identity(request), "regime": request.regime, "delta": request.get("delta")}
+        then still resume: the regime as written, and δ with its default; every other option
+        only when given (Track-and-Stop's ``--step``), so that a run without it keeps its key."""
+        identity = {**super().run_identity(request), "regime": request.regime, "delta": request.get("delta")}
+        return {**identity, **{name: value for name, value in request.given().items() if name not in identity}}
 
     def parse(self, mapping, source):
         from cbai_cli.kinds.cbai.instance import from_mapping
@@ -227,7 +229,8 @@ class CbaiKind(InstanceKind):
             beta=request.get("beta"),
         )
         config = AlgorithmConfig(regime=regime, confidence=settings, rounding_epsilon=request.get("rounding_epsilon"),
-                                 own_options={option.name: request.get(option.name) for option in spec.declares})
+                                 own_options={name: request.get(name) for name in spec.options
+                                              if name not in RECORD_OPTIONS})
         _refuse_unrepresentable(regime, settings)
         unbounded = request.given().get("budget") is None
         budget = request.get("budget")

@@ -13,14 +13,15 @@ from __future__ import annotations
 import numpy as np
 
 from cbai_cli.numerics.kernels.codes import (BUDGET, GREEDY_MAXVAR, NEED_NOISE, NEED_REFRESH, RUNNING, SOLVED,
-                                    STREAM_ENTRIES, TRACK_AND_STOP)
+                                    STREAM_ENTRIES, TRACK_AND_STOP, TRACK_AND_STOP_ROLLOUT)
 from cbai_cli.numerics.kernels.design import observe, predict_contender
 from cbai_cli.numerics.kernels.elimination import apply_bounds, interval_bounds
 from cbai_cli.numerics.kernels.fit import fit_bounds, observe_fit
 from cbai_cli.numerics.kernels.jit import njit
 from cbai_cli.numerics.kernels.radius import radius
+from cbai_cli.numerics.kernels.rollout import rollout_arm
 from cbai_cli.numerics.kernels.select import select
-from cbai_cli.numerics.kernels.state import BEST, FORCED, LOGDET, PULLS, UPDATES
+from cbai_cli.numerics.kernels.state import BEST, FORCED, LOGDET, LOG_INVERSE_DELTA, PULLS, SUBGAUSSIAN, UPDATES
 from cbai_cli.numerics.kernels.track_and_stop import track_and_stop_arm
 
 
@@ -61,15 +62,35 @@ def watch_size(contenders):
 
 
 @njit
+def rollout_step(b, problem, rule, run, contender, companion, threads_from, fitted):
+    """(arm, y*) of run b's ``rollout`` step
+    (:func:`cbai_cli.numerics.kernels.rollout.rollout_arm`), from ``fitted``: (counts (B, K),
+    mean_widths (B, 2, K), mean_thresholds (B, 2, K), reals (B, 4) of the runs' fits, the
+    least-squares prior's scales and log weights (M,)); (−1, −1) when ``fitted`` is None (a
+    radius regime, which the rule does not run with: the branch on ``is None`` is one that
+    numba prunes). Arguments: as :func:`step`."""
+    if fitted is None:
+        return np.int64(-1), np.int64(-1)
+    arms, rewards, threshold = problem
+    optimism, block = rule[1], rule[2]
+    counts, mean_widths, mean_thresholds, fit_reals, scales, log_weights = fitted
+    return rollout_arm(arms, rewards, threshold, run[6][b], run[7][b], run[9][b], run[0][b], run[4][b], run[5][b],
+                       run[11][b, PULLS], optimism, block, threads_from, contender, companion, run[11][b],
+                       counts[b], mean_widths[b], mean_thresholds[b], scales, log_weights,
+                       fit_reals[b, LOG_INVERSE_DELTA], fit_reals[b, SUBGAUSSIAN])
+
+
+@njit
 def step(b, problem, rule, regime, run, control, noise, contender, contender_arm, companion, contenders, watch,
-         watch_bound, threads_from, absorbing, stream):
+         watch_bound, threads_from, absorbing, stream, fitted):
     """Run b's next pull, unless its budget or its chunk of noise stops it first
     (``status[b]``, :func:`waiting`): select → noise → observe. Returns (arm, −1 when
     stopped; observation; contender of the next pull and its greedy arm).
 
     The pull: the rule's arm — Track-and-Stop's
     (:func:`cbai_cli.numerics.kernels.track_and_stop.track_and_stop_arm`, κ from ``rule``, counted
-    in the run's FORCED slot when it is a forced-exploration pull) or
+    in the run's FORCED slot when it is a forced-exploration pull; with its ``rollout`` step
+    :func:`rollout_step`, which reads the ``ols`` fit's ``fitted`` arrays) or
     :func:`cbai_cli.numerics.kernels.select.select`'s (with the pull's uniform from the noise's
     uniforms) —, its observation — ``means[arm] + sigma·z`` (bitwise numpy's
     ``rng.normal(means[arm], sigma)`` for the stream's standard normal z) when ``stream`` is
@@ -98,12 +119,16 @@ def step(b, problem, rule, regime, run, control, noise, contender, contender_arm
     if status[b] != RUNNING:
         return -1, 0.0, contender, contender_arm
     following = -1
-    if select_code == TRACK_AND_STOP:
+    if select_code == TRACK_AND_STOP or select_code == TRACK_AND_STOP_ROLLOUT:
         # contender: the target whose products the last update's pass left in companion
-        arm, was_forced, target = track_and_stop_arm(arms, rewards, threshold, uncertain[b], feasible[b],
-                                                     last_upper[b], inverse[b], norms2[b], predictions[b],
-                                                     counters[b, PULLS], optimism, block, threads_from, contender,
-                                                     companion)
+        if select_code == TRACK_AND_STOP:
+            arm, was_forced, target = track_and_stop_arm(arms, rewards, threshold, uncertain[b], feasible[b],
+                                                         last_upper[b], inverse[b], norms2[b], predictions[b],
+                                                         counters[b, PULLS], optimism, block, threads_from,
+                                                         contender, companion)
+        else:
+            arm, target = rollout_step(b, problem, rule, run, contender, companion, threads_from, fitted)
+            was_forced = False
         # the target's products ride on the update's pass only where that saves a read of a matrix
         # out of cache; on a smaller one the vertex's own pass costs less than the update's extra work
         following = target if arms.shape[0] * arms.shape[1] >= STREAM_ENTRIES else -1
@@ -179,7 +204,7 @@ def advance(problem, rule, regime, run, control, noise, companion, contenders, t
                     break
             arm, observed, contender, contender_arm = step(
                 b, problem, rule, regime, run, control, noise, contender, contender_arm, companion, contenders, watch,
-                watch_bound, threads_from, absorbing, stream)
+                watch_bound, threads_from, absorbing, stream, None)
             if arm < 0:
                 break
             if counters[b, UPDATES] >= refresh_every:
@@ -206,7 +231,7 @@ def advance_fit(problem, rule, fit, run, control, noise, companion, contenders, 
     """
     arms, rewards, threshold = problem
     block = rule[2]
-    refresh_every, mean_scales, mean_log_weights = fit[0], fit[8], fit[9]
+    refresh_every, scales, log_weights, mean_scales, mean_log_weights = fit[0], fit[5], fit[6], fit[8], fit[9]
     last_lower, last_upper = run[8], run[9]
     pending, status = control[1], control[2]
     # numpy values, not literals (see advance); step does not absorb: its regime is unused
@@ -214,6 +239,7 @@ def advance_fit(problem, rule, fit, run, control, noise, companion, contenders, 
     no_regime = (np.int64(0), np.empty(0), np.int64(refresh_every))
     mean_scratch = np.empty((3, mean_scales.shape[0]))  # own_mean_sides's, shared by every pull
     watched = watch_size(contenders)
+    fitted = (span[7], span[16], span[18], span[19], scales, log_weights)  # rollout_step's
     for b in range(status.shape[0]):
         contender = contender_arm = np.int64(-1)  # see advance
         watch, watch_bound = np.full(watched, -1, dtype=np.int64), np.full(1, -np.inf)
@@ -224,7 +250,7 @@ def advance_fit(problem, rule, fit, run, control, noise, companion, contenders, 
                     break
             arm, observed, contender, contender_arm = step(
                 b, problem, rule, no_regime, run, control, noise, contender, contender_arm, companion, contenders,
-                watch, watch_bound, threads_from, absorbing, stream)
+                watch, watch_bound, threads_from, absorbing, stream, fitted)
             if arm < 0:
                 break
             contender_arm, empty, refreshing = observe_fit(arms, rewards, threshold, run, b, arm, observed, one,

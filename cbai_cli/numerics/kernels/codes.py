@@ -6,6 +6,7 @@ algorithms and regimes declare their codes without loading it)."""
 G_ACOL, GREEDY_MAXVAR, MAXREW_U = 1, 2, 3
 TRACK_AND_STOP = 4  # :func:`cbai_cli.numerics.kernels.track_and_stop.track_and_stop_arm`
 ADAPTIVE_UNIFORM, G_ACOL_UNIFORM, MAXREW_F = 5, 6, 7
+TRACK_AND_STOP_ROLLOUT = 8  # :func:`cbai_cli.numerics.kernels.rollout.rollout_arm` (``ols`` only)
 #: The rules that read one uniform of the algorithm's own stream per pull
 #: (:func:`cbai_cli.numerics.kernels.select.uniform_choice`).
 UNIFORM_RULES = (ADAPTIVE_UNIFORM, G_ACOL_UNIFORM, MAXREW_F)

@@ -49,8 +49,12 @@ class _Stacked:
 #: The slots of :attr:`RunState.reals`: log det A and r̄.
 LOGDET, BEST = 0, 1
 #: The slots of :attr:`RunState.counters`: the pulls in the design, its updates since its
-#: last exact refresh, and Track-and-Stop's forced-exploration pulls.
-PULLS, UPDATES, FORCED = 0, 1, 2
+#: last exact refresh, Track-and-Stop's forced-exploration pulls, and the mode of its
+#: ``rollout`` step (:mod:`cbai_cli.numerics.kernels.rollout`): the target it was decided for
+#: (−1: none yet), whether it pulls the Frank–Wolfe vertex (1) or the target (0), and the
+#: pulls at which it was decided.
+PULLS, UPDATES, FORCED, MODE_TARGET, MODE_VERTEX, DECIDED_AT = 0, 1, 2, 3, 4, 5
+COUNTERS = 6
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class RunState(_Stacked):
         uncertain, feasible: (B, K) bool, U and F.
         last_lower, last_upper: (B, K) the last intervals.
         reals: (B, 2) float slots LOGDET, BEST.
-        counters: (B, 3) int slots PULLS, UPDATES, FORCED.
+        counters: (B, 6) int slots PULLS, UPDATES, FORCED, MODE_TARGET, MODE_VERTEX, DECIDED_AT.
     """
 
     inverse: np.ndarray
@@ -85,7 +89,7 @@ class RunState(_Stacked):
     def empty(cls, arms: int, dim: int, runs: int = 1) -> RunState:
         """The state of ``runs`` runs before any pull and before the design's ridge: A = A⁻¹ =
         0, b = φ̂ = 0, no caches, log det A = 0, U every arm, F empty, r̄ = −∞, the intervals
-        (−∞, ∞)."""
+        (−∞, ∞), no rollout mode."""
         k, d = arms, dim
         reals = np.zeros((runs, 2))
         reals[:, BEST] = -np.inf
@@ -93,10 +97,12 @@ class RunState(_Stacked):
         uncertain.fill(True)
         last_lower.fill(-np.inf)
         last_upper.fill(np.inf)
+        counters = np.zeros((runs, COUNTERS), dtype=np.int64)
+        counters[:, MODE_TARGET] = -1
         return cls(inverse=np.zeros((runs, d, d)), gram=np.zeros((runs, d, d)), targets=np.zeros((runs, d)),
                    estimate=np.zeros((runs, d)), norms2=np.zeros((runs, k)), predictions=np.zeros((runs, k)),
                    uncertain=uncertain, feasible=np.zeros((runs, k), dtype=bool), last_lower=last_lower,
-                   last_upper=last_upper, reals=reals, counters=np.zeros((runs, 3), dtype=np.int64))
+                   last_upper=last_upper, reals=reals, counters=counters)
 
 
 class Slot:

@@ -127,15 +127,14 @@ def vertex_or_target(arms, inverse, norms2, target, vertex):
 
 
 @njit
-def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2, predictions,
-                       n_samples, optimism, block, threads_from, predicted, companion):
-    """(arm, forced, y*) of Track-and-Stop's next pull: x̂*, R, then forced exploration
-    (G-ACOL's greedy step towards the least known arm of R,
-    :func:`cbai_cli.numerics.kernels.design.greedy_arm`; y* = −1) or the Frank–Wolfe vertex of the
-    active target y*, or y* itself when one pull of the vertex lowers y*'s variance less
-    (:func:`vertex_or_target`). R is never empty while U is not: x̂* is uncertain (so in R) or
-    certainly feasible, and then r̄ has already dropped every uncertain arm less rewarding
-    than it.
+def target_and_vertex(arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2, predictions,
+                      n_samples, optimism, block, threads_from, predicted, companion, forcing):
+    """(arm, forced, y*) of Track-and-Stop's steps up to its last choice: x̂*, R, then, when
+    ``forcing`` and exploration is due, forced exploration (G-ACOL's greedy step towards the
+    least known arm of R, :func:`cbai_cli.numerics.kernels.design.greedy_arm`; forced True, y* =
+    −1), else the Frank–Wolfe vertex a of the active target y* (forced False). R is never
+    empty while U is not: x̂* is uncertain (so in R) or certainly feasible, and then r̄ has
+    already dropped every uncertain arm less rewarding than it.
 
     ``predicted`` ≥ 0: the design's last update wrote aᵀA⁻¹y for y = arms[predicted] into
     ``companion`` (:func:`cbai_cli.numerics.kernels.design.absorb`, in its pass over the arms, with
@@ -151,7 +150,7 @@ def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper
     answer = empirical_answer(rewards, threshold, uncertain, feasible, last_upper, predictions, optimism)
     cutoff = reward_cutoff(rewards, answer)
     least_known, top = relevant_extremes(norms2, predictions, threshold, uncertain, rewards, cutoff)
-    if exploration_due(norms2, least_known, arms.shape[1], n_samples):
+    if forcing and exploration_due(norms2, least_known, arms.shape[1], n_samples):
         return greedy_arm(arms, inverse, norms2, least_known, np.int64(-1), np.int64(-1), block,
                           threads_from), True, -1
     target = active_target(norms2, predictions, threshold, uncertain, rewards, cutoff, top)
@@ -159,4 +158,20 @@ def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper
         vertex = companion_vertex(companion)
     else:
         vertex = frank_wolfe_arm(arms, inverse, target, block, threads_from)
-    return vertex_or_target(arms, inverse, norms2, target, vertex), False, target
+    return vertex, False, target
+
+
+@njit
+def track_and_stop_arm(arms, rewards, threshold, uncertain, feasible, last_upper, inverse, norms2, predictions,
+                       n_samples, optimism, block, threads_from, predicted, companion):
+    """(arm, forced, y*) of Track-and-Stop's next pull (its ``vertex-or-target`` step):
+    :func:`target_and_vertex` with forced exploration, then the Frank–Wolfe vertex a of the
+    active target y*, or y* itself when one pull of a lowers y*'s variance less
+    (:func:`vertex_or_target`). Arguments: as :func:`target_and_vertex`.
+    """
+    arm, forced, target = target_and_vertex(arms, rewards, threshold, uncertain, feasible, last_upper, inverse,
+                                             norms2, predictions, n_samples, optimism, block, threads_from,
+                                             predicted, companion, np.bool_(True))
+    if forced:
+        return arm, True, -1
+    return vertex_or_target(arms, inverse, norms2, target, arm), False, target
