@@ -99,6 +99,11 @@ class AlgorithmEntry:
         value_regimes: (option, value, regimes): a value of one of its options that runs only
             in those regimes (Track-and-Stop's ``--step rollout`` models the ``ols``
             intervals); :meth:`check_values` refuses it in another.
+        regime_defaults: (option, value, regimes): the option's default in those regimes
+            (:meth:`defaults`); its declared default
+            (:attr:`cbai_cli.contracts.options.Option.default`) holds in the others.
+            Track-and-Stop takes ``--step rollout`` under ``ols`` and ``vertex-or-target``,
+            the option's declared default, under the regimes rollout cannot run in.
     """
 
     name: str
@@ -116,6 +121,7 @@ class AlgorithmEntry:
     default_for: tuple[str, ...] = ()
     declares: tuple[Any, ...] = ()
     value_regimes: tuple[tuple[str, Any, tuple[str, ...]], ...] = ()
+    regime_defaults: tuple[tuple[str, Any, tuple[str, ...]], ...] = ()
 
     @property
     def regimes(self) -> tuple[str, ...]:
@@ -218,6 +224,18 @@ class AlgorithmEntry:
                 raise OptionError(f"{OPTIONS[name].flag} {value} needs --regime {' or '.join(regimes)} "
                                   f"(this run uses {regime!r})", name)
 
+    def defaults(self, regime: str | None) -> dict[str, Any]:
+        """The options whose default in ``regime`` is not their declared one, by name, with
+        that default (``regime_defaults``)."""
+        return {name: value for name, value, regimes in self.regime_defaults if regime in regimes}
+
+    def default_of(self, name: str, regime: str | None) -> Any:
+        """The default of option ``name`` in a run of ``regime``: :meth:`defaults`, else the
+        option's declared default."""
+        from cbai_cli.contracts.options import OPTIONS
+
+        return self.defaults(regime).get(name, OPTIONS[name].default)
+
     def describe_option_names(self) -> tuple[str, ...]:
         """Every option some run of this algorithm reads, in any of its regimes."""
         return tuple(dict.fromkeys((*self.options, *(name for regime in self.regimes for name in self.reads(regime)))))
@@ -277,6 +295,15 @@ def register(entry: AlgorithmEntry) -> None:
     unlisted = [name for name, _, _ in entry.value_regimes if name not in entry.options]
     if unlisted:
         raise ValueError(f"{entry.name}: restricts the values of option(s) {unlisted} that its options do not list")
+    unlisted = [name for name, _, _ in entry.regime_defaults if name not in entry.options]
+    if unlisted:
+        raise ValueError(f"{entry.name}: sets defaults of option(s) {unlisted} that its options do not list")
+    for name, value, regimes in entry.regime_defaults:
+        refused = [regime for regime in regimes for other, only, allowed in entry.value_regimes
+                   if other == name and only == value and regime not in allowed]
+        if refused:
+            raise ValueError(f"{entry.name}: its default {name}={value!r} in regime {refused[0]!r} is a value "
+                             "that regime cannot run")
     declared = {option.name for option in entry.declares}
     unknown = [name for name in entry.options if name not in OPTIONS and name not in declared]
     if unknown:
@@ -472,9 +499,10 @@ for _entry in (
     cbai_entry("g-acol-uniform", "g_acol_uniform", "GACOLUniform", "G-ACOL Uniform: uniform over U", "adaptive"),
     cbai_entry("maxrew-u", "maxrew_u", "MaxRewU", "MaxRew-U: highest-reward uncertain arm", "adaptive"),
     cbai_entry("track-and-stop", "track_and_stop", "TrackAndStop",
-               "Track-and-Stop: Frank–Wolfe steps on the plug-in H_CLB objective over X≥(x̂*), forced exploration, "
-               "elimination stop (the default)", "adaptive", ("step",), preferred_regime="ols", default_for=("cbai",),
-               value_regimes=(("step", "rollout", ("ols",)),)),
+               "Track-and-Stop: Frank–Wolfe steps on the plug-in H_CLB objective over X≥(x̂*), the rollout step "
+               "under ols (forced exploration and vertex-or-target otherwise), elimination stop (the default)",
+               "adaptive", ("step",), preferred_regime="ols", default_for=("cbai",),
+               value_regimes=(("step", "rollout", ("ols",)),), regime_defaults=(("step", "rollout", ("ols",)),)),
     cbai_entry("maxrew-f", "maxrew_f", "MaxRewF", "MaxRew-F: highest-reward feasible arm (may not stop; use --budget)",
                "adaptive", guaranteed_stop=False),
     AlgorithmEntry("safe-lucb", f"{_SAFE}.safe_lucb", "SafeLUCB",

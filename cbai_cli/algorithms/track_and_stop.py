@@ -20,7 +20,6 @@ from __future__ import annotations
 import numpy as np
 
 from cbai_cli.algorithms.base import Adaptive
-from cbai_cli.contracts.options import OPTIONS
 from cbai_cli.numerics.kernels.codes import TRACK_AND_STOP, TRACK_AND_STOP_ROLLOUT
 from cbai_cli.numerics.kernels.state import FORCED
 
@@ -106,6 +105,8 @@ class TrackAndStop(Adaptive):
     above, or ``rollout``, which skips step 2 and keeps, per active target, a mode (vertex or
     target) decided on a model of the ``ols`` certificate (it needs that regime;
     :mod:`cbai_cli.numerics.kernels.rollout`, docs/track-and-stop.md, "The rollout step").
+    ``rollout`` is the default under ``ols``, ``vertex-or-target`` under the other regimes
+    (docs/track-and-stop.md, "Which step is the default").
     """
 
     #: κ of the answer rule, as the compiled step reads it.
@@ -113,8 +114,12 @@ class TrackAndStop(Adaptive):
 
     @property
     def step(self) -> str:
-        """The value of the ``step`` option of this run."""
-        return self.config.own_options.get("step", OPTIONS["step"].default)
+        """The value of the ``step`` option of this run: given, else its default in the run's
+        regime (``rollout`` under ``ols``, the registry entry's ``regime_defaults``)."""
+        from cbai_cli.algorithms.registry import entries
+
+        given = self.config.own_options.get("step")
+        return given if given is not None else entries()["track-and-stop"].default_of("step", self.config.regime)
 
     @property
     def kernel_code(self) -> int:

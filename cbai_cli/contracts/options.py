@@ -290,7 +290,8 @@ OPTIONS: dict[str, Option] = option_table(
     Option("step", "--step", str, "Track-and-Stop's last choice between the Frank–Wolfe vertex and the active target: "
            "the vertex unless one pull of the target lowers its variance more, or a mode per target decided on a model "
            "of its ols certificate (rollout; needs --regime ols, no forced exploration; docs/track-and-stop.md)",
-           "vertex-or-target", "vertex-or-target", choices=("vertex-or-target", "rollout")),
+           "vertex-or-target", "rollout under --regime ols, else vertex-or-target",
+           choices=("vertex-or-target", "rollout")),
     Option("solver", "--solver", str, "Design solver of the bounds: auto, fw (certified first-order), cvxpy "
            "(exact)", "auto", "auto", choices=("auto", "fw", "cvxpy")),
     Option("time_limit", "--time-limit", float, "Seconds after which the design solver of the bounds stops with a "

@@ -157,6 +157,7 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True, li
     given = checked(given)
     spec.check_options(given, regime)
     spec.check_values(given, regime)
+    given = {**spec.defaults(regime), **given}
     if given.get("budget") is None and not live:
         reason = kind.undecidable(instance)
         if reason is not None:
@@ -164,6 +165,16 @@ def prepare(request: RunRequest, instance: Any, *, solve_oracle: bool = True, li
     configure = spec.load_configure() if spec.configure else kind.configure
     configured = configure(spec, regime, RunRequest.of(spec.name, regime, **given), instance, solve_oracle=solve_oracle)
     return PreparedRun(spec, configured.instance if configured.instance is not None else instance, regime, configured)
+
+
+def regime_defaults(request: RunRequest, kind: str) -> dict[str, Any]:
+    """The options not given in ``request`` that a run of it on a ``kind`` instance takes by
+    a default of its regime (:meth:`cbai_cli.algorithms.registry.AlgorithmEntry.defaults`):
+    the regime asked for, else the alias's, else the algorithm's default regime."""
+    spec, alias = for_kind(request.algorithm, kind)
+    regime = request.regime or (alias.regime if alias is not None else None) or spec.default_regime
+    given = request.given()
+    return {name: value for name, value in spec.defaults(regime).items() if name not in given}
 
 
 def run_streams(seed: int, key: tuple[int, ...] = ()) -> list[np.random.Generator]:

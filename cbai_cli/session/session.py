@@ -245,7 +245,10 @@ class Session:
         check_kind(instance)
         instance = instance.without_truth()  # a study never holds the hidden constraint
         algorithm = algorithm if algorithm is not None else default_algorithm(instance.kind)
-        prepare_session(instance, algorithm, regime, given)
+        prepared = prepare_session(instance, algorithm, regime, given)
+        # the options whose default depends on the regime are stored as resolved (replayed_options)
+        given = {**{name: prepared.spec.default_of(name, prepared.regime) for name in regime_dependent(prepared.spec)},
+                 **given}
         questions_of(instance)
         if instance.meta.get("media") is not None:
             if folder is None:
@@ -282,7 +285,8 @@ class Session:
         """The prepared run of the study's stored request (:func:`prepare_session`)."""
         if self._prepared is None:
             try:
-                self._prepared = prepare_session(self.instance, self.algorithm, self.regime, self.options)
+                self._prepared = prepare_session(self.instance, self.algorithm, self.regime,
+                                                 replayed_options(self.instance, self.algorithm, self.options))
             except OptionError as error:  # the stored request, not options the user typed now
                 raise StudyFileError(f"{self.journal.path}: the study's stored request is refused by this cbai: "
                                      f"{error}") from None
@@ -691,6 +695,27 @@ def prepare_session(instance: Any, algorithm: str, regime: str | None, options: 
     if spec.needs_oracle:
         raise OptionError(f"{spec.name} needs the hidden constraint, which a session never has", "algorithm")
     return prepare(RunRequest.of(algorithm, regime, **options), instance, solve_oracle=False, live=True)
+
+
+def regime_dependent(spec: Any) -> tuple[str, ...]:
+    """The options of registry entry ``spec`` whose default depends on the regime
+    (:attr:`~cbai_cli.algorithms.registry.AlgorithmEntry.regime_defaults`): a study stores
+    them as they resolved when it started (:meth:`Session.start`)."""
+    return tuple(dict.fromkeys(name for name, _, _ in spec.regime_defaults))
+
+
+def replayed_options(instance: Any, algorithm: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The options a study replays with: those it stores, and the declared default
+    (:attr:`~cbai_cli.contracts.options.Option.default`) of each :func:`regime_dependent`
+    option it does not store. A study without one was asked with that declared default, so
+    its queries come out the same: a Track-and-Stop study without ``step`` ran
+    ``vertex-or-target``, under ``ols`` too."""
+    from cbai_cli.algorithms.registry import for_kind
+    from cbai_cli.contracts.options import OPTIONS
+
+    check_kind(instance)
+    spec, _ = for_kind(algorithm, instance.kind)
+    return {**{name: OPTIONS[name].default for name in regime_dependent(spec)}, **options}
 
 
 def media_folder(instance: Any) -> Path | None:

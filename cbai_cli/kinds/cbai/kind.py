@@ -157,9 +157,15 @@ class CbaiKind(InstanceKind):
     def run_identity(self, request) -> dict:
         """The fields of the request type of cbai 0.1 (``RunSpec``), so that stores written
         then still resume: the regime as written, and δ with its default; every other option
-        only when given (Track-and-Stop's ``--step``), so that a run without it keeps its key."""
+        only when given, or when the run's regime gives it a default of its own
+        (:func:`cbai_cli.run.simulate.regime_defaults`). A key without ``step`` thus names a
+        Track-and-Stop run of ``vertex-or-target``, the step's declared default, and a run of
+        ``rollout`` under ``ols`` (given or by default) never resumes from it."""
+        from cbai_cli.run.simulate import regime_defaults
+
         identity = {**super().run_identity(request), "regime": request.regime, "delta": request.get("delta")}
-        return {**identity, **{name: value for name, value in request.given().items() if name not in identity}}
+        options = {**regime_defaults(request, self.name), **request.given()}
+        return {**identity, **{name: value for name, value in options.items() if name not in identity}}
 
     def parse(self, mapping, source):
         from cbai_cli.kinds.cbai.instance import from_mapping
