@@ -1,7 +1,7 @@
 """Track-and-Stop's last choice, between the Frank–Wolfe vertex and the target, measured
 (docs/binary.md, "Frank–Wolfe vertex or target").
 
-Every rule here pulls like the default (``track-and-stop`` with ``ols``) up to its last
+Every rule here pulls like ``track-and-stop --step vertex-or-target`` with ``ols`` up to its last
 choice: x̂*, R = U ∩ X≥(x̂*), the forced step, the active target y* = argmax_{y∈R}
 ‖y‖²_{A⁻¹}/ĝ(y)² and its Frank–Wolfe vertex a = argmax_a (aᵀA⁻¹y*)². They differ only in
 what they pull then:
@@ -36,8 +36,9 @@ what they pull then:
   without the forced step (step 3 never taken), which separate what the forced step and what the
   vertex pulls cost where MaxRew-U wins;
 
-and the compiled rules of cbai (:func:`run_many`, :data:`COMPILED`): ``track-and-stop`` (the default,
-the same pulls as ``vertex-or-target``), ``rollout-burst`` and ``maxrew-u`` with ``ols``
+and the compiled rules of cbai (:func:`run_many`, :data:`COMPILED`): ``track-and-stop``
+(``--step vertex-or-target``, the same pulls as ``vertex-or-target``), ``rollout-burst``
+(``--step rollout``, track-and-stop's default with ``ols``) and ``maxrew-u`` with ``ols``
 (argmax_{x∈U} θᵀx, no forced step).
 With κ = 1, y* is almost always MaxRew-U's arm (R holds the most rewarding uncertain arm and
 its ties), so ``target`` is MaxRew-U with the forced step.
@@ -88,7 +89,7 @@ DELTA = 0.05
 #: Theorem 1's kl form over Theorem 1 at δ = DELTA: 2·kl(δ, 1 − δ)·H_CLB over 2·log(1/(2.4δ))·H_CLB
 KL_FORM = kl_of_errors(DELTA) / math.log(1.0 / (2.4 * DELTA))
 #: the compiled rules of cbai by their name here: the algorithm and its options, with ``ols``
-COMPILED = {"track-and-stop": ("track-and-stop", {}), "maxrew-u": ("maxrew-u", {}),
+COMPILED = {"track-and-stop": ("track-and-stop", {"step": "vertex-or-target"}), "maxrew-u": ("maxrew-u", {}),
             "rollout-burst": ("track-and-stop", {"step": "rollout"})}
 #: ``hysteresis-own-design``: y* counts as its own c-optimal design at this share of pulling it alone
 OWN_DESIGN = 0.95
