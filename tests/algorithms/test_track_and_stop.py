@@ -197,11 +197,13 @@ def test_right_on_the_paper_instances_with_unit_noise(name, params):
         assert result.stopped == "solved" and result.correct, seed
 
 
-def test_stops_on_every_unit_sphere_instance_of_a_batch():
+@pytest.mark.parametrize("regime", ["det", "ols"])
+def test_stops_on_every_unit_sphere_instance_of_a_batch(regime):
     # The plug-in trap: without a guard a prototype left 8 of 200 such runs unfinished at
     # 2·10⁴ queries. A trapped run never stops, so a budget of 100 times the Theorem 1
     # bound (det needs 2–70 times it here) catches it; instances with a bound above 100
-    # queries are skipped to keep the test cheap. σ = 0.05 (R = σ).
+    # queries are skipped to keep the test cheap. σ = 0.05 (R = σ). With ols the step is
+    # the default rollout, which has no forced exploration.
     unfinished, checked = [], 0
     for seed in range(60):
         instance = family("unit-sphere").generate(d=10, n=20, seed=seed)
@@ -209,7 +211,7 @@ def test_stops_on_every_unit_sphere_instance_of_a_batch():
         if bound > 100:
             continue
         checked += 1
-        result = run_once(prepare(RunRequest.of("track-and-stop", "det", budget=int(100 * bound) + 100), instance), seed)
+        result = run_once(prepare(RunRequest.of("track-and-stop", regime, budget=int(100 * bound) + 100), instance), seed)
         if not (result.stopped == "solved" and result.correct):
             unfinished.append(seed)
     assert checked >= 40

@@ -208,9 +208,10 @@ def test_the_fused_pass_of_large_arm_sets_equals_the_ask_tell_loop(name):
     assert_same_state(fast_learner, slow_learner)
 
 
-@pytest.mark.parametrize("name", ["track-and-stop", "g-acol"])
+@pytest.mark.parametrize(("name", "options"), [("track-and-stop", {"step": "vertex-or-target"}), ("track-and-stop", {}),
+                                               ("g-acol", {})])
 @pytest.mark.parametrize("split", [False, True])
-def test_ols_runs_on_a_matrix_that_streams_equal_the_ask_tell_loop(name, split):
+def test_ols_runs_on_a_matrix_that_streams_equal_the_ask_tell_loop(name, options, split):
     """The design's update and the fit's step in one pass (``absorb_and_rank_one``), with
     Track-and-Stop's vertex from the update's products, on an arm matrix whose passes stream
     (K·d ≥ 2¹⁸, d ≥ 32), serial and with every pass split across threads."""
@@ -218,7 +219,7 @@ def test_ols_runs_on_a_matrix_that_streams_equal_the_ask_tell_loop(name, split):
     arms = rng.standard_normal((8200, 32))
     instance = Instance(name="streaming", arms=arms, reward=rng.standard_normal(32),
                         constraint=0.01 * rng.standard_normal(32), threshold=0.0, noise=GaussianNoise(1.0))
-    prepared = prepare(RunRequest.of(name, "ols", budget=150), instance)
+    prepared = prepare(RunRequest.of(name, "ols", budget=150, **options), instance)
     compiled, environment = started(prepared, 4)
     ((used, _),) = run_compiled([compiled], [environment], prepared.budget, 0 if split else None)
     stepped, environment = started(prepared, 4)
@@ -318,7 +319,8 @@ def test_track_and_stop_ols_compiled_meets_every_recomputation_as_the_pieces_in_
 
     if extend:
         monkeypatch.setattr(ols, "EXTEND_ENTRIES", 0)
-    prepared = prepare(RunRequest.of("track-and-stop", "ols", budget=500), awkward_instance(instance_seed, scale))
+    prepared = prepare(RunRequest.of("track-and-stop", "ols", budget=500, step="vertex-or-target"),
+                       awkward_instance(instance_seed, scale))
     learner, environment = started(prepared, instance_seed)
     fast = drive(learner, environment, prepared.budget)
     stepped, environment = started(prepared, instance_seed)

@@ -113,11 +113,12 @@ def rollout_run(noise=GAUSSIAN, budget=None):
     return prepare(RunRequest.of("track-and-stop", "ols", step="rollout", budget=budget), instance_with(noise))
 
 
-def test_the_option_chooses_the_compiled_rule_and_the_default_is_unchanged():
-    default = prepare(RunRequest.of("track-and-stop", "ols"), instance_with(GAUSSIAN))
-    assert started(default, 0)[0].kernel_code != TRACK_AND_STOP_ROLLOUT
-    learner, _ = started(rollout_run(), 0)
-    assert learner.kernel_code == TRACK_AND_STOP_ROLLOUT and learner.compiled()
+@pytest.mark.parametrize(("regime", "options", "rollout_rule"), [
+    ("ols", {}, True), ("ols", {"step": "rollout"}, True), ("ols", {"step": "vertex-or-target"}, False),
+    ("det", {}, False)])
+def test_the_option_chooses_the_compiled_rule_rollout_by_default_under_ols(regime, options, rollout_rule):
+    learner, _ = started(prepare(RunRequest.of("track-and-stop", regime, **options), instance_with(GAUSSIAN)), 0)
+    assert (learner.kernel_code == TRACK_AND_STOP_ROLLOUT) == rollout_rule and learner.compiled()
 
 
 def test_the_mode_is_kept_until_the_pulls_grow_by_a_tenth_or_the_target_changes():

@@ -16,6 +16,9 @@ from cbai_cli.numerics.kernels.threads import NEVER
 from cbai_cli.numerics.kernels.track_and_stop import companion_vertex, track_and_stop_arm
 from cbai_cli.contracts.protocol import Answer, Query
 
+#: The options of the rule tested here: the ``vertex-or-target`` step (under ``ols`` the default is ``rollout``).
+VERTEX_OR_TARGET = {"step": "vertex-or-target"}
+
 
 def numpy_pull(learner: TrackAndStop) -> tuple[int, bool]:
     """(arm, forced) of the rule of TrackAndStop's docstring, step by step in numpy."""
@@ -56,7 +59,8 @@ def compiled_pull(learner: TrackAndStop) -> tuple[int, bool]:
        regime=st.sampled_from(["ols", "det"]))
 def test_compiled_rule_pulls_what_the_methods_pull_at_every_step(family, seed, regime):
     instance = generate_instance(family, d=4, n=12, seed=seed, sigma=1.0)
-    config = AlgorithmConfig(regime=regime, confidence=ConfidenceSettings(delta=0.05, subgaussian=1.0))
+    config = AlgorithmConfig(regime=regime, confidence=ConfidenceSettings(delta=0.05, subgaussian=1.0),
+                             own_options=VERTEX_OR_TARGET)
     learner = TrackAndStop(instance.problem, config, np.random.default_rng(0))
     rng = np.random.default_rng(seed)
     for _ in range(120):
@@ -75,7 +79,8 @@ def _answer(value: float) -> Answer:
 @pytest.mark.parametrize("regime", ["ols", "det"])
 def test_select_counts_forced_pulls_as_the_rule_does(regime):
     instance = generate_instance("unit-sphere", d=5, n=10, seed=3, sigma=1.0)
-    config = AlgorithmConfig(regime=regime, confidence=ConfidenceSettings(delta=0.05, subgaussian=1.0))
+    config = AlgorithmConfig(regime=regime, confidence=ConfidenceSettings(delta=0.05, subgaussian=1.0),
+                             own_options=VERTEX_OR_TARGET)
     learner = TrackAndStop(instance.problem, config, np.random.default_rng(0))
     forced = 0
     for _ in range(60):
@@ -98,7 +103,8 @@ def test_a_pull_from_the_predicted_targets_products_is_the_pull_of_a_pass(family
     """With the products aᵀA⁻¹y of the right target in companion, the rule pulls what its own
     pass over the arms pulls; with another target's, it ignores them."""
     instance = generate_instance(family, d=4, n=12, seed=seed, sigma=1.0)
-    config = AlgorithmConfig(regime="ols", confidence=ConfidenceSettings(delta=0.05, subgaussian=1.0))
+    config = AlgorithmConfig(regime="ols", confidence=ConfidenceSettings(delta=0.05, subgaussian=1.0),
+                             own_options=VERTEX_OR_TARGET)
     learner = TrackAndStop(instance.problem, config, np.random.default_rng(0))
     rng = np.random.default_rng(seed)
     for _ in range(60):
