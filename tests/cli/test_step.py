@@ -100,15 +100,12 @@ def test_a_session_takes_the_step(cli, instance_file, tmp_path):
             "--step rollout needs --regime ols (this run uses 'det')")
 
 
-@pytest.mark.parametrize(("algorithm", "step"), [("track-and-stop", "rollout"), ("track-and-stop:ols:step=rollout", None)])
-def test_a_run_key_names_the_step_a_default_run_takes(algorithm, step):
-    spec, _, given = algorithm.partition(":ols:step=")
-    request = RunRequest.of(spec, "ols" if given else None, step=given or None)
-    identity = get("cbai").run_identity(request)
-    assert identity["step"] == "rollout"
-    assert "step" not in get("cbai").run_identity(RunRequest.of("track-and-stop", "det"))
-    assert get("cbai").run_identity(RunRequest.of("track-and-stop", "det", step="vertex-or-target"))["step"] == \
-        "vertex-or-target"
+@pytest.mark.parametrize(("regime", "given", "step"), [
+    (None, None, "rollout"), ("ols", None, "rollout"), ("ols", "rollout", "rollout"), (None, "vertex-or-target", "vertex-or-target"),
+    ("det", None, None), ("det", "vertex-or-target", "vertex-or-target")])
+def test_a_run_key_names_the_step_given_or_taken_by_the_regimes_default(regime, given, step):
+    # a key without step names a vertex-or-target run (the step's declared default)
+    assert get("cbai").run_identity(RunRequest.of("track-and-stop", regime, step=given)).get("step") == step
 
 
 def stepless_store(monkeypatch, path, algorithm: str) -> CompareSettings:
