@@ -101,8 +101,8 @@ def test_a_session_takes_the_step(cli, instance_file, tmp_path):
 
 
 @pytest.mark.parametrize(("regime", "given", "step"), [
-    (None, None, "rollout"), ("ols", None, "rollout"), ("ols", "rollout", "rollout"), (None, "vertex-or-target", "vertex-or-target"),
-    ("det", None, None), ("det", "vertex-or-target", "vertex-or-target")])
+    (None, None, "rollout"), ("ols", None, "rollout"), ("ols", "rollout", "rollout"),
+    (None, "vertex-or-target", "vertex-or-target"), ("det", None, None), ("det", "vertex-or-target", "vertex-or-target")])
 def test_a_run_key_names_the_step_given_or_taken_by_the_regimes_default(regime, given, step):
     # a key without step names a vertex-or-target run (the step's declared default)
     assert get("cbai").run_identity(RunRequest.of("track-and-stop", regime, step=given)).get("step") == step
