@@ -51,6 +51,13 @@ def variance_text(variance: float) -> str:
     return f"< {sys.float_info.min:.1e} (σ² underflows: the σ²-scaled bounds read 0)"
 
 
+def method_text(algorithm: str, regime: str | None, options: dict[str, Any]) -> str:
+    """``track-and-stop (ols; step=rollout)``: an algorithm with its regime and options."""
+    settings = "; ".join(f"{name}={value}" for name, value in sorted(options.items()))
+    inside = "; ".join(part for part in (regime or "no regime", settings) if part)
+    return f"{algorithm} ({inside})"
+
+
 def arm_label(arm: int | None, label: str | None = None) -> str:
     """An arm as tables show it: its index, with its label (``meta.labels``) when it has one."""
     if arm is None:

@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
+from cbai_cli.io.render import method_text
 from cbai_cli.serve.html import document
 
 STATES = ("feasible", "uncertain", "dominated", "infeasible")
@@ -80,13 +81,13 @@ def dashboard_page(snapshot: Snapshot, script_nonce: str, refresh: float) -> str
     else:
         promise = f"not guaranteed yet: the current best guess (the guarantee is at δ = {delta:g})"
     state = f"done ({escape(str(status.get('stopped')))})" if status.get("done") else "running"
-    regime = f", {escape(str(status['regime']))}" if status.get("regime") else ""
+    method = method_text(str(status.get("algorithm")), status.get("regime"), status.get("options") or {})
     cards = [("answers", f"{status.get('answered', 0):,}"), ("surplus", f"{status.get('surplus', 0):,}"),
              ("skipped", f"{status.get('skipped', 0):,}"), ("pending queries", f"{status.get('pending', 0):,}"),
              ("answers still needed", estimate_text(status.get("estimate"))),
              ("raters", f"{len(status.get('raters') or {}):,}")]
     parts = [f"<h1>{escape(snapshot.name)} — dashboard</h1>",
-             f'<p class="muted">{escape(str(status.get("algorithm")))}{regime} · {state} · this page reloads '
+             f'<p class="muted">{escape(method)} · {state} · this page reloads '
              f"every {refresh:g} s</p>",
              f'<div class="card"><span class="muted">Recommended arm</span><b id="recommended">{answer}</b>'
              f'<span id="guarantee">{promise}</span></div>',

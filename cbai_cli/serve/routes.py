@@ -80,6 +80,7 @@ STATUS = {
     "properties": {
         "algorithm": {"type": "string"},
         "regime": {"type": ["string", "null"]},
+        "options": {"type": "object", "description": "the algorithm's options the study runs with, by name"},
         "delta": {"type": "number", "description": "the error probability δ of the guarantee"},
         "answered": {"type": "integer", "description": "answers recorded"},
         "pending": {"type": "integer", "description": "queries handed out and not complete"},

@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.table import Table
 
-from cbai_cli.io.render import arm_label, fmt, markup_safe
+from cbai_cli.io.render import arm_label, fmt, markup_safe, method_text
 from cbai_cli.session.session import HandedQuery, Status
 
 #: Features shown per query before the rest is elided.
@@ -57,7 +57,8 @@ def counts_line(status: Status) -> str:
 
 def status_table(status: Status, labels: Sequence[str]) -> Table:
     """Every arm (with its label) and its interval and state."""
-    table = Table(title=f"{status.algorithm} ({status.regime or 'no regime'}), δ = {status.delta:g}, "
+    method = markup_safe(method_text(status.algorithm, status.regime, dict(status.options)))
+    table = Table(title=f"{method}, δ = {status.delta:g}, "
                         f"τ = {fmt(status.threshold)}", header_style="bold")
     for column in ("arm", "label", "lower", "upper", "state"):
         table.add_column(column, justify="left" if column in ("label", "state") else "right")

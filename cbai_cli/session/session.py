@@ -158,6 +158,8 @@ class Status:
         estimate: the answers still needed, extrapolated from the intervals
             (:mod:`cbai_cli.session.estimate`); None once done or while it cannot be made.
         label: ``recommended``'s entry of the file's ``meta.labels`` (None without labels).
+        options: the algorithm's options the study runs with (those it stores, and the
+            declared default of each regime-dependent one it does not store), by name.
     """
 
     algorithm: str
@@ -178,9 +180,11 @@ class Status:
     leases: tuple[Lease, ...] = ()
     estimate: Estimate | None = None
     label: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"algorithm": self.algorithm, "regime": self.regime, "delta": self.delta, "answered": self.answered,
+        return {"algorithm": self.algorithm, "regime": self.regime, "options": dict(self.options),
+                "delta": self.delta, "answered": self.answered,
                 "pending": self.pending, "done": self.done, "stopped": self.stopped,
                 "recommended": self.recommended, "label": self.label, "guaranteed": self.guaranteed,
                 "threshold": self.threshold,
@@ -618,7 +622,8 @@ class Session:
                       len(state.waiting()), state.done, state.stopped, learner.recommendation(), guaranteed, arms,
                       float(self.instance.problem.threshold), state.held_answers(), len(state.surplus), state.skips,
                       tuple(sorted((rater, number) for rater, number in state.answers_by_rater.items() if number)),
-                      leases, estimate, self.instance.label(learner.recommendation()))
+                      leases, estimate, self.instance.label(learner.recommendation()),
+                      tuple(sorted(replayed_options(self.instance, self.algorithm, self.options).items())))
 
     def records(self) -> list[dict[str, Any]]:
         """Every answer, skip and undo in the order stored, as plain dicts: ``seq``,

@@ -166,4 +166,5 @@ def test_a_study_without_a_stored_step_replays_vertex_or_target(monkeypatch, cli
                 noise = 0.3 * np.random.default_rng(query.id).standard_normal()  # the same for the same query
                 session.record([(query.id, float(means[query.arm] + noise))])
             asked[name] = [query.arm for query in session.queries()]
+            assert dict(session.status().options) == {"step": "rollout" if name == "rollout" else "vertex-or-target"}
     assert asked["stepless"] == asked["given"] != asked["rollout"]
