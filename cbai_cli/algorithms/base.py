@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,7 +26,7 @@ from cbai_cli.algorithms.elimination import EliminationState
 from cbai_cli.numerics.confidence import ConfidenceSettings, RadiusIntervals, log_ratio, regimes
 from cbai_cli.kinds.cbai.instance import Problem
 from cbai_cli.numerics.kernels.state import RunState
-from cbai_cli.numerics.linalg import DesignState, least_squares_widths
+from cbai_cli.numerics.linalg import DesignState, largest_norm, least_squares_widths
 from cbai_cli.contracts.options import OPTIONS, QUERY_LIMIT, QueryLimitError
 from cbai_cli.contracts.protocol import Answer, Query
 
@@ -75,6 +75,25 @@ class Algorithm(ABC):
         self.rng = rng
         self.regime = regimes()[config.regime](config.confidence)
         self.state = self.elimination_state()
+
+    def option(self, name: str) -> Any:
+        """The value of option ``name`` in this run (:meth:`option_of` its configuration)."""
+        return self.option_of(self.config, name)
+
+    @classmethod
+    def option_of(cls, config: AlgorithmConfig, name: str) -> Any:
+        """The value of option ``name`` in a run of ``config``: given (``config.own_options``),
+        else its default in the run's regime for the registry entry of this class
+        (:meth:`~cbai_cli.algorithms.registry.AlgorithmEntry.default_of`; a learner built
+        without :func:`~cbai_cli.run.simulate.prepare` takes the default ``prepare`` gives),
+        else the option's declared default."""
+        from cbai_cli.algorithms.registry import entry_of
+
+        given = config.own_options.get(name)
+        if given is not None:
+            return given
+        entry = entry_of(cls)
+        return entry.default_of(name, config.regime) if entry is not None else OPTIONS[name].default
 
     def elimination_state(self) -> EliminationState:
         """The run's elimination state, U = every arm and F = ∅ (a state of its own)."""
@@ -219,6 +238,13 @@ class Adaptive(Algorithm):
     kernel_code: int | None = None
 
     def __init__(self, problem: Problem, config: AlgorithmConfig, rng: np.random.Generator) -> None:
+        if self.option_of(config, "coordinates") == "d-optimal":
+            # the whole run works in the coordinates of the arms' D-optimal design: φᵀx, the
+            # rewards and the answers are the same in them, L is theirs and no bound on ‖φ‖
+            # carries over (docs/ols.md, "The prior's shape")
+            arms = config.designs.d_optimal_arms(problem.arms)
+            problem = replace(problem, arms=arms, constraint_norm_bound=None)
+            config = replace(config, confidence=replace(config.confidence, arm_bound=largest_norm(arms)))
         super().__init__(problem, config, rng)
         self.design = DesignState(problem.arms, config.confidence.ridge, run=self.run)
         self.intervals = self.regime.intervals(self.design, problem.rewards, problem.threshold)
@@ -359,4 +385,4 @@ class Adaptive(Algorithm):
 
     def max_variance_direction(self, candidates: np.ndarray) -> np.ndarray:
         """y = argmax_{x ∈ candidates} ‖x‖_{A⁻¹} (first among ties), as a vector."""
-        return self.problem.arms[self.design.max_variance_arm(candidates)]
+        return self.design.arms[self.design.max_variance_arm(candidates)]

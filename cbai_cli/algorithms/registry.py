@@ -457,6 +457,13 @@ def default_algorithm(kind: str) -> str:
     return fitting[0]
 
 
+def entry_of(cls: type) -> AlgorithmEntry | None:
+    """The first registered entry whose class is ``cls`` (by module and name), None for a
+    class no entry names."""
+    return next((entry for entry in entries().values()
+                 if entry.module == cls.__module__ and entry.cls == cls.__name__), None)
+
+
 def for_kind(name: str | None, kind: str) -> tuple[AlgorithmEntry, Alias | None]:
     """The entry for ``name`` on an instance of ``kind`` (None: :func:`default_algorithm`);
     an algorithm of another kind is a one-line error naming the algorithms that do fit."""
@@ -475,13 +482,20 @@ _SAFE = "cbai_cli.algorithms.safe"
 # (safe-bai: S_θ); cbai_cli.kinds.safe.files says which field of the setting each replaces.
 SAFE_CONSTANTS = ("delta", "ridge", "norm_bound")
 # The options every CBAI algorithm of a style reads (its regime adds those of its radius).
-CBAI_OPTIONS = {"round": ("delta", "rounding_epsilon", "budget"), "adaptive": ("delta", "ridge", "budget")}
+CBAI_OPTIONS = {"round": ("delta", "rounding_epsilon", "budget"), "adaptive": ("delta", "ridge", "budget", "coordinates")}
+# The option values every CBAI algorithm of a style runs only in some regimes, and its
+# defaults there: the D-optimal coordinates need the ols intervals (whose guarantee has no
+# norm bound S to restate in them) and are their default.
+CBAI_REGIME_VALUES = {"round": (), "adaptive": (("coordinates", "d-optimal", ("ols",)),)}
 
 
 def cbai_entry(name: str, module: str, cls: str, summary: str, style: str, options: tuple[str, ...] = (),
                **capabilities: Any) -> AlgorithmEntry:
     """The entry of a CBAI algorithm of ``cbai_cli.algorithms``: the ``cbai`` kind, the
     regimes and options of its style, and its own ``options``."""
+    shared = CBAI_REGIME_VALUES[style]
+    capabilities["value_regimes"] = (*shared, *capabilities.get("value_regimes", ()))
+    capabilities["regime_defaults"] = (*shared, *capabilities.get("regime_defaults", ()))
     return AlgorithmEntry(name, f"cbai_cli.algorithms.{module}", cls, summary, ("cbai",), style,
                           (*CBAI_OPTIONS[style], *options), style, **capabilities)
 

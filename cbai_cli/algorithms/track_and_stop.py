@@ -116,10 +116,7 @@ class TrackAndStop(Adaptive):
     def step(self) -> str:
         """The value of the ``step`` option of this run: given, else its default in the run's
         regime (``rollout`` under ``ols``, the registry entry's ``regime_defaults``)."""
-        from cbai_cli.algorithms.registry import entries
-
-        given = self.config.own_options.get("step")
-        return given if given is not None else entries()["track-and-stop"].default_of("step", self.config.regime)
+        return self.option("step")
 
     @property
     def kernel_code(self) -> int:

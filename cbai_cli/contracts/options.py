@@ -292,6 +292,10 @@ OPTIONS: dict[str, Option] = option_table(
            "of its ols certificate (rollout; needs --regime ols, no forced exploration; docs/track-and-stop.md)",
            "vertex-or-target", "rollout under --regime ols, else vertex-or-target",
            choices=("vertex-or-target", "rollout")),
+    Option("coordinates", "--coordinates", str, "The coordinates an adaptive algorithm's design and intervals work "
+           "in: the features as written, or those of the arms' D-optimal design, where one pull of that design has "
+           "information I, whatever the features' units (d-optimal needs --regime ols; docs/ols.md, \"The prior's "
+           "shape\")", "features", "d-optimal under --regime ols, else features", choices=("features", "d-optimal")),
     Option("solver", "--solver", str, "Design solver of the bounds: auto, fw (certified first-order), cvxpy "
            "(exact)", "auto", "auto", choices=("auto", "fw", "cvxpy")),
     Option("time_limit", "--time-limit", float, "Seconds after which the design solver of the bounds stops with a "

@@ -29,6 +29,17 @@ from cbai_cli.numerics.row_view import RowView
 from cbai_cli.contracts.errors import NumericalError
 
 
+def largest_norm(arms: np.ndarray) -> float:
+    """L = max ‖x‖ over the rows of ``arms``: (K, d); 1 when every arm is zero (nothing is then
+    decidable, and L only sets units). No floor otherwise: L sets the units of the ``ols``
+    prior and the radius pre-check, so arms of any scale keep their own."""
+    entry = float(np.abs(arms).max(initial=0.0))
+    if entry == 0.0:
+        return 1.0
+    # scaled by the largest entry first: the squares of arms below 1e-154 underflow to 0
+    return entry * float(np.linalg.norm(arms / entry, axis=1).max())
+
+
 def quadratic_forms(rows: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     """``xᵀMx`` for every row x of ``rows``.
 

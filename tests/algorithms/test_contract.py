@@ -36,7 +36,8 @@ IDS = [f"{name}-{regime}-{kind}" for name, regime, kind in CASES]
 NON_DEFAULT = {"delta": 0.1, "beta": 0.3, "subgaussian": 0.5, "ridge": 0.2, "norm_bound": 2.0,
                "rounding_epsilon": 0.02, "budget": 400, "rule": "ratio", "updates": "dynamic", "dw": "ellipsoid",
                "exploration": "7", "horizon": 60, "intersect": True, "confidence_set": "polytope",
-               "safety_delta": 0.2, "safety_norm_bound": 3.0, "step": "rollout"}
+               "safety_delta": 0.2, "safety_norm_bound": 3.0, "step": "rollout",
+               "coordinates": "d-optimal"}
 # Where a prepared run records an option under another key (solve --json's "options").
 RECORDED_AS = {"horizon": "T"}
 

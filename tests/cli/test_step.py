@@ -127,7 +127,8 @@ def test_a_store_of_stepless_ols_runs_is_not_resumed_by_the_rollout_default(monk
     assert len(read_store(tmp_path / "old.jsonl").records) == 6
 
 
-@pytest.mark.parametrize("algorithm", ["track-and-stop:det", "track-and-stop:ols:step=vertex-or-target"])
+@pytest.mark.parametrize("algorithm", ["track-and-stop:det",
+                                       "track-and-stop:ols:step=vertex-or-target,coordinates=features"])
 def test_a_store_of_stepless_runs_of_other_regimes_or_given_steps_still_resumes(monkeypatch, tmp_path, algorithm):
     settings = stepless_store(monkeypatch, tmp_path / "old.jsonl", algorithm)
     result = compare(settings)
@@ -136,16 +137,17 @@ def test_a_store_of_stepless_runs_of_other_regimes_or_given_steps_still_resumes(
 
 def test_a_study_stores_the_step_it_resolved(instance_file, tmp_path):
     with Session.start(tmp_path / "ols.db", instance_file) as session:
-        assert session.options == {"step": "rollout"}
+        assert session.options == {"coordinates": "d-optimal", "step": "rollout"}
     with Session.start(tmp_path / "det.db", instance_file, regime="det") as session:
-        assert session.options == {"step": "vertex-or-target"}
+        assert session.options == {"coordinates": "features", "step": "vertex-or-target"}
     with Session.start(tmp_path / "maxrew.db", instance_file, "maxrew-u") as session:
-        assert session.options == {}
+        assert session.options == {"coordinates": "features"}  # its default regime is theory
 
 
-def test_a_study_without_a_stored_step_replays_vertex_or_target(monkeypatch, cli, tmp_path):
-    # A study that stores no step was asked with vertex-or-target, under ols too: its queries,
-    # after the same answers, are those of a study with vertex-or-target given.
+def test_a_study_without_a_stored_step_replays_vertex_or_target_in_the_features(monkeypatch, cli, tmp_path):
+    # A study that stores neither step nor coordinates was asked with vertex-or-target in the
+    # features, under ols too: its queries, after the same answers, are those of a study with
+    # both given.
     instance_file = tmp_path / "sphere.yaml"
     assert cli("generate", "unit-sphere", "--d", "3", "--n", "8", "--seed", "1", "--sigma", "0.3",
                "-o", instance_file).exit_code == 0
@@ -155,16 +157,18 @@ def test_a_study_without_a_stored_step_replays_vertex_or_target(monkeypatch, cli
     with monkeypatch.context() as patched:
         patched.setattr(session_module, "regime_dependent", lambda spec: ())  # stores the options given only
         Session.start(studies["stepless"], instance_file).close()
-    Session.start(studies["given"], instance_file, step="vertex-or-target").close()
+    Session.start(studies["given"], instance_file, step="vertex-or-target", coordinates="features").close()
     Session.start(studies["rollout"], instance_file).close()
     asked = {}
     for name, path in studies.items():
         with Session.open(path) as session:
-            assert session.options == ({} if name == "stepless" else {"step": session.prepared.options["step"]})
+            resolved = {name: session.prepared.options[name] for name in ("coordinates", "step")}
+            assert session.options == ({} if name == "stepless" else resolved)
             for _ in range(150):  # runs of about 1,600 queries: the steps part well before
                 (query,) = session.ask(1)
                 noise = 0.3 * np.random.default_rng(query.id).standard_normal()  # the same for the same query
                 session.record([(query.id, float(means[query.arm] + noise))])
             asked[name] = [query.arm for query in session.queries()]
-            assert dict(session.status().options) == {"step": "rollout" if name == "rollout" else "vertex-or-target"}
+            assert dict(session.status().options) == ({"coordinates": "d-optimal", "step": "rollout"} if name == "rollout"
+                                                      else {"coordinates": "features", "step": "vertex-or-target"})
     assert asked["stepless"] == asked["given"] != asked["rollout"]

@@ -57,15 +57,17 @@ def test_status_json_lists_every_arm_with_its_interval_and_state(tmp_path, insta
 @pytest.mark.parametrize(("options", "step"), [((), "rollout"), (("--step", "vertex-or-target"), "vertex-or-target")])
 def test_status_names_the_step_a_track_and_stop_study_takes(tmp_path, instance_file, cli, options, step):
     study = _study(tmp_path, instance_file, cli, "--algo", "track-and-stop", *options)
-    assert json.loads(cli("session", "status", study, "--json").stdout)["options"] == {"step": step}
-    assert f"track-and-stop (ols; step={step})" in " ".join(cli("session", "status", study).stdout.split())
+    assert json.loads(cli("session", "status", study, "--json").stdout)["options"] == {"coordinates": "d-optimal",
+                                                                                         "step": step}
+    assert (f"track-and-stop (ols; coordinates=d-optimal; step={step})"
+            in " ".join(cli("session", "status", study).stdout.split()))
 
 
 def test_start_records_the_options_given(tmp_path, instance_file, cli):
     study = _study(tmp_path, instance_file, cli, "--algo", "g-acol", "--regime", "tuned", "--beta", "0.25",
                    "--seed", "4", "--lambda", "0.5")
     with Session.open(study) as session:
-        assert session.options == {"beta": 0.25, "ridge": 0.5}
+        assert session.options == {"coordinates": "features", "beta": 0.25, "ridge": 0.5}
         assert (session.seed, session.regime, session.algorithm) == (4, "tuned", "g-acol")
 
 

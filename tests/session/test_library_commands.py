@@ -21,7 +21,7 @@ def test_start_reports_the_study_made_and_says_it_prepares_the_algorithm(tmp_pat
     report = commands.start(str(tmp_path / "s.sqlite"), str(instance_file), "g-acol", seed=3, preparing=told.append,
                             delta=0.1)
     assert report.to_json() == {"study": str(tmp_path / "s.sqlite"), "instance": "irrelevant-dims-d4-eps0.2",
-                                "algorithm": "g-acol", "regime": "theory", "seed": 3, "options": {"delta": 0.1},
+                                "algorithm": "g-acol", "regime": "theory", "seed": 3, "options": {"coordinates": "features", "delta": 0.1},
                                 "arms": 5, "noise": "gaussian"}
     assert told == ["preparing g-acol (compiled on its first use after installing cbai, then loaded from the cache)…"]
 

@@ -183,5 +183,5 @@ def test_a_row_to_record_that_is_not_a_pair_is_one_line(tmp_path, instance_file,
 def test_a_study_started_with_numpy_values_stores_plain_ones(tmp_path, instance_file):
     with Session.start(tmp_path / "s.db", instance_file, "g-acol", "tuned", seed=np.int64(3),
                        beta=np.float32(0.25), budget=np.int64(100)) as session:
-        assert (session.seed, session.options) == (3, {"beta": 0.25, "budget": 100})
+        assert (session.seed, session.options) == (3, {"coordinates": "features", "beta": 0.25, "budget": 100})
         assert type(session.options["beta"]) is float and type(session.options["budget"]) is int

@@ -222,6 +222,7 @@ class CbaiKind(InstanceKind):
         scale, S to the file's bound ‖φ‖ ≤ S or 1, L to the largest arm norm)."""
         from cbai_cli.algorithms.base import AlgorithmConfig
         from cbai_cli.numerics.confidence import ConfidenceSettings, regime_notes
+        from cbai_cli.numerics.linalg import largest_norm
         from cbai_cli.algorithms.registry import Configured
 
         problem = instance.problem
@@ -231,7 +232,7 @@ class CbaiKind(InstanceKind):
             subgaussian=subgaussian if subgaussian is not None else problem.noise.subgaussian,
             ridge=request.get("ridge"),
             norm_bound=request.get("norm_bound") or problem.constraint_norm_bound or 1.0,
-            arm_bound=_largest_norm(problem.arms),
+            arm_bound=largest_norm(problem.arms),
             beta=request.get("beta"),
         )
         config = AlgorithmConfig(regime=regime, confidence=settings, rounding_epsilon=request.get("rounding_epsilon"),
@@ -310,17 +311,6 @@ class CbaiKind(InstanceKind):
         return SolveOutcome(prepared.instance, prepared, results, bounds, trace_rows, skipped)
 
 
-
-
-def _largest_norm(arms: np.ndarray) -> float:
-    """L = max ‖x‖ over the rows of ``arms``: (K, d); 1 when every arm is zero (nothing is then
-    decidable, and L only sets units). No floor otherwise: L sets the units of the ``ols``
-    prior and the radius pre-check, so arms of any scale keep their own."""
-    entry = float(np.abs(arms).max(initial=0.0))
-    if entry == 0.0:
-        return 1.0
-    # scaled by the largest entry first: the squares of arms below 1e-154 underflow to 0
-    return entry * float(np.linalg.norm(arms / entry, axis=1).max())
 
 
 #: The most arm entries K·d whose content hash ``solve --json`` reports: the hash prints every

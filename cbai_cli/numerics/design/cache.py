@@ -35,6 +35,7 @@ class DesignCache:
     def __init__(self) -> None:
         self._arms: np.ndarray | None = None
         self._designs: dict[tuple[bytes, float], Design] = {}
+        self._d_optimal: tuple[np.ndarray, np.ndarray] | None = None  # (the arms, d_optimal_arms of them)
         self._lock = threading.Lock()  # guards the bookkeeping, never a solve
 
     def __reduce__(self):
@@ -51,6 +52,26 @@ class DesignCache:
         if held is arms and not arms.flags.writeable:
             return True
         return held.shape == arms.shape and np.array_equal(held, arms)
+
+    def d_optimal_arms(self, arms: np.ndarray) -> np.ndarray:
+        """(K, d) :func:`~cbai_cli.numerics.design.d_optimal.d_optimal_arms` of ``arms``,
+        computed once per arm set (read-only)."""
+        arms = np.asarray(arms, dtype=float)
+        with self._lock:
+            if not self._holds(arms):
+                self._designs.clear()
+                self._arms = arms if not arms.flags.writeable else arms.copy()
+            held, found = self._arms, self._d_optimal
+        if found is None or found[0] is not held:
+            from cbai_cli.numerics.design.d_optimal import d_optimal_arms
+
+            coordinates = d_optimal_arms(arms)
+            coordinates.flags.writeable = False
+            found = (held, coordinates)
+            with self._lock:
+                if self._arms is held:
+                    self._d_optimal = found
+        return found[1]
 
     def design(self, arms: np.ndarray, mask: np.ndarray, tol: float) -> Design:
         """``optimal_design(arms, arms[mask], tol=tol)``, solved once per (arms, mask, tol).
