@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from results_tables import markdown, read, recorded, tables
+import json
+
+import ols_coordinates
+import report
+from results_tables import RESULTS, markdown, read, recorded, tables
 
 #: The instance files of ``ols_queries.md`` (made by ``cbai generate`` there) as docs/ols.md names them.
 INSTANCES = {"id1.yaml": "irrelevant-dims d=10 ε=0.05, σ = 1", "us1.yaml": "unit-sphere d=10 n=20 seed 0, σ = 1",
@@ -28,4 +32,12 @@ def queries() -> str:
                     table.alignment, rows)
 
 
-BLOCKS = {"kappa": lambda: recorded("ols_kappa.md"), "widths": lambda: recorded("ols_widths.md"), "queries": queries}
+def coordinates(*names: str) -> str:
+    """"The prior's shape": benchmarks/ols_coordinates.py's ``--render`` of its results documents ``names``."""
+    return ols_coordinates.render(report.joined([json.loads((RESULTS / name).read_text()) for name in names]))
+
+
+BLOCKS = {"kappa": lambda: recorded("ols_kappa.md"), "widths": lambda: recorded("ols_widths.md"), "queries": queries,
+          "coordinates-driver": lambda: coordinates("ols_coordinates_driver.json"),
+          "coordinates-screen": lambda: coordinates("ols_coordinates_screen.json"),
+          "coordinates-held-out": lambda: coordinates("ols_coordinates_held_out.json")}

@@ -331,7 +331,7 @@ class OLSRegime:
     #: One line for help texts.
     summary: ClassVar[str] = "least squares on the span with a mixture over ridge scales, docs/ols.md"
     #: Its interval, for the README's table (`cbai algorithms --markdown`).
-    interval: ClassVar[str] = "least squares on the span of the pulls, no ridge bias, a mixture of the self-normalised bound over ridge scales and each arm's own mean (docs/ols.md)"
+    interval: ClassVar[str] = "least squares on the span of the pulls, no ridge bias, a mixture of the self-normalised bound over ridge scales in the arms' D-optimal coordinates, and each arm's own mean (docs/ols.md)"
     reads: ClassVar[tuple[str, ...]] = ("delta", "subgaussian")
     requires: ClassVar[tuple[str, ...]] = ()
     tolerated: ClassVar[tuple[str, ...]] = ()
