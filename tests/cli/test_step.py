@@ -127,8 +127,17 @@ def test_a_store_of_stepless_ols_runs_is_not_resumed_by_the_rollout_default(monk
     assert len(read_store(tmp_path / "old.jsonl").records) == 6
 
 
+def test_a_store_of_ols_runs_in_the_features_is_not_resumed_by_the_d_optimal_default(monkeypatch, tmp_path):
+    # maxrew-u has no step: only the coordinates tell its old ols runs from the default's
+    settings = stepless_store(monkeypatch, tmp_path / "old.jsonl", "maxrew-u:ols")
+    result = compare(settings)
+    assert (result.reused, result.ran) == (0, 3)
+    assert {record["algorithm_options"]["coordinates"] for record in result.records} == {"d-optimal"}
+
+
 @pytest.mark.parametrize("algorithm", ["track-and-stop:det",
-                                       "track-and-stop:ols:step=vertex-or-target,coordinates=features"])
+                                       "track-and-stop:ols:step=vertex-or-target,coordinates=features",
+                                       "maxrew-u:ols:coordinates=features"])
 def test_a_store_of_stepless_runs_of_other_regimes_or_given_steps_still_resumes(monkeypatch, tmp_path, algorithm):
     settings = stepless_store(monkeypatch, tmp_path / "old.jsonl", algorithm)
     result = compare(settings)
