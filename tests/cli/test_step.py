@@ -1,7 +1,8 @@
 """Track-and-Stop's ``--step``: ``rollout`` by default under ``ols`` and ``vertex-or-target`` under
 the other regimes; ``solve``, ``compare`` specs and ``session start`` run the rollout step with
 ``ols`` and refuse it in another regime in one line; compare stores and studies whose runs
-carry no step stay those of ``vertex-or-target``."""
+carry no step stay those of ``vertex-or-target``, and those that carry no coordinates those of
+the features'."""
 
 from __future__ import annotations
 

@@ -30,7 +30,13 @@ def span_coordinates(arms: np.ndarray) -> np.ndarray:
     Any invertible linear map of the features leaves x_aᵀG⁺x_b, and so everything computed
     from these coordinates below, as it is."""
     arms = np.asarray(arms, dtype=float)
-    scale = np.sqrt(np.mean(arms * arms, axis=0))
+    with np.errstate(over="ignore", under="ignore"):
+        scale = np.sqrt(np.mean(arms * arms, axis=0))
+    largest = np.abs(arms).max(axis=0, initial=0.0)
+    extreme = (largest > 0.0) & ~((scale > 1e-150) & (scale < 1e150))
+    if extreme.any():  # squares that overflow or underflow: the largest entry factored out first
+        unit = arms[:, extreme] / largest[extreme]
+        scale[extreme] = largest[extreme] * np.sqrt(np.mean(unit * unit, axis=0))
     scaled = arms / np.where(scale > 0.0, scale, 1.0)
     if not scaled.any():
         return np.zeros((arms.shape[0], 0))
