@@ -8,6 +8,9 @@ answers. Prints a markdown table; nothing is asserted on timings.
 
     cbai driver-arms --n 200 --seed 7 -o driver.yaml
     python benchmarks/bench_binary.py driver.yaml --seeds 20 --out benchmarks/results/binary.md
+
+``ols`` runs take the features' coordinates (:func:`report.in_features`), as the results files
+were measured.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import argparse
 import time
 from pathlib import Path
 
-from report import emit  # benchmarks/report.py, beside this script
+from report import emit, in_features  # benchmarks/report.py, beside this script
 
 from cbai_cli.kinds import load
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_streams
@@ -64,7 +67,7 @@ def main() -> None:
              "| algorithm | queries (all runs) | compiled µs/query | ask/tell loop µs/query | same runs |",
              "|---|---:|---:|---:|---|"]
     for name, regime, options in SPECS:
-        prepared = prepare(RunRequest.of(name, regime, **options), instance)
+        prepared = prepare(RunRequest.of(name, regime, **in_features(regime), **options), instance)
         timed(prepared, [0], None)  # what numba loads on first use, before the clock
         timed(prepared, [0], Silent())
         fast, compiled = timed(prepared, seeds, None)

@@ -9,6 +9,9 @@ loads the compiled code, and prints (µs per query, queries) per seed: ``loop`` 
 ask/answer/tell loop of a session (each tell one compiled update). Run it in fresh
 processes alternating two checkouts, with BLAS on one thread, to compare them
 (benchmarks/results/observe_fit_speed.md).
+
+``ols`` runs take the features' coordinates (:func:`report.in_features`), as the results files
+were measured.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import time
 from cbai_cli.compare.sources import parse_source
 from cbai_cli.numerics.kernels import jit
 from cbai_cli.run.simulate import RunRequest, prepare, run_once, run_streams
-from report import ask_tell  # benchmarks/report.py, beside this script
+from report import ask_tell, in_features  # benchmarks/report.py, beside this script
 
 BUDGET = 3000
 
@@ -28,7 +31,8 @@ def main() -> None:
     mode = sys.argv[1]
     source = sys.argv[2] if len(sys.argv) > 2 else "irrelevant-dims:d=10,eps=0.05,sigma=1"
     jit.load()
-    prepared = prepare(RunRequest.of("track-and-stop", "ols", budget=BUDGET), parse_source(source, 0)[0].instance_for(0))
+    prepared = prepare(RunRequest.of("track-and-stop", "ols", budget=BUDGET, **in_features("ols")),
+                       parse_source(source, 0)[0].instance_for(0))
     run_once(prepared, seed=99)
     times = []
     for seed in range(4):

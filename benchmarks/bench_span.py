@@ -13,6 +13,9 @@ generate random --d D --n K --seed 3 --sigma 1`` with a budget, once with ``EXTE
 at its value and once with it above K·d (every new direction recomputed), alternating, wall
 seconds of each run (the first run also pays numba's cache load, so each way runs twice and
 the second is shown). (Track-and-stop answers that instance after one query.)
+
+``ols`` runs take the features' coordinates (:func:`report.in_features`), as the results files
+were measured.
 """
 
 from __future__ import annotations
@@ -25,11 +28,13 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from cbai_cli.run.parallel import pin_blas_threads_by_default  # noqa: E402  (before numpy loads
+from cbai_cli.numerics.blas_threads import pin_blas_threads_by_default  # noqa: E402  (before numpy loads
 
 pin_blas_threads_by_default()
 
 import numpy as np  # noqa: E402
+
+from report import in_features  # noqa: E402  (benchmarks/report.py, beside this script)
 
 SIZES = [(100, 10), (1000, 10), (1000, 50), (10_000, 10), (10_000, 50), (100_000, 10), (20_000, 100), (100_000, 100)]
 
@@ -65,7 +70,7 @@ def run_times(k: int, d: int, budget: int) -> list[tuple[str, str, float, int]]:
     from cbai_cli.numerics import ols
     from cbai_cli.kinds.cbai.families import family, make_noise
     from cbai_cli.run.simulate import RunRequest
-    from cbai_cli.kinds.solving import solve_instance
+    from cbai_cli.run.solving import solve_instance
 
     instance = family("random").generate(make_noise("gaussian", None, 1.0), d=d, n=k, seed=3)
     saved = ols.EXTEND_ENTRIES
@@ -75,7 +80,8 @@ def run_times(k: int, d: int, budget: int) -> list[tuple[str, str, float, int]]:
             for way, entries in (("extend", saved), ("recompute", math.inf)):
                 ols.EXTEND_ENTRIES = entries
                 start = time.perf_counter()
-                result = solve_instance(instance, RunRequest.of("g-acol", "ols", budget=budget), [0], bound=False)
+                request = RunRequest.of("g-acol", "ols", budget=budget, **in_features("ols"))
+                result = solve_instance(instance, request, [0], bound=False)
                 rows.append(("g-acol", way, time.perf_counter() - start, result.results[0].iterations))
     finally:
         ols.EXTEND_ENTRIES = saved

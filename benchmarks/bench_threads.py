@@ -26,6 +26,9 @@ matrix split across numba's threads (the sum of each row, vectorised): the physi
 of a step, one pass over the matrix, measured in the same seconds as the steps so that
 the step's cost above it does not depend on the virtual machine's memory bandwidth at
 the time (a sample is ``BLOCK`` reads with ``--compiled``).
+
+``ols`` runs take the features' coordinates (:func:`report.in_features`), as the results files
+were measured.
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ def cell(spec: str, steps: int, threads_from: int | None, compiled: int | None =
     from cbai_cli.kinds.cbai.instance import Instance
     from cbai_cli.kinds.cbai.kind import Environment
     from cbai_cli.kinds.cbai.noise import GaussianNoise
+    from report import in_features  # benchmarks/report.py, beside this script
     from cbai_cli.run.simulate import RunRequest, prepare
     from cbai_cli.numerics.kernels import threads
     from cbai_cli.numerics.kernels.batch import run_compiled
@@ -74,7 +78,7 @@ def cell(spec: str, steps: int, threads_from: int | None, compiled: int | None =
     instance = Instance(name="bench", arms=rng.standard_normal((k, d)), reward=rng.standard_normal(d),
                         constraint=rng.standard_normal(d) * 0.01, threshold=0.0, noise=GaussianNoise(1.0))
     algorithm, _, regime = name.partition(":")
-    request = RunRequest.of(algorithm, regime) if regime else RunRequest.of(algorithm, "tuned", beta=100.0)
+    request = RunRequest.of(algorithm, regime, **in_features(regime)) if regime else RunRequest.of(algorithm, "tuned", beta=100.0)
     learner = prepare(request, instance).make_algorithm(np.random.default_rng(1))
     environment = Environment(instance.problem.arms, instance.truth, np.random.default_rng(2))
     default = threads.THREADS_FROM

@@ -34,6 +34,9 @@ cell whose arm matrix and working copies (estimated as 4·8·K·d bytes) exceed
 
 BLAS is pinned to one thread before numpy loads, as the CLI does. ``--json FILE`` writes
 every measured number with the command and the load average (written atomically).
+
+``ols`` runs take the features' coordinates (:func:`report.in_features`), as the results files
+were measured.
 """
 
 from __future__ import annotations
@@ -89,8 +92,9 @@ def sweep_cell(name: str, regime: str, instance, seeds: int, budget: int, warm_u
     import numpy as np
 
     from cbai_cli.run.simulate import RunRequest, prepare, run_many
+    from report import in_features  # benchmarks/report.py, beside this script
 
-    options = {"delta": 0.05}
+    options = {"delta": 0.05, **in_features(regime)}
     run_many(prepare(RunRequest.of(name, regime, budget=min(budget, warm_up), **options), instance), [seeds])
     prepared = prepare(RunRequest.of(name, regime, budget=budget, **options), instance)
     started = time.process_time()

@@ -49,7 +49,10 @@ The prototypes are Python ``select`` methods (the ask/tell loop, numpy passes ov
 one ``least_squares_bounds`` a pull for ``deficit``): about 0.1–0.3 ms a pull.
 
 For each source (an instance file, or a generator spec of ``cbai compare`` with its seed
-fixed) and seeds 0 … ``--seeds``−1 (:func:`run_streams`, as ``cbai solve --runs``), δ = 0.05:
+fixed) and seeds 0 … ``--seeds``−1 (:func:`run_streams`, as ``cbai solve --runs``), δ = 0.05,
+every rule in the coordinates of ``--coordinates`` (``features``, the features as written, in
+which docs/binary.md's comparisons were measured; ``d-optimal``, the default of ``ols`` runs,
+docs/ols.md "The prior's shape"):
 the Theorem 1 bound at R = 1 (σ = 1 for the Gaussian specs), and per rule the queries of
 every run and the runs right. ``--render`` prints the tables of docs/binary.md: median
 queries per rule with their ratios to the Theorem 1 bound and to its kl form, and each rule's
@@ -298,13 +301,14 @@ def instance_of(source: str):
     return group.instance
 
 
-def runs(instance, name: str, seeds: int) -> tuple[list[int], int]:
-    """(queries of seeds 0 … seeds−1, runs right) of rule ``name`` with ``ols``."""
+def runs(instance, name: str, seeds: int, coordinates: str) -> tuple[list[int], int]:
+    """(queries of seeds 0 … seeds−1, runs right) of rule ``name`` with ``ols`` in ``coordinates``."""
     if name in COMPILED:
         algorithm, options = COMPILED[name]
-        results = run_many(prepare(RunRequest.of(algorithm, "ols", delta=DELTA, **options), instance), range(seeds))
+        request = RunRequest.of(algorithm, "ols", delta=DELTA, coordinates=coordinates, **options)
+        results = run_many(prepare(request, instance), range(seeds))
         return [r.iterations for r in results], sum(bool(r.correct) for r in results)
-    prepared = prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA), instance)
+    prepared = prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA, coordinates=coordinates), instance)
     queries, right = [], 0
     for seed in range(seeds):
         noise, algorithm, _ = run_streams(seed)
@@ -316,12 +320,12 @@ def runs(instance, name: str, seeds: int) -> tuple[list[int], int]:
     return queries, right
 
 
-def measure(source: str, names: list[str], seeds: int) -> dict:
+def measure(source: str, names: list[str], seeds: int, coordinates: str) -> dict:
     instance = instance_of(source)
     started = time.perf_counter()
     result = {"source": source, "bound": compute_bounds(instance, delta=DELTA).lower_bound, "rules": {}}
     for name in names:
-        queries, right = runs(instance, name, seeds)
+        queries, right = runs(instance, name, seeds, coordinates)
         result["rules"][name] = {"queries": queries, "right": right}
         print(f"{source} {name}: median {np.median(queries):.0f} ({np.median(queries) / result['bound']:.2f}×), "
               f"{right}/{seeds} right", file=sys.stderr, flush=True)
@@ -364,6 +368,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="add the Gaussian instances of fresh_sources(FIRST_SEED)")
     parser.add_argument("--held-out", type=int, nargs="+", default=(), metavar="FRESH_START",
                         help="add the instances of `benchmarks/guaranteed.py --fresh --fresh-start FRESH_START`")
+    parser.add_argument("--coordinates", choices=("features", "d-optimal"), default="features",
+                        help="the coordinates every rule runs in (default: features, those of the results files)")
     args = parser.parse_args(argv)
     if args.render is not None:
         render_files(args.render, render)
@@ -373,7 +379,8 @@ def main(argv: list[str] | None = None) -> None:
     sources = list(args.sources) + ([] if args.fresh is None else fresh_sources(args.fresh))
     sources += list(dict.fromkeys(source for start in args.held_out for source in fresh_instances(start)))
     reference = {} if args.reference is None else {"reference": args.reference.split(",")}
-    measure_each("binary_rules.py", argv, sources, lambda source: measure(source, args.rules.split(","), args.seeds),
+    measure_each("binary_rules.py", argv, sources, lambda source: measure(source, args.rules.split(","), args.seeds,
+                                                                           args.coordinates),
                  render, args.json, seeds=args.seeds, **reference)
 
 

@@ -2,7 +2,8 @@
 Theorem 1 bound at the instance's noise level (docs/ols.md, "Measured queries").
 
 Each cell is ``cbai solve FILE --algo A --regime R --runs 20 --json``: seeds 0–19, δ = 0.05,
-R = the instance's noise scale.
+R = the instance's noise scale; ``ols`` cells in the features' coordinates (``--coordinates
+features``, :func:`report.in_features`), as the results file was measured.
 
     python benchmarks/ols_queries.py FILE... [--runs 20] [--algos g-acol,greedy-maxvar,maxrew-u]
 """
@@ -15,6 +16,7 @@ import statistics
 from cbai_cli.kinds.cbai.bounds import compute_bounds
 from cbai_cli.kinds import load
 from cbai_cli.run.simulate import RunRequest, prepare, run_once
+from report import in_features  # benchmarks/report.py, beside this script
 
 
 def main() -> None:
@@ -34,7 +36,7 @@ def main() -> None:
         for algorithm in arguments.algos.split(","):
             cells = []
             for regime in regimes:
-                prepared = prepare(RunRequest.of(algorithm, regime), instance)
+                prepared = prepare(RunRequest.of(algorithm, regime, **in_features(regime)), instance)
                 results = [run_once(prepared, seed) for seed in range(arguments.runs)]
                 median = statistics.median(result.iterations for result in results)
                 right = sum(bool(result.correct) and result.stopped == "solved" for result in results)

@@ -12,6 +12,9 @@ stops before ``--steps`` is reported with the steps it made.
 simulated answer, the ridge design's update, the regime's ``observe`` and ``bounds``, the
 elimination update; the parts of :meth:`cbai_cli.algorithms.base.Adaptive.tell` called one
 by one), the minimum over the repeats of each part's mean.
+
+``ols`` runs take the features' coordinates (:func:`report.in_features`), as the results files
+were measured.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import time
 
 from cbai_cli.kinds import load
 from cbai_cli.run.simulate import RunRequest, prepare, run_streams
-from report import ask_tell  # benchmarks/report.py, beside this script
+from report import ask_tell, in_features  # benchmarks/report.py, beside this script
 
 
 def warmed_run(prepared):
@@ -79,7 +82,7 @@ def print_parts(arguments, regimes: list[str]) -> None:
     for path in arguments.files:
         instance = load(path)
         for regime in regimes:
-            prepared = prepare(RunRequest.of(arguments.algo, regime), instance)
+            prepared = prepare(RunRequest.of(arguments.algo, regime, **in_features(regime)), instance)
             best = dict.fromkeys(PARTS, float("inf"))
             for _ in range(arguments.repeats):
                 for name, seconds in part_times(prepared, arguments.steps).items():
@@ -105,7 +108,8 @@ def main() -> None:
     print("|---|" + "---:|" * (len(regimes) + 1))
     for path in arguments.files:
         instance = load(path)
-        prepared = {regime: prepare(RunRequest.of(arguments.algo, regime), instance) for regime in regimes}
+        prepared = {regime: prepare(RunRequest.of(arguments.algo, regime, **in_features(regime)), instance)
+                    for regime in regimes}
         best = {regime: float("inf") for regime in regimes}
         made = {}
         for _ in range(arguments.repeats):

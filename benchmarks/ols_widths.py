@@ -1,7 +1,8 @@
 """Width of the ``ols`` regime's mixture bound against unions over grids of ridge scales
 and against Theorem 1 at the best fixed scale (docs/ols.md, "Mixture against union").
 
-For each instance: one G-ACOL run with ``--regime ols`` (seed 0); at its last design V,
+For each instance: one G-ACOL run with ``--regime ols`` (seed 0, in the features' coordinates,
+:func:`report.in_features`); at its last design V,
 for every arm of X≥(x*) that lies in the span, the squared half-width divided by
 2R²·xᵀV⁺x (queries scale with it) under
 - ``fixed``: min over λ of (1 + λ t)·(log(1/δ) + ½ log det(I + V/λ)), t = ‖V⁺x‖²/xᵀV⁺x:
@@ -29,11 +30,12 @@ from cbai_cli.kinds.cbai.bounds import at_least_set
 from cbai_cli.kinds import load
 from cbai_cli.numerics.ols import LeastSquaresSpan, MixtureIntervals, ScalePrior, mixture_envelope, mixture_widths, points_in_use
 from cbai_cli.run.simulate import RunRequest, drive, prepare, run_streams
+from report import in_features  # benchmarks/report.py, beside this script
 
 
 def final_intervals(instance, seed: int = 0) -> MixtureIntervals:
     """The ``ols`` intervals at the end of one G-ACOL run."""
-    prepared = prepare(RunRequest.of("g-acol", "ols"), instance)
+    prepared = prepare(RunRequest.of("g-acol", "ols", **in_features("ols")), instance)
     noise_rng, algorithm_rng, _ = run_streams(seed)
     learner = prepared.make_algorithm(algorithm_rng)
     drive(learner, prepared.kind.environment(prepared.instance, noise_rng), None)

@@ -1,5 +1,6 @@
 """How the benchmark scripts hand over their results: markdown printed and written to ``--out``,
-JSON results documents, and the per-step ask/tell loop they time."""
+JSON results documents, the per-step ask/tell loop they time, and the coordinates their runs
+take."""
 
 from __future__ import annotations
 
@@ -79,3 +80,16 @@ def ask_tell(learner, environment, limit: int) -> int:
         learner.tell(query, environment.answer(query))
         made += 1
     return made
+
+
+def in_features(regime: str | None) -> dict:
+    """The options of a run with ``regime`` that keep it in the features' coordinates
+    (``coordinates="features"`` under ``ols``, whose runs otherwise take the arms' D-optimal
+    coordinates; docs/ols.md, "The prior's shape"): the timing scripts and the comparisons of
+    variants measured their results files there. Empty for the other regimes, which always run
+    in the features, and under a checkout without the option, whose runs all do."""
+    try:
+        from cbai_cli.contracts.options import OPTIONS
+    except ImportError:  # a checkout from before the options table: no coordinates to choose
+        return {}
+    return {"coordinates": "features"} if regime == "ols" and "coordinates" in OPTIONS else {}

@@ -12,6 +12,9 @@ since a shared machine only ever adds time.
 ``--step`` chooses track-and-stop's step (``--step rollout``: its rollout step, with ``ols``).
 
     python benchmarks/tas_steps.py [SOURCE ...] [--seeds 10] [--repeats 3] [--regime ols] [--step STEP]
+
+``ols`` runs take the features' coordinates (:func:`report.in_features`), as the results files
+were measured.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import time
 
 from cbai_cli.compare.sources import parse_source
 from cbai_cli.run.simulate import RunRequest, prepare, run_once
+from report import in_features  # benchmarks/report.py, beside this script
 
 DEFAULT_SOURCES = (
     "irrelevant-dims:d=10,eps=0.05,sigma=1",
@@ -54,13 +58,14 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|")
     for source in args.sources:
         instance = parse_source(source, 0)[0].instance_for(0)
-        tas = prepare(RunRequest.of("track-and-stop", args.regime, step=args.step), instance)
+        tas = prepare(RunRequest.of("track-and-stop", args.regime, step=args.step, **in_features(args.regime)), instance)
         stops = [run_once(tas, seed).iterations for seed in range(args.seeds)]
         prepared = {}
 
         def g_acol(budget: int):
             if budget not in prepared:
-                prepared[budget] = prepare(RunRequest.of("g-acol", args.regime, budget=budget), instance)
+                prepared[budget] = prepare(RunRequest.of("g-acol", args.regime, budget=budget, **in_features(args.regime)),
+                                           instance)
             return prepared[budget]
 
         best = {"tas": float("inf"), "g-acol": float("inf")}
