@@ -31,7 +31,7 @@ import numpy as np
 from cbai_cli.kinds import load
 from cbai_cli.kinds.cbai.bounds import compute_bounds
 from cbai_cli.run.simulate import RunRequest, prepare, run_many
-from report import measure_each, render_files, results_parser  # benchmarks/report.py, beside this script
+from report import measure_each, queries_cell, render_files, results_parser  # benchmarks/report.py, beside this script
 
 RULES = ("track-and-stop", "maxrew-u")
 DELTAS = (0.05, 0.01, 1e-4, 1e-8, 1e-16)
@@ -69,12 +69,8 @@ def render(results: dict) -> str:
              "|---|---:|---:|---:|" + "---:|" * len(RULES)]
     for item in results["instances"]:
         for row in item["deltas"]:
-            cells = []
-            for name in RULES:
-                rule = row["rules"][name]
-                median = float(np.median(rule["queries"]))
-                cells.append(f"{median:,.0f} ({median / row['bound']:.2f}× / {median / row['kl_bound']:.2f}×), "
-                             f"{rule['right']}/{len(rule['queries'])}")
+            cells = [queries_cell(row["rules"][name]["queries"], row["rules"][name]["right"], row["bound"],
+                                  row["kl_bound"]) for name in RULES]
             lines.append(f"| {Path(item['source']).name} | {row['delta']:g} | {row['bound']:,.1f} | "
                          f"{row['kl_bound']:,.1f} | " + " | ".join(cells) + " |")
     lines += ["", "The medians against log(1/δ), a least-squares line each (median ≈ a + b·log(1/δ); the bound's "

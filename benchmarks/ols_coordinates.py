@@ -28,7 +28,7 @@ import numpy as np
 from cbai_cli.compare.sources import parse_source
 from cbai_cli.kinds.cbai.bounds import compute_bounds
 from cbai_cli.run.simulate import RunRequest, prepare, run_many
-from report import measure_each, render_files, results_parser  # benchmarks/report.py, beside this script
+from report import measure_each, queries_cell, render_files, results_parser  # benchmarks/report.py, beside this script
 
 COORDINATES = ("features", "d-optimal")
 DELTA = 0.05
@@ -58,12 +58,8 @@ def render(results: dict) -> str:
              + " | d-optimal / features (per seed) |",
              "|---|---:|---:|" + "---:|" * (len(COORDINATES) + 1)]
     for item in results["instances"]:
-        cells = []
-        for name in COORDINATES:
-            found = item["coordinates"][name]
-            median = float(np.median(found["queries"]))
-            cells.append(f"{median:,.0f} ({median / item['bound']:.2f}× / {median / item['kl_bound']:.2f}×), "
-                         f"{found['right']}/{len(found['queries'])}")
+        cells = [queries_cell(item["coordinates"][name]["queries"], item["coordinates"][name]["right"], item["bound"],
+                              item["kl_bound"]) for name in COORDINATES]
         features, optimal = (np.array(item["coordinates"][name]["queries"], dtype=float) for name in COORDINATES)
         paired = float(np.exp(np.mean(np.log(optimal / features))))
         name = Path(item["source"]).name if Path(item["source"]).suffix else item["source"]
