@@ -55,10 +55,12 @@ BUDGET = 10**6
 
 
 def default_runs(source: str, seeds: int):
-    """(the instance of ``source``, its Theorem 1 bound at δ, the prepared track-and-stop run with
-    ``ols``, the median of its queries / the bound over seeds 0 … seeds−1 of ``run_many``)."""
+    """(the instance of ``source``, its Theorem 1 bound at δ (at R = σ, or R = 1 for yes/no answers),
+    the prepared track-and-stop run with ``ols``, the median of its queries / the bound over seeds
+    0 … seeds−1 of ``run_many``)."""
     instance = parse_source(source, 0)[0].instance_for(0)
-    bound = compute_bounds(instance, delta=DELTA).lower_bound_noise
+    bounds = compute_bounds(instance, delta=DELTA)
+    bound = bounds.lower_bound_noise if bounds.lower_bound_noise is not None else bounds.lower_bound
     prepared = prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA), instance)
     median = float(np.median([result.iterations for result in run_many(prepared, range(seeds))]))
     return instance, bound, prepared, median / bound

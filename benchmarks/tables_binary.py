@@ -11,6 +11,7 @@ import binary_factor
 import binary_own_mean
 import binary_rules
 import report
+import tables_track_and_stop
 from results_tables import RESULTS
 
 
@@ -74,6 +75,7 @@ def deficit_s22() -> dict:
 BLOCKS = {"factor": lambda: binary_factor.render(joined("binary_factor_seed7.json", "binary_factor_seeds12_5.json")),
           "own-mean": lambda: binary_own_mean.render(document("binary_own_mean.json")),
           "delta": lambda: binary_delta.render(document("binary_delta.json")),
+          "floor-driver": lambda: tables_track_and_stop.floor("ols_floor_driver.md"),
           **{name: (lambda names=names: binary_rules.render(joined(*names))) for name, names in RULES.items()},
           "rules-screen": lambda: binary_rules.render(screen()),
           "rules-s22": lambda: binary_rules.render(deficit_s22()),

@@ -32,9 +32,9 @@ def worst() -> str:
     return recorded("worst_held_out_1000.md")
 
 
-def floor() -> str:
-    """"The floor of these intervals": both runs of benchmarks/ols_floor.py in one table."""
-    found = tables(read("ols_floor.md"))
+def floor(name: str = "ols_floor.md") -> str:
+    """"The floor of these intervals": every run of benchmarks/ols_floor.py in the results file ``name``, one table."""
+    found = tables(read(name))
     return markdown(("instance", "bound", "track-and-stop (200 seeds)", "H_CLB design", "best fixed allocation",
                      "same, scale known (log λ/L²)"), found[0].alignment, [row for table in found for row in table.rows])
 
