@@ -28,7 +28,8 @@ LARGE_SHAPES = ((100_000, 10), (10_000, 32), (100_000, 32))
 def _runs() -> list[tuple[str, str | None, dict]]:
     """(algorithm, regime, options) of every cbai algorithm in every regime it accepts, and
     with every option value that chooses another rule (an entry's ``value_regimes``:
-    Track-and-Stop's ``--step rollout``) in the regimes that run it."""
+    Track-and-Stop's ``--step rollout``) in the regimes that run it and do not take it by
+    default (there the first run already has it)."""
     from cbai_cli.algorithms.registry import entries
 
     runs = []
@@ -39,7 +40,7 @@ def _runs() -> list[tuple[str, str | None, dict]]:
             options = {"beta": 1.0} if regime == "tuned" else {}
             runs.append((name, regime, options))
         runs += [(name, regime, {option: value}) for option, value, regimes in entry.value_regimes
-                 for regime in regimes]
+                 for regime in regimes if entry.defaults(regime).get(option) != value]
     return runs
 
 
