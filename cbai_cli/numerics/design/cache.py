@@ -22,7 +22,8 @@ class DesignCache:
     An entry is keyed by the exact (K,) target mask and the tolerance, for the arms the
     cache holds (the array itself when it is read-only, as an instance's arms are, else a
     copy); a call with other arms empties the cache and keeps the new arms, so no design
-    can be returned for another arm set or another target set.
+    can be returned for another arm set or another target set. It also keeps the arms in
+    the coordinates of their D-optimal design (:meth:`d_optimal_arms`, the ``ols`` runs' default).
     Entries are evicted oldest-used first beyond :attr:`max_bytes` of weights. Not
     pickled with its entries (a copy starts empty). Safe to share between threads (a lock
     guards the entries, not the solves): a race computes a design twice, with the same
@@ -35,7 +36,7 @@ class DesignCache:
     def __init__(self) -> None:
         self._arms: np.ndarray | None = None
         self._designs: dict[tuple[bytes, float], Design] = {}
-        self._d_optimal: tuple[np.ndarray, np.ndarray] | None = None  # (the arms, d_optimal_arms of them)
+        self._d_optimal: np.ndarray | None = None  # d_optimal_arms of the arms held
         self._lock = threading.Lock()  # guards the bookkeeping, never a solve
 
     def __reduce__(self):
@@ -53,25 +54,32 @@ class DesignCache:
             return True
         return held.shape == arms.shape and np.array_equal(held, arms)
 
+    def _hold(self, arms: np.ndarray) -> np.ndarray:
+        """The arm set the cache holds, moved to ``arms`` (and emptied) unless it holds them
+        already; called with the lock held."""
+        if not self._holds(arms):
+            self._designs.clear()
+            self._d_optimal = None
+            # A read-only array (an instance's arms) cannot change under the cache: hold it
+            # itself, so a large arm matrix is neither copied nor compared on every call.
+            self._arms = arms if not arms.flags.writeable else arms.copy()
+        return self._arms
+
     def d_optimal_arms(self, arms: np.ndarray) -> np.ndarray:
         """(K, d) :func:`~cbai_cli.numerics.design.d_optimal.d_optimal_arms` of ``arms``,
         computed once per arm set (read-only)."""
         arms = np.asarray(arms, dtype=float)
         with self._lock:
-            if not self._holds(arms):
-                self._designs.clear()
-                self._arms = arms if not arms.flags.writeable else arms.copy()
-            held, found = self._arms, self._d_optimal
-        if found is None or found[0] is not held:
+            held, found = self._hold(arms), self._d_optimal
+        if found is None:
             from cbai_cli.numerics.design.d_optimal import d_optimal_arms
 
-            coordinates = d_optimal_arms(arms)
-            coordinates.flags.writeable = False
-            found = (held, coordinates)
+            found = d_optimal_arms(arms)
+            found.flags.writeable = False
             with self._lock:
-                if self._arms is held:
+                if self._arms is held:  # no other thread has moved the cache to other arms meanwhile
                     self._d_optimal = found
-        return found[1]
+        return found
 
     def design(self, arms: np.ndarray, mask: np.ndarray, tol: float) -> Design:
         """``optimal_design(arms, arms[mask], tol=tol)``, solved once per (arms, mask, tol).
@@ -88,12 +96,7 @@ class DesignCache:
             raise ValueError(f"mask must have shape ({arms.shape[0]},), got {mask.shape}")
         key = (mask.tobytes(), float(tol))
         with self._lock:
-            if not self._holds(arms):
-                self._designs.clear()
-                # A read-only array (an instance's arms) cannot change under the cache: hold it
-                # itself, so a large arm matrix is neither copied nor compared on every call.
-                self._arms = arms if not arms.flags.writeable else arms.copy()
-            held = self._arms
+            held = self._hold(arms)
             found = self._designs.pop(key, None)
         if found is None:
             try:
