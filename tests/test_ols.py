@@ -288,8 +288,8 @@ def test_least_squares_bounds_leave_out_the_own_means_and_the_joint_test():
 
 def test_each_side_of_an_own_mean_has_the_width_of_its_own_share():
     """Rewards (2, 1), κ = 0.99, δ = 0.1 (least squares at 0.001, so the own mean binds): the most
-    rewarding arm's lower side spends κδ·1, its upper side κδ·1/(2H_2) = κδ/3. After 50 pulls of e1
-    summing to 0 its bounds are −w(κδ) and +w(κδ/3), w(δ') = sqrt(2c)/50 with c the root at
+    rewarding arm's lower side spends κδ·1, its upper side κδ/(2·1·2) = κδ/4. After 50 pulls of e1
+    summing to 0 its bounds are −w(κδ) and +w(κδ/4), w(δ') = sqrt(2c)/50 with c the root at
     log(1/δ') (c_lo = 50·log(1/(2δ')))."""
     prior = ScalePrior(1.0)
     intervals = MixtureIntervals(LeastSquaresSpan(np.eye(2)), prior, 0.1, 1.0, mean_share=0.99,
@@ -303,7 +303,7 @@ def test_each_side_of_an_own_mean_has_the_width_of_its_own_share():
                                            floor=50 * math.log(1 / (2 * level)))) / 50
 
     assert lower[0] == pytest.approx(-width(1.0), rel=1e-9)
-    assert upper[0] == pytest.approx(width(1 / 3), rel=1e-9)
+    assert upper[0] == pytest.approx(width(1 / 4), rel=1e-9)
     assert upper[0] > -lower[0]
 
 
@@ -604,21 +604,21 @@ def test_the_own_mean_check_detects_bounds_that_are_too_narrow():
 
 
 def test_the_own_mean_shares_by_reward_rank_by_hand():
-    """Rewards (3, 1, 3, 2, 0.5), H_5 = 137/60: the upper shares of the first c positions are
-    ½·H_c/H_5 = 30·H_c/137: 45/137 through the tie group {0, 2}, 55/137 through arm 3, 62.5/137
-    through arm 1, ½ through arm 4. Upper shares: 22.5/137 each for arms 0 and 2, then 10, 7.5 and
-    6 (/137); lower shares 1 − (the upper shares through the group) + the arm's own upper share."""
+    """Rewards (3, 1, 3, 2, 0.5): the upper shares of the first c positions are ½·c/(c + 1):
+    1/3 through the tie group {0, 2}, 3/8 through arm 3, 2/5 through arm 1, 5/12 through arm 4.
+    Upper shares: 1/6 each for arms 0 and 2, then 1/24, 1/40 and 1/60 (20, 5, 3, 2 /120); lower
+    shares 1 − (the upper shares through the group) + the arm's own upper share."""
     shares = mean_shares(np.array([3.0, 1.0, 3.0, 2.0, 0.5]), 5)
-    assert shares[1] * 137 == pytest.approx([22.5, 7.5, 22.5, 10.0, 6.0])
-    assert shares[0] * 137 == pytest.approx([114.5, 82.0, 114.5, 92.0, 74.5])
+    assert shares[1] * 120 == pytest.approx([20.0, 3.0, 20.0, 5.0, 2.0])
+    assert shares[0] * 120 == pytest.approx([100.0, 75.0, 100.0, 80.0, 72.0])
     assert mean_shares(None, 4) == pytest.approx(np.full((2, 4), 1 / 8))
 
 
-def test_without_ties_the_arm_of_rank_r_has_shares_from_the_harmonic_numbers():
-    """K = 4, H_4 = 25/12: upper 1/(2r·H_4) = 6/(25r); lower 1 − H_{r−1}/(2H_4) = 1 − 6·H_{r−1}/25."""
+def test_without_ties_the_arm_of_rank_r_has_upper_share_one_over_2r_r_plus_one():
+    """K = 4: upper 1/(2r(r + 1)) = 1/4, 1/12, 1/24, 1/40; lower ½ + 1/(2r) = 1, 3/4, 2/3, 5/8."""
     shares = mean_shares(np.array([0.1, 0.4, 0.3, 0.2]), 4)  # ranks 4, 1, 2, 3
-    assert shares[1] == pytest.approx([0.06, 0.24, 0.12, 0.08])
-    assert shares[0] == pytest.approx([1 - 6 * (11 / 6) / 25, 1.0, 1 - 6 / 25, 1 - 6 * 1.5 / 25])
+    assert shares[1] == pytest.approx([1 / 40, 1 / 4, 1 / 12, 1 / 24])
+    assert shares[0] == pytest.approx([5 / 8, 1.0, 3 / 4, 2 / 3])
 
 
 @settings(max_examples=200, deadline=None)

@@ -51,7 +51,7 @@ from cbai_cli.numerics.kernels.threads import threads_from
 
 __all__ = ["DRIFT_TOLERANCE", "EXTEND_CONDITION", "EXTEND_ENTRIES", "MARGIN", "MEAN_SHARE", "SPAN_TOLERANCE",
            "STEP_ROUNDOFF", "UPPER_SHARE", "Envelope", "LeastSquaresSpan", "MixtureIntervals", "ScalePrior",
-           "lower_envelope", "mean_shares", "mixture_envelope", "mixture_widths", "points_in_use", "spread_ratios"]
+           "lower_envelope", "mean_shares", "mixture_envelope", "mixture_widths", "points_in_use", "spread_ratios", "upper_spent"]
 
 # SPAN_TOLERANCE, DRIFT_TOLERANCE, STEP_ROUNDOFF and EXTEND_CONDITION: the recomputations' constants,
 # defined beside them (cbai_cli.numerics.kernels.span).
@@ -79,8 +79,9 @@ class ScalePrior:
 
     π puts ``core_weight`` uniformly on the scales with log(λ/scale) in ``core`` and the
     rest uniformly on all M scales: the core is where the best fixed scale of the designs
-    cbai meets lies (about n·L²/30 to n·L²/5 after n pulls, for n from a few to 10⁴–10⁵),
-    the tails keep every scale of the grid at a bounded cost.
+    cbai meets lies (about n·L²/30 to n·L²/5 after n pulls, for n from a few dozen to
+    10⁴–10⁵), the tails keep every scale of the grid at a bounded cost (docs/ols.md, "Which
+    core and which split").
 
     Attributes:
         scale: L², the squared largest arm norm (eigenvalues of V are in its units).
@@ -96,8 +97,8 @@ class ScalePrior:
     low: float = -4.0
     high: float = 16.0
     step: float = 1.0
-    core: tuple[float, float] = (0.0, 10.0)
-    core_weight: float = 0.8
+    core: tuple[float, float] = (1.0, 9.0)
+    core_weight: float = 0.9
     point_step: float = 0.25
     scales: np.ndarray = field(init=False, repr=False, compare=False)
     log_weights: np.ndarray = field(init=False, repr=False, compare=False)
@@ -435,6 +436,13 @@ class LeastSquaresSpan:
         return self.pinv @ self.targets
 
 
+def upper_spent(positions: np.ndarray) -> np.ndarray:
+    """The upper shares of the first c reward positions together, UPPER_SHARE·c/(c + 1) for each
+    c of ``positions``: the arm of rank r gets UPPER_SHARE/(r(r + 1)) (docs/ols.md, "Each arm's
+    own mean" and "Which core and which split")."""
+    return UPPER_SHARE * positions / (positions + 1.0)
+
+
 def mean_shares(rewards: np.ndarray | None, arms: int) -> np.ndarray:
     """(2, K) the shares of the own-mean budget κδ that each arm's lower side (row 0) and
     upper side (row 1) spend (docs/ols.md, "Each arm's own mean").
@@ -442,14 +450,14 @@ def mean_shares(rewards: np.ndarray | None, arms: int) -> np.ndarray:
     An answer is wrong only if an infeasible arm at least as rewarding as the best feasible
     reward r* enters the feasible set (its upper side failed) or the answer x* is
     eliminated as infeasible (its lower side failed). The upper sides share
-    ``UPPER_SHARE`` = ½ by reward rank, 1/(2r·H_K) for the arm of rank r (H_K = Σ_{r≤K} 1/r),
-    and the lower side of the arm of rank r gets what the upper sides of the arms ranked
-    above it leave, 1 − H_{r−1}/(2H_K) ≥ ½. A tie group takes the positions it spans, its
-    upper shares averaged over them and its lower share 1 − (the upper shares through the
-    group) + its own upper share. For every truth the sides that matter then sum to at most
-    1: the upper shares through x*'s group, less x*'s, plus x*'s lower share (½ when no arm
-    is feasible). Without rewards every side gets 1/(2K), as two-sided intervals for every
-    arm would.
+    ``UPPER_SHARE`` = ½ by reward rank, 1/(2r(r + 1)) for the arm of rank r
+    (:func:`upper_spent`), and the lower side of the arm of rank r gets what the upper sides
+    of the arms ranked above it leave, ½ + 1/(2r) ≥ ½. A tie group takes the positions it
+    spans, its upper shares averaged over them and its lower share 1 − (the upper shares
+    through the group) + its own upper share. For every truth the sides that matter then sum
+    to at most 1: the upper shares through x*'s group, less x*'s, plus x*'s lower share
+    (below ½ when no arm is feasible). Without rewards every side gets 1/(2K), as two-sided
+    intervals for every arm would.
     """
     if rewards is None:
         return np.full((2, arms), 0.5 / arms)
@@ -457,8 +465,7 @@ def mean_shares(rewards: np.ndarray | None, arms: int) -> np.ndarray:
     ordered = np.sort(-rewards)
     above = np.searchsorted(ordered, -rewards, side="left")  # arms more rewarding
     through = np.searchsorted(ordered, -rewards, side="right")  # arms at least as rewarding
-    harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, arms + 1))])  # H_c, c = 0 … K
-    spent = UPPER_SHARE * harmonic / harmonic[-1]  # the upper shares of the first c positions
+    spent = upper_spent(np.arange(arms + 1, dtype=float))  # the upper shares of the first c positions
     upper = (spent[through] - spent[above]) / (through - above)
     return np.stack([1.0 - spent[through] + upper, upper])
 
