@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import ols_coordinates
+import ols_prior
 import report
 from results_tables import RESULTS, markdown, read, recorded, tables
 
@@ -32,12 +33,14 @@ def queries() -> str:
                     table.alignment, rows)
 
 
-def coordinates(*names: str) -> str:
-    """"The prior's shape": benchmarks/ols_coordinates.py's ``--render`` of its results documents ``names``."""
-    return ols_coordinates.render(report.joined([json.loads((RESULTS / name).read_text()) for name in names]))
+def rendered(render, *names: str) -> str:
+    """A script's ``render`` (its ``--render``) of its results documents ``names``, joined."""
+    return render(report.joined([json.loads((RESULTS / name).read_text()) for name in names]))
 
 
 BLOCKS = {"kappa": lambda: recorded("ols_kappa.md"), "widths": lambda: recorded("ols_widths.md"), "queries": queries,
-          "coordinates-driver": lambda: coordinates("ols_coordinates_driver.json"),
-          "coordinates-screen": lambda: coordinates("ols_coordinates_screen.json"),
-          "coordinates-held-out": lambda: coordinates("ols_coordinates_held_out.json")}
+          "coordinates-driver": lambda: rendered(ols_coordinates.render, "ols_coordinates_driver.json"),
+          "coordinates-screen": lambda: rendered(ols_coordinates.render, "ols_coordinates_screen.json"),
+          "coordinates-held-out": lambda: rendered(ols_coordinates.render, "ols_coordinates_held_out.json"),
+          "prior-given": lambda: rendered(ols_prior.render, "ols_prior_given.json", "ols_prior_long.json"),
+          "prior-draws": lambda: rendered(ols_prior.render, "ols_prior_fresh.json", "ols_prior_held_out.json")}
