@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from cbai_cli.compare.sources import parse_source
-from cbai_cli.kinds.cbai.bounds import compute_bounds
-from cbai_cli.run.simulate import RunRequest, prepare, run_many
-from report import measure_each, queries_cell, render_files, results_parser  # benchmarks/report.py, beside this script
+from cbai_cli.run.simulate import RunRequest, prepare
+from report import (measure_each, queries_cell, render_files, results_parser, seeds_record,  # benchmarks/report.py
+                    theorem_bounds)
 
 COORDINATES = ("features", "d-optimal")
 DELTA = 0.05
@@ -37,17 +37,12 @@ DELTA = 0.05
 def measure(source: str, seeds: int) -> dict:
     """The bounds and, per value of :data:`COORDINATES`, the queries of every seed and the runs right."""
     instance = parse_source(source, 0)[0].instance_for(0)
-    bounds = compute_bounds(instance, delta=DELTA)
-    noise = bounds.noise_variance if bounds.noise_variance is not None else 1.0
-    row = {"source": source, "bound": bounds.lower_bound * noise, "kl_bound": bounds.lower_bound_kl * noise,
-           "coordinates": {}}
+    row = {"source": source, **theorem_bounds(instance, DELTA), "coordinates": {}}
     for coordinates in COORDINATES:
-        results = run_many(prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA, coordinates=coordinates),
-                                   instance), range(seeds))
-        queries = [result.iterations for result in results]
-        row["coordinates"][coordinates] = {"queries": queries, "right": sum(bool(result.correct) for result in results)}
-        print(f"{source} {coordinates}: median {np.median(queries):.0f} ({np.median(queries) / row['bound']:.2f}×)",
-              file=sys.stderr, flush=True)
+        row["coordinates"][coordinates] = seeds_record(
+            prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA, coordinates=coordinates), instance), seeds)
+        median = np.median(row["coordinates"][coordinates]["queries"])
+        print(f"{source} {coordinates}: median {median:.0f} ({median / row['bound']:.2f}×)", file=sys.stderr, flush=True)
     return row
 
 

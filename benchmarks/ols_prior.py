@@ -39,12 +39,12 @@ from unittest import mock
 
 import numpy as np
 from guaranteed import FRESH_FIXED, fresh_instances  # benchmarks/guaranteed.py, beside this script
-from report import document, queries_cell, render_files, results_parser, write_document  # benchmarks/report.py
+from report import (document, queries_cell, render_files, results_parser, seeds_record, theorem_bounds,  # benchmarks/
+                    write_document)
 
 import cbai_cli.numerics.ols as ols
 from cbai_cli.compare.sources import parse_source
-from cbai_cli.kinds.cbai.bounds import compute_bounds
-from cbai_cli.run.simulate import RunRequest, prepare, run_many
+from cbai_cli.run.simulate import RunRequest, prepare
 
 DELTA = 0.05
 BEFORE_PRIOR = {"core": (0.0, 10.0), "core_weight": 0.8}
@@ -71,17 +71,13 @@ def variant(name: str) -> ExitStack:
 def measure(source: str, group: str, seeds: int, variants: list[str]) -> dict:
     """The Theorem 1 bound at R = σ and its kl form and, per variant, the queries of every seed and the runs right."""
     instance = parse_source(source, 0)[0].instance_for(0)
-    bounds = compute_bounds(instance, delta=DELTA)
-    noise = bounds.noise_variance if bounds.noise_variance is not None else 1.0
-    row = {"source": source, "group": group, "bound": bounds.lower_bound * noise,
-           "kl_bound": bounds.lower_bound_kl * noise, "variants": {}}
+    row = {"source": source, "group": group, **theorem_bounds(instance, DELTA), "variants": {}}
     for name in variants:
         with variant(name):
-            results = run_many(prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA), instance), range(seeds))
-        queries = [result.iterations for result in results]
-        row["variants"][name] = {"queries": queries, "right": sum(bool(result.correct) for result in results)}
-        print(f"{source} {name}: median {np.median(queries):.1f} ({np.median(queries) / row['bound']:.3f}×)",
-              file=sys.stderr, flush=True)
+            row["variants"][name] = seeds_record(prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA), instance),
+                                                 seeds)
+        median = np.median(row["variants"][name]["queries"])
+        print(f"{source} {name}: median {median:.1f} ({median / row['bound']:.3f}×)", file=sys.stderr, flush=True)
     return row
 
 

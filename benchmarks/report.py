@@ -37,6 +37,25 @@ def queries_cell(queries: Sequence[int], right: int, bound: float, kl_bound: flo
     return f"{median:,.0f} ({median / bound:.2f}× / {median / kl_bound:.2f}×), {right}/{len(queries)}"
 
 
+def theorem_bounds(instance, delta: float) -> dict:
+    """The Theorem 1 bound of ``instance`` at R = σ (R = 1 for yes/no answers) and its kl form,
+    as a results row's ``bound`` and ``kl_bound``."""
+    from cbai_cli.kinds.cbai.bounds import compute_bounds
+
+    bounds = compute_bounds(instance, delta=delta)
+    noise = bounds.noise_variance if bounds.noise_variance is not None else 1.0
+    return {"bound": bounds.lower_bound * noise, "kl_bound": bounds.lower_bound_kl * noise}
+
+
+def seeds_record(prepared, seeds: int) -> dict:
+    """The queries of seeds 0 … ``seeds``−1 of ``prepared`` (:func:`cbai_cli.run.simulate.run_many`)
+    and how many of those runs were right."""
+    from cbai_cli.run.simulate import run_many
+
+    results = run_many(prepared, range(seeds))
+    return {"queries": [result.iterations for result in results], "right": sum(bool(result.correct) for result in results)}
+
+
 def document(script: str, argv: Sequence[str] | None, **fields) -> dict:
     """A results document of ``script`` (its name under benchmarks/): the command as run (``argv``,
     or the process's arguments when None), today's date and ``fields``."""
