@@ -42,5 +42,6 @@ BLOCKS = {"kappa": lambda: recorded("ols_kappa.md"), "widths": lambda: recorded(
           "coordinates-driver": lambda: rendered(ols_coordinates.render, "ols_coordinates_driver.json"),
           "coordinates-screen": lambda: rendered(ols_coordinates.render, "ols_coordinates_screen.json"),
           "coordinates-held-out": lambda: rendered(ols_coordinates.render, "ols_coordinates_held_out.json"),
-          "prior-given": lambda: rendered(ols_prior.render, "ols_prior_given.json", "ols_prior_long.json"),
+          "prior-given": lambda: rendered(ols_prior.render, "ols_prior_given.json", "ols_prior_long.json",
+                                         "ols_prior_drivers.json"),
           "prior-draws": lambda: rendered(ols_prior.render, "ols_prior_fresh.json", "ols_prior_held_out.json")}
