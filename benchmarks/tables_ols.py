@@ -33,12 +33,20 @@ def queries() -> str:
                     table.alignment, rows)
 
 
+def widths() -> str:
+    """"Mixture against union": benchmarks/ols_widths.py's table (ols_widths.md), its instance files
+    named as docs/ols.md names them."""
+    table = tables(read("ols_widths.md"))[0]
+    rows = [(INSTANCES[row[0]], grouped(row[1]), *row[2:]) for row in table.rows]
+    return markdown(("instance", "n at stop", "rank of V", *table.header[3:]), table.alignment, rows)
+
+
 def rendered(render, *names: str) -> str:
     """A script's ``render`` (its ``--render``) of its results documents ``names``, joined."""
     return render(report.joined([json.loads((RESULTS / name).read_text()) for name in names]))
 
 
-BLOCKS = {"kappa": lambda: recorded("ols_kappa.md"), "widths": lambda: recorded("ols_widths.md"), "queries": queries,
+BLOCKS = {"kappa": lambda: recorded("ols_kappa.md"), "widths": widths, "queries": queries,
           "coordinates-driver": lambda: rendered(ols_coordinates.render, "ols_coordinates_driver.json"),
           "coordinates-screen": lambda: rendered(ols_coordinates.render, "ols_coordinates_screen.json"),
           "coordinates-held-out": lambda: rendered(ols_coordinates.render, "ols_coordinates_held_out.json"),

@@ -16,10 +16,10 @@ The instance: the two arms of the Gaussian test (unit length, 60° apart, reward
 is close to the R² = 1 the intervals assume, and the runs short.
 
 Measured (seeds 0–999, δ = 0.1, ``ols`` in its default coordinates, the arms' D-optimal ones):
-no case errs in any run; the medians are 222 answers (track-and-stop, maxrew-u) to 313
+no case errs in any run; the medians are 221 answers (track-and-stop, maxrew-u) to 309
 (greedy-maxvar), the longest run 1,035. The test of the
-test: with the ``ols`` intervals scaled by 0.3 (``POWER``) track-and-stop errs in 312 runs, far
-above the 130 allowed; by 0.5, in 48 (it passes), so the test catches intervals about three
+test: with the ``ols`` intervals scaled by 0.3 (``POWER``) track-and-stop errs in 313 runs, far
+above the 130 allowed; by 0.5, in 40 (it passes), so the test catches intervals about three
 times too narrow, a wrong elimination or answer, or a run that does not stop, not intervals
 a little too narrow.
 """
