@@ -112,7 +112,8 @@ def given_table(items: list[dict]) -> list[str]:
 def draws_table(groups: dict[str, list[dict]]) -> list[str]:
     """One row per draw: its instances, the mean shipped / before, how many moved, the largest ratios."""
     lines = ["| draw | instances | shipped / before (geometric mean over instances of the per-seed one) | "
-             f"lower by > {MOVED * 100:.0f} % | higher by > {MOVED * 100:.0f} % | largest before | largest shipped | runs right |",
+             f"lower by > {MOVED * 100:.0f} % | higher by > {MOVED * 100:.0f} % | largest before | largest shipped | "
+             "runs right |",
              "|---|---:|---:|---:|---:|---|---|---:|"]
     for group, items in groups.items():
         ratios = np.array([paired(item) for item in items])

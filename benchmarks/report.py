@@ -53,7 +53,8 @@ def seeds_record(prepared, seeds: int) -> dict:
     from cbai_cli.run.simulate import run_many
 
     results = run_many(prepared, range(seeds))
-    return {"queries": [result.iterations for result in results], "right": sum(bool(result.correct) for result in results)}
+    return {"queries": [result.iterations for result in results],
+            "right": sum(bool(result.correct) for result in results)}
 
 
 def document(script: str, argv: Sequence[str] | None, **fields) -> dict:

@@ -168,12 +168,14 @@ def test_solve_refuses_a_ridge_far_below_the_arms_squared_norm(tmp_path):
 
 
 def test_a_ridge_in_the_arms_units_runs_large_arms_as_unit_ones(tmp_path):
-    # a power of two scales every number of the run exactly, so the runs are the same
+    # a power of two scales every number of the run exactly, so the runs are the same; in the
+    # features' coordinates, where the ridge is in the arms' units (in the arms' D-optimal
+    # coordinates, the default of ols, λ counts pulls of the D-optimal design: docs/ols.md)
     queries = []
     for scale in (1.0, 2.0**33):
         path = tmp_path / f"large{scale:g}.yaml"
         save(scaled(boundary_1d((0.1, 0.2, 0.5)), scale), path)
-        result = invoke("solve", path, "--lambda", 0.1 * scale**2, "--seed", 5, "--json")
+        result = invoke("solve", path, "--lambda", 0.1 * scale**2, "--coordinates", "features", "--seed", 5, "--json")
         assert result.exit_code == 0, result.stderr
         queries.append(json.loads(result.stdout)["runs"][0]["iterations"])
     assert queries[0] == queries[1]
