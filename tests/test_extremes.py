@@ -164,7 +164,25 @@ def test_bound_of_arms_whose_design_value_overflows_is_one_line(tmp_path):
 def test_solve_refuses_a_ridge_far_below_the_arms_squared_norm(tmp_path):
     path = tmp_path / "large.yaml"
     save(scaled(boundary_1d((0.1, 0.2, 0.5)), 2.0**33), path)
-    one_line_error(invoke("solve", path), "give --lambda in the arms' units")
+    one_line_error(invoke("solve", path, "--coordinates", "features"), "give --lambda in the arms' units")
+
+
+def test_in_the_d_optimal_coordinates_large_arms_run_with_the_default_ridge_as_unit_ones(tmp_path):
+    # there λ counts pulls of the D-optimal design, so the arms' units do not matter
+    queries = []
+    for scale in (1.0, 2.0**33):
+        path = tmp_path / f"large{scale:g}.yaml"
+        save(scaled(boundary_1d((0.1, 0.2, 0.5)), scale), path)
+        result = invoke("solve", path, "--seed", 5, "--json")
+        assert result.exit_code == 0, result.stderr
+        queries.append(json.loads(result.stdout)["runs"][0]["iterations"])
+    assert queries[0] == queries[1]
+
+
+def test_in_the_d_optimal_coordinates_a_ridge_far_below_one_pull_is_one_line(tmp_path):
+    path = tmp_path / "unit.yaml"
+    save(boundary_1d((0.1, 0.2, 0.5)), path)
+    one_line_error(invoke("solve", path, "--lambda", 1e-13), "give a larger --lambda")
 
 
 def test_a_ridge_in_the_arms_units_runs_large_arms_as_unit_ones(tmp_path):

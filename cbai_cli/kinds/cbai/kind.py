@@ -238,7 +238,8 @@ class CbaiKind(InstanceKind):
         config = AlgorithmConfig(regime=regime, confidence=settings, rounding_epsilon=request.get("rounding_epsilon"),
                                  own_options={name: request.get(name) for name in spec.options
                                               if name not in RECORD_OPTIONS})
-        _refuse_unrepresentable(regime, settings)
+        _refuse_unrepresentable(regime, settings, config.own_options.get("coordinates")
+                                or spec.default_of("coordinates", regime), problem.arms.shape[1])
         unbounded = request.given().get("budget") is None
         budget = request.get("budget")
         if not spec.guaranteed_stop and budget is None:
@@ -325,13 +326,17 @@ SOLVE_HASH_ENTRIES = 10**5
 ARM_SCALE_RANGE = (1e-30, 1e30)
 
 
-def _refuse_unrepresentable(regime: str, settings) -> None:
+def _refuse_unrepresentable(regime: str, settings, coordinates: str, dim: int) -> None:
     """One line when an adaptive run's numbers would not fit in double precision: the arms'
-    largest norm L outside :data:`ARM_SCALE_RANGE` (all-zero arms aside), or L² more than
-    :data:`cbai_cli.numerics.linalg.RIDGE_RATIO_LIMIT` times the design's ridge λ, whose inverse A⁻¹ the sampling
-    rules read (arms in large units need a ridge in the same units)."""
+    largest norm L outside :data:`ARM_SCALE_RANGE` (all-zero arms aside), or the largest
+    squared norm of the arms the run works with more than
+    :data:`cbai_cli.numerics.linalg.RIDGE_RATIO_LIMIT` times the design's ridge λ, whose inverse
+    A⁻¹ the sampling rules read. In the features' ``coordinates`` that is L² (arms in large
+    units need a ridge in the same units); in the arms' D-optimal ones it is a leverage, at
+    most ``dim``·(1 + LEVERAGE_SLACK) whatever the units (docs/ols.md, "The prior's shape")."""
     from cbai_cli.numerics.confidence import regimes
     from cbai_cli.contracts.errors import OptionError
+    from cbai_cli.numerics.design.d_optimal import LEVERAGE_SLACK
     from cbai_cli.numerics.linalg import RIDGE_RATIO_LIMIT
 
     if not regimes()[regime].adaptive:
@@ -342,6 +347,13 @@ def _refuse_unrepresentable(regime: str, settings) -> None:
         raise OptionError(f"the arms' largest norm is {largest:.3g}, outside the {low:g} … {high:g} that adaptive runs "
                           "keep in double precision: divide the arms by a common factor (and multiply φ by it, which "
                           "keeps every mean and so every answer)")
+    if coordinates == "d-optimal":
+        if dim * (1.0 + LEVERAGE_SLACK) > RIDGE_RATIO_LIMIT * settings.ridge:
+            raise OptionError(f"the arms' largest squared norm in their D-optimal coordinates, up to "
+                              f"{dim * (1.0 + LEVERAGE_SLACK):.3g}, is more than {RIDGE_RATIO_LIMIT:.0e} times the "
+                              f"design's ridge --lambda {settings.ridge:g}: A⁻¹ cannot be kept in double precision; give "
+                              "a larger --lambda (in these coordinates it counts pulls of the D-optimal design)")
+        return
     squared = largest**2
     if squared > RIDGE_RATIO_LIMIT * settings.ridge:
         raise OptionError(f"the arms' largest squared norm L² = {squared:.3g} is {squared / settings.ridge:.3g} times "
