@@ -111,15 +111,18 @@ def test_an_instance_in_tiny_units_is_decidable():
     assert undecidable_arms(instance) == [] and math.isfinite(compute_bounds(instance).h_clb.value)
 
 
+def solved_queries(tmp_path, scale: float, *options) -> int:
+    """The queries of `cbai solve` on boundary_1d((0.1, 0.2, 0.5)) in units ``scale`` with ``options``."""
+    path = tmp_path / f"scaled{scale:g}.yaml"
+    save(scaled(boundary_1d((0.1, 0.2, 0.5)), scale), path)
+    result = invoke("solve", path, *options, "--json")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)["runs"][0]["iterations"]
+
+
 def test_solve_runs_an_instance_in_tiny_units_as_in_unit_ones(tmp_path):
-    queries = []
-    for scale in (1.0, 1e-28):  # arms up to 5e-29: within the scales adaptive runs keep, gaps of 5e-30
-        path = tmp_path / f"tiny{scale:g}.yaml"
-        save(scaled(boundary_1d((0.1, 0.2, 0.5)), scale), path)
-        result = invoke("solve", path, "--seed", 3, "--json")
-        assert result.exit_code == 0, result.stderr
-        queries.append(json.loads(result.stdout)["runs"][0]["iterations"])
-    assert queries[0] == queries[1]
+    # arms up to 5e-29: within the scales adaptive runs keep, gaps of 5e-30
+    assert solved_queries(tmp_path, 1.0, "--seed", 3) == solved_queries(tmp_path, 1e-28, "--seed", 3)
 
 
 @pytest.mark.parametrize("algorithm", ["uniform", "g-allocation", "acol", "oracle"])
@@ -169,14 +172,7 @@ def test_solve_refuses_a_ridge_far_below_the_arms_squared_norm(tmp_path):
 
 def test_in_the_d_optimal_coordinates_large_arms_run_with_the_default_ridge_as_unit_ones(tmp_path):
     # there λ counts pulls of the D-optimal design, so the arms' units do not matter
-    queries = []
-    for scale in (1.0, 2.0**33):
-        path = tmp_path / f"large{scale:g}.yaml"
-        save(scaled(boundary_1d((0.1, 0.2, 0.5)), scale), path)
-        result = invoke("solve", path, "--seed", 5, "--json")
-        assert result.exit_code == 0, result.stderr
-        queries.append(json.loads(result.stdout)["runs"][0]["iterations"])
-    assert queries[0] == queries[1]
+    assert solved_queries(tmp_path, 1.0, "--seed", 5) == solved_queries(tmp_path, 2.0**33, "--seed", 5)
 
 
 def test_in_the_d_optimal_coordinates_a_ridge_far_below_one_pull_is_one_line(tmp_path):
@@ -189,13 +185,8 @@ def test_a_ridge_in_the_arms_units_runs_large_arms_as_unit_ones(tmp_path):
     # a power of two scales every number of the run exactly, so the runs are the same; in the
     # features' coordinates, where the ridge is in the arms' units (in the arms' D-optimal
     # coordinates, the default of ols, λ counts pulls of the D-optimal design: docs/ols.md)
-    queries = []
-    for scale in (1.0, 2.0**33):
-        path = tmp_path / f"large{scale:g}.yaml"
-        save(scaled(boundary_1d((0.1, 0.2, 0.5)), scale), path)
-        result = invoke("solve", path, "--lambda", 0.1 * scale**2, "--coordinates", "features", "--seed", 5, "--json")
-        assert result.exit_code == 0, result.stderr
-        queries.append(json.loads(result.stdout)["runs"][0]["iterations"])
+    queries = [solved_queries(tmp_path, scale, "--lambda", 0.1 * scale**2, "--coordinates", "features", "--seed", 5)
+               for scale in (1.0, 2.0**33)]
     assert queries[0] == queries[1]
 
 
