@@ -51,7 +51,8 @@ from cbai_cli.numerics.kernels.threads import threads_from
 
 __all__ = ["DRIFT_TOLERANCE", "EXTEND_CONDITION", "EXTEND_ENTRIES", "MARGIN", "MEAN_SHARE", "SPAN_TOLERANCE",
            "STEP_ROUNDOFF", "UPPER_SHARE", "Envelope", "LeastSquaresSpan", "MixtureIntervals", "ScalePrior",
-           "lower_envelope", "mean_shares", "mixture_envelope", "mixture_widths", "points_in_use", "spread_ratios", "upper_spent"]
+           "lower_envelope", "mean_shares", "mixture_envelope", "mixture_widths", "points_in_use", "spread_ratios",
+           "upper_spent"]
 
 # SPAN_TOLERANCE, DRIFT_TOLERANCE, STEP_ROUNDOFF and EXTEND_CONDITION: the recomputations' constants,
 # defined beside them (cbai_cli.numerics.kernels.span).
@@ -79,8 +80,8 @@ class ScalePrior:
 
     π puts ``core_weight`` uniformly on the scales with log(λ/scale) in ``core`` and the
     rest uniformly on all M scales: the core is where the best fixed scale of the designs
-    cbai meets lies (about n·L²/30 to n·L²/5 after n pulls, for n from a few dozen to
-    10⁴–10⁵), the tails keep every scale of the grid at a bounded cost (docs/ols.md, "Which
+    cbai meets lies (about n·L²/30 to n·L²/5 after n pulls, for n from a few dozen to a few
+    hundred thousand), the tails keep every scale of the grid at a bounded cost (docs/ols.md, "Which
     core and which split").
 
     Attributes:
@@ -455,8 +456,8 @@ def mean_shares(rewards: np.ndarray | None, arms: int) -> np.ndarray:
     of the arms ranked above it leave, ½ + 1/(2r) ≥ ½. A tie group takes the positions it
     spans, its upper shares averaged over them and its lower share 1 − (the upper shares
     through the group) + its own upper share. For every truth the sides that matter then sum
-    to at most 1: the upper shares through x*'s group, less x*'s, plus x*'s lower share
-    (below ½ when no arm is feasible). Without rewards every side gets 1/(2K), as two-sided
+    to at most 1: the upper shares through x*'s group, less x*'s, plus x*'s lower share; when
+    no arm is feasible, all the upper shares, less than ½. Without rewards every side gets 1/(2K), as two-sided
     intervals for every arm would.
     """
     if rewards is None:
