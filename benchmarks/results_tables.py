@@ -7,6 +7,7 @@ before it that is not part of a table (a heading, a command, a sentence).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,3 +99,15 @@ def recorded(name: str, index: int = 0) -> str:
 def verbatim(name: str) -> str:
     """The whole results file ``name`` as it stands (a results file written as the page shows it)."""
     return read(name).strip()
+
+
+def document(name: str) -> dict:
+    """The JSON results document ``name`` (a script's ``--json``)."""
+    return json.loads((RESULTS / name).read_text())
+
+
+def joined(*names: str) -> dict:
+    """The results documents ``names`` as one, as a script's ``--render`` joins them."""
+    import report  # benchmarks/report.py
+
+    return report.joined([document(name) for name in names])

@@ -4,7 +4,6 @@ results documents."""
 
 from __future__ import annotations
 
-import json
 
 import binary_delta
 import binary_factor
@@ -12,16 +11,7 @@ import binary_own_mean
 import binary_rules
 import report
 import tables_track_and_stop
-from results_tables import RESULTS
-
-
-def document(name: str) -> dict:
-    return json.loads((RESULTS / name).read_text())
-
-
-def joined(*names: str) -> dict:
-    """The results documents ``names`` as one, as ``--render`` joins them."""
-    return report.joined([document(name) for name in names])
+from results_tables import document, joined
 
 
 #: "Frank–Wolfe vertex or target": each table's results documents.

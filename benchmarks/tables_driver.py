@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
-
 from figure5_driver import TUNED_ALGORITHMS, markdown_table, summary_table
-from results_tables import RESULTS, recorded
+from results_tables import document, recorded
 
 
 def figure5(name: str) -> str:
     """Figure 5 as a table from the per-run results document ``name`` of benchmarks/figure5_driver.py:
     every √β and seed it holds."""
-    runs = json.loads((RESULTS / name).read_text())["runs"]
+    runs = document(name)["runs"]
     points = [key.split("/") for key in runs if not key.startswith("acol/")]
     grid = sorted({float(value) for _, value in points})
     seeds = max(len(seeds) for seeds in runs.values())

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import ols_coordinates
 import ols_prior
-import report
-from results_tables import RESULTS, markdown, read, recorded, tables
+from results_tables import document, joined, markdown, read, recorded, tables
 
 #: The instance files of ``ols_queries.md`` (made by ``cbai generate`` there) as docs/ols.md names them.
 INSTANCES = {"id1.yaml": "irrelevant-dims d=10 ε=0.05, σ = 1", "us1.yaml": "unit-sphere d=10 n=20 seed 0, σ = 1",
@@ -41,15 +38,10 @@ def widths() -> str:
     return markdown(("instance", "n at stop", "rank of V", *table.header[3:]), table.alignment, rows)
 
 
-def rendered(render, *names: str) -> str:
-    """A script's ``render`` (its ``--render``) of its results documents ``names``, joined."""
-    return render(report.joined([json.loads((RESULTS / name).read_text()) for name in names]))
-
-
 BLOCKS = {"kappa": lambda: recorded("ols_kappa.md"), "widths": widths, "queries": queries,
-          "coordinates-driver": lambda: rendered(ols_coordinates.render, "ols_coordinates_driver.json"),
-          "coordinates-screen": lambda: rendered(ols_coordinates.render, "ols_coordinates_screen.json"),
-          "coordinates-held-out": lambda: rendered(ols_coordinates.render, "ols_coordinates_held_out.json"),
-          "prior-given": lambda: rendered(ols_prior.render, "ols_prior_given.json", "ols_prior_long.json",
-                                         "ols_prior_drivers.json"),
-          "prior-draws": lambda: rendered(ols_prior.render, "ols_prior_fresh.json", "ols_prior_held_out.json")}
+          "coordinates-driver": lambda: ols_coordinates.render(document("ols_coordinates_driver.json")),
+          "coordinates-screen": lambda: ols_coordinates.render(document("ols_coordinates_screen.json")),
+          "coordinates-held-out": lambda: ols_coordinates.render(document("ols_coordinates_held_out.json")),
+          "prior-given": lambda: ols_prior.render(joined("ols_prior_given.json", "ols_prior_long.json",
+                                                                 "ols_prior_drivers.json")),
+          "prior-draws": lambda: ols_prior.render(joined("ols_prior_fresh.json", "ols_prior_held_out.json"))}
