@@ -4,7 +4,6 @@ results documents."""
 
 from __future__ import annotations
 
-
 import binary_delta
 import binary_factor
 import binary_own_mean
