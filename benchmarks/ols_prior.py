@@ -39,8 +39,8 @@ from unittest import mock
 
 import numpy as np
 from guaranteed import FRESH_FIXED, fresh_instances  # benchmarks/guaranteed.py, beside this script
-from report import (document, queries_cell, render_files, results_parser, seeds_record, theorem_bounds,  # benchmarks/
-                    write_document)
+from report import (measure_each, queries_cell, render_files, results_parser, seeds_record,  # benchmarks/report.py
+                    theorem_bounds)
 
 import cbai_cli.numerics.ols as ols
 from cbai_cli.compare.sources import parse_source
@@ -157,11 +157,8 @@ def main(argv: list[str] | None = None) -> None:
     sources += [(source, "fresh irrelevant-dims") for source in fixed]
     sources += [(source, f"fresh {start}") for start in args.fresh
                 for source in fresh_instances(start) if source not in FRESH_FIXED]
-    results = document("ols_prior.py", argv, seeds=args.seeds, instances=[])
-    for source, group in sources:
-        results["instances"].append(measure(source, group, args.seeds, variants))
-        write_document(results, args.json)
-    print(render(results))
+    measure_each("ols_prior.py", argv, sources, lambda pair: measure(*pair, args.seeds, variants), render, args.json,
+                 seeds=args.seeds)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 from pathlib import Path
 
 
@@ -88,9 +89,10 @@ def render_files(paths: Sequence[Path], render: Callable[[dict], str]) -> None:
     print(render(joined([json.loads(path.read_text()) for path in paths])))
 
 
-def measure_each(script: str, argv: Sequence[str] | None, sources: Sequence[str], measure: Callable[[str], dict],
+def measure_each(script: str, argv: Sequence[str] | None, sources: Sequence, measure: Callable[[Any], dict],
                  render: Callable[[dict], str], out: Path | None, **fields) -> dict:
-    """A results document of ``script`` with one instance per source, ``measure(source)`` each, written to
+    """A results document of ``script`` with one instance per source (an instance file or spec, or what
+    ``measure`` takes), ``measure(source)`` each, written to
     ``out`` after each (a long run keeps what it has measured) and printed through ``render``."""
     results = document(script, argv, **fields, instances=[])
     for source in sources:
