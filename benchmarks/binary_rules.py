@@ -38,8 +38,8 @@ what they pull then:
 
 and the compiled rules of cbai (:func:`run_many`, :data:`COMPILED`): ``track-and-stop``
 (``--step vertex-or-target``, the same pulls as ``vertex-or-target``), ``rollout-burst``
-(``--step rollout``, track-and-stop's default with ``ols``) and ``maxrew-u`` with ``ols``
-(argmax_{x∈U} θᵀx, no forced step).
+(``--step rollout``, track-and-stop's default with ``ols``), ``maxrew-u`` with ``ols``
+(argmax_{x∈U} θᵀx, no forced step) and ``g-acol`` with ``ols``.
 With κ = 1, y* is almost always MaxRew-U's arm (R holds the most rewarding uncertain arm and
 its ties), so ``target`` is MaxRew-U with the forced step.
 
@@ -51,14 +51,15 @@ one ``least_squares_bounds`` a pull for ``deficit``): about 0.1–0.3 ms a pull.
 For each source (an instance file, or a generator spec of ``cbai compare`` with its seed
 fixed) and seeds 0 … ``--seeds``−1 (:func:`run_streams`, as ``cbai solve --runs``), δ = 0.05,
 every rule in the coordinates of ``--coordinates`` (``features``, the features as written, in
-which docs/binary.md's comparisons were measured; ``d-optimal``, the default of ``ols`` runs,
-docs/ols.md "The prior's shape"):
+which most of docs/binary.md's comparisons were measured; ``d-optimal``, the default of ``ols`` runs,
+docs/ols.md "The prior's shape"), or in those its name fixes (``maxrew-u@features``):
 the Theorem 1 bound at R = 1 (σ = 1 for the Gaussian specs), and per rule the queries of
 every run and the runs right. ``--render`` prints the tables of docs/binary.md: median
 queries per rule with their ratios to the Theorem 1 bound and to its kl form, and each rule's
 median over the best median of the reference rules, the plain Frank–Wolfe step (``vertex``) and
 ``maxrew-u`` unless ``--reference`` names others (the paired geometric mean of the queries seed
-by seed in brackets).
+by seed in brackets); with ``--first``, the first rule against the best of all the others
+(:func:`render_first`).
 
     cbai driver-arms --n 200 --seed 7 -o driver-n200-seed7.yaml   # likewise seeds 12 and 5
     python benchmarks/binary_rules.py driver-n200-seed7.yaml driver-n200-seed12.yaml \\
@@ -93,7 +94,7 @@ DELTA = 0.05
 KL_FORM = kl_of_errors(DELTA) / math.log(1.0 / (2.4 * DELTA))
 #: the compiled rules of cbai by their name here: the algorithm and its options, with ``ols``
 COMPILED = {"track-and-stop": ("track-and-stop", {"step": "vertex-or-target"}), "maxrew-u": ("maxrew-u", {}),
-            "rollout-burst": ("track-and-stop", {"step": "rollout"})}
+            "rollout-burst": ("track-and-stop", {"step": "rollout"}), "g-acol": ("g-acol", {})}
 #: ``hysteresis-own-design``: y* counts as its own c-optimal design at this share of pulling it alone
 OWN_DESIGN = 0.95
 
@@ -302,7 +303,10 @@ def instance_of(source: str):
 
 
 def runs(instance, name: str, seeds: int, coordinates: str) -> tuple[list[int], int]:
-    """(queries of seeds 0 … seeds−1, runs right) of rule ``name`` with ``ols`` in ``coordinates``."""
+    """(queries of seeds 0 … seeds−1, runs right) of rule ``name`` with ``ols`` in ``coordinates``,
+    or in the coordinates a name ``RULE@COORDINATES`` fixes."""
+    name, _, fixed = name.partition("@")
+    coordinates = fixed or coordinates
     if name in COMPILED:
         algorithm, options = COMPILED[name]
         request = RunRequest.of(algorithm, "ols", delta=DELTA, coordinates=coordinates, **options)
@@ -359,24 +363,54 @@ def render(document: dict) -> str:
     return "\n".join(lines)
 
 
+def render_first(document: dict) -> str:
+    """The table of a document's first rule against the best of all its others: per instance the
+    first rule's median queries and the best other rule's (least median), each with its ratios to
+    Theorem 1 and to its kl form, the ratio of the two medians and, in brackets, the geometric
+    mean over the seeds of the first rule's queries over the same seed's run of the best other."""
+    names = list(dict.fromkeys(name for item in document["instances"] for name in item["rules"]))
+    first, others = names[0], names[1:]
+    lines = [f"`{document['command']}` ({document['date']}; δ = {DELTA}, R = 1; median queries and their ratios to "
+             f"Theorem 1 / to its kl form; the best of {len(others)} other rules: {', '.join(others)})", "",
+             f"| instance | seeds | Theorem 1 (R = 1) | kl form | {first} | best other rule | its queries "
+             f"| {first} / best | runs right |",
+             "|---|---:|---:|---:|---:|---|---:|---:|---:|"]
+    for item in document["instances"]:
+        bound, rules = item["bound"], item["rules"]
+        kl_bound = bound * KL_FORM
+        medians = {name: float(np.median(rules[name]["queries"])) for name in names}
+        best = min(others, key=lambda name: medians[name])
+        queries = np.asarray(rules[first]["queries"], dtype=float)
+        paired = np.exp(np.mean(np.log(queries / np.asarray(rules[best]["queries"], dtype=float))))
+        right = sum(rule["right"] for rule in rules.values())
+        cells = {name: f"{medians[name]:,.0f} ({medians[name] / bound:.2f}× / {medians[name] / kl_bound:.2f}×)"
+                 for name in (first, best)}
+        lines.append(f"| {Path(item['source']).name} | {len(queries)} | {bound:,.1f} | {kl_bound:,.1f} | {cells[first]} "
+                     f"| {best} | {cells[best]} | {medians[first] / medians[best]:.3f} ({paired:.3f}) "
+                     f"| {right}/{len(rules) * len(queries)} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = results_parser(__doc__)
     parser.add_argument("--rules", default="vertex,maxrew-u,target,vertex-or-target,deficit")
     parser.add_argument("--reference", default=None,
                         help="the rules the others are placed against, comma-separated (default: vertex,maxrew-u)")
-    parser.add_argument("--fresh", type=int, default=None, metavar="FIRST_SEED",
-                        help="add the Gaussian instances of fresh_sources(FIRST_SEED)")
+    parser.add_argument("--fresh", type=int, nargs="+", default=(), metavar="FIRST_SEED",
+                        help="add the Gaussian instances of fresh_sources(FIRST_SEED) for each FIRST_SEED")
     parser.add_argument("--held-out", type=int, nargs="+", default=(), metavar="FRESH_START",
                         help="add the instances of `benchmarks/guaranteed.py --fresh --fresh-start FRESH_START`")
     parser.add_argument("--coordinates", choices=("features", "d-optimal"), default="features",
                         help="the coordinates every rule runs in (default: features, those of the results files)")
+    parser.add_argument("--first", action="store_true",
+                        help="with --render: the first rule against the best of the others (render_first)")
     args = parser.parse_args(argv)
     if args.render is not None:
-        render_files(args.render, render)
+        render_files(args.render, render_first if args.first else render)
         return
     from guaranteed import fresh_instances  # a sibling script
 
-    sources = list(args.sources) + ([] if args.fresh is None else fresh_sources(args.fresh))
+    sources = list(args.sources) + [source for first in args.fresh for source in fresh_sources(first)]
     sources += list(dict.fromkeys(source for start in args.held_out for source in fresh_instances(start)))
     reference = {} if args.reference is None else {"reference": args.reference.split(",")}
     measure_each("binary_rules.py", argv, sources, lambda source: measure(source, args.rules.split(","), args.seeds,
