@@ -1,12 +1,14 @@
 """The kernels' on-disk cache is invalidated by an edit of any kernel source, not only of
 the function's own file (a compiled function inlines the kernels it calls), and is found
-even where neither the package nor the home folder can be written."""
+even where neither the package nor the home folder can be written; a worker's copy of an
+instance runs on the code compiled for the original."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cbai_cli.numerics.kernels import advance, design, loader, ols, threads
@@ -17,6 +19,38 @@ def test_every_kernel_cache_is_stamped_with_all_kernel_sources():
                    ols.rank_one_step, ols.mixture_bounds):
         assert kernel.compiled._cache._impl.locator.get_source_stamp() == loader.sources_digest()
 
+
+def test_a_pickled_instance_keeps_its_arrays_read_only():
+    import pickle
+
+    from cbai_cli.kinds.cbai.families import generate_instance
+
+    instance = generate_instance("unit-sphere", d=3, n=6, seed=1)
+    instance.problem, instance.gaps, instance.truth  # cached, so pickled with it
+    copy = pickle.loads(pickle.dumps(instance))
+    held = [copy.arms, copy.constraint, copy.reward, copy.rewards, copy.gaps, copy.problem.arms,
+            copy.problem.rewards, copy.truth.constraint]
+    assert all(isinstance(array, np.ndarray) and not array.flags.writeable for array in held)
+
+
+def test_a_workers_copy_of_an_instance_compiles_nothing_new():
+    """``cbai compare --jobs N`` sends instances to spawned workers by pickling: their runs
+    must meet the argument types (numba specialises on the read-only flag) that the runs of
+    the original met, so that :mod:`cbai_cli.warm`'s compiled code serves them."""
+    import pickle
+
+    from cbai_cli.kinds.cbai.families import generate_instance
+    from cbai_cli.numerics.kernels import jit
+    from cbai_cli.run.simulate import RunRequest, prepare, run_many
+
+    jit.load()
+    instance = generate_instance("irrelevant-dims", d=4, eps=0.2)
+    request = RunRequest.of("track-and-stop", "ols", budget=2_000)
+    original = run_many(prepare(request, instance), range(2))
+    signatures = {kernel: len(kernel.compiled.signatures) for kernel in jit._KERNELS}
+    copied = run_many(prepare(request, pickle.loads(pickle.dumps(instance))), range(2))
+    assert [run.iterations for run in copied] == [run.iterations for run in original]
+    assert {kernel: len(kernel.compiled.signatures) for kernel in jit._KERNELS} == signatures
 
 
 def private_root_in(folder: Path, monkeypatch) -> Path:
