@@ -337,29 +337,43 @@ def measure(source: str, names: list[str], seeds: int, coordinates: str) -> dict
     return result
 
 
+def _caption(document: dict, note: str = "") -> str:
+    """A table's first line: the command, its date and what the cells hold."""
+    return (f"`{document['command']}` ({document['date']}; δ = {DELTA}, R = 1; median queries and their ratios to "
+            f"Theorem 1 / to its kl form{note})")
+
+
+def _queries(median: float, bound: float) -> str:
+    """A rule's cell: its median queries and their ratios to Theorem 1 and to its kl form."""
+    return f"{median:,.0f} ({median / bound:.2f}× / {median / (bound * KL_FORM):.2f}×)"
+
+
+def _against(rules: dict, name: str, best: str) -> str:
+    """Rule ``name``'s median over rule ``best``'s and, in brackets, the geometric mean over the
+    seeds of its queries over the same seed's run of ``best``."""
+    queries, reference = (np.asarray(rules[rule]["queries"], dtype=float) for rule in (name, best))
+    paired = np.exp(np.mean(np.log(queries / reference)))
+    return f"{np.median(queries) / np.median(reference):.3f} ({paired:.3f})"
+
+
 def render(document: dict) -> str:
     names = list(dict.fromkeys(name for item in document["instances"] for name in item["rules"]))
     reference_names = reference_rules(names, document.get("reference"))
     others = [name for name in names if name not in (reference_names or names[:1])]
-    lines = [f"`{document['command']}` ({document['date']}; δ = {DELTA}, R = 1; median queries and their ratios to "
-             "Theorem 1 / to its kl form)", "",
+    lines = [_caption(document), "",
              "| instance | seeds | Theorem 1 (R = 1) | kl form | " + " | ".join(names) + " | best of " + " and ".join(reference_names or names[:1])
              + " | " + " | ".join(f"{name} / best" for name in others) + " | runs right |",
              "|---|---:|---:|---:|" + "---:|" * len(names) + "---|" + "---:|" * len(others) + "---:|"]
     for item in document["instances"]:
         bound, rules = item["bound"], item["rules"]
-        kl_bound = bound * KL_FORM
         medians = {name: float(np.median(rules[name]["queries"])) for name in names}
         best = min(reference_names or names[:1], key=lambda name: medians[name])
-        reference = np.asarray(rules[best]["queries"], dtype=float)
-        ratios = [f"{medians[name] / medians[best]:.3f} "
-                  f"({np.exp(np.mean(np.log(np.asarray(rules[name]['queries']) / reference))):.3f})" for name in others]
         right = sum(rule["right"] for rule in rules.values())
-        seeds = len(reference)
-        lines.append(f"| {Path(item['source']).name} | {seeds} | {bound:,.1f} | {kl_bound:,.1f} | "
-                     + " | ".join(f"{medians[name]:,.0f} ({medians[name] / bound:.2f}× / {medians[name] / kl_bound:.2f}×)"
-                                  for name in names)
-                     + f" | {best} | " + " | ".join(ratios) + f" | {right}/{len(rules) * seeds} |")
+        seeds = len(rules[best]["queries"])
+        lines.append(f"| {Path(item['source']).name} | {seeds} | {bound:,.1f} | {bound * KL_FORM:,.1f} | "
+                     + " | ".join(_queries(medians[name], bound) for name in names)
+                     + f" | {best} | " + " | ".join(_against(rules, name, best) for name in others)
+                     + f" | {right}/{len(rules) * seeds} |")
     return "\n".join(lines)
 
 
@@ -371,24 +385,19 @@ def render_first(document: dict) -> str:
     seed's run of the best other."""
     names = list(dict.fromkeys(name for item in document["instances"] for name in item["rules"]))
     first, others = names[0], names[1:]
-    lines = [f"`{document['command']}` ({document['date']}; δ = {DELTA}, R = 1; median queries and their ratios to "
-             f"Theorem 1 / to its kl form; the best of the other rules each instance ran: {', '.join(others)})", "",
+    lines = [_caption(document, f"; the best of the other rules each instance ran: {', '.join(others)}"), "",
              f"| instance | seeds | Theorem 1 (R = 1) | kl form | {first} | best other rule | its queries "
              f"| {first} / best | runs right |",
              "|---|---:|---:|---:|---:|---|---:|---:|---:|"]
     for item in document["instances"]:
         bound, rules = item["bound"], item["rules"]
-        kl_bound = bound * KL_FORM
         medians = {name: float(np.median(rule["queries"])) for name, rule in rules.items()}
         best = min((name for name in others if name in rules), key=lambda name: medians[name])
-        queries = np.asarray(rules[first]["queries"], dtype=float)
-        paired = np.exp(np.mean(np.log(queries / np.asarray(rules[best]["queries"], dtype=float))))
         right = sum(rule["right"] for rule in rules.values())
-        cells = {name: f"{medians[name]:,.0f} ({medians[name] / bound:.2f}× / {medians[name] / kl_bound:.2f}×)"
-                 for name in (first, best)}
-        lines.append(f"| {Path(item['source']).name} | {len(queries)} | {bound:,.1f} | {kl_bound:,.1f} | {cells[first]} "
-                     f"| {best} | {cells[best]} | {medians[first] / medians[best]:.3f} ({paired:.3f}) "
-                     f"| {right}/{len(rules) * len(queries)} |")
+        seeds = len(rules[first]["queries"])
+        lines.append(f"| {Path(item['source']).name} | {seeds} | {bound:,.1f} | {bound * KL_FORM:,.1f} "
+                     f"| {_queries(medians[first], bound)} | {best} | {_queries(medians[best], bound)} "
+                     f"| {_against(rules, first, best)} | {right}/{len(rules) * seeds} |")
     return "\n".join(lines)
 
 
