@@ -95,6 +95,8 @@ KL_FORM = kl_of_errors(DELTA) / math.log(1.0 / (2.4 * DELTA))
 #: the compiled rules of cbai by their name here: the algorithm and its options, with ``ols``
 COMPILED = {"track-and-stop": ("track-and-stop", {"step": "vertex-or-target"}), "maxrew-u": ("maxrew-u", {}),
             "rollout-burst": ("track-and-stop", {"step": "rollout"}), "g-acol": ("g-acol", {})}
+#: the coordinates a rule may run in (``--coordinates``, ``RULE@COORDINATES``)
+COORDINATES = ("features", "d-optimal")
 #: ``hysteresis-own-design``: y* counts as its own c-optimal design at this share of pulling it alone
 OWN_DESIGN = 0.95
 
@@ -410,7 +412,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="add the Gaussian instances of fresh_sources(FIRST_SEED) for each FIRST_SEED")
     parser.add_argument("--held-out", type=int, nargs="+", default=(), metavar="FRESH_START",
                         help="add the instances of `benchmarks/guaranteed.py --fresh --fresh-start FRESH_START`")
-    parser.add_argument("--coordinates", choices=("features", "d-optimal"), default="features",
+    parser.add_argument("--coordinates", choices=COORDINATES, default="features",
                         help="the coordinates every rule runs in (default: features, those of the results files)")
     parser.add_argument("--first", action="store_true",
                         help="with --render: the first rule against the best of the others (render_first)")
@@ -418,6 +420,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.render is not None:
         render_files(args.render, render_first if args.first else render)
         return
+    for rule in args.rules.split(","):
+        name, at, fixed = rule.partition("@")
+        if name not in COMPILED and name not in PROTOTYPES or at and fixed not in COORDINATES:
+            parser.error(f"--rules: unknown rule {rule!r} (rules: {', '.join([*PROTOTYPES, *COMPILED])}, "
+                         "each optionally RULE@features or RULE@d-optimal)")
     from guaranteed import fresh_instances  # a sibling script
 
     sources = list(args.sources) + [source for first in args.fresh for source in fresh_sources(first)]
