@@ -29,8 +29,8 @@ what they pull then:
 - ``rollout``: one step of policy improvement over y* only (MaxRew-U's pulls, no forced step), on a
   model of y*'s certificate that reads the design only: a when "a, then y* only" is modelled to
   certify y* in fewer pulls than "y* only", else y*;
-- ``rollout-burst``: the same with bursts of 8, 32 or 128 Frank–Wolfe steps for y* as the
-  deviation, as a mode per target re-chosen when the pulls grow by 10 % (compiled:
+- ``rollout-burst``: the same with bursts of 8, 32, 128, … Frank–Wolfe steps for y* as the
+  deviation (each four times the last, below y* only's modelled pulls, at most 8,192), as a mode per target re-chosen when the pulls grow by 10 % (compiled:
   ``track-and-stop --step rollout``, docs/track-and-stop.md);
 - ``target-unforced`` and ``vertex-or-target-unforced``: ``target`` and ``vertex-or-target``
   without the forced step (step 3 never taken), which separate what the forced step and what the

@@ -96,6 +96,22 @@ def test_a_burst_of_an_arm_that_adds_an_unknown_direction_does_not_pay(view):
 
 
 @pytest.mark.parametrize("view", VIEWS)
+def test_only_a_burst_longer_than_128_pays(view):
+    # a = √1.005·y: m pulls of a inform y as 1.005·m pulls of y, so a burst saves about 0.005·m
+    # of y's pulls and costs nothing else. y only takes 1,415 pulls; bursts of 8, 32 and 128 tie
+    # with it (they save less than one pull), the next burst, 512, takes 1,413
+    arms, inverse, predictions, threshold, target, counts, *rest = burst_case([math.sqrt(1.005), 0.0])
+    certify = getattr(rollout.pulls_to_certify, view)
+    y, gap, prior = arms[1], predictions[1] - threshold, rest[2:]
+    gram, itself = np.diag([10.0, 0.0]), np.outer(y, y)
+    assert 1.0 + certify(gram + itself, y, gap, *prior) == 1415.0
+    by_burst = {m: m + 1.0 + certify(gram + m * np.outer(arms[0], arms[0]) + itself, y, gap, *prior)
+                for m in (8, 32, 128, 512)}
+    assert by_burst == {8: 1415.0, 32: 1415.0, 128: 1415.0, 512: 1413.0}
+    assert getattr(rollout.burst_pays, view)(arms, inverse, predictions, threshold, target, counts, *rest)
+
+
+@pytest.mark.parametrize("view", VIEWS)
 def test_no_gap_is_no_burst(view):
     arms, inverse, _, *rest = burst_case([3.0, 0.0])
     assert not getattr(rollout.burst_pays, view)(arms, inverse, np.array([0.0, 0.25]), *rest)
