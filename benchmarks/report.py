@@ -29,6 +29,28 @@ def joined(documents: Sequence[dict]) -> dict:
             "instances": [item for document in documents for item in document["instances"]]}
 
 
+def overlaid(documents: Sequence[dict]) -> dict:
+    """Results documents as one in which a later document's runs of a rule on a source replace the
+    earlier runs of that rule there, for a table of rules of which some were re-run after their
+    code changed: the first's fields and instances in its order, every command and date (joined
+    for the caption). A later source the first lacks, or a replacement over other seeds, is an
+    error rather than a row dropped or a rule compared on other runs."""
+    instances = [{**item, "rules": dict(item["rules"])} for item in documents[0]["instances"]]
+    by_source = {item["source"]: item for item in instances}
+    for later in documents[1:]:
+        for item in later["instances"]:
+            if item["source"] not in by_source:
+                raise ValueError(f"{item['source']} is not an instance of {documents[0]['command']}")
+            rules = by_source[item["source"]]["rules"]
+            for name, runs in item["rules"].items():
+                if name in rules and len(runs["queries"]) != len(rules[name]["queries"]):
+                    raise ValueError(f"{item['source']} {name}: {len(runs['queries'])} seeds replace "
+                                     f"{len(rules[name]['queries'])}")
+                rules[name] = runs
+    dates = ", ".join(dict.fromkeys(document["date"] for document in documents))
+    return {**joined(documents), "date": dates, "instances": instances}
+
+
 def queries_cell(queries: Sequence[int], right: int, bound: float, kl_bound: float) -> str:
     """``1,049 (5.83× / 4.66×), 200/200``: the median of ``queries``, its ratios to Theorem 1 and
     to its kl form, and the runs right of all."""

@@ -106,6 +106,14 @@ def document(name: str) -> dict:
     return json.loads((RESULTS / name).read_text())
 
 
+def overlaid(*names: str) -> dict:
+    """The results documents ``names`` with a later one's runs of a rule replacing the earlier's
+    (``report.overlaid``)."""
+    import report  # benchmarks/report.py
+
+    return report.overlaid([document(name) for name in names])
+
+
 def joined(*names: str) -> dict:
     """The results documents ``names`` as one, as a script's ``--render`` joins them."""
     import report  # benchmarks/report.py

@@ -146,3 +146,27 @@ def test_the_lower_bound_pages_table_of_delta_is_the_formulas():
         assert float(relaxed) == pytest.approx(math.log(1 / (2.4 * delta)), abs=5e-4)
         assert float(kl) == pytest.approx(exact, abs=5e-4)
         assert float(ratio) == pytest.approx(exact / math.log(1 / (2.4 * delta)), abs=5e-3)
+
+
+def test_a_later_documents_runs_of_a_rule_replace_the_earlier_ones():
+    tables()  # puts benchmarks/ on the path
+    import report
+
+    def runs(*queries):
+        return {"queries": list(queries), "right": len(queries)}
+
+    first = {"command": "python benchmarks/x.py a b --rules r,s", "date": "2026-12-05", "seeds": 2,
+             "instances": [{"source": "a", "bound": 1.0, "rules": {"r": runs(5, 6), "s": runs(7, 8)}},
+                           {"source": "b", "bound": 2.0, "rules": {"r": runs(1, 2), "s": runs(3, 4)}}]}
+    again = {"command": "python benchmarks/x.py b --rules r", "date": "2026-12-06", "seeds": 2,
+             "instances": [{"source": "b", "bound": 2.0, "rules": {"r": runs(9, 9)}}]}
+    both = report.overlaid([first, again])
+    assert both["command"] == "python benchmarks/x.py a b --rules r,s`, `python benchmarks/x.py b --rules r"
+    assert both["date"] == "2026-12-05, 2026-12-06"
+    assert [item["rules"] for item in both["instances"]] == [{"r": runs(5, 6), "s": runs(7, 8)},
+                                                             {"r": runs(9, 9), "s": runs(3, 4)}]
+    assert first["instances"][1]["rules"]["r"] == runs(1, 2)  # the documents themselves are left alone
+    with pytest.raises(ValueError, match="c is not an instance"):
+        report.overlaid([first, {**again, "instances": [{"source": "c", "bound": 1.0, "rules": {}}]}])
+    with pytest.raises(ValueError, match="3 seeds replace 2"):
+        report.overlaid([first, {**again, "instances": [{"source": "a", "bound": 1.0, "rules": {"s": runs(1, 1, 1)}}]}])
