@@ -10,7 +10,7 @@ import binary_own_mean
 import binary_rules
 import report
 import tables_track_and_stop
-from results_tables import document, joined
+from results_tables import document, joined, overlaid
 
 
 #: "Frank–Wolfe vertex or target": each table's results documents.
@@ -66,8 +66,10 @@ BLOCKS = {"factor": lambda: binary_factor.render(joined("binary_factor_seed7.jso
           "delta": lambda: binary_delta.render(document("binary_delta.json")),
           "floor-driver": lambda: tables_track_and_stop.floor("ols_floor_driver.md"),
           **{name: (lambda names=names: binary_rules.render(joined(*names))) for name, names in RULES.items()},
-          "rules-default": lambda: binary_rules.render_first(document("binary_rules_default.json")),
-          "rules-default-held-out": lambda: binary_rules.render_first(document("binary_rules_default_held_out.json")),
+          "rules-default": lambda: binary_rules.render_first(overlaid("binary_rules_default.json",
+                                                                    "binary_rules_default_rollout.json")),
+          "rules-default-held-out": lambda: binary_rules.render_first(overlaid("binary_rules_default_held_out.json",
+                                                                             "binary_rules_default_held_out_rollout.json")),
           "rules-default-1000": lambda: binary_rules.render_first(joined("binary_rules_default_held_out_1000.json",
                                                                          "binary_rules_default_s4_1000.json")),
           "rules-screen": lambda: binary_rules.render(screen()),
