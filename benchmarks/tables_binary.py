@@ -70,8 +70,9 @@ BLOCKS = {"factor": lambda: binary_factor.render(joined("binary_factor_seed7.jso
                                                                     "binary_rules_default_rollout.json")),
           "rules-default-held-out": lambda: binary_rules.render_first(overlaid("binary_rules_default_held_out.json",
                                                                              "binary_rules_default_held_out_rollout.json")),
-          "rules-default-1000": lambda: binary_rules.render_first(joined("binary_rules_default_held_out_1000.json",
-                                                                         "binary_rules_default_s4_1000.json")),
+          "rules-default-1000": lambda: binary_rules.render_first(report.joined([
+              overlaid("binary_rules_default_held_out_1000.json", "binary_rules_default_held_out_1000_rollout.json"),
+              overlaid("binary_rules_default_s4_1000.json", "binary_rules_default_s4_1000_rollout.json")])),
           "rules-screen": lambda: binary_rules.render(screen()),
           "rules-s22": lambda: binary_rules.render(deficit_s22()),
           "rules-own-design-screen": lambda: binary_rules.render(own_design_screen()),
