@@ -111,6 +111,7 @@ def page_blocks(page: str, makers: dict[str, Callable[[], str]]) -> list[Block]:
 
 BLOCKS: tuple[Block, ...] = (
     Block("README.md", "headline", lambda: table(RESULTS.read_text())),
+    Block("README.md", "headline-binary", tables_binary.headline_drivers),
     Block("docs/guide.md", "methods", lambda: methods(METHODS_RESULTS.read_text())),
     *page_blocks("docs/guide.md", tables_guide.BLOCKS),
     *page_blocks("docs/ols.md", tables_ols.BLOCKS),

@@ -1,8 +1,10 @@
 """The generated tables of docs/binary.md: the ``--render`` output of benchmarks/binary_factor.py,
 benchmarks/binary_delta.py, benchmarks/binary_own_mean.py and benchmarks/binary_rules.py for their
-results documents."""
+results documents; and README's yes/no table (:func:`headline_drivers`)."""
 
 from __future__ import annotations
+
+import numpy as np
 
 import binary_delta
 import binary_factor
@@ -59,6 +61,37 @@ def deficit_s22() -> dict:
     item = next(item for item in held_out["instances"] if item["source"] == added["source"])
     rules = {name: item["rules"][name] for name in binary_rules.REFERENCE} | added["rules"]
     return {**report.joined([held_out, extra]), "instances": [{**item, "rules": rules}]}
+
+
+def options_of(rule: str) -> str:
+    """A compiled rule of benchmarks/binary_rules.py (``RULE`` or ``RULE@COORDINATES``) as the
+    ``cbai`` options that run it with ``ols``."""
+    name, _, coordinates = rule.partition("@")
+    algorithm, options = binary_rules.COMPILED[name]
+    return ("`" + " ".join([f"--algo {algorithm}", *(f"--{key} {value}" for key, value in options.items()),
+                            *([f"--coordinates {coordinates}"] if coordinates else [])]) + "`")
+
+
+def headline_drivers() -> str:
+    """README's yes/no table: for each driver of the rules-default block, the default's median
+    queries (its first rule), their ratios to Theorem 1 and to its kl form, the best other rule
+    (least median) with its ratio, and the default's runs right."""
+    found = overlaid("binary_rules_default.json", "binary_rules_default_rollout.json")
+    rows = ["| instance (yes/no answers) | Theorem 1 bound | median queries | ratio | ratio to kl form "
+            "| best other guaranteed rule | its ratio | right |",
+            "|---|---:|---:|---:|---:|---|---:|---:|"]
+    for item in found["instances"]:
+        if not item["source"].startswith("driver-"):
+            continue
+        bound, (first, *others) = item["bound"], list(item["rules"].items())
+        medians = {name: float(np.median(rule["queries"])) for name, rule in item["rules"].items()}
+        best = min((name for name, _ in others), key=medians.get)
+        seed = item["source"].removeprefix("driver-n200-seed").removesuffix(".yaml")
+        rows.append(f"| `cbai driver-arms --n 200 --seed {seed}` | {bound:,.1f} | {medians[first[0]]:,.0f} "
+                    f"| {medians[first[0]] / bound:.2f}× | {medians[first[0]] / (bound * binary_rules.KL_FORM):.2f}× "
+                    f"| {options_of(best)} | {medians[best] / bound:.2f}× | {first[1]['right']}/{len(first[1]['queries'])} |")
+    return "\n".join(rows) + ("\n\nThe default (`--algo track-and-stop`) against six other guaranteed rules, 200 seeds, δ = 0.05, R = 1: "
+                               "[docs/binary.md](docs/binary.md#the-default-against-cbais-other-guaranteed-rules)")
 
 
 BLOCKS = {"factor": lambda: binary_factor.render(joined("binary_factor_seed7.json", "binary_factor_seeds12_5.json")),
