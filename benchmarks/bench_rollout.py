@@ -34,14 +34,9 @@ def cell(source: str, step: str, seeds: int) -> dict:
     import numpy as np
 
     from cbai_cli.compare.sources import parse_source
-    from cbai_cli.kinds import load
     from cbai_cli.run.simulate import RunRequest, prepare, run_many
 
-    if Path(source).exists():
-        instance = load(source)
-    else:
-        (group,) = parse_source(source, 0)
-        instance = group.instance
+    instance = parse_source(source, 0)[0].instance_for(0)
     options = {} if step == "default" else {"step": step}
     prepared = prepare(RunRequest.of("track-and-stop", "ols", delta=0.05, **options), instance)
     run_many(prepared, [seeds])

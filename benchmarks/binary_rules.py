@@ -379,6 +379,13 @@ def render(document: dict) -> str:
     return "\n".join(lines)
 
 
+def best_other(rules: dict, others: list[str]) -> tuple[dict[str, float], str]:
+    """The median queries of each of an instance's ``rules`` and, of ``others``, the rule the
+    instance ran with the least median."""
+    medians = {name: float(np.median(rule["queries"])) for name, rule in rules.items()}
+    return medians, min((name for name in others if name in rules), key=medians.get)
+
+
 def render_first(document: dict) -> str:
     """The table of a document's first rule against the best of all its others: per instance the
     first rule's median queries and the best other rule's (least median among those the instance
@@ -393,8 +400,7 @@ def render_first(document: dict) -> str:
              "|---|---:|---:|---:|---:|---|---:|---:|---:|"]
     for item in document["instances"]:
         bound, rules = item["bound"], item["rules"]
-        medians = {name: float(np.median(rule["queries"])) for name, rule in rules.items()}
-        best = min((name for name in others if name in rules), key=lambda name: medians[name])
+        medians, best = best_other(rules, others)
         right = sum(rule["right"] for rule in rules.values())
         seeds = len(rules[first]["queries"])
         lines.append(f"| {Path(item['source']).name} | {seeds} | {bound:,.1f} | {bound * KL_FORM:,.1f} "

@@ -4,8 +4,6 @@ results documents; and README's yes/no table (:func:`headline_drivers`)."""
 
 from __future__ import annotations
 
-import numpy as np
-
 import binary_delta
 import binary_factor
 import binary_own_mean
@@ -87,8 +85,7 @@ def headline_drivers() -> str:
         if not item["source"].startswith("driver-"):
             continue
         bound, default, *others = item["bound"], *item["rules"]
-        medians = {name: float(np.median(rule["queries"])) for name, rule in item["rules"].items()}
-        best, runs = min(others, key=medians.get), item["rules"][default]
+        (medians, best), runs = binary_rules.best_other(item["rules"], others), item["rules"][default]
         seed = item["source"].removeprefix("driver-n200-seed").removesuffix(".yaml")
         rows.append(f"| `cbai driver-arms --n 200 --seed {seed}` | {bound:,.1f} | {medians[default]:,.0f} "
                     f"| {medians[default] / bound:.2f}× | {medians[default] / (bound * binary_rules.KL_FORM):.2f}× "
