@@ -65,16 +65,16 @@ def test_own_mean_pulls_by_hand(view):
     assert own(2, 0.7, 0.2, 0.5, 0.0, widths, thresholds) == 32.0
 
 
-def burst_case(other: list[float]) -> tuple:
+def burst_case(other: list[float], pulls: int = 10) -> tuple:
     """burst_pays's arguments for y* = arm 1 = e1, pulled 10 times, the ridge λ = 0.1 and
-    ``other`` arm 0; ĝ = 0.1, no own means, the ``ols`` prior of L² = 9."""
+    ``other`` arm 0; ĝ = 0.1, no own means, the ``ols`` prior of L² = 9, ``pulls`` the run's n."""
     arms = np.array([other, [1.0, 0.0]])
     counts = np.array([0.0, 10.0])
     inverse = np.linalg.inv(0.1 * np.eye(2) + 10.0 * np.outer(arms[1], arms[1]))
     prior = ScalePrior(9.0)
     no_means = np.full((2, 2), np.inf)
     return (arms, inverse, np.array([0.0, 0.35]), 0.25, 1, counts, no_means, no_means, prior.scales,
-            prior.log_weights, math.log(20.0), 1.0)
+            prior.log_weights, math.log(20.0), 1.0, pulls)
 
 
 @pytest.mark.parametrize("view", VIEWS)
@@ -88,19 +88,20 @@ def test_a_burst_of_a_longer_copy_of_the_target_pays(view):
 def test_a_burst_of_an_arm_that_adds_an_unknown_direction_does_not_pay(view):
     # a = (1, 3) ties with y as the first vertex (aᵀA⁻¹y = yᵀA⁻¹y, index 0 first); with V = 10·yyᵀ
     # its pulls leave yᵀV⁺y at 1/10 (they inform e1 only through e2, which nothing else pulls)
-    # and raise log det: no burst certifies y sooner than y itself
-    arms, inverse, *rest = burst_case([1.0, 3.0])
+    # and raise log det: no burst certifies y sooner than y itself (n = 2,048: every burst tried)
+    arms, inverse, *rest = burst_case([1.0, 3.0], pulls=2048)
     products = arms @ (inverse @ arms[1])
     assert products[0] == products[1]
     assert not getattr(rollout.burst_pays, view)(arms, inverse, *rest)
 
 
 @pytest.mark.parametrize("view", VIEWS)
-def test_only_a_burst_longer_than_128_pays(view):
+def test_only_a_burst_longer_than_128_pays_once_the_run_has_128_pulls(view):
     # a = √1.005·y: m pulls of a inform y as 1.005·m pulls of y, so a burst saves about 0.005·m
     # of y's pulls and costs nothing else. y only takes 1,415 pulls; bursts of 8, 32 and 128 tie
-    # with it (they save less than one pull), the next burst, 512, takes 1,413
-    arms, inverse, predictions, threshold, target, counts, *rest = burst_case([math.sqrt(1.005), 0.0])
+    # with it (they save less than one pull), the next burst, 512, takes 1,413. A burst past 128
+    # is tried only while at most 4n: 512 needs n ≥ 128
+    arms, inverse, predictions, threshold, target, counts, *rest, _ = burst_case([math.sqrt(1.005), 0.0])
     certify = getattr(rollout.pulls_to_certify, view)
     y, gap, prior = arms[1], predictions[1] - threshold, rest[2:]
     gram, itself = np.diag([10.0, 0.0]), np.outer(y, y)
@@ -108,7 +109,9 @@ def test_only_a_burst_longer_than_128_pays(view):
     by_burst = {m: m + 1.0 + certify(gram + m * np.outer(arms[0], arms[0]) + itself, y, gap, *prior)
                 for m in (8, 32, 128, 512)}
     assert by_burst == {8: 1415.0, 32: 1415.0, 128: 1415.0, 512: 1413.0}
-    assert getattr(rollout.burst_pays, view)(arms, inverse, predictions, threshold, target, counts, *rest)
+    pays = getattr(rollout.burst_pays, view)
+    assert pays(arms, inverse, predictions, threshold, target, counts, *rest, 128)
+    assert not pays(arms, inverse, predictions, threshold, target, counts, *rest, 127)
 
 
 @pytest.mark.parametrize("view", VIEWS)

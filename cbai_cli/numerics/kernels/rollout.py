@@ -12,9 +12,11 @@ A decision is one step of policy improvement over "pull y* until it is certified
 model of y*'s ``ols`` certificate that reads the design only (:func:`pulls_to_certify`):
 pull the vertex while some burst of m Frank–Wolfe steps for y*, then y* only, is modelled to
 certify y* in fewer pulls than y* only, m = 8, 32, 128, … (:data:`BURSTS`) below the pulls
-y* only is modelled to take. The first three bursts and :data:`DECISION_GROWTH` were set before
-the first run of the rule; the longer bursts answer the diagnosis of random d=5 seed 193
-(docs/binary.md), where the vertex path was longer than any of them; none was tuned.
+y* only is modelled to take and, past 128, at most four times the pulls n so far
+(:data:`HORIZON`). The first three bursts and :data:`DECISION_GROWTH` were set before the first
+run of the rule; the longer bursts answer the diagnosis of random d=5 seed 193 (docs/binary.md),
+where the vertex path was longer than any of them, and the horizon bounds what a decision costs
+(docs/track-and-stop.md, "The rollout step", says how it was chosen).
 
 The two views compute the same bits: V from the fit's counts and its eigendecomposition by
 :func:`cbai_cli.numerics.kernels.span.span_gram` and
@@ -39,6 +41,10 @@ from cbai_cli.numerics.kernels.track_and_stop import companion_vertex, target_an
 #: (first, growth, longest): m = first, then growth times the last m, while m is below the
 #: pulls y* only is modelled to take (a longer burst cannot be shorter) and at most longest.
 BURSTS = (8, 4, 8192)
+#: (always, times): bursts of at most ``always`` steps are always tried, a longer one only
+#: while it is at most ``times`` the pulls n so far: the first burst at least as long as the
+#: run so far is the longest a decision models, so it simulates at most max(128, 4n) steps.
+HORIZON = (128, 4)
 #: The factor by which the pulls grow before a target's mode is decided again.
 DECISION_GROWTH = 1.1
 #: The mixture's cost over log(1/(κδ·share)) assumed for an own mean not yet pulled (nats).
@@ -139,10 +145,11 @@ def pulls_to_certify(gram, y, gap, scales, log_weights, log_inverse_delta, subga
 
 @njit
 def burst_pays(arms, inverse, predictions, threshold, target, counts, mean_widths, mean_thresholds, scales,
-               log_weights, log_inverse_delta, subgaussian):
+               log_weights, log_inverse_delta, subgaussian, pulls):
     """Whether some burst of m Frank–Wolfe steps for y* = arm ``target``, then y* only, is
     modelled to certify y* in fewer pulls than y* only; m runs over :data:`BURSTS` (8, 32,
-    128, … up to 8,192) while it is below y* only's pulls, since a burst takes more than m.
+    128, … up to 8,192) while it is below y* only's pulls, since a burst takes more than m,
+    and, past 128, at most 4n (:data:`HORIZON`), n = ``pulls`` the run's pulls so far.
 
     With ĝ = |φ̂ᵀy* − τ| (ridge ``predictions``; False when 0), T_m the pulls after which y*'s
     own mean certifies it (:func:`own_mean_pulls`) and V = Σ_a N_a aaᵀ the fit's Gram matrix
@@ -167,8 +174,9 @@ def burst_pays(arms, inverse, predictions, threshold, target, counts, mean_width
     added = np.zeros((d, d))
     done = 0
     first, growth, longest = BURSTS
+    always, times = HORIZON
     burst = first
-    while burst <= longest and burst < by_target:
+    while burst <= min(longest, max(always, times * pulls)) and burst < by_target:
         for _ in range(burst - done):
             pull = arms[companion_vertex(dot(arms, dot(grown, y)))]
             shift = dot(grown, pull)
@@ -211,6 +219,7 @@ def rollout_arm(arms, rewards, threshold, uncertain, feasible, last_upper, inver
     if target != mode[MODE_TARGET] or n_samples >= DECISION_GROWTH * mode[DECIDED_AT]:
         mode[MODE_TARGET] = target
         mode[MODE_VERTEX] = burst_pays(arms, inverse, predictions, threshold, target, counts, mean_widths,
-                                       mean_thresholds, scales, log_weights, log_inverse_delta, subgaussian)
+                                       mean_thresholds, scales, log_weights, log_inverse_delta, subgaussian,
+                                       n_samples)
         mode[DECIDED_AT] = max(n_samples, 1)
     return (vertex if mode[MODE_VERTEX] else target), target
