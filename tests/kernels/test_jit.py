@@ -33,6 +33,19 @@ def test_a_pickled_instance_keeps_its_arrays_read_only():
     assert all(isinstance(array, np.ndarray) and not array.flags.writeable for array in held)
 
 
+@pytest.mark.parametrize("name", ["soare-safe.yaml", "amani-a.yaml", "amani-b.yaml"])
+def test_a_pickled_safe_instance_keeps_its_arrays_read_only(name):
+    import pickle
+
+    from cbai_cli.kinds import load
+
+    instance = load(Path(__file__).parents[2] / "instances" / name)
+    problem = pickle.loads(pickle.dumps(instance)).problem
+    held = [value for holder in (problem, problem.setting) for value in vars(holder).values()
+            if isinstance(value, np.ndarray)]
+    assert held and not any(array.flags.writeable for array in held)
+
+
 def test_a_workers_copy_of_an_instance_compiles_nothing_new():
     """``cbai compare --jobs N`` sends instances to spawned workers by pickling: their runs
     must meet the argument types (numba specialises on the read-only flag) that the runs of

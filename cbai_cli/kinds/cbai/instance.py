@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cbai_cli.contracts.errors import InstanceError, MissingTruthError
+from cbai_cli.contracts.read_only import ReadOnlyWhenUnpickled
 from cbai_cli.io.files import instance_errors, read_mapping, write_mapping
 from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise, NoiseModel
 from cbai_cli.kinds.cbai.questions import feasible_threshold
@@ -69,24 +70,8 @@ class _FromMeta:
 _FROM_META: Any = _FromMeta()
 
 
-class _ReadOnlyWhenUnpickled:
-    """A frozen holder of read-only arrays that stay read-only through pickling.
-
-    numpy's unpickled arrays are writable, so a worker's copy (``cbai compare --jobs``, Dask)
-    would hold writable arrays where the original holds read-only ones. Besides breaking the
-    promise that nobody can change them, that makes every compiled kernel that reads them
-    meet new argument types (numba specialises on the flag) and compile in front of the user,
-    although :mod:`cbai_cli.warm` compiled them all for the read-only ones."""
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for value in state.values():
-            if isinstance(value, np.ndarray):
-                value.setflags(write=False)
-        self.__dict__.update(state)
-
-
 @dataclass(frozen=True)
-class Problem(_ReadOnlyWhenUnpickled):
+class Problem(ReadOnlyWhenUnpickled):
     """What a learner knows: arms, their rewards, the threshold, the noise model.
 
     Attributes:
@@ -114,7 +99,7 @@ class Problem(_ReadOnlyWhenUnpickled):
 
 
 @dataclass(frozen=True)
-class Truth(_ReadOnlyWhenUnpickled):
+class Truth(ReadOnlyWhenUnpickled):
     """The hidden constraint: φ in the learner's coordinates, and the noise."""
 
     constraint: np.ndarray
@@ -131,7 +116,7 @@ class Truth(_ReadOnlyWhenUnpickled):
 
 
 @dataclass(frozen=True, eq=False)
-class Instance(_ReadOnlyWhenUnpickled):
+class Instance(ReadOnlyWhenUnpickled):
     """One CBAI instance file (``kind: cbai``), validated.
 
     The constructor checks every field as :func:`from_mapping` does (one line ``FIELD:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from cbai_cli.kinds.safe.action_sets import ACTION_SET_KINDS, ActionSet
+from cbai_cli.contracts.read_only import ReadOnlyWhenUnpickled
 from cbai_cli.contracts.validation import NORM_TOL, array, integer, nonnegative, positive, probability, replace_field
 
 __all__ = [
@@ -55,7 +56,7 @@ def _check_norm_bound(vector: np.ndarray, name: str, bound: float, bound_name: s
 
 
 @dataclass(frozen=True, eq=False)
-class SafeRegretSetting:
+class SafeRegretSetting(ReadOnlyWhenUnpickled):
     """What a Safe-LUCB learner knows (Amani et al. 2019, §2 and Assumptions 1–3): all but μ*.
 
     Attributes:
@@ -109,7 +110,7 @@ class SafeRegretSetting:
         return float(np.linalg.norm(self.B, 2))
 
 
-class _SettingAndTruth:
+class _SettingAndTruth(ReadOnlyWhenUnpickled):
     """A problem: what the learner knows (its ``setting``, a frozen dataclass) and the hidden
     truth beside it."""
 
@@ -168,7 +169,7 @@ def _spanning_arms(value: object) -> np.ndarray:
     return arms
 
 
-class _ArmsShape:
+class _ArmsShape(ReadOnlyWhenUnpickled):
     """``K`` and ``d`` of a problem with an ``arms``: (K, d) field."""
 
     arms: np.ndarray
