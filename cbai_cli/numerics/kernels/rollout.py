@@ -42,7 +42,7 @@ from cbai_cli.numerics.kernels.track_and_stop import companion_vertex, target_an
 #: pulls y* only is modelled to take (a longer burst cannot be shorter) and at most longest.
 BURSTS = (8, 4, 8192)
 #: (always, times): bursts of at most ``always`` steps are always tried, a longer one only
-#: while it is at most ``times`` the pulls n so far: the first burst at least as long as the
+#: while it is at most ``times`` the pulls n so far: the first burst longer than the
 #: run so far is the longest a decision models, so it simulates at most max(128, 4n) steps.
 HORIZON = (128, 4)
 #: The factor by which the pulls grow before a target's mode is decided again.
