@@ -48,11 +48,6 @@ FLOOR_WEIGHT = 1e-6
 #: stops the rounds early at a looser certified value), and cutting-plane rounds of the outer one.
 NEWTON_STEPS = 300
 ROUNDS = 200
-#: Where on the segment from the largest-margin point to the domain's edge (towards the
-#: quadratic start) the Newton solve starts when that start leaves the means' box: at the edge
-#: itself some answer is all but certain, and the damped Newton steps stall there (on random
-#: sparse weights the inner value stayed up to 4,000 times above the infimum).
-BACK_OFF = 0.999
 
 
 @dataclass(frozen=True)
@@ -168,12 +163,12 @@ def inner_alternative(arms: np.ndarray, probabilities: np.ndarray, weights: np.n
 
 def _inside_start(arms: np.ndarray, probabilities: np.ndarray, y: np.ndarray, threshold: float,
                   goal: np.ndarray) -> np.ndarray | None:
-    """A point of the hyperplane yᵀφ′ = τ at which every relative entropy is finite, towards
-    ``goal`` (d,) along a segment, short of the domain's edge, or None when there is none.
+    """A point of the hyperplane yᵀφ′ = τ at which every relative entropy is finite, as close to
+    ``goal`` (d,) along a segment as the domain allows, or None when there is none.
 
-    A linear program finds the point c of the hyperplane whose means keep the largest margin s
-    inside (−1, 1); the domain is convex, so bisection on the segment from c to ``goal`` finds
-    its edge e inside it, and the start is c + :data:`BACK_OFF`·(e − c).
+    A linear program finds the point of the hyperplane whose means keep the largest margin s
+    inside (−1, 1); the domain is convex, so bisection on the segment from there to ``goal``
+    keeps inside it.
     """
     from scipy.optimize import linprog
 
@@ -186,15 +181,14 @@ def _inside_start(arms: np.ndarray, probabilities: np.ndarray, y: np.ndarray, th
                      b_eq=[threshold], bounds=[(None, None)] * dim + [(None, 1.0)], method="highs")
     if result.status != 0 or not result.x[-1] > 0:
         return None
-    center = inside = result.x[:dim]
-    outside = goal
+    inside, outside = result.x[:dim], goal
     for _ in range(60):
         middle = (inside + outside) / 2.0
         if _finite(probabilities, (1.0 + arms @ middle) / 2.0):
             inside = middle
         else:
             outside = middle
-    return center + BACK_OFF * (inside - center)
+    return inside
 
 
 def _game(costs: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
