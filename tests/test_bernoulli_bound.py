@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cbai_cli.kinds.cbai.bernoulli_bound import bernoulli_design, bernoulli_kl
+from cbai_cli.kinds.cbai.bernoulli_bound import bernoulli_design
+from cbai_cli.kinds.cbai.bernoulli_inner import bernoulli_kl
 from cbai_cli.kinds.cbai.bounds import at_least_set, compute_bounds, kl_of_errors
 from cbai_cli.kinds.cbai.instance import Instance
 from cbai_cli.kinds.cbai.noise import BinaryNoise, GaussianNoise
