@@ -53,8 +53,9 @@ def main(argv: list[str] | None = None) -> int:
                                   targets, start)
         seconds = time.process_time() - began
         row = {"instance": Path(name).name, "arms": int(instance.n_arms), "targets": int(targets.sum()),
-               "rounds": design.rounds, "cpu_seconds": round(seconds, 3), "gap": design.gap,
-               "h_bernoulli": design.h_bernoulli, "h_bernoulli_upper": 0.5 / design.lower if design.lower > 0 else None}
+               "rounds": design.rounds, "cpu_seconds": round(seconds, 2), "gap": float(f"{design.gap:.2g}"),
+               "h_bernoulli": float(f"{design.h_bernoulli:.6g}"),
+               "h_bernoulli_upper": float(f"{0.5 / design.lower:.6g}") if design.lower > 0 else None}
         rows.append(row)
         print(f"| {row['instance']} | {row['arms']} | {row['targets']} | {row['rounds']} | {seconds:.2f} | "
               f"{design.gap:.1e} | {design.h_bernoulli:.6g} | {row['h_bernoulli_upper'] or math.inf:.6g} |", flush=True)
