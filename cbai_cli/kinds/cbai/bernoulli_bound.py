@@ -137,7 +137,7 @@ def bernoulli_design(arms: np.ndarray, constraint: np.ndarray, threshold: float,
     floor = FLOOR_WEIGHT / arms.shape[0]
     chosen = np.flatnonzero(targets).tolist()
     weights = np.asarray(start, dtype=float) / float(np.sum(start))
-    game_weights = weights
+    game_weights, game_value = weights, math.inf
     costs: list[np.ndarray] = []
     previous: dict[int, np.ndarray] = {}
     best_lower, best_weights, value, rounds = -math.inf, weights, math.inf, 0
@@ -154,7 +154,7 @@ def bernoulli_design(arms: np.ndarray, constraint: np.ndarray, threshold: float,
         if lower > best_lower:
             best_lower, best_weights = lower, floored / float(np.sum(floored))
         # a smoothed round that does not cut off the last game's λ is a mispricing (Wentges)
-        mispriced = rounds > 1 and min(float(game_weights @ a.costs) for a in found) >= game_value
+        mispriced = min(float(game_weights @ alternative.costs) for alternative in found) >= game_value
         costs.extend(alternative.costs for alternative in found)
         game_weights, certified, _ = _game(np.array(costs))
         game_value = min(float(game_weights @ cost) for cost in costs)
