@@ -99,6 +99,19 @@ def test_the_yes_no_bound_lies_below_the_unit_gaussian_one(seed):
     assert design.gap <= 1e-3
 
 
+def test_the_yes_no_bound_reports_its_certified_interval():
+    """H_Bern is reported at the lower end of its bracket [1/(2·value), 1/(2·lower)], and the
+    two yes/no lower bounds scale it: here the bracket holds the exact (a + b)/(2ab)."""
+    report = compute_bounds(binary(np.eye(2), [0.6, -0.5], [2.0, 1.0]), delta=0.05)
+    low, high = report.to_json()["intervals"]["h_bernoulli"]
+    exact = (KL_06 + KL_05) / (2 * KL_06 * KL_05)
+    assert low == report.h_bernoulli and low <= exact * (1 + 1e-9) and exact <= high * (1 + 1e-9)
+    assert high <= low * (1 + 1.01e-3)
+    assert report.intervals()["lower_bound_bernoulli"] == pytest.approx([report.theorem1_factor * low,
+                                                                        report.theorem1_factor * high], rel=1e-12)
+    assert report.intervals()["lower_bound_bernoulli_kl"][0] == pytest.approx(report.lower_bound_bernoulli_kl)
+
+
 def test_with_no_feasible_arm_every_arm_is_a_target():
     """τ = −0.9 below every mean: each arm must be shown infeasible, so X≥ is all of X; with
     orthonormal arms of means 0.6 and −0.5 the game is the two-target one of

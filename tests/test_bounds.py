@@ -483,7 +483,9 @@ def test_uncapped_intervals_are_the_certified_gap():
     document = report.to_json()
     assert document["time_limit"] is None and document["time_limit_reached"] is False
     assert set(document["intervals"]) == {"h_clb", "h_clb_bar", "lower_bound", "lower_bound_noise", "lower_bound_kl",
-                                          "lower_bound_kl_noise", "acol_upper_bound"}
+                                          "lower_bound_kl_noise", "acol_upper_bound", "h_bernoulli",
+                                          "lower_bound_bernoulli", "lower_bound_bernoulli_kl"}
+    assert document["intervals"]["h_bernoulli"] == [None, None]  # Gaussian noise: no yes/no bound
     low, high = document["intervals"]["h_clb"]
     assert high == report.h_clb.value and (high - low) / high == pytest.approx(report.h_clb.gap, abs=1e-15)
     assert not report.solver_notes

@@ -106,6 +106,7 @@ class BoundReport:
     guessed_constraint: bool = False
     best_arm_label: str | None = None
     h_bernoulli: float | None = None
+    h_bernoulli_upper: float | None = None
     lower_bound_bernoulli: float | None = None
     lower_bound_bernoulli_kl: float | None = None
 
@@ -127,6 +128,12 @@ class BoundReport:
         variance = math.nan if self.noise_variance is None else self.noise_variance
         pairs["lower_bound_noise"] = tuple(variance * bound for bound in theorem1)
         pairs["lower_bound_kl_noise"] = tuple(variance * bound for bound in unrelaxed)
+        # Yes/no answers: H_Bern's bracket (reported at its lower end); [null, null] when not computed.
+        h_bernoulli = ((math.nan, math.nan) if self.h_bernoulli is None
+                       else (self.h_bernoulli, math.inf if self.h_bernoulli_upper is None else self.h_bernoulli_upper))
+        pairs["h_bernoulli"] = h_bernoulli
+        pairs["lower_bound_bernoulli"] = tuple(self.theorem1_factor * h for h in h_bernoulli)
+        pairs["lower_bound_bernoulli_kl"] = tuple(self.kl_factor * h for h in h_bernoulli)
         return {name: [json_number(low), json_number(high)] for name, (low, high) in pairs.items()}
 
     @property
@@ -446,24 +453,26 @@ def kl_of_errors(delta: float) -> float:
 BERNOULLI_WORK = 10**7
 
 
-def bernoulli_h(instance: Instance, at_least: np.ndarray, start: np.ndarray) -> tuple[float | None, str | None]:
-    """(H_Bern of a yes/no instance, certified from above to :mod:`cbai_cli.kinds.cbai.bernoulli_bound`'s
-    tolerance, or None; a note when it is None or its gap is above the tolerance).
-    ``start``: the H_CLB design (K,), the first allocation."""
+def bernoulli_h(instance: Instance, at_least: np.ndarray,
+                start: np.ndarray) -> tuple[float | None, float | None, str | None]:
+    """(H_Bern of a yes/no instance, certified from below, and the upper end of its certified
+    bracket, both to :mod:`cbai_cli.kinds.cbai.bernoulli_bound`'s tolerance, or None; a note when
+    they are None or the gap is above the tolerance). ``start``: the H_CLB design (K,), the first
+    allocation."""
     from cbai_cli.kinds.cbai.bernoulli_bound import bernoulli_design
 
     arms = instance.problem.arms
     work = int(at_least.sum()) * arms.shape[0] * arms.shape[1] ** 2
     if work > BERNOULLI_WORK:
-        return None, (f"the bound with the answers' Bernoulli relative entropies was not computed: targets × K × d² = "
+        return None, None, (f"the bound with the answers' Bernoulli relative entropies was not computed: targets × K × d² = "
                       f"{work:.3g}, more than {BERNOULLI_WORK:.0e}")
     try:
         design = bernoulli_design(arms, instance.truth.constraint, instance.problem.threshold, at_least, start)
     except (ValueError, np.linalg.LinAlgError) as error:  # LinAlgError: a singular Newton system
-        return None, f"the bound with the answers' Bernoulli relative entropies was not computed: {error}"
-    note = None if design.gap <= 1e-3 else (f"the Bernoulli bound's cutting planes stopped at a relative gap of "
-                                             f"{design.gap:.1e}: H_Bern is certified only as a lower end")
-    return design.h_bernoulli, note
+        return None, None, f"the bound with the answers' Bernoulli relative entropies was not computed: {error}"
+    note = None if design.gap <= 1e-3 else (f"the Bernoulli bound's cutting planes stopped at a certified relative gap "
+                                             f"of {design.gap:.1e}: H_Bern is the lower end of its interval")
+    return design.h_bernoulli, (0.5 / design.lower if design.lower > 0 else math.inf), note
 
 
 def _option(name: str, value):
@@ -555,9 +564,9 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
     else:
         acol_factor, acol_offset, acol = math.inf, 0.0, math.inf
     variance = instance.noise.variance if isinstance(instance.noise, GaussianNoise) else None
-    h_bernoulli = None
+    h_bernoulli = h_bernoulli_upper = None
     if bernoulli and variance is None and math.isfinite(h_clb.value):
-        h_bernoulli, note = bernoulli_h(instance, at_least, h_clb.weights)
+        h_bernoulli, h_bernoulli_upper, note = bernoulli_h(instance, at_least, h_clb.weights)
         notes.extend([note] if note else [])
     return BoundReport(
         name=instance.name,
@@ -591,6 +600,7 @@ def compute_bounds(instance: Instance, delta: float = OPTIONS["delta"].default, 
         guessed_constraint=instance.guessed_constraint,
         best_arm_label=instance.label(instance.best_arm),
         h_bernoulli=h_bernoulli,
+        h_bernoulli_upper=h_bernoulli_upper,
         lower_bound_bernoulli=None if h_bernoulli is None else theorem1_factor * h_bernoulli,
         lower_bound_bernoulli_kl=None if h_bernoulli is None else kl_factor * h_bernoulli,
     )
