@@ -60,7 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {row['instance']} | {row['arms']} | {row['targets']} | {row['rounds']} | {seconds:.2f} | "
               f"{design.gap:.1e} | {design.h_bernoulli:.6g} | {row['h_bernoulli_upper'] or math.inf:.6g} |", flush=True)
     if args.json is not None:
-        document = {"command": "python benchmarks/bench_bernoulli_bound.py " + " ".join(argv or sys.argv[1:]),
+        # the command with no path of this machine: files by name, the results document under the repository
+        words = [Path(name).name for name in args.files] + (["--code", "CHECKOUT"] if args.code else [])
+        words += ["--json", "benchmarks/results/" + args.json.name]
+        document = {"command": "python benchmarks/bench_bernoulli_bound.py " + " ".join(words),
                     "date": datetime.date.today().isoformat(), "instances": rows}
         args.json.write_text(json.dumps(document, indent=1) + "\n")
     return 0
