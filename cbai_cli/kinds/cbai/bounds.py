@@ -464,8 +464,8 @@ def bernoulli_h(instance: Instance, at_least: np.ndarray,
     arms = instance.problem.arms
     work = int(at_least.sum()) * arms.shape[0] * arms.shape[1] ** 2
     if work > BERNOULLI_WORK:
-        return None, None, (f"the bound with the answers' Bernoulli relative entropies was not computed: targets × K × d² = "
-                      f"{work:.3g}, more than {BERNOULLI_WORK:.0e}")
+        return None, None, (f"the bound with the answers' Bernoulli relative entropies was not computed: "
+                            f"targets × K × d² = {work:.3g}, more than {BERNOULLI_WORK:.0e}")
     try:
         design = bernoulli_design(arms, instance.truth.constraint, instance.problem.threshold, at_least, start)
     except (ValueError, np.linalg.LinAlgError) as error:  # LinAlgError: a singular Newton system
