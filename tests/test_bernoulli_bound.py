@@ -206,3 +206,32 @@ def test_the_conjugate_terms_by_hand_and_against_a_grid():
         # the exact minimum lies below every grid point and near the best one
         assert value <= best + 1e-12 * (1 + abs(best))
         assert value >= best - 1e-4 * (w + abs(u))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6), st.integers(2, 5), st.sampled_from([0.05, 1.0]))
+def test_weak_duality_on_random_inner_problems(seed, dim, concentration):
+    """On random arms, truths, thresholds and weights (sparse or spread), the dual bound read at
+    any point of the hyperplane lies below the value the Newton solve reaches, and meets it there."""
+    rng = np.random.default_rng(seed)
+    arms = rng.normal(size=(10, dim))
+    arms /= 1.05 * np.linalg.norm(arms, axis=1, keepdims=True)
+    constraint = rng.normal(size=dim)
+    constraint *= rng.uniform(0.3, 0.99) / np.max(np.abs(arms @ constraint))
+    probabilities = answer_probabilities(arms @ constraint)
+    weights = rng.dirichlet(np.full(10, concentration)) + 1e-7
+    target = int(rng.integers(10))
+    threshold = float(arms[target] @ constraint) + rng.choice([-1, 1]) * rng.uniform(0.01, 0.3)
+    alternative = solve_inner(arms, probabilities, weights, target, threshold, constraint)
+    if alternative is None:  # the hyperplane leaves the means' box: no alternative to compare
+        return
+    value = float(weights @ alternative.costs)
+    assert alternative.lower <= value * (1 + 1e-7) + 1e-15
+    assert alternative.lower >= value * (1 - 1e-6)
+    y = arms[target]
+    for _ in range(4):
+        move = rng.normal(size=dim)
+        move -= (move @ y) / (y @ y) * y
+        point = alternative.point + rng.uniform(0.01, 0.3) * move
+        if np.all(np.abs(arms @ point) < 1):
+            assert dual_lower_bound(arms, probabilities, weights, target, threshold, point) <= value * (1 + 1e-7) + 1e-15
