@@ -235,3 +235,16 @@ def test_weak_duality_on_random_inner_problems(seed, dim, concentration):
         point = alternative.point + rng.uniform(0.01, 0.3) * move
         if np.all(np.abs(arms @ point) < 1):
             assert dual_lower_bound(arms, probabilities, weights, target, threshold, point) <= value * (1 + 1e-7) + 1e-15
+
+
+def test_the_bound_table_shows_the_upper_end_of_h_bern():
+    from rich.console import Console
+
+    from cbai_cli.io.render import fmt
+    from cbai_cli.kinds.cbai.render import bound_table
+
+    report = compute_bounds(binary(np.eye(2), [0.6, -0.5], [2.0, 1.0]), delta=0.05)
+    console = Console(width=200, record=True)
+    console.print(bound_table(report))
+    assert f"its true value at most {fmt(report.h_bernoulli_upper)}" in console.export_text()
+    assert report.h_bernoulli_upper >= report.h_bernoulli

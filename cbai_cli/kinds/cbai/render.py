@@ -3,6 +3,7 @@ happens here."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -34,7 +35,10 @@ def bound_table(report: BoundReport, top: int = 5) -> Table:
     if report.lower_bound_kl_noise is not None:
         rows.append(("lower bound (kl, σ²)", fmt(report.lower_bound_kl_noise), "the same scaled by σ²"))
     if report.lower_bound_bernoulli is not None:
-        rows.append(("H_Bern", fmt(report.h_bernoulli), "H_CLB with each yes/no answer's Bernoulli relative entropy"))
+        bracket = ("" if report.h_bernoulli_upper is None or not math.isfinite(report.h_bernoulli)
+                   else f" (its true value at most {fmt(report.h_bernoulli_upper)})")
+        rows.append(("H_Bern", fmt(report.h_bernoulli),
+                     f"H_CLB with each yes/no answer's Bernoulli relative entropy{bracket}"))
         rows.append(("lower bound (yes/no)", fmt(report.lower_bound_bernoulli), "Theorem 1 for yes/no answers: 2 log(1/(2.4δ))·H_Bern"))
         rows.append(("lower bound (yes/no, kl)", fmt(report.lower_bound_bernoulli_kl), "the same unrelaxed: 2 kl(δ, 1 − δ)·H_Bern"))
     rows += [
