@@ -156,8 +156,9 @@ def bernoulli_design(arms: np.ndarray, constraint: np.ndarray, threshold: float,
         # a smoothed round that does not cut off the last game's λ is a mispricing (Wentges)
         mispriced = min(float(game_weights @ alternative.costs) for alternative in found) >= game_value
         costs.extend(alternative.costs for alternative in found)
-        game_weights, certified, _ = _game(np.array(costs))
-        game_value = min(float(game_weights @ cost) for cost in costs)
+        matrix = np.array(costs)
+        game_weights, certified, _ = _game(matrix)
+        game_value = float(np.min(matrix @ game_weights))
         value = min(value, certified)
         if value - best_lower <= tolerance * value:
             break

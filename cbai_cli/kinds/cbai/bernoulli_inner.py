@@ -95,22 +95,22 @@ def solve_inner(arms: np.ndarray, probabilities: np.ndarray, weights: np.ndarray
         q = (1.0 + arms @ candidate) / 2.0
         return float(weights @ bernoulli_kl(probabilities, q)) if _finite(probabilities, q) else math.inf
 
-    point = None if warm is None or not math.isfinite(objective(warm)) else warm
-    if point is None:
+    point, value = (None, math.inf) if warm is None else (warm, objective(warm))
+    if not math.isfinite(value):
         point = _quadratic_start(arms, probabilities, weights, y, threshold, constraint)
         if point is None:
             return None
-    value = objective(point)
+        value = objective(point)
     # an orthonormal basis of the hyperplane's directions (those with yᵀe = 0)
     basis = np.linalg.svd(y[None, :])[2][1:].T
     local = arms @ basis  # (K, d − 1)
     lower = -math.inf
     for _ in range(NEWTON_STEPS):
-        lower = dual_lower_bound(arms, probabilities, weights, target, threshold, point)
-        if value - lower <= INNER_GAP * value:
-            break
         q = (1.0 + arms @ point) / 2.0
         slope, curvature = _derivatives(probabilities, q)
+        lower = _dual_bound(arms, probabilities, weights, y, threshold, slope, curvature)
+        if value - lower <= INNER_GAP * value:
+            break
         gradient = local.T @ (weights * slope) / 2.0
         hessian = (local * (weights * curvature / 4.0)[:, None]).T @ local
         hessian += 1e-14 * max(float(np.trace(hessian)), 1e-300) * np.eye(hessian.shape[0])
@@ -220,9 +220,13 @@ def dual_lower_bound(arms: np.ndarray, probabilities: np.ndarray, weights: np.nd
     that rounding leaves is written Xᵀs (least squares) and charged ‖s‖₁: for every alternative
     with its means in [−1, 1], rᵀφ′ = sᵀXφ′ ≥ −‖s‖₁. So the bound is Σ_x g_x(u_x) − ντ − ‖s‖₁.
     """
-    y = arms[target]
-    q = (1.0 + arms @ point) / 2.0
-    slope, curvature = _derivatives(probabilities, q)
+    slope, curvature = _derivatives(probabilities, (1.0 + arms @ point) / 2.0)
+    return _dual_bound(arms, probabilities, weights, arms[target], threshold, slope, curvature)
+
+
+def _dual_bound(arms: np.ndarray, probabilities: np.ndarray, weights: np.ndarray, y: np.ndarray, threshold: float,
+                slope: np.ndarray, curvature: np.ndarray) -> float:
+    """:func:`dual_lower_bound` from the point's derivatives (K,) of each kl in its q (:func:`_derivatives`)."""
     u = weights * slope / 2.0
     across = np.eye(y.size) - np.outer(y, y) / float(y @ y)  # projects out y
     for scale in (np.where(np.isfinite(curvature), weights * curvature / 4.0, 0.0), np.ones_like(weights)):
