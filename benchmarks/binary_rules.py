@@ -72,6 +72,7 @@ by seed in brackets); with ``--first``, the first rule against the best of all t
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import time
@@ -86,7 +87,7 @@ from cbai_cli.numerics.design.solver import optimal_design
 from cbai_cli.numerics.kernels import rollout
 from cbai_cli.numerics.kernels import track_and_stop as rule
 from cbai_cli.numerics.kernels.rollout import MEAN_EXTRA
-from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_streams
+from cbai_cli.run.simulate import RunRequest, drive, prepare, run_many, run_streams, start_run
 from report import measure_each, render_files, results_parser  # benchmarks/report.py, beside this script
 
 DELTA = 0.05
@@ -304,35 +305,47 @@ def instance_of(source: str):
     return group.instance
 
 
-def runs(instance, name: str, seeds: int, coordinates: str) -> tuple[list[int], int]:
-    """(queries of seeds 0 … seeds−1, runs right) of rule ``name`` with ``ols`` in ``coordinates``,
-    or in the coordinates a name ``RULE@COORDINATES`` fixes."""
+def runs(instance, name: str, seeds: int, coordinates: str, pulls: bool = False) -> dict:
+    """``{"queries": [...], "right": r}`` of rule ``name`` with ``ols`` over seeds 0 … seeds−1, in
+    ``coordinates`` or in those a name ``RULE@COORDINATES`` fixes; with ``pulls``, also
+    ``"pulls"``: each run's pulls of the arms it pulled, ``"ARM:PULLS ARM:PULLS …"`` (one line of
+    the results file a run; the compiled rules then run one seed at a time, the same runs)."""
     name, _, fixed = name.partition("@")
     coordinates = fixed or coordinates
-    if name in COMPILED:
+    if name in COMPILED and not pulls:
         algorithm, options = COMPILED[name]
         request = RunRequest.of(algorithm, "ols", delta=DELTA, coordinates=coordinates, **options)
         results = run_many(prepare(request, instance), range(seeds))
-        return [r.iterations for r in results], sum(bool(r.correct) for r in results)
-    prepared = prepare(RunRequest.of("track-and-stop", "ols", delta=DELTA, coordinates=coordinates), instance)
-    queries, right = [], 0
+        return {"queries": [r.iterations for r in results], "right": sum(bool(r.correct) for r in results)}
+    algorithm, options = COMPILED.get(name, ("track-and-stop", {}))
+    prepared = prepare(RunRequest.of(algorithm, "ols", delta=DELTA, coordinates=coordinates, **options), instance)
+    queries, right, counts = [], 0, []
     for seed in range(seeds):
-        noise, algorithm, _ = run_streams(seed)
-        learner = PROTOTYPES[name](prepared.configured.view, prepared.configured.config, algorithm)
-        loop = drive(learner, prepared.kind.environment(prepared.instance, noise), None)
+        if name in COMPILED:
+            learner, environment, _ = start_run(prepared, seed)
+        else:
+            noise, stream, _ = run_streams(seed)
+            learner = PROTOTYPES[name](prepared.configured.view, prepared.configured.config, stream)
+            environment = prepared.kind.environment(prepared.instance, noise)
+        loop = drive(learner, environment, None)
         assert loop.solved
         queries.append(loop.used)
         right += instance.is_correct(learner.recommendation())
-    return queries, right
+        counts.append(" ".join(f"{arm}:{count:.0f}" for arm, count in enumerate(learner.intervals.fit.counts.tolist())
+                               if count))
+    return {"queries": queries, "right": right, **({"pulls": counts} if pulls else {})}
 
 
-def measure(source: str, names: list[str], seeds: int, coordinates: str) -> dict:
+def measure(source: str, names: list[str], seeds: int, coordinates: str, pulls: bool = False) -> dict:
     instance = instance_of(source)
     started = time.perf_counter()
-    result = {"source": source, "bound": compute_bounds(instance, delta=DELTA).lower_bound, "rules": {}}
+    bounds = compute_bounds(instance, delta=DELTA)
+    result = {"source": source, "bound": bounds.lower_bound, "rules": {}}
+    if pulls:
+        result["design"] = bounds.h_clb.weights.tolist()
     for name in names:
-        queries, right = runs(instance, name, seeds, coordinates)
-        result["rules"][name] = {"queries": queries, "right": right}
+        result["rules"][name] = runs(instance, name, seeds, coordinates, pulls)
+        queries, right = result["rules"][name]["queries"], result["rules"][name]["right"]
         print(f"{source} {name}: median {np.median(queries):.0f} ({np.median(queries) / result['bound']:.2f}×), "
               f"{right}/{seeds} right", file=sys.stderr, flush=True)
     result["seconds"] = time.perf_counter() - started
@@ -409,6 +422,44 @@ def render_first(document: dict) -> str:
     return "\n".join(lines)
 
 
+def pull_counts(runs: list[str], arms: int) -> np.ndarray:
+    """(runs, ``arms``) the pulls of every arm in each run, from the ``"ARM:PULLS …"`` lines of :func:`runs`."""
+    counts = np.zeros((len(runs), arms))
+    for row, line in enumerate(runs):
+        for pair in line.split():
+            arm, pulls = pair.split(":")
+            counts[row, int(arm)] = int(pulls)
+    return counts
+
+
+def render_pulls(document: dict) -> str:
+    """Where each rule's queries go (a document measured with ``--pulls``): per instance the arm
+    pulled most on average over every rule's runs, and per rule its median queries, the median
+    pulls of that arm and of all the others, and the arms it pulled most besides (mean pulls);
+    the last row gives the H_CLB design's weights above 0.5 % (Definition 2 at the truth)."""
+    lines = [f"`{document['command']}` ({document['date']}; δ = {DELTA}, R = 1; pulls per run of the arm pulled "
+             "most and of all the others, medians over the seeds; mean pulls per run of the others pulled most)", ""]
+    for item in document["instances"]:
+        rules = item["rules"]
+        pulls = {name: pull_counts(rule["pulls"], len(item["design"])) for name, rule in rules.items()}
+        main = int(np.argmax(sum(counts.mean(axis=0) for counts in pulls.values())))
+        lines += [f"{Path(item['source']).name}, {len(rules[next(iter(rules))]['queries'])} seeds, arm {main} "
+                  "pulled most", "",
+                  f"| rule | median queries | arm {main}, median pulls | other arms, median pulls "
+                  "| other arms pulled most (mean pulls) |", "|---|---:|---:|---:|---|"]
+        for name, counts in pulls.items():
+            others = np.delete(counts, main, axis=1)
+            means = counts.mean(axis=0)
+            top = [a for a in np.argsort(-means, kind="stable") if a != main][:6]
+            lines.append(f"| {name} | {np.median(rules[name]['queries']):,.0f} | {np.median(counts[:, main]):,.1f} "
+                         f"| {np.median(others.sum(axis=1)):,.1f} | "
+                         + ", ".join(f"{a}: {means[a]:.1f}" for a in top) + " |")
+        design = np.asarray(item["design"])
+        support = [a for a in np.argsort(-design, kind="stable") if design[a] > 0.005]
+        lines += ["", "H_CLB design (weights above 0.5 %): " + ", ".join(f"{a}: {design[a]:.3f}" for a in support), ""]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = results_parser(__doc__)
     parser.add_argument("--rules", default="vertex,maxrew-u,target,vertex-or-target,deficit")
@@ -420,11 +471,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="add the instances of `benchmarks/guaranteed.py --fresh --fresh-start FRESH_START`")
     parser.add_argument("--coordinates", choices=COORDINATES, default="features",
                         help="the coordinates every rule runs in (default: features, those of the results files)")
+    parser.add_argument("--pulls", action="store_true",
+                        help="record every run's pulls of each arm and print where each rule's queries go "
+                             "(render_pulls; --render picks it for such documents)")
     parser.add_argument("--first", action="store_true",
                         help="with --render: the first rule against the best of the others (render_first)")
     args = parser.parse_args(argv)
     if args.render is not None:
-        render_files(args.render, render_first if args.first else render)
+        with_pulls = "design" in json.loads(args.render[0].read_text())["instances"][0]
+        render_files(args.render, render_pulls if with_pulls else render_first if args.first else render)
         return
     for rule in args.rules.split(","):
         name, at, fixed = rule.partition("@")
@@ -437,8 +492,8 @@ def main(argv: list[str] | None = None) -> None:
     sources = list(dict.fromkeys(sources + [source for start in args.held_out for source in fresh_instances(start)]))
     reference = {} if args.reference is None else {"reference": args.reference.split(",")}
     measure_each("binary_rules.py", argv, sources, lambda source: measure(source, args.rules.split(","), args.seeds,
-                                                                           args.coordinates),
-                 render, args.json, seeds=args.seeds, **reference)
+                                                                           args.coordinates, args.pulls),
+                 render_pulls if args.pulls else render, args.json, seeds=args.seeds, **reference)
 
 
 if __name__ == "__main__":
