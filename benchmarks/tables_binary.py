@@ -106,7 +106,8 @@ BLOCKS = {"factor": lambda: binary_factor.render(joined("binary_factor_seed7.jso
                                                                              "binary_rules_default_held_out_rollout.json")),
           "rules-default-1000": lambda: binary_rules.render_first(report.joined([
               overlaid("binary_rules_default_held_out_1000.json", "binary_rules_default_held_out_1000_rollout.json"),
-              overlaid("binary_rules_default_s4_1000.json", "binary_rules_default_s4_1000_rollout.json")])),
+              overlaid("binary_rules_default_s4_1000.json", "binary_rules_default_s4_1000_rollout.json"),
+              document("binary_rules_default_long_1000.json")])),
           "rules-s185-pulls": lambda: binary_rules.render_pulls(document("binary_rules_s185_pulls.json")),
           "rules-screen": lambda: binary_rules.render(screen()),
           "rules-s22": lambda: binary_rules.render(deficit_s22()),
