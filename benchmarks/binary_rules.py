@@ -59,7 +59,8 @@ queries per rule with their ratios to the Theorem 1 bound and to its kl form, an
 median over the best median of the reference rules, the plain Frank–Wolfe step (``vertex``) and
 ``maxrew-u`` unless ``--reference`` names others (the paired geometric mean of the queries seed
 by seed in brackets); with ``--first``, the first rule against the best of all the others
-(:func:`render_first`).
+(:func:`render_first`). With ``--pulls`` the document also keeps every run's pulls of each arm and
+the H_CLB design, and the table says where each rule's queries go (:func:`render_pulls`).
 
     cbai driver-arms --n 200 --seed 7 -o driver-n200-seed7.yaml   # likewise seeds 12 and 5
     python benchmarks/binary_rules.py driver-n200-seed7.yaml driver-n200-seed12.yaml \\
