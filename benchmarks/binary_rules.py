@@ -306,20 +306,22 @@ def instance_of(source: str):
     return group.instance
 
 
-def runs(instance, name: str, seeds: int, coordinates: str, pulls: bool = False) -> dict:
+def runs(instance, name: str, seeds: int, coordinates: str, pulls: bool = False, ridge: float | None = None) -> dict:
     """``{"queries": [...], "right": r}`` of rule ``name`` with ``ols`` over seeds 0 … seeds−1, in
     ``coordinates`` or in those a name ``RULE@COORDINATES`` fixes; with ``pulls``, also
     ``"pulls"``: each run's pulls of the arms it pulled, ``"ARM:PULLS ARM:PULLS …"`` (one line of
-    the results file a run; the compiled rules then run one seed at a time, the same runs)."""
+    the results file a run; the compiled rules then run one seed at a time, the same runs). ``ridge``:
+    the sampling rules' ridge λ (``--lambda``; None: its default), which the ``ols`` intervals do not read."""
     name, _, fixed = name.partition("@")
     coordinates = fixed or coordinates
     if name in COMPILED and not pulls:
         algorithm, options = COMPILED[name]
-        request = RunRequest.of(algorithm, "ols", delta=DELTA, coordinates=coordinates, **options)
+        request = RunRequest.of(algorithm, "ols", delta=DELTA, coordinates=coordinates, ridge=ridge, **options)
         results = run_many(prepare(request, instance), range(seeds))
         return {"queries": [r.iterations for r in results], "right": sum(bool(r.correct) for r in results)}
     algorithm, options = COMPILED.get(name, ("track-and-stop", {}))
-    prepared = prepare(RunRequest.of(algorithm, "ols", delta=DELTA, coordinates=coordinates, **options), instance)
+    prepared = prepare(RunRequest.of(algorithm, "ols", delta=DELTA, coordinates=coordinates, ridge=ridge, **options),
+                       instance)
     queries, right, counts = [], 0, []
     for seed in range(seeds):
         if name in COMPILED:
@@ -337,15 +339,23 @@ def runs(instance, name: str, seeds: int, coordinates: str, pulls: bool = False)
     return {"queries": queries, "right": right, **({"pulls": counts} if pulls else {})}
 
 
-def measure(source: str, names: list[str], seeds: int, coordinates: str, pulls: bool = False) -> dict:
+def ridge_name(name: str, ridge: float | None) -> str:
+    """A rule's name in a results document: ``name``, or ``NAME λ=RIDGE`` when run with a ridge of
+    ``--ridges``."""
+    return name if ridge is None else f"{name} λ={ridge:g}"
+
+
+def measure(source: str, names: list[str], seeds: int, coordinates: str, pulls: bool = False,
+            ridges: list[float | None] = (None,)) -> dict:
     instance = instance_of(source)
     started = time.perf_counter()
     bounds = compute_bounds(instance, delta=DELTA)
     result = {"source": source, "bound": bounds.lower_bound, "rules": {}}
     if pulls:
         result["design"] = bounds.h_clb.weights.tolist()
-    for name in names:
-        result["rules"][name] = runs(instance, name, seeds, coordinates, pulls)
+    for name, ridge in ((name, ridge) for name in names for ridge in ridges):
+        name = ridge_name(name, ridge)
+        result["rules"][name] = runs(instance, name.partition(" ")[0], seeds, coordinates, pulls, ridge)
         queries, right = result["rules"][name]["queries"], result["rules"][name]["right"]
         print(f"{source} {name}: median {np.median(queries):.0f} ({np.median(queries) / result['bound']:.2f}×), "
               f"{right}/{seeds} right", file=sys.stderr, flush=True)
@@ -475,6 +485,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pulls", action="store_true",
                         help="record every run's pulls of each arm and print where each rule's queries go "
                              "(render_pulls; --render picks it for such documents)")
+    parser.add_argument("--ridges", type=lambda text: [float(value) for value in text.split(",")], default=[None],
+                        help="run every rule with each of these ridges λ of the sampling rules (--lambda), "
+                             "comma-separated; the rules are then named 'RULE λ=RIDGE'")
     parser.add_argument("--first", action="store_true",
                         help="with --render: the first rule against the best of the others (render_first)")
     args = parser.parse_args(argv)
@@ -493,7 +506,7 @@ def main(argv: list[str] | None = None) -> None:
     sources = list(dict.fromkeys(sources + [source for start in args.held_out for source in fresh_instances(start)]))
     reference = {} if args.reference is None else {"reference": args.reference.split(",")}
     measure_each("binary_rules.py", argv, sources, lambda source: measure(source, args.rules.split(","), args.seeds,
-                                                                           args.coordinates, args.pulls),
+                                                                           args.coordinates, args.pulls, args.ridges),
                  render_pulls if args.pulls else render, args.json, seeds=args.seeds, **reference)
 
 

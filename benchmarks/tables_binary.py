@@ -109,6 +109,7 @@ BLOCKS = {"factor": lambda: binary_factor.render(joined("binary_factor_seed7.jso
               overlaid("binary_rules_default_s4_1000.json", "binary_rules_default_s4_1000_rollout.json"),
               document("binary_rules_default_long_1000.json")])),
           "rules-s185-pulls": lambda: binary_rules.render_pulls(document("binary_rules_s185_pulls.json")),
+          "rules-ridges": lambda: binary_rules.render(joined("binary_rules_ridges_a.json", "binary_rules_ridges_b.json")),
           "rules-screen": lambda: binary_rules.render(screen()),
           "rules-s22": lambda: binary_rules.render(deficit_s22()),
           "rules-own-design-screen": lambda: binary_rules.render(own_design_screen()),
