@@ -77,6 +77,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -346,16 +347,16 @@ def ridge_name(name: str, ridge: float | None) -> str:
 
 
 def measure(source: str, names: list[str], seeds: int, coordinates: str, pulls: bool = False,
-            ridges: list[float | None] = (None,)) -> dict:
+            ridges: Sequence[float | None] = (None,)) -> dict:
     instance = instance_of(source)
     started = time.perf_counter()
     bounds = compute_bounds(instance, delta=DELTA)
     result = {"source": source, "bound": bounds.lower_bound, "rules": {}}
     if pulls:
         result["design"] = bounds.h_clb.weights.tolist()
-    for name, ridge in ((name, ridge) for name in names for ridge in ridges):
-        name = ridge_name(name, ridge)
-        result["rules"][name] = runs(instance, name.partition(" ")[0], seeds, coordinates, pulls, ridge)
+    for rule, ridge in ((rule, ridge) for rule in names for ridge in ridges):
+        name = ridge_name(rule, ridge)
+        result["rules"][name] = runs(instance, rule, seeds, coordinates, pulls, ridge)
         queries, right = result["rules"][name]["queries"], result["rules"][name]["right"]
         print(f"{source} {name}: median {np.median(queries):.0f} ({np.median(queries) / result['bound']:.2f}×), "
               f"{right}/{seeds} right", file=sys.stderr, flush=True)
@@ -453,16 +454,16 @@ def render_pulls(document: dict) -> str:
     for item in document["instances"]:
         rules = item["rules"]
         pulls = {name: pull_counts(rule["pulls"], len(item["design"])) for name, rule in rules.items()}
-        main = int(np.argmax(sum(counts.mean(axis=0) for counts in pulls.values())))
-        lines += [f"{Path(item['source']).name}, {len(rules[next(iter(rules))]['queries'])} seeds, arm {main} "
+        most = int(np.argmax(sum(counts.mean(axis=0) for counts in pulls.values())))
+        lines += [f"{Path(item['source']).name}, {len(rules[next(iter(rules))]['queries'])} seeds, arm {most} "
                   "pulled most", "",
-                  f"| rule | median queries | arm {main}, median pulls | other arms, median pulls "
+                  f"| rule | median queries | arm {most}, median pulls | other arms, median pulls "
                   "| other arms pulled most (mean pulls) |", "|---|---:|---:|---:|---|"]
         for name, counts in pulls.items():
-            others = np.delete(counts, main, axis=1)
+            others = np.delete(counts, most, axis=1)
             means = counts.mean(axis=0)
-            top = [a for a in np.argsort(-means, kind="stable") if a != main][:6]
-            lines.append(f"| {name} | {np.median(rules[name]['queries']):,.0f} | {np.median(counts[:, main]):,.1f} "
+            top = [a for a in np.argsort(-means, kind="stable") if a != most][:6]
+            lines.append(f"| {name} | {np.median(rules[name]['queries']):,.0f} | {np.median(counts[:, most]):,.1f} "
                          f"| {np.median(others.sum(axis=1)):,.1f} | "
                          + ", ".join(f"{a}: {means[a]:.1f}" for a in top) + " |")
         design = np.asarray(item["design"])
