@@ -340,6 +340,14 @@ def runs(instance, name: str, seeds: int, coordinates: str, pulls: bool = False,
     return {"queries": queries, "right": right, **({"pulls": counts} if pulls else {})}
 
 
+def ridge_list(text: str) -> list[float]:
+    """``--ridges``: comma-separated ridges λ, each a positive number."""
+    ridges = [float(value) for value in text.split(",")]
+    if not all(ridge > 0 for ridge in ridges):
+        raise ValueError(text)
+    return ridges
+
+
 def ridge_name(name: str, ridge: float | None) -> str:
     """A rule's name in a results document: ``name``, or ``NAME λ=RIDGE`` when run with a ridge of
     ``--ridges``."""
@@ -486,7 +494,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pulls", action="store_true",
                         help="record every run's pulls of each arm and print where each rule's queries go "
                              "(render_pulls; --render picks it for such documents)")
-    parser.add_argument("--ridges", type=lambda text: [float(value) for value in text.split(",")], default=[None],
+    parser.add_argument("--ridges", type=ridge_list, default=[None],
                         help="run every rule with each of these ridges λ of the sampling rules (--lambda), "
                              "comma-separated; the rules are then named 'RULE λ=RIDGE'")
     parser.add_argument("--first", action="store_true",
